@@ -1,0 +1,36 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The `resv` product depends only on swift-argument-parser: building it must
+// never compile the server's packages (see DESIGN.md, "Shipped files").
+let package = Package(
+    name: "resv",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "resv", targets: ["resv"]),
+        .library(name: "ReservationCore", targets: ["ReservationCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .target(name: "ReservationCore"),
+        .target(name: "ReservationFile", dependencies: ["ReservationCore"]),
+        .target(
+            name: "ResvCLI",
+            dependencies: [
+                "ReservationCore",
+                "ReservationFile",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "resv", dependencies: ["ResvCLI"]),
+        .testTarget(name: "ReservationCoreTests", dependencies: ["ReservationCore"]),
+        .testTarget(name: "ReservationFileTests", dependencies: ["ReservationCore", "ReservationFile"]),
+        .testTarget(
+            name: "ResvEndToEndTests",
+            dependencies: ["ReservationCore", "ResvCLI"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

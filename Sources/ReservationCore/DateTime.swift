@@ -1,0 +1,219 @@
+import Foundation
+
+/// The one ISO 8601 / RFC 3339 date-time parser, for stored records, server
+/// responses and every date a user types, so they can never disagree.
+///
+/// Accepts `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`. Rejects a date without
+/// a time, a time without a zone, and impossible values (February 30, hour 25,
+/// month 13, second 60) instead of rolling them over as Foundation does.
+public enum DateTime {
+    /// Parses a date-time with a zone designator.
+    public static func parse(_ text: String) throws(DateParseError) -> Date {
+        var scanner = Scanner(Array(text.utf8))
+        let fail = { (reason: DateParseError.Reason) in DateParseError(input: text, reason: reason) }
+        if text.trimmingCharacters(in: .whitespaces).isEmpty { throw fail(.empty) }
+
+        guard let year = scanner.digits(4), scanner.take(UInt8(ascii: "-")),
+            let month = scanner.digits(2), scanner.take(UInt8(ascii: "-")),
+            let day = scanner.digits(2)
+        else { throw fail(.notADateTime) }
+        if scanner.isAtEnd { throw fail(.missingTime) }
+        guard scanner.take(UInt8(ascii: "T")) || scanner.take(UInt8(ascii: "t")) else { throw fail(.notADateTime) }
+        guard let hour = scanner.digits(2), scanner.take(UInt8(ascii: ":")),
+            let minute = scanner.digits(2)
+        else { throw fail(.notADateTime) }
+        guard scanner.take(UInt8(ascii: ":")), let second = scanner.digits(2) else { throw fail(.missingSeconds) }
+
+        var fraction = 0.0
+        if scanner.take(UInt8(ascii: ".")) || scanner.take(UInt8(ascii: ",")) {
+            guard let digits = scanner.digitRun(), !digits.isEmpty else { throw fail(.notADateTime) }
+            var scale = 0.1
+            for digit in digits.prefix(9) {
+                fraction += Double(digit) * scale
+                scale /= 10
+            }
+        }
+
+        let offsetSeconds: Int
+        if scanner.take(UInt8(ascii: "Z")) || scanner.take(UInt8(ascii: "z")) {
+            offsetSeconds = 0
+        } else if let sign = scanner.takeSign() {
+            guard let offsetHours = scanner.digits(2), scanner.take(UInt8(ascii: ":")),
+                let offsetMinutes = scanner.digits(2)
+            else { throw fail(.invalidZone) }
+            guard offsetHours <= 23, offsetMinutes <= 59 else { throw fail(.invalidZone) }
+            offsetSeconds = sign * (offsetHours * 3600 + offsetMinutes * 60)
+        } else if scanner.isAtEnd {
+            throw fail(.missingZone)
+        } else {
+            throw fail(.notADateTime)
+        }
+        guard scanner.isAtEnd else { throw fail(.notADateTime) }
+
+        guard (1...12).contains(month) else { throw fail(.monthOutOfRange(month)) }
+        let daysInMonth = Self.daysIn(month: month, year: year)
+        guard (1...daysInMonth).contains(day) else { throw fail(.dayOutOfRange(day, month: month, year: year)) }
+        guard hour <= 23 else { throw fail(.hourOutOfRange(hour)) }
+        guard minute <= 59 else { throw fail(.minuteOutOfRange(minute)) }
+        guard second <= 59 else { throw fail(.secondOutOfRange(second)) }
+
+        let days = Self.daysFromCivil(year: year, month: month, day: day)
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
+        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+    }
+
+    /// ISO 8601 in UTC with `Z`; milliseconds only when the date has them.
+    public static func format(_ date: Date) -> String {
+        let interval = date.timeIntervalSince1970
+        var seconds = Int(interval.rounded(.down))
+        var millis = Int(((interval - Double(seconds)) * 1000).rounded())
+        if millis == 1000 {
+            seconds += 1
+            millis = 0
+        }
+        let days = seconds.floorDivided(by: 86_400)
+        let secondOfDay = seconds - days * 86_400
+        let (year, month, day) = civilFromDays(days)
+        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+        text += "T" + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay % 3600 / 60, 2) + ":" + pad(secondOfDay % 60, 2)
+        if millis != 0 { text += "." + pad(millis, 3) }
+        return text + "Z"
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    static func isLeap(_ year: Int) -> Bool {
+        year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+    }
+
+    // Howard Hinnant's days_from_civil / civil_from_days: exact proleptic
+    // Gregorian arithmetic without Calendar, which is both lenient and slow.
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = y.floorDivided(by: 400)
+        let yearOfEra = y - era * 400
+        let monthIndex = month > 2 ? month - 3 : month + 9
+        let dayOfYear = (153 * monthIndex + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = z.floorDivided(by: 146_097)
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+}
+
+/// A date the parser refused, with the reason in words.
+public struct DateParseError: Error, Sendable, Equatable, LocalizedError {
+    public enum Reason: Sendable, Equatable {
+        case empty
+        case notADateTime
+        case missingTime
+        case missingSeconds
+        case missingZone
+        case invalidZone
+        case monthOutOfRange(Int)
+        case dayOutOfRange(Int, month: Int, year: Int)
+        case hourOutOfRange(Int)
+        case minuteOutOfRange(Int)
+        case secondOutOfRange(Int)
+    }
+
+    public var input: String
+    public var reason: Reason
+
+    /// Why the date was refused, without the input.
+    public var explanation: String {
+        switch reason {
+        case .empty: "a date is required"
+        case .notADateTime: "expected an ISO 8601 date-time like 2026-12-01T10:00:00Z"
+        case .missingTime: "a date alone is not enough: add a time and zone, like 2026-12-01T10:00:00Z"
+        case .missingSeconds: "add seconds, like 2026-12-01T10:00:00Z"
+        case .missingZone: "add a time zone: Z for UTC or an offset like +02:00"
+        case .invalidZone: "the time zone must be Z or an offset like +02:00"
+        case .monthOutOfRange(let month): "there is no month \(month)"
+        case .dayOutOfRange(let day, let month, let year):
+            "day \(day) does not exist in \(DateParseError.monthNames[month - 1]) \(year)"
+        case .hourOutOfRange(let hour): "hour \(hour) is out of range (00-23)"
+        case .minuteOutOfRange(let minute): "minute \(minute) is out of range (00-59)"
+        case .secondOutOfRange(let second): "second \(second) is out of range (00-59)"
+        }
+    }
+
+    public var errorDescription: String? {
+        reason == .empty ? explanation : "invalid date '\(input)': \(explanation)"
+    }
+
+    static let monthNames = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+        "November", "December",
+    ]
+}
+
+private struct Scanner {
+    let bytes: [UInt8]
+    var index = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var isAtEnd: Bool { index == bytes.count }
+
+    mutating func take(_ byte: UInt8) -> Bool {
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    mutating func takeSign() -> Int? {
+        if take(UInt8(ascii: "+")) { return 1 }
+        if take(UInt8(ascii: "-")) { return -1 }
+        return nil
+    }
+
+    /// Exactly `count` ASCII digits as a number, or nil without consuming.
+    mutating func digits(_ count: Int) -> Int? {
+        guard index + count <= bytes.count else { return nil }
+        var value = 0
+        for byte in bytes[index..<index + count] {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        index += count
+        return value
+    }
+
+    mutating func digitRun() -> [Int]? {
+        var run: [Int] = []
+        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+            run.append(Int(bytes[index] - UInt8(ascii: "0")))
+            index += 1
+        }
+        return run
+    }
+}
+
+extension Int {
+    fileprivate func floorDivided(by divisor: Int) -> Int {
+        let quotient = self / divisor
+        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
+    }
+}

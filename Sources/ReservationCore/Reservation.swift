@@ -1,0 +1,96 @@
+import Foundation
+
+/// A booked visit. Every field is present and valid: values come only from
+/// the mapping of a `ReservationApiModel` or from a backend creating one.
+public struct Reservation: Sendable, Hashable, Identifiable {
+    /// A reservation's identity; distinct from a landmark's so the two cannot be swapped.
+    public struct ID: Sendable, Hashable, Comparable, CustomStringConvertible {
+        public let uuid: UUID
+        public init(_ uuid: UUID) { self.uuid = uuid }
+        public var description: String { uuid.uuidString.lowercased() }
+        /// The first eight hex digits, enough to name a reservation in most stores.
+        public var short: String { String(description.prefix(8)) }
+        public static func < (lhs: Self, rhs: Self) -> Bool { lhs.description < rhs.description }
+    }
+
+    public enum Status: String, Sendable, Hashable, CaseIterable, Codable {
+        case pending, confirmed, cancelled
+
+        /// Pending and confirmed reservations are active; cancelled ones are history.
+        public var isActive: Bool { self != .cancelled }
+    }
+
+    public let id: ID
+    public let landmark: Landmark
+    public let date: Date
+    public let partySize: Int
+    public let status: Status
+
+    public init(id: ID, landmark: Landmark, date: Date, partySize: Int, status: Status) {
+        self.id = id
+        self.landmark = landmark
+        self.date = date
+        self.partySize = partySize
+        self.status = status
+    }
+
+    /// The same reservation with another status.
+    public func with(status: Status) -> Reservation {
+        Reservation(id: id, landmark: landmark, date: date, partySize: partySize, status: status)
+    }
+}
+
+extension Collection where Element == Reservation {
+    /// Reservations that are not cancelled.
+    public var active: [Reservation] { filter { $0.status.isActive } }
+    public var pending: [Reservation] { filter { $0.status == .pending } }
+    public var confirmed: [Reservation] { filter { $0.status == .confirmed } }
+    public var cancelled: [Reservation] { filter { $0.status == .cancelled } }
+
+    /// Sorted by date, then by id so equal dates keep a stable order.
+    public var sortedByDate: [Reservation] {
+        sorted { ($0.date, $0.id) < ($1.date, $1.id) }
+    }
+}
+
+/// A reservation as a server or a store file holds it: untrusted and stringly typed.
+public struct ReservationApiModel: Sendable, Hashable, Codable {
+    public var id: String
+    public var landmarkId: String?
+    public var date: String?
+    public var partySize: Int?
+    public var status: String?
+
+    public init(id: String, landmarkId: String?, date: String?, partySize: Int?, status: String?) {
+        self.id = id
+        self.landmarkId = landmarkId
+        self.date = date
+        self.partySize = partySize
+        self.status = status
+    }
+
+    /// The wire form of a domain reservation.
+    public init(_ reservation: Reservation) {
+        self.init(
+            id: reservation.id.description, landmarkId: reservation.landmark.id.description,
+            date: DateTime.format(reservation.date), partySize: reservation.partySize,
+            status: reservation.status.rawValue
+        )
+    }
+}
+
+/// The body of a create: what a client asks a backend to book.
+public struct CreateReservationRequest: Sendable, Hashable, Codable {
+    public var landmarkId: String
+    public var date: String
+    public var partySize: Int
+    /// Optional on the wire; a backend books `confirmed` when absent.
+    public var status: String?
+
+    public init(landmarkId: String, date: String, partySize: Int, status: String? = nil) {
+        self.landmarkId = landmarkId
+        self.date = date
+        self.partySize = partySize
+        self.status = status
+    }
+}

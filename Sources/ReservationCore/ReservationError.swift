@@ -1,0 +1,64 @@
+import Foundation
+
+/// Every failure of the reservation layer, the same for every backend.
+public enum ReservationError: Error, Sendable, LocalizedError {
+    /// A date the user typed or sent did not parse.
+    case invalidDate(DateParseError)
+    /// A new reservation must be in the future.
+    case dateInPast(Date)
+    /// Party sizes are whole numbers above zero.
+    case invalidPartySize(Int)
+    /// A new reservation starts pending or confirmed, never cancelled.
+    case invalidInitialStatus(String)
+    /// No landmark has this id, id prefix or name.
+    case unknownLandmark(String)
+    /// A landmark id prefix or name matches several landmarks.
+    case ambiguousLandmark(String, [Landmark])
+    /// A reservation id or prefix that is not hex digits, or too short.
+    case invalidReservationID(String)
+    /// No reservation has this id or prefix.
+    case reservationNotFound(String)
+    /// An id prefix matches several reservations.
+    case ambiguousReservationID(String, [Reservation])
+    /// The landmark is full on that day.
+    case noCapacity(Landmark, day: String, requested: Int, booked: Int)
+    /// A cancelled reservation cannot be confirmed.
+    case cannotConfirmCancelled(Reservation)
+    /// A `ReservationService.unimplemented` endpoint was called.
+    case unimplemented(String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .invalidDate(let error):
+            return error.errorDescription
+        case .dateInPast(let date):
+            return "\(DateTime.format(date)) is in the past: a new reservation needs a future date"
+        case .invalidPartySize(let size):
+            return "party size \(size) is invalid: it must be at least 1"
+        case .invalidInitialStatus(let status):
+            return "a new reservation cannot be '\(status)': use pending or confirmed"
+        case .unknownLandmark(let text):
+            return "no landmark matches '\(text)' (see 'resv landmarks')"
+        case .ambiguousLandmark(let text, let candidates):
+            let names = candidates.map { "\($0.id.description.prefix(8)) \($0.name)" }.joined(separator: ", ")
+            return "'\(text)' matches \(candidates.count) landmarks: \(names); give more of the id"
+        case .invalidReservationID(let text):
+            return "'\(text)' is not a reservation id: give the id or at least its first 4 hex digits"
+        case .reservationNotFound(let text):
+            return "no reservation matches '\(text)' (see 'resv list --all')"
+        case .ambiguousReservationID(let text, let candidates):
+            let list = candidates.sortedByDate.map {
+                "\($0.id.short) (\($0.landmark.name), \(DateTime.format($0.date)), \($0.status.rawValue))"
+            }
+            return "'\(text)' matches \(candidates.count) reservations: \(list.joined(separator: ", ")); give more digits"
+        case .noCapacity(let landmark, let day, let requested, let booked):
+            let capacity = landmark.capacity ?? 0
+            return
+                "\(landmark.name) takes \(capacity) people on \(day): \(booked) already booked, \(max(capacity - booked, 0)) left, \(requested) requested"
+        case .cannotConfirmCancelled(let reservation):
+            return "reservation \(reservation.id.short) is cancelled and cannot be confirmed; make a new reservation"
+        case .unimplemented(let endpoint):
+            return "\(endpoint) is not implemented"
+        }
+    }
+}

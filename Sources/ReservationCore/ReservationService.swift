@@ -1,0 +1,127 @@
+import Foundation
+
+/// A validated request for a new reservation.
+public struct NewReservation: Sendable, Hashable {
+    public let landmarkID: Landmark.ID
+    public let date: Date
+    public let partySize: Int
+    public let status: Reservation.Status
+
+    /// Checks the rules every backend applies: a future date, a party of at least one,
+    /// and a starting status of pending or confirmed.
+    public init(
+        landmarkID: Landmark.ID, date: Date, partySize: Int, status: Reservation.Status = .confirmed, now: Date
+    ) throws(ReservationError) {
+        guard partySize > 0 else { throw .invalidPartySize(partySize) }
+        guard date > now else { throw .dateInPast(date) }
+        guard status != .cancelled else { throw .invalidInitialStatus(status.rawValue) }
+        self.landmarkID = landmarkID
+        self.date = date
+        self.partySize = partySize
+        self.status = status
+    }
+
+    /// Validates a wire request with the same rules and the one date parser.
+    public init(_ request: CreateReservationRequest, now: Date) throws(ReservationError) {
+        guard let uuid = UUID(uuidString: request.landmarkId) else { throw .unknownLandmark(request.landmarkId) }
+        let date: Date
+        do { date = try DateTime.parse(request.date) } catch { throw .invalidDate(error) }
+        var status = Reservation.Status.confirmed
+        if let raw = request.status {
+            guard let parsed = Reservation.Status(rawValue: raw) else { throw .invalidInitialStatus(raw) }
+            status = parsed
+        }
+        try self.init(
+            landmarkID: Landmark.ID(uuid), date: date, partySize: request.partySize, status: status, now: now)
+    }
+
+    /// The wire form of this request.
+    public var request: CreateReservationRequest {
+        CreateReservationRequest(
+            landmarkId: landmarkID.description, date: DateTime.format(date), partySize: partySize,
+            status: status.rawValue)
+    }
+}
+
+/// The result of a cancel or a confirm: the reservation now, and its status before.
+public struct StatusChange: Sendable, Hashable {
+    public let reservation: Reservation
+    public let previous: Reservation.Status
+
+    public init(reservation: Reservation, previous: Reservation.Status) {
+        self.reservation = reservation
+        self.previous = previous
+    }
+
+    /// False when the reservation already had the requested status.
+    public var changed: Bool { reservation.status != previous }
+}
+
+/// The one interface every command and the server talk to: a struct of
+/// closures, with a factory per backend (`.inMemory`, `.jsonFile`, `.http`)
+/// and `.unimplemented` for tests that override a single endpoint.
+public struct ReservationService: Sendable {
+    /// The landmarks of this backend.
+    public var landmarks: @Sendable () async throws -> LandmarkCatalog
+    /// Reads every reservation afresh: those that map, and those that do not.
+    public var fetch: @Sendable () async throws -> ReservationSnapshot
+    /// Books a new reservation and returns it.
+    public var reserve: @Sendable (NewReservation) async throws -> Reservation
+    /// Sets a reservation's status to cancelled, keeping the record.
+    public var cancel: @Sendable (Reservation.ID) async throws -> StatusChange
+    /// Moves a pending reservation to confirmed.
+    public var confirm: @Sendable (Reservation.ID) async throws -> StatusChange
+
+    public init(
+        landmarks: @escaping @Sendable () async throws -> LandmarkCatalog,
+        fetch: @escaping @Sendable () async throws -> ReservationSnapshot,
+        reserve: @escaping @Sendable (NewReservation) async throws -> Reservation,
+        cancel: @escaping @Sendable (Reservation.ID) async throws -> StatusChange,
+        confirm: @escaping @Sendable (Reservation.ID) async throws -> StatusChange
+    ) {
+        self.landmarks = landmarks
+        self.fetch = fetch
+        self.reserve = reserve
+        self.cancel = cancel
+        self.confirm = confirm
+    }
+}
+
+extension ReservationService {
+    /// Every endpoint throws `ReservationError.unimplemented` naming itself;
+    /// tests start here and override what they exercise.
+    public static let unimplemented = ReservationService(
+        landmarks: { throw ReservationError.unimplemented("ReservationService.landmarks") },
+        fetch: { throw ReservationError.unimplemented("ReservationService.fetch") },
+        reserve: { _ in throw ReservationError.unimplemented("ReservationService.reserve") },
+        cancel: { _ in throw ReservationError.unimplemented("ReservationService.cancel") },
+        confirm: { _ in throw ReservationError.unimplemented("ReservationService.confirm") }
+    )
+
+    /// A backend held in memory that behaves like a real one: what you reserve
+    /// is there, what you cancel is cancelled, and records that do not map stay
+    /// reported, never removed.
+    public static func inMemory(
+        records: [JSONValue] = [], catalog: LandmarkCatalog = .builtIn,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) -> ReservationService {
+        let state = InMemoryState(ledger: ReservationLedger(records: records, catalog: catalog))
+        return ReservationService(
+            landmarks: { catalog },
+            fetch: { await state.ledger.snapshot },
+            reserve: { request in try await state.update { try $0.reserve(request, id: Reservation.ID(UUID()), now: now()) } },
+            cancel: { id in try await state.update { try $0.cancel(id) } },
+            confirm: { id in try await state.update { try $0.confirm(id) } }
+        )
+    }
+}
+
+private actor InMemoryState {
+    var ledger: ReservationLedger
+
+    init(ledger: ReservationLedger) { self.ledger = ledger }
+
+    func update<T: Sendable>(_ body: (inout ReservationLedger) throws -> T) throws -> T {
+        try body(&ledger)
+    }
+}

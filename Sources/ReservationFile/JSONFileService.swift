@@ -1,0 +1,20 @@
+import Foundation
+import ReservationCore
+
+extension ReservationService {
+    /// The JSON file backend: every call reads the file afresh, every change
+    /// happens under the store's lock and lands with an atomic, durable write.
+    public static func jsonFile(
+        _ store: JSONFileStore, now: @escaping @Sendable () -> Date = Date.init
+    ) -> ReservationService {
+        ReservationService(
+            landmarks: { try store.read().ledger.catalog },
+            fetch: { try store.read().ledger.snapshot },
+            reserve: { request in
+                try store.update { try $0.reserve(request, id: Reservation.ID(UUID()), now: now()) }
+            },
+            cancel: { id in try store.update { try $0.cancel(id) } },
+            confirm: { id in try store.update { try $0.confirm(id) } }
+        )
+    }
+}

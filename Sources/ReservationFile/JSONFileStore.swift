@@ -1,0 +1,162 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import Foundation
+import ReservationCore
+
+/// The JSON file backend's storage: lock-free reads of whole files, and
+/// read-modify-writes under an exclusive lock with an atomic, durable write.
+public struct JSONFileStore: Sendable {
+    public let url: URL
+    /// How long a change waits for another process's lock before giving up.
+    public var lockTimeout: Duration
+
+    public init(url: URL, lockTimeout: Duration = .seconds(5)) {
+        self.url = url
+        self.lockTimeout = lockTimeout
+    }
+
+    var path: String { url.path }
+    var lockPath: String { path + ".lock" }
+
+    /// Reads the store; a missing file is an empty store. Rename-based writes
+    /// mean a reader sees the old file or the new one, never a torn one.
+    func read() throws(StoreError) -> StoreDocument {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
+            return StoreDocument()
+        } catch {
+            if !FileManager.default.fileExists(atPath: path) { return StoreDocument() }
+            throw .unreadable(path: path, reason: Self.describe(error))
+        }
+        return try StoreDocument(data: data, path: path)
+    }
+
+    /// Runs `body` on the freshly read ledger while holding the store's lock,
+    /// and writes the result when the records changed. Nothing is reported as
+    /// done before the new file is durable.
+    func update<T>(_ body: (inout ReservationLedger) throws -> T) throws -> T {
+        try ensureDirectory()
+        let lock = try FileLock(path: lockPath, storePath: path, timeout: lockTimeout)
+        defer { lock.release() }
+        var document = try read()
+        let before = document.ledger.records
+        let result = try body(&document.ledger)
+        if document.ledger.records != before {
+            try write(document.encoded())
+        }
+        return result
+    }
+
+    private func ensureDirectory() throws(StoreError) {
+        let directory = url.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .unwritable(path: path, step: "creating \(directory.path)", reason: Self.describe(error))
+        }
+    }
+
+    /// Temporary file in the same directory, fsync, rename over the store, fsync the directory.
+    private func write(_ data: Data) throws(StoreError) {
+        let directory = url.deletingLastPathComponent().path
+        var template = Array((directory + "/." + url.lastPathComponent + ".XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw failure("creating a temporary file in \(directory)") }
+        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var renamed = false
+        defer {
+            if !renamed { unlink(temporary) }
+        }
+        do {
+            defer { close(fd) }
+            var mode: mode_t = 0o600
+            var info = stat()
+            if stat(path, &info) == 0 { mode = info.st_mode & 0o7777 }
+            guard fchmod(fd, mode) == 0 else { throw failure("setting the mode of \(temporary)") }
+            let failedWrite = data.withUnsafeBytes { buffer -> Bool in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        return true
+                    }
+                    offset += written
+                }
+                return false
+            }
+            if failedWrite { throw failure("writing \(temporary)") }
+            guard fsync(fd) == 0 else { throw failure("syncing \(temporary)") }
+        }
+        guard rename(temporary, path) == 0 else { throw failure("renaming \(temporary) over the store") }
+        renamed = true
+        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY)
+        guard directoryFD >= 0 else { throw failure("opening \(directory) to sync it") }
+        defer { close(directoryFD) }
+        guard fsync(directoryFD) == 0 else { throw failure("syncing \(directory)") }
+    }
+
+    private func failure(_ step: String) -> StoreError {
+        .unwritable(path: path, step: step, reason: errnoDescription(errno))
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
+            underlying.domain == NSPOSIXErrorDomain
+        {
+            return errnoDescription(Int32(underlying.code))
+        }
+        if let cocoa = error as? CocoaError {
+            switch cocoa.code {
+            case .fileReadNoPermission, .fileWriteNoPermission: return errnoDescription(EACCES)
+            case .fileReadNoSuchFile, .fileNoSuchFile: return errnoDescription(ENOENT)
+            case .fileWriteOutOfSpace: return errnoDescription(ENOSPC)
+            case .fileWriteVolumeReadOnly: return errnoDescription(EROFS)
+            default: break
+            }
+        }
+        return error.localizedDescription
+    }
+}
+
+/// An exclusive `flock` on a sidecar file that is never renamed, so every
+/// process locks the same inode whatever happens to the store itself.
+struct FileLock {
+    private let fd: Int32
+
+    init(path: String, storePath: String, timeout: Duration) throws(StoreError) {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw .unwritable(path: storePath, step: "opening the lock file \(path)", reason: errnoDescription(errno))
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        var pause = Duration.milliseconds(1)
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
+                let reason = errnoDescription(errno)
+                close(fd)
+                throw .unwritable(path: storePath, step: "locking \(path)", reason: reason)
+            }
+            guard clock.now < deadline else {
+                close(fd)
+                let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+                throw .lockTimeout(path: storePath, seconds: seconds)
+            }
+            usleep(UInt32(pause.components.attoseconds / 1_000_000_000_000))
+            pause = min(pause * 2, .milliseconds(50))
+        }
+        self.fd = fd
+    }
+
+    func release() {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+}

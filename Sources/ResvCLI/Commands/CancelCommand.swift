@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import ReservationCore
+
+struct CancelCommand: ResvCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cancel",
+        abstract: "Cancel reservations; they stay in the history as cancelled.",
+        discussion: """
+            Each ID is a reservation id or a unique prefix of at least 4 hex digits. \
+            Every ID is checked before anything changes: one unknown or ambiguous ID \
+            cancels nothing. Cancelling a cancelled reservation succeeds and says so.
+            """)
+
+    @Argument(help: "Reservation ids or unique prefixes (at least 4 hex digits).")
+    var ids: [String]
+
+    @OptionGroup var options: CommonOptions
+
+    func validate() throws {
+        if ids.isEmpty { throw ValidationError("give at least one reservation id") }
+    }
+
+    func run(in context: CommandContext) async throws {
+        let service = try context.service(options.backend)
+        let snapshot = try await service.fetch()
+        context.reportSkipped(snapshot, verbose: options.output.verbose)
+        var targets: [Reservation] = []
+        for text in ids {
+            let reservation = try snapshot.reservation(matching: text)
+            if !targets.contains(where: { $0.id == reservation.id }) { targets.append(reservation) }
+        }
+        var changes: [StatusChange] = []
+        for target in targets {
+            changes.append(try await service.cancel(target.id))
+        }
+        let renderer = Renderer(options.output, context: context)
+        let text: String
+        if renderer.format == .table {
+            text = changes.map { change in
+                (change.changed ? "Cancelled " : "Already cancelled: ") + renderer.summary(change.reservation) + "\n"
+            }.joined()
+        } else if ids.count == 1 {
+            text = renderer.reservation(changes[0].reservation)
+        } else {
+            text = renderer.list(changes.map { ReservationJSON($0.reservation) }) { "" }
+        }
+        context.output.write(text)
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import ReservationCore
+
+struct FetchCommand: ResvCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Read everything from the backend afresh and report what maps and what is skipped.")
+
+    @OptionGroup var options: CommonOptions
+
+    /// The stable `--json` shape of a fetch report.
+    struct Report: Encodable {
+        var valid: Int
+        var active: Int
+        var pending: Int
+        var confirmed: Int
+        var cancelled: Int
+        var skipped: Int
+        var skippedByReason: [String: Int]
+        var landmarks: Int
+        var skippedLandmarks: Int
+    }
+
+    func run(in context: CommandContext) async throws {
+        let service = try context.service(options.backend)
+        let snapshot = try await service.fetch()
+        let reservations = snapshot.reservations
+        var byReason: [String: Int] = [:]
+        for record in snapshot.rejected { byReason[record.reason.code, default: 0] += 1 }
+        let report = Report(
+            valid: reservations.count, active: reservations.active.count, pending: reservations.pending.count,
+            confirmed: reservations.confirmed.count, cancelled: reservations.cancelled.count,
+            skipped: snapshot.rejected.count, skippedByReason: byReason,
+            landmarks: snapshot.catalog.landmarks.count, skippedLandmarks: snapshot.catalog.rejected.count)
+
+        if options.output.verbose {
+            for record in snapshot.rejected { context.say("resv: skipped \(context.describe(record))") }
+            context.reportSkipped(landmarks: snapshot.catalog.rejected, verbose: true)
+        }
+        let renderer = Renderer(options.output, context: context)
+        context.output.write(
+            renderer.single(report) {
+                var text =
+                    "\(report.valid) valid (\(report.active) active: \(report.confirmed) confirmed, \(report.pending) pending; \(report.cancelled) cancelled)\n"
+                text += "\(report.skipped) skipped"
+                text += snapshot.rejected.isEmpty ? "\n" : ": \(context.countsByReason(snapshot.rejected))\n"
+                text += "\(report.landmarks) landmarks"
+                text += report.skippedLandmarks > 0 ? " (\(report.skippedLandmarks) skipped)\n" : "\n"
+                return text
+            })
+    }
+}

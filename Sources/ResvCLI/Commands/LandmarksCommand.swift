@@ -1,0 +1,19 @@
+import ArgumentParser
+import Foundation
+import ReservationCore
+
+struct LandmarksCommand: ResvCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "landmarks",
+        abstract: "List the landmarks of the active backend.")
+
+    @OptionGroup var options: CommonOptions
+
+    func run(in context: CommandContext) async throws {
+        let service = try context.service(options.backend)
+        let catalog = try await service.landmarks()
+        context.reportSkipped(landmarks: catalog.rejected, verbose: options.output.verbose)
+        let sorted = catalog.landmarks.sorted { $0.name.localizedCaseInsensitiveCompare($1.name) == .orderedAscending }
+        context.output.write(Renderer(options.output, context: context).landmarks(sorted))
+    }
+}

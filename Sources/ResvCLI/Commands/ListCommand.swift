@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import ReservationCore
+
+struct ListCommand: ResvCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List reservations, sorted by date (active ones unless asked otherwise).")
+
+    @Option(
+        name: .customLong("status"),
+        help: "Only reservations with this status (repeatable): pending, confirmed, cancelled.")
+    var statuses: [Reservation.Status] = []
+
+    @Flag(help: "Include cancelled reservations.")
+    var all = false
+
+    @Option(help: "Only reservations at this landmark (id, id prefix or name).")
+    var landmark: String?
+
+    @Option(help: "Only reservations on or after this date-time (ISO 8601, e.g. 2026-12-01T00:00:00Z).")
+    var from: String?
+
+    @Option(help: "Only reservations on or before this date-time (ISO 8601).")
+    var to: String?
+
+    @OptionGroup var options: CommonOptions
+
+    func run(in context: CommandContext) async throws {
+        let fromDate = try from.map(Self.parseDate)
+        let toDate = try to.map(Self.parseDate)
+        if let fromDate, let toDate, fromDate > toDate {
+            throw CLIError.emptyRange(from: from ?? "", to: to ?? "")
+        }
+        let service = try context.service(options.backend)
+        let snapshot = try await service.fetch()
+        context.reportSkipped(snapshot, verbose: options.output.verbose)
+        let landmarkID = try landmark.map { try snapshot.catalog.landmark(matching: $0).id }
+
+        let wanted: Set<Reservation.Status> =
+            !statuses.isEmpty ? Set(statuses) : all ? Set(Reservation.Status.allCases) : [.pending, .confirmed]
+        let reservations = snapshot.reservations.filter { reservation in
+            wanted.contains(reservation.status)
+                && (landmarkID.map { reservation.landmark.id == $0 } ?? true)
+                && (fromDate.map { reservation.date >= $0 } ?? true)
+                && (toDate.map { reservation.date <= $0 } ?? true)
+        }.sortedByDate
+
+        let renderer = Renderer(options.output, context: context)
+        context.output.write(renderer.reservations(reservations))
+        if reservations.isEmpty, renderer.format == .table {
+            let hidden = snapshot.reservations.count
+            context.say(hidden == 0 ? "No reservations yet: make one with 'resv reserve'." : "No matching reservations.")
+        }
+    }
+
+    static func parseDate(_ text: String) throws -> Date {
+        do { return try DateTime.parse(text) } catch { throw ReservationError.invalidDate(error) }
+    }
+}

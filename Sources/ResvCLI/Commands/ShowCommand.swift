@@ -1,0 +1,22 @@
+import ArgumentParser
+import Foundation
+import ReservationCore
+
+struct ShowCommand: ResvCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Show one reservation.")
+
+    @Argument(help: "A reservation id or unique prefix (at least 4 hex digits).")
+    var id: String
+
+    @OptionGroup var options: CommonOptions
+
+    func run(in context: CommandContext) async throws {
+        let service = try context.service(options.backend)
+        let snapshot = try await service.fetch()
+        context.reportSkipped(snapshot, verbose: options.output.verbose)
+        let reservation = try snapshot.reservation(matching: id)
+        context.output.write(Renderer(options.output, context: context).reservation(reservation))
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import ReservationCore
+
+/// The root of the command tree, shared by the shell and the REPL.
+public struct Resv: ParsableCommand {
+    public static let version = "0.1.0"
+
+    public static let configuration = CommandConfiguration(
+        commandName: "resv",
+        abstract: "Reserve visits to landmarks; list, show, confirm and cancel reservations.",
+        discussion: """
+            Works on a local JSON file by default ($XDG_DATA_HOME/resv/reservations.json, \
+            or --store / RESV_STORE). Data goes to stdout, messages to stderr; --json and \
+            --format ndjson print stable JSON for scripts.
+
+            Exit codes: 0 success; 1 refused (unknown or ambiguous id, no capacity); \
+            64 usage or invalid input; 65 bad data (corrupt store); 69 backend unavailable; \
+            73 store cannot be written; 75 temporary failure (lock timeout), retry later; \
+            77 not authorised.
+            """,
+        version: version,
+        subcommands: [
+            ListCommand.self, ReserveCommand.self, CancelCommand.self, ConfirmCommand.self, ShowCommand.self,
+            FetchCommand.self, LandmarksCommand.self,
+        ],
+        defaultSubcommand: ListCommand.self
+    )
+
+    public init() {}
+}
+
+/// A command that runs against an explicit context instead of globals.
+protocol ResvCommand: ParsableCommand {
+    func run(in context: CommandContext) async throws
+}
+
+/// Parses and runs one command line; never exits, so the REPL can call it per line.
+public enum ResvMain {
+    /// Runs `arguments` (without the program name) and returns the exit status.
+    public static func run(_ arguments: [String], context: CommandContext) async -> Int32 {
+        let command: any ParsableCommand
+        do {
+            command = try Resv.parseAsRoot(arguments)
+        } catch {
+            return reportParseError(error, arguments: arguments, context: context)
+        }
+        guard let resvCommand = command as? any ResvCommand else {
+            // Only the root without a subcommand lands here, and it has a default.
+            context.output.write(Resv.helpMessage() + "\n")
+            return ExitStatus.success
+        }
+        do {
+            try await resvCommand.run(in: context)
+            return ExitStatus.success
+        } catch {
+            context.say("resv: " + ExitStatus.message(for: error))
+            return ExitStatus.code(for: error)
+        }
+    }
+
+    private static func reportParseError(_ error: any Error, arguments: [String], context: CommandContext) -> Int32 {
+        let code = Resv.exitCode(for: error).rawValue
+        if code == 0 {
+            // --help, help, --version, --generate-completion-script: their text is the data.
+            context.output.write(Resv.fullMessage(for: error) + "\n")
+            return ExitStatus.success
+        }
+        let message = ExitStatus.oneLine(Resv.message(for: error))
+        let subcommand = arguments.first { !$0.hasPrefix("-") }
+            .flatMap { name in Resv.configuration.subcommands.first { $0.configuration.commandName == name } }
+        let helpHint = subcommand.map { "resv \($0.configuration.commandName ?? "") --help" } ?? "resv --help"
+        context.say("resv: \(lowercasingFirst(message)) (see '\(helpHint)')")
+        return code == 64 || code == 1 ? ExitStatus.usage : code
+    }
+
+    private static func lowercasingFirst(_ text: String) -> String {
+        guard let first = text.first, first.isUppercase, !text.dropFirst().prefix(1).allSatisfy(\.isUppercase) else {
+            return text
+        }
+        return first.lowercased() + text.dropFirst()
+    }
+}

@@ -1,0 +1,6 @@
+import Foundation
+import ResvCLI
+
+// A thin entry point: everything testable lives in ResvCLI.
+let status = await ResvMain.run(Array(CommandLine.arguments.dropFirst()), context: .live())
+exit(status)
