@@ -80,14 +80,15 @@ extension JSONValue {
         do {
             return try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
-            throw JSONSyntaxError(detail: JSONSyntaxError.describe(error))
+            throw JSONSyntaxError(data: data)
         }
     }
 
     /// JSON text with sorted keys, so rewrites of the same data are identical.
     public func encoded(pretty: Bool = false) -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting =
+            pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         // Encoding a JSONValue cannot fail except on non-finite doubles, which parsing never produces.
         return (try? encoder.encode(self)) ?? Data("null".utf8)
     }
@@ -97,18 +98,36 @@ extension JSONValue {
 public struct JSONSyntaxError: Error, Sendable, Equatable {
     public var detail: String
 
-    static func describe(_ error: any Error) -> String {
-        guard let decodingError = error as? DecodingError else { return "\(error)" }
-        switch decodingError {
-        case .dataCorrupted(let context):
-            var text = context.debugDescription
-            if let underlying = context.underlyingError {
-                let nested = (underlying as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
-                text = nested ?? "\(underlying)"
+    public init(detail: String) { self.detail = detail }
+
+    /// Locates the fault in `data`. JSONDecoder only says "not valid JSON", so
+    /// JSONSerialization is asked for the offset, reported as line and column.
+    init(data: Data) {
+        var what = "not valid JSON"
+        var offset = data.count
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        } catch {
+            let description = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? ""
+            if let range = description.range(of: "character ") {
+                let digits = description[range.upperBound...].prefix { $0.isNumber }
+                offset = Int(digits).map { min($0, data.count) } ?? offset
+                what = String(description[..<range.lowerBound]).trimmingCharacters(in: .whitespaces)
+                if what.hasSuffix(" around") { what = String(what.dropLast(7)) }
+            } else if !description.isEmpty {
+                what = description.trimmingCharacters(in: CharacterSet(charactersIn: ". "))
             }
-            return text.trimmingCharacters(in: CharacterSet(charactersIn: ". "))
-        default:
-            return "\(decodingError)"
         }
+        var line = 1
+        var column = 1
+        for byte in data.prefix(offset) {
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        detail = "line \(line), column \(column): \(what.prefix(1).lowercased() + what.dropFirst())"
     }
 }

@@ -70,7 +70,12 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
         case .unknownLandmark(let id): "landmark \(id) is not in the catalog"
         case .invalidLandmark(let id, let why): "landmark \(id) is invalid: \(why)"
         case .missingDate: "date is missing"
-        case .invalidDate(let text): "date '\(text)' is not an ISO 8601 date-time with a zone"
+        case .invalidDate(let text):
+            if case .failure(let error) = Result(catching: { () throws(DateParseError) in try DateTime.parse(text) }) {
+                "date '\(text)' is invalid: \(error.explanation)"
+            } else {
+                "date '\(text)' is invalid"
+            }
         case .missingPartySize: "partySize is missing"
         case .invalidPartySize(let size): "partySize \(size) is not greater than 0"
         case .missingStatus: "status is missing"

@@ -33,6 +33,8 @@ public struct JSONFileStore: Sendable {
             if !FileManager.default.fileExists(atPath: path) { return StoreDocument() }
             throw .unreadable(path: path, reason: Self.describe(error))
         }
+        // A file someone created empty (touch) is an empty store, not a corrupt one.
+        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return StoreDocument() }
         return try StoreDocument(data: data, path: path)
     }
 

@@ -46,9 +46,14 @@ public enum ResvMain {
             return reportParseError(error, arguments: arguments, context: context)
         }
         guard let resvCommand = command as? any ResvCommand else {
-            // Only the root without a subcommand lands here, and it has a default.
-            context.output.write(Resv.helpMessage() + "\n")
-            return ExitStatus.success
+            // `resv help CMD` parses to the library's help command, which prints its own text.
+            do {
+                var other = command
+                try other.run()
+                return ExitStatus.success
+            } catch {
+                return reportParseError(error, arguments: arguments, context: context)
+            }
         }
         do {
             try await resvCommand.run(in: context)
@@ -66,10 +71,15 @@ public enum ResvMain {
             context.output.write(Resv.fullMessage(for: error) + "\n")
             return ExitStatus.success
         }
-        let message = ExitStatus.oneLine(Resv.message(for: error))
-        let subcommand = arguments.first { !$0.hasPrefix("-") }
-            .flatMap { name in Resv.configuration.subcommands.first { $0.configuration.commandName == name } }
-        let helpHint = subcommand.map { "resv \($0.configuration.commandName ?? "") --help" } ?? "resv --help"
+        let subcommandNames = Resv.configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+        if let first = arguments.first, !first.hasPrefix("-"), !subcommandNames.contains(first) {
+            context.say("resv: unknown command '\(first)' (see 'resv --help')")
+            return ExitStatus.usage
+        }
+        var message = ExitStatus.oneLine(Resv.message(for: error))
+        if message.hasSuffix(".") { message.removeLast() }
+        let subcommand = arguments.first.flatMap { name in subcommandNames.contains(name) ? name : nil }
+        let helpHint = subcommand.map { "resv \($0) --help" } ?? "resv --help"
         context.say("resv: \(lowercasingFirst(message)) (see '\(helpHint)')")
         return code == 64 || code == 1 ? ExitStatus.usage : code
     }

@@ -11,9 +11,9 @@ extension CommandContext {
         if verbose {
             for record in rejected { say("resv: skipped \(describe(record))") }
         } else {
-            let noun = rejected.count == 1 ? "record" : "records"
+            let noun = rejected.count == 1 ? "record that does" : "records that do"
             say(
-                "resv: warning: skipped \(rejected.count) reservation \(noun) that do not map (\(countsByReason(rejected))); run with --verbose for details"
+                "resv: warning: skipped \(rejected.count) reservation \(noun) not map (\(countsByReason(rejected))); run with --verbose for details"
             )
         }
     }
@@ -25,8 +25,8 @@ extension CommandContext {
                 say("resv: skipped landmark #\(landmark.index + 1)\(landmark.id.map { " (\($0))" } ?? ""): \(landmark.reason)")
             }
         } else {
-            let noun = rejected.count == 1 ? "landmark" : "landmarks"
-            say("resv: warning: skipped \(rejected.count) \(noun) that do not map; run with --verbose for details")
+            let noun = rejected.count == 1 ? "landmark that does" : "landmarks that do"
+            say("resv: warning: skipped \(rejected.count) \(noun) not map; run with --verbose for details")
         }
     }
 

@@ -20,7 +20,7 @@ struct ReserveCommand: ResvCommand {
         help: "When: an ISO 8601 date-time with a zone, e.g. 2026-12-01T10:00:00Z.")
     var date: String
 
-    @Option(name: [.customShort("n"), .long], parsing: .unconditional, help: "How many people (at least 1).")
+    @Option(name: [.long, .customShort("n")], parsing: .unconditional, help: "How many people (at least 1).")
     var partySize: Int
 
     @Flag(help: "Book as pending (to confirm later with 'resv confirm') instead of confirmed.")
