@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+@testable import ReservationCore
+
+/// `ReservationLedger` edits stored records in place: unknown fields and
+/// records that do not map survive every change.
+@Suite("Reservation ledger")
+struct LedgerTests {
+    static let keptID = "5a1b2c3d-0000-4000-8000-000000000001"
+
+    static func storedRecord() -> JSONValue {
+        Fixture.record(
+            id: keptID,
+            [
+                "note": .string("window seat"),
+                "audit": .object(["by": .string("ops"), "at": .array([.integer(1), .double(2.5), .null])]),
+                "status": .string("pending"),
+            ])
+    }
+
+    @Test func cancelKeepsUnknownFieldsOfTheRecord() throws {
+        var ledger = ReservationLedger(records: [Self.storedRecord()], catalog: .builtIn)
+
+        let change = try ledger.cancel(Fixture.reservationID(Self.keptID))
+
+        #expect(change.changed)
+        var expected = Self.storedRecord()
+        expected["status"] = .string("cancelled")
+        #expect(ledger.records == [expected])
+        #expect(ledger.records.first?["note"] == .string("window seat"))
+    }
+
+    @Test func confirmKeepsUnknownFieldsOfTheRecord() throws {
+        var ledger = ReservationLedger(records: [Self.storedRecord()], catalog: .builtIn)
+
+        _ = try ledger.confirm(Fixture.reservationID(Self.keptID))
+
+        var expected = Self.storedRecord()
+        expected["status"] = .string("confirmed")
+        #expect(ledger.records == [expected])
+        #expect(ledger.snapshot.reservations.map(\.status) == [.confirmed])
+    }
+
+    @Test func recordsThatDoNotMapAreKeptVerbatimThroughEveryChange() throws {
+        let bad: [JSONValue] = [
+            .string("garbage"),
+            Fixture.record(id: "5a1b2c3d-0000-4000-8000-000000000002", ["partySize": .integer(0), "x": .bool(true)]),
+            Fixture.record(id: Self.keptID, ["partySize": .integer(9)]),  // a duplicate of record 0's id
+        ]
+        let records = [Self.storedRecord()] + bad
+        var ledger = ReservationLedger(records: records, catalog: .builtIn)
+        let rejectedBefore = ledger.snapshot.rejected
+
+        let added = try ledger.reserve(
+            Fixture.request(on: "2026-12-05T10:00:00Z", party: 3), id: Fixture.reservationID(
+                "5a1b2c3d-0000-4000-8000-0000000000ad"), now: Fixture.now)
+        _ = try ledger.cancel(Fixture.reservationID(Self.keptID))
+        _ = try ledger.confirm(added.id)
+        _ = try ledger.cancel(added.id)
+
+        #expect(ledger.records.count == 5)
+        #expect(Array(ledger.records[1...3]) == bad)
+        #expect(ledger.snapshot.rejected == rejectedBefore)
+        #expect(rejectedBefore.map(\.index) == [1, 2, 3])
+        #expect(
+            rejectedBefore.map(\.reason) == [
+                rejectedBefore[0].reason, .invalidPartySize(0), .duplicateReservationID(Self.keptID),
+            ])
+        #expect(rejectedBefore.first?.reason.code == "malformed")
+        #expect(ledger.records[0]["status"] == .string("cancelled"))
+        #expect(ledger.records[0]["partySize"] == .integer(4))
+    }
+
+    @Test func reserveAppendsTheWireFormOfTheNewReservation() throws {
+        var ledger = ReservationLedger(records: [Self.storedRecord()], catalog: .builtIn)
+        let id = try Fixture.reservationID("5a1b2c3d-0000-4000-8000-0000000000ad")
+
+        let reservation = try ledger.reserve(
+            Fixture.request(on: "2026-12-05T10:00:00.500+01:00", party: 3, status: .pending), id: id,
+            now: Fixture.now)
+
+        #expect(reservation.id == id)
+        #expect(
+            ledger.records.last == .object([
+                "id": .string("5a1b2c3d-0000-4000-8000-0000000000ad"),
+                "landmarkId": .string(Fixture.halfDomeID),
+                "date": .string("2026-12-05T09:00:00.500Z"),
+                "partySize": .integer(3),
+                "status": .string("pending"),
+            ]))
+        #expect(ledger.snapshot.reservations.last == reservation)
+        // What the ledger writes maps back to what it returned.
+        #expect(ReservationSnapshot(records: ledger.records, catalog: .builtIn).reservations.last == reservation)
+    }
+
+    @Test func ledgerAndSnapshotMapTheSameRecordsTheSameWay() throws {
+        let records: [JSONValue] = [Self.storedRecord(), .null, Fixture.record(id: "5a1b2c3d-0000-4000-8000-000000000002")]
+        let ledger = ReservationLedger(records: records, catalog: .builtIn)
+        let snapshot = ReservationSnapshot(records: records, catalog: .builtIn)
+        #expect(ledger.snapshot.reservations == snapshot.reservations)
+        #expect(ledger.snapshot.rejected == snapshot.rejected)
+        #expect(ledger.records == records)
+    }
+
+    @Test func cancellingAfterAReserveChangesTheRightRecord() throws {
+        // Records that do not map come first, so record positions and reservation positions differ.
+        let records: [JSONValue] = [.string("garbage"), .integer(3), Self.storedRecord()]
+        var ledger = ReservationLedger(records: records, catalog: .builtIn)
+        let added = try ledger.reserve(
+            Fixture.request(on: "2026-12-05T10:00:00Z"),
+            id: Fixture.reservationID("5a1b2c3d-0000-4000-8000-0000000000ad"), now: Fixture.now)
+
+        _ = try ledger.cancel(added.id)
+
+        #expect(ledger.records[0] == .string("garbage"))
+        #expect(ledger.records[1] == .integer(3))
+        #expect(ledger.records[2]["status"] == .string("pending"))
+        #expect(ledger.records[3]["status"] == .string("cancelled"))
+        #expect(ledger.snapshot.reservations.map(\.status) == [.pending, .cancelled])
+    }
+}

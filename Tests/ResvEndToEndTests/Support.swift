@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+
+/// The result of running the built `resv` binary once.
+struct Run {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    var stderrLines: [Substring] { stderr.split(separator: "\n", omittingEmptySubsequences: true) }
+}
+
+/// A temporary directory with a store path inside, removed when the test ends.
+final class Sandbox {
+    let directory: URL
+    let store: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("resv-e2e-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        store = directory.appendingPathComponent("reservations.json")
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    /// Writes `text` as the store file.
+    func seed(_ text: String) throws {
+        try Data(text.utf8).write(to: store)
+    }
+
+    func storeBytes() throws -> Data { try Data(contentsOf: store) }
+
+    /// The store parsed as JSON.
+    func storeJSON() throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: storeBytes()) as? [String: Any])
+    }
+
+    /// Runs `resv` with `arguments` on this sandbox's store, in UTC, without a terminal.
+    @discardableResult
+    func resv(_ arguments: String..., environment: [String: String] = [:], stdin: String? = nil) throws -> Run {
+        try resv(arguments, environment: environment, stdin: stdin)
+    }
+
+    func resv(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> Run {
+        var env = [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "HOME": directory.path,
+            "TZ": "UTC",
+            "RESV_STORE": store.path,
+        ]
+        env.merge(environment) { _, new in new }
+        return try runProcess(Binary.resv.path, arguments, environment: env, stdin: stdin)
+    }
+
+    /// Runs a shell pipeline with `resv` on PATH, for pipes users write (`resv list --json | jq`).
+    func shell(_ script: String) throws -> Run {
+        let env = [
+            "PATH": Binary.resv.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
+            "HOME": directory.path, "TZ": "UTC", "RESV_STORE": store.path,
+        ]
+        return try runProcess("/bin/bash", ["-c", "set -o pipefail; " + script], environment: env, stdin: nil)
+    }
+}
+
+enum Binary {
+    /// The `resv` built beside this test bundle (or `RESV_BIN`).
+    static let resv: URL = {
+        if let path = ProcessInfo.processInfo.environment["RESV_BIN"] { return URL(fileURLWithPath: path) }
+        let here = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = here.deletingLastPathComponent()
+        // On Linux the test runner is `<bin>/resvPackageTests.xctest`; on macOS a bundle inside <bin>.
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("resv")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return here.deletingLastPathComponent().appendingPathComponent("resv")
+    }()
+
+    /// The repository root, for comparing generated files with committed ones.
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+}
+
+func runProcess(_ executable: String, _ arguments: [String], environment: [String: String], stdin: String?) throws
+    -> Run
+{
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.environment = environment
+    let out = Pipe()
+    let err = Pipe()
+    let input = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = input
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    // Read both pipes to the end before waiting, so a large output cannot block the child.
+    let group = DispatchGroup()
+    nonisolated(unsafe) var outData = Data()
+    nonisolated(unsafe) var errData = Data()
+    DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
+    DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+    group.wait()
+    process.waitUntilExit()
+    return Run(
+        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errData, as: UTF8.self))
+}
+
+/// Fixed records for seeding stores: two reservations share the prefix `abcd`.
+enum Fixture {
+    static let halfDome = "937fea60-bb7b-4ee8-85da-c79962987917"
+    static let goldenGate = "7c6984ff-188e-417e-b476-ec5f30b8d745"
+    static let first = "abcd1111-1111-4111-8111-111111111111"
+    static let second = "abcd2222-2222-4222-8222-222222222222"
+    static let third = "5eed3333-3333-4333-8333-333333333333"
+
+    /// A store with three valid reservations (one cancelled), an unknown
+    /// top-level field, an unknown record field, and one record that does not map.
+    static let store = """
+        {
+          "version": 1,
+          "owner": "team-a",
+          "reservations": [
+            {"id": "\(first)", "landmarkId": "\(halfDome)", "date": "2030-06-01T16:00:00Z", "partySize": 4, "status": "confirmed", "note": "bring water"},
+            {"id": "\(second)", "landmarkId": "\(goldenGate)", "date": "2030-05-01T10:00:00Z", "partySize": 2, "status": "pending"},
+            {"id": "\(third)", "landmarkId": "\(goldenGate)", "date": "2030-07-01T10:00:00Z", "partySize": 1, "status": "cancelled"},
+            {"id": "not-a-uuid", "landmarkId": "\(halfDome)", "date": "2030-06-01T16:00:00Z", "partySize": 4, "status": "confirmed"}
+          ]
+        }
+
+        """
+}

@@ -1,0 +1,155 @@
+function __resv_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __resv_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __resv_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __resv_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __resv_parse_tokens -S
+    set -l unparsed_tokens (__resv_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'resv'
+        __resv_parse_subcommand 0 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'list'
+            __resv_parse_subcommand 0 'status=+' 'all' 'landmark=' 'from=' 'to=' 'store=' 'json' 'format=' 'v/verbose' 'version' 'h/help'
+        case 'reserve'
+            __resv_parse_subcommand 0 'l/landmark=' 'd/date=' 'n/party-size=' 'pending' 'store=' 'json' 'format=' 'v/verbose' 'version' 'h/help'
+        case 'cancel'
+            __resv_parse_subcommand -r 1 'store=' 'json' 'format=' 'v/verbose' 'version' 'h/help'
+        case 'confirm'
+            __resv_parse_subcommand 1 'store=' 'json' 'format=' 'v/verbose' 'version' 'h/help'
+        case 'show'
+            __resv_parse_subcommand 1 'store=' 'json' 'format=' 'v/verbose' 'version' 'h/help'
+        case 'fetch'
+            __resv_parse_subcommand 0 'store=' 'json' 'format=' 'v/verbose' 'version' 'h/help'
+        case 'landmarks'
+            __resv_parse_subcommand 0 'store=' 'json' 'format=' 'v/verbose' 'version' 'h/help'
+        case 'help'
+            __resv_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __resv_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __resv_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __resv_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __resv_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__resv_tokens -p)
+    if test -z "$(__resv_tokens -t)"
+        set -l index (count (__resv_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'resv' -f
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv" version' -l 'version' -d 'Show the version.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'list' -d 'List reservations, sorted by date (active ones unless asked otherwise).'
+complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'reserve' -d 'Reserve a visit to a landmark and print the new reservation.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'cancel' -d 'Cancel reservations; they stay in the history as cancelled.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'confirm' -d 'Confirm a pending reservation.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'show' -d 'Show one reservation.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'fetch' -d 'Read everything from the backend afresh and report what maps and what is skipped.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'landmarks' -d 'List the landmarks of the active backend.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv list"' -l 'status' -d 'Only reservations with this status (repeatable): pending, confirmed, cancelled.' -rfka 'pending confirmed cancelled'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv list" all' -l 'all' -d 'Include cancelled reservations.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv list" landmark' -l 'landmark' -d 'Only reservations at this landmark (id, id prefix or name).' -rfka ''
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv list" from' -l 'from' -d 'Only reservations on or after this date-time (ISO 8601, e.g. 2026-12-01T00:00:00Z).' -rfka ''
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv list" to' -l 'to' -d 'Only reservations on or before this date-time (ISO 8601).' -rfka ''
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv list" store' -l 'store' -d 'The JSON store file (default: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).' -rfa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'json\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv list" json' -l 'json' -d 'Print JSON (same as --format json).'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv list" format' -l 'format' -d 'Output format: table (the default), json, or ndjson (one object per line).' -rfka 'table json ndjson'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv list" v verbose' -l 'verbose' -s 'v' -d 'List every skipped record with its reason.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv list" version' -l 'version' -d 'Show the version.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv list" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" l landmark' -l 'landmark' -s 'l' -d 'The landmark: id, id prefix or name.' -rfka ''
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" d date' -l 'date' -s 'd' -d 'When: an ISO 8601 date-time with a zone, e.g. 2026-12-01T10:00:00Z.' -rfka ''
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" n party-size' -l 'party-size' -s 'n' -d 'How many people (at least 1).' -rfka ''
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" pending' -l 'pending' -d 'Book as pending (to confirm later with \'resv confirm\') instead of confirmed.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" store' -l 'store' -d 'The JSON store file (default: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).' -rfa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'json\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" json' -l 'json' -d 'Print JSON (same as --format json).'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" format' -l 'format' -d 'Output format: table (the default), json, or ndjson (one object per line).' -rfka 'table json ndjson'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" v verbose' -l 'verbose' -s 'v' -d 'List every skipped record with its reason.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" version' -l 'version' -d 'Show the version.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv cancel" store' -l 'store' -d 'The JSON store file (default: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).' -rfa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'json\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv cancel" json' -l 'json' -d 'Print JSON (same as --format json).'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv cancel" format' -l 'format' -d 'Output format: table (the default), json, or ndjson (one object per line).' -rfka 'table json ndjson'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv cancel" v verbose' -l 'verbose' -s 'v' -d 'List every skipped record with its reason.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv cancel" version' -l 'version' -d 'Show the version.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv cancel" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv confirm" store' -l 'store' -d 'The JSON store file (default: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).' -rfa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'json\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv confirm" json' -l 'json' -d 'Print JSON (same as --format json).'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv confirm" format' -l 'format' -d 'Output format: table (the default), json, or ndjson (one object per line).' -rfka 'table json ndjson'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv confirm" v verbose' -l 'verbose' -s 'v' -d 'List every skipped record with its reason.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv confirm" version' -l 'version' -d 'Show the version.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv confirm" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv show" store' -l 'store' -d 'The JSON store file (default: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).' -rfa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'json\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv show" json' -l 'json' -d 'Print JSON (same as --format json).'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv show" format' -l 'format' -d 'Output format: table (the default), json, or ndjson (one object per line).' -rfka 'table json ndjson'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv show" v verbose' -l 'verbose' -s 'v' -d 'List every skipped record with its reason.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv show" version' -l 'version' -d 'Show the version.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv show" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv fetch" store' -l 'store' -d 'The JSON store file (default: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).' -rfa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'json\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv fetch" json' -l 'json' -d 'Print JSON (same as --format json).'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv fetch" format' -l 'format' -d 'Output format: table (the default), json, or ndjson (one object per line).' -rfka 'table json ndjson'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv fetch" v verbose' -l 'verbose' -s 'v' -d 'List every skipped record with its reason.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv fetch" version' -l 'version' -d 'Show the version.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv fetch" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv landmarks" store' -l 'store' -d 'The JSON store file (default: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).' -rfa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'json\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv landmarks" json' -l 'json' -d 'Print JSON (same as --format json).'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv landmarks" format' -l 'format' -d 'Output format: table (the default), json, or ndjson (one object per line).' -rfka 'table json ndjson'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv landmarks" v verbose' -l 'verbose' -s 'v' -d 'List every skipped record with its reason.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv landmarks" version' -l 'version' -d 'Show the version.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv landmarks" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv help" version' -l 'version' -d 'Show the version.'

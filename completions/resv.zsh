@@ -1,0 +1,216 @@
+#compdef resv
+
+__resv_complete() {
+    local -ar non_empty_completions=("${@:#(|:*)}")
+    local -ar empty_completions=("${(M)@:#(|:*)}")
+    _describe -V '' non_empty_completions -- empty_completions -P $'\'\''
+}
+
+__resv_custom_complete() {
+    local -a completions
+    completions=("${(@f)"$("${command_name}" "${@}" "${command_line[@]}")"}")
+    if [[ "${#completions[@]}" -gt 1 ]]; then
+        __resv_complete "${completions[@]:0:-1}"
+    fi
+}
+
+__resv_cursor_index_in_current_word() {
+    if [[ -z "${QIPREFIX}${IPREFIX}${PREFIX}" ]]; then
+        printf 0
+    else
+        printf %s "${#${(z)LBUFFER}[-1]}"
+    fi
+}
+
+_resv() {
+    emulate -RL zsh -G
+    setopt extendedglob nullglob numericglobsort
+    unsetopt aliases banghist
+
+    local -xr SAP_SHELL=zsh
+    local -x SAP_SHELL_VERSION
+    SAP_SHELL_VERSION="$(builtin emulate zsh -c 'printf %s "${ZSH_VERSION}"')"
+    local -r SAP_SHELL_VERSION
+
+    local context state state_descr line
+    local -A opt_args
+
+    local -r command_name="${words[1]}"
+    local -ar command_line=("${words[@]}")
+    local -ir current_word_index="$((CURRENT - 1))"
+
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'list:List reservations, sorted by date (active ones unless asked otherwise).'
+            'reserve:Reserve a visit to a landmark and print the new reservation.'
+            'cancel:Cancel reservations; they stay in the history as cancelled.'
+            'confirm:Confirm a pending reservation.'
+            'show:Show one reservation.'
+            'fetch:Read everything from the backend afresh and report what maps and what is skipped.'
+            'landmarks:List the landmarks of the active backend.'
+            'help:Show subcommand help information.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        list|reserve|cancel|confirm|show|fetch|landmarks|help)
+            "_resv_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_resv_list() {
+    local -i ret=1
+    local -ar ___status=('pending' 'confirmed' 'cancelled')
+    local -ar ___format=('table' 'json' 'ndjson')
+    local -ar arg_specs=(
+        '*--status[Only reservations with this status (repeatable)\: pending, confirmed, cancelled.]:status:{__resv_complete "${___status[@]}"}'
+        '--all[Include cancelled reservations.]'
+        '--landmark[Only reservations at this landmark (id, id prefix or name).]:landmark:'
+        '--from[Only reservations on or after this date-time (ISO 8601, e.g. 2026-12-01T00\:00\:00Z).]:from:'
+        '--to[Only reservations on or before this date-time (ISO 8601).]:to:'
+        '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--json[Print JSON (same as --format json).]'
+        '--format[Output format\: table (the default), json, or ndjson (one object per line).]:format:{__resv_complete "${___format[@]}"}'
+        '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_reserve() {
+    local -i ret=1
+    local -ar ___format=('table' 'json' 'ndjson')
+    local -ar arg_specs=(
+        '(--landmark -l)'{--landmark,-l}'[The landmark\: id, id prefix or name.]:landmark:'
+        '(--date -d)'{--date,-d}'[When\: an ISO 8601 date-time with a zone, e.g. 2026-12-01T10\:00\:00Z.]:date:'
+        '(--party-size -n)'{--party-size,-n}'[How many people (at least 1).]:party-size:'
+        '--pending[Book as pending (to confirm later with '\''resv confirm'\'') instead of confirmed.]'
+        '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--json[Print JSON (same as --format json).]'
+        '--format[Output format\: table (the default), json, or ndjson (one object per line).]:format:{__resv_complete "${___format[@]}"}'
+        '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_cancel() {
+    local -i ret=1
+    local -ar ___format=('table' 'json' 'ndjson')
+    local -ar arg_specs=(
+        '*:ids:'
+        '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--json[Print JSON (same as --format json).]'
+        '--format[Output format\: table (the default), json, or ndjson (one object per line).]:format:{__resv_complete "${___format[@]}"}'
+        '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_confirm() {
+    local -i ret=1
+    local -ar ___format=('table' 'json' 'ndjson')
+    local -ar arg_specs=(
+        ':id:'
+        '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--json[Print JSON (same as --format json).]'
+        '--format[Output format\: table (the default), json, or ndjson (one object per line).]:format:{__resv_complete "${___format[@]}"}'
+        '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_show() {
+    local -i ret=1
+    local -ar ___format=('table' 'json' 'ndjson')
+    local -ar arg_specs=(
+        ':id:'
+        '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--json[Print JSON (same as --format json).]'
+        '--format[Output format\: table (the default), json, or ndjson (one object per line).]:format:{__resv_complete "${___format[@]}"}'
+        '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_fetch() {
+    local -i ret=1
+    local -ar ___format=('table' 'json' 'ndjson')
+    local -ar arg_specs=(
+        '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--json[Print JSON (same as --format json).]'
+        '--format[Output format\: table (the default), json, or ndjson (one object per line).]:format:{__resv_complete "${___format[@]}"}'
+        '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_landmarks() {
+    local -i ret=1
+    local -ar ___format=('table' 'json' 'ndjson')
+    local -ar arg_specs=(
+        '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--json[Print JSON (same as --format json).]'
+        '--format[Output format\: table (the default), json, or ndjson (one object per line).]:format:{__resv_complete "${___format[@]}"}'
+        '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_help() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*:subcommands:'
+        '--version[Show the version.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+if [[ "${funcstack[1]}" = _resv ]]; then
+    _resv "${@}"
+else
+    compdef _resv resv
+fi
