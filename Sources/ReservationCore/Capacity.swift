@@ -15,7 +15,7 @@ public enum Capacity {
         var booked = 0
         for reservation in existing
         where reservation.landmark.id == landmark.id && reservation.status.isActive
-            && day?.contains(reservation.date) ?? false
+            && day.map({ $0.start <= reservation.date && reservation.date < $0.end }) ?? false
         {
             booked = booked.addingReportingOverflow(reservation.partySize).partialValue
         }

@@ -5,8 +5,8 @@ extension ReservationSnapshot {
     /// at least 4 hex digits, as git does with commits.
     public func reservation(matching text: String) throws(ReservationError) -> Reservation {
         let needle = text.lowercased()
-        let hexDigits = needle.filter(\.isHexDigit).count
-        guard hexDigits >= 4, needle.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
+        let hexDigits = needle.filter(\.isASCIIHexDigit).count
+        guard hexDigits >= 4, needle.allSatisfy({ $0.isASCIIHexDigit || $0 == "-" }) else {
             throw .invalidReservationID(text)
         }
         let matches = reservations.filter { $0.id.description.hasPrefix(needle) }
@@ -29,11 +29,19 @@ extension LandmarkCatalog {
         if named.count > 1 { throw .ambiguousLandmark(text, named) }
 
         let needle = trimmed.lowercased()
-        if needle.filter(\.isHexDigit).count >= 4, needle.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
+        if needle.filter(\.isASCIIHexDigit).count >= 4, needle.allSatisfy({ $0.isASCIIHexDigit || $0 == "-" }) {
             let matches = landmarks.filter { $0.id.description.hasPrefix(needle) }
             if matches.count == 1 { return matches[0] }
             if matches.count > 1 { throw .ambiguousLandmark(text, matches) }
         }
         throw .unknownLandmark(text)
+    }
+}
+
+extension Character {
+    /// 0-9 and a-f only: `isHexDigit` also accepts fullwidth forms.
+    fileprivate var isASCIIHexDigit: Bool {
+        guard let ascii = asciiValue else { return false }
+        return (0x30...0x39).contains(ascii) || (0x61...0x66).contains(ascii) || (0x41...0x46).contains(ascii)
     }
 }

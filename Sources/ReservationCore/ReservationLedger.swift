@@ -34,6 +34,8 @@ public struct ReservationLedger: Sendable {
     public mutating func reserve(_ request: NewReservation, id: Reservation.ID, now: Date) throws(ReservationError)
         -> Reservation
     {
+        // Checked again here, by the backend's own clock: a request validated long ago may be stale.
+        guard request.date > now else { throw .dateInPast(request.date) }
         guard let landmark = catalog[request.landmarkID] else {
             throw .unknownLandmark(request.landmarkID.description)
         }

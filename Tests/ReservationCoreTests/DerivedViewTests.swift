@@ -9,11 +9,16 @@ struct DerivedViewTests {
     /// Five reservations out of date order, with every status.
     static func mixed() throws -> [Reservation] {
         [
-            try Fixture.reservation("00000000-0000-4000-8000-000000000001", date: "2026-12-05T10:00:00Z", status: .confirmed),
-            try Fixture.reservation("00000000-0000-4000-8000-000000000002", date: "2026-12-01T10:00:00Z", status: .cancelled),
-            try Fixture.reservation("00000000-0000-4000-8000-000000000003", date: "2026-12-03T10:00:00Z", status: .pending),
-            try Fixture.reservation("00000000-0000-4000-8000-000000000004", date: "2026-12-02T10:00:00Z", status: .confirmed),
-            try Fixture.reservation("00000000-0000-4000-8000-000000000005", date: "2026-12-04T10:00:00Z", status: .cancelled),
+            try Fixture.reservation(
+                "00000000-0000-4000-8000-000000000001", date: "2026-12-05T10:00:00Z", status: .confirmed),
+            try Fixture.reservation(
+                "00000000-0000-4000-8000-000000000002", date: "2026-12-01T10:00:00Z", status: .cancelled),
+            try Fixture.reservation(
+                "00000000-0000-4000-8000-000000000003", date: "2026-12-03T10:00:00Z", status: .pending),
+            try Fixture.reservation(
+                "00000000-0000-4000-8000-000000000004", date: "2026-12-02T10:00:00Z", status: .confirmed),
+            try Fixture.reservation(
+                "00000000-0000-4000-8000-000000000005", date: "2026-12-04T10:00:00Z", status: .cancelled),
         ]
     }
 

@@ -52,7 +52,8 @@ struct JSONValueTests {
         #expect(snapshot.reservations.map(\.status) == [.confirmed, .cancelled])
         #expect(snapshot.reservations.last?.date == Date(timeIntervalSince1970: 1_796_317_200.25))
         #expect(snapshot.rejected.map(\.index) == [1, 2])
-        #expect(snapshot.rejected.last?.reason == .invalidLandmark("bbbb0000-0000-4000-8000-000000000002", .missingName))
+        #expect(
+            snapshot.rejected.last?.reason == .invalidLandmark("bbbb0000-0000-4000-8000-000000000002", .missingName))
         #expect(reservationRecords.first?["note"] == .string("window seat"))
         #expect(reservationRecords.first?["tags"] == .array([.string("a"), .string("b")]))
     }
@@ -120,6 +121,14 @@ struct JSONValueTests {
     func invalidJSONThrowsASyntaxErrorWithADetail(_ text: String) throws {
         let error = try #require(throws: JSONSyntaxError.self) { try JSONValue.parse(Data(text.utf8)) }
         #expect(!error.detail.trimmingCharacters(in: .whitespaces).isEmpty)
+    }
+
+    /// DESIGN.md: a corrupt store is reported with the position of the error.
+    @Test func syntaxErrorNamesTheLineAndColumn() throws {
+        let text = "{\n  \"version\": 1,\n  \"reservations\": [}\n"
+        let error = try #require(throws: JSONSyntaxError.self) { try JSONValue.parse(Data(text.utf8)) }
+        #expect(error.detail.contains("line 3"), "\(error.detail)")
+        #expect(error.detail.contains("column 20"), "\(error.detail)")
     }
 
     @Test func subscriptReadsAndWritesObjectFieldsOnly() {

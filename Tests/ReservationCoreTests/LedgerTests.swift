@@ -53,7 +53,8 @@ struct LedgerTests {
         let rejectedBefore = ledger.snapshot.rejected
 
         let added = try ledger.reserve(
-            Fixture.request(on: "2026-12-05T10:00:00Z", party: 3), id: Fixture.reservationID(
+            Fixture.request(on: "2026-12-05T10:00:00Z", party: 3),
+            id: Fixture.reservationID(
                 "5a1b2c3d-0000-4000-8000-0000000000ad"), now: Fixture.now)
         _ = try ledger.cancel(Fixture.reservationID(Self.keptID))
         _ = try ledger.confirm(added.id)
@@ -82,20 +83,23 @@ struct LedgerTests {
 
         #expect(reservation.id == id)
         #expect(
-            ledger.records.last == .object([
-                "id": .string("5a1b2c3d-0000-4000-8000-0000000000ad"),
-                "landmarkId": .string(Fixture.halfDomeID),
-                "date": .string("2026-12-05T09:00:00.500Z"),
-                "partySize": .integer(3),
-                "status": .string("pending"),
-            ]))
+            ledger.records.last
+                == .object([
+                    "id": .string("5a1b2c3d-0000-4000-8000-0000000000ad"),
+                    "landmarkId": .string(Fixture.halfDomeID),
+                    "date": .string("2026-12-05T09:00:00.500Z"),
+                    "partySize": .integer(3),
+                    "status": .string("pending"),
+                ]))
         #expect(ledger.snapshot.reservations.last == reservation)
         // What the ledger writes maps back to what it returned.
         #expect(ReservationSnapshot(records: ledger.records, catalog: .builtIn).reservations.last == reservation)
     }
 
     @Test func ledgerAndSnapshotMapTheSameRecordsTheSameWay() throws {
-        let records: [JSONValue] = [Self.storedRecord(), .null, Fixture.record(id: "5a1b2c3d-0000-4000-8000-000000000002")]
+        let records: [JSONValue] = [
+            Self.storedRecord(), .null, Fixture.record(id: "5a1b2c3d-0000-4000-8000-000000000002"),
+        ]
         let ledger = ReservationLedger(records: records, catalog: .builtIn)
         let snapshot = ReservationSnapshot(records: records, catalog: .builtIn)
         #expect(ledger.snapshot.reservations == snapshot.reservations)

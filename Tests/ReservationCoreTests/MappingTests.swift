@@ -244,8 +244,11 @@ struct MappingTests {
     @Test func nullOptionalFieldsDecodeAsMissing() throws {
         let model = try ReservationApiModel(
             json: Fixture.record(["date": .null, "partySize": .null, "status": .null, "landmarkId": .null]))
-        #expect(model == ReservationApiModel(
-            id: "5a1b2c3d-0000-4000-8000-000000000001", landmarkId: nil, date: nil, partySize: nil, status: nil))
+        #expect(
+            model
+                == ReservationApiModel(
+                    id: "5a1b2c3d-0000-4000-8000-000000000001", landmarkId: nil, date: nil, partySize: nil, status: nil)
+        )
     }
 
     // MARK: landmarks that fail their own mapping
@@ -292,10 +295,16 @@ struct MappingTests {
         let wire = ReservationApiModel(original)
 
         #expect(
-            wire == ReservationApiModel(
-                id: "5a1b2c3d-0000-4000-8000-000000000001", landmarkId: Fixture.halfDomeID,
-                date: "2026-12-01T08:00:00.250Z", partySize: 3, status: "pending"))
+            wire
+                == ReservationApiModel(
+                    id: "5a1b2c3d-0000-4000-8000-000000000001", landmarkId: Fixture.halfDomeID,
+                    date: "2026-12-01T08:00:00.250Z", partySize: 3, status: "pending"))
         #expect(try Reservation(ReservationApiModel(json: wire.json), catalog: .builtIn) == original)
+    }
+
+    @Test func invalidDateSaysWhyTheDateIsInvalid() {
+        let reason = Fixture.rejection(of: Fixture.record(["date": .string("2026-02-30T10:00:00Z")]))
+        #expect(reason?.description == "date '2026-02-30T10:00:00Z' is invalid: day 30 does not exist in February 2026")
     }
 
     @Test func everyRejectionReasonHasItsOwnCode() {
@@ -351,9 +360,10 @@ struct LandmarkMappingTests {
     }
 
     @Test func optionalFieldsDefault() throws {
-        let landmark = try Landmark(LandmarkApiModel(
-            id: "aaaa0000-0000-4000-8000-000000000001", name: "Test Peak", location: "Nowhere, NV",
-            category: "bridges"))
+        let landmark = try Landmark(
+            LandmarkApiModel(
+                id: "aaaa0000-0000-4000-8000-000000000001", name: "Test Peak", location: "Nowhere, NV",
+                category: "bridges"))
         #expect(landmark.description == "")
         #expect(!landmark.isFeatured)
         #expect(landmark.imageName == nil)

@@ -220,7 +220,8 @@ struct ServiceTests {
             Fixture.record(id: "5a1b2c3d-0000-4000-8000-000000000001"),
             .string("garbage"),
             Fixture.record(id: "5a1b2c3d-0000-4000-8000-000000000002", ["date": .string("2026-02-30T10:00:00Z")]),
-            Fixture.record(id: "5a1b2c3d-0000-4000-8000-000000000003", ["landmarkId": .string(Fixture.unknownLandmarkID)]),
+            Fixture.record(
+                id: "5a1b2c3d-0000-4000-8000-000000000003", ["landmarkId": .string(Fixture.unknownLandmarkID)]),
         ]
         let service = Fixture.service(records: records)
         let before = try await service.fetch().rejected
@@ -233,7 +234,8 @@ struct ServiceTests {
 
         #expect(before.map(\.index) == [1, 2, 3])
         #expect(before.map(\.reason.code) == ["malformed", "invalidDate", "unknownLandmark"])
-        #expect(before.map(\.id) == [nil, "5a1b2c3d-0000-4000-8000-000000000002", "5a1b2c3d-0000-4000-8000-000000000003"])
+        #expect(
+            before.map(\.id) == [nil, "5a1b2c3d-0000-4000-8000-000000000002", "5a1b2c3d-0000-4000-8000-000000000003"])
         #expect(after.rejected == before)
         #expect(after.reservations.map(\.id) == [existing, added.id])
         #expect(after.reservations.map(\.status) == [.cancelled, .cancelled])
@@ -270,12 +272,14 @@ struct CreateRequestTests {
     }
 
     @Test func wireRequestWithoutStatusIsConfirmed() throws {
-        let request = CreateReservationRequest(landmarkId: Fixture.halfDomeID, date: "2026-12-01T10:00:00Z", partySize: 1)
+        let request = CreateReservationRequest(
+            landmarkId: Fixture.halfDomeID, date: "2026-12-01T10:00:00Z", partySize: 1)
         #expect(try NewReservation(request, now: Fixture.now).status == .confirmed)
     }
 
     @Test func wireRequestWithAnImpossibleDateNamesTheReason() throws {
-        let request = CreateReservationRequest(landmarkId: Fixture.halfDomeID, date: "2026-12-01T25:00:00Z", partySize: 1)
+        let request = CreateReservationRequest(
+            landmarkId: Fixture.halfDomeID, date: "2026-12-01T25:00:00Z", partySize: 1)
         let error = try #require(throws: ReservationError.self) { try NewReservation(request, now: Fixture.now) }
         guard case .invalidDate(let parseError) = error else {
             Issue.record("expected .invalidDate, got \(error)")

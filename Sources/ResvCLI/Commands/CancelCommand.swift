@@ -17,10 +17,6 @@ struct CancelCommand: ResvCommand {
 
     @OptionGroup var options: CommonOptions
 
-    func validate() throws {
-        if ids.isEmpty { throw ValidationError("give at least one reservation id") }
-    }
-
     func run(in context: CommandContext) async throws {
         let service = try context.service(options.backend)
         let snapshot = try await service.fetch()
