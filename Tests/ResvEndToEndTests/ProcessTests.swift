@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+@Suite("Several processes, terminals and shipped files")
+struct ProcessTests {
+    @Test func parallelReservesFromSeveralProcessesAreAllKept() throws {
+        let sandbox = try Sandbox()
+        let script = """
+            for p in 1 2 3 4; do
+              ( for i in $(seq 10); do
+                  resv reserve -l "Lake Tahoe" -d 2030-01-01T10:00:00Z -n 1 --format ndjson || exit 1
+                done ) &
+            done
+            wait
+            """
+        let run = try sandbox.shell(script)
+        #expect(run.status == 0, "\(run.stderr)")
+        let list = try sandbox.resv("list", "--json")
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [Any])
+        #expect(array.count == 40)
+    }
+
+    @Test func aLockHeldByAnotherProcessExits75WithinTheBound() throws {
+        let sandbox = try Sandbox()
+        try sandbox.seed(Fixture.store)
+        let before = try sandbox.storeBytes()
+        let lock = sandbox.store.path + ".lock"
+        let script = """
+            flock -x "\(lock)" -c 'touch "\(lock).held"; sleep 5' &
+            while [ ! -e "\(lock).held" ]; do sleep 0.05; done
+            start=$(date +%s%N)
+            RESV_LOCK_TIMEOUT=0.5 resv cancel abcd1111
+            status=$?
+            echo "status=$status elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))"
+            kill %1 2>/dev/null
+            """
+        let run = try sandbox.shell(script)
+        #expect(run.stdout.contains("status=75"), "\(run.stdout) \(run.stderr)")
+        #expect(run.stderr.contains("another resv holds the store"))
+        let elapsed = run.stdout.split(separator: "=").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        #expect((elapsed ?? 99_999) < 3_000)
+        #expect(try sandbox.storeBytes() == before)
+    }
+
+    @Test func colourOnATerminalButNeverWithNoColor() throws {
+        let sandbox = try Sandbox()
+        try sandbox.seed(Fixture.store)
+        let coloured = try sandbox.shell("script -qec 'resv list' /dev/null")
+        #expect(coloured.status == 0)
+        #expect(coloured.stdout.contains("\u{1B}[32mconfirmed\u{1B}[0m"))
+        let plain = try sandbox.shell("NO_COLOR=1 script -qec 'resv list' /dev/null")
+        #expect(plain.status == 0)
+        #expect(plain.stdout.contains("confirmed"))
+        #expect(!plain.stdout.contains("\u{1B}["))
+    }
+
+    static let commands = ["list", "reserve", "cancel", "confirm", "show", "fetch", "landmarks"]
+
+    @Test(arguments: commands)
+    func everyCommandHasHelp(_ command: String) throws {
+        let sandbox = try Sandbox()
+        for arguments in [[command, "--help"], ["help", command]] {
+            let run = try sandbox.resv(arguments)
+            #expect(run.status == 0)
+            #expect(run.stdout.contains("USAGE: resv \(command)"))
+            #expect(run.stderr.isEmpty)
+        }
+    }
+
+    @Test func rootHelpNamesEveryCommandAndTheExitCodes() throws {
+        let run = try Sandbox().resv("--help")
+        #expect(run.status == 0)
+        for command in Self.commands { #expect(run.stdout.contains(command)) }
+        #expect(run.stdout.contains("64 usage or invalid input"))
+    }
+
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func committedCompletionsMatchTheCommandTree(_ shell: String) throws {
+        let run = try Sandbox().resv("--generate-completion-script", shell)
+        #expect(run.status == 0)
+        let committed = try String(
+            contentsOf: Binary.packageRoot.appendingPathComponent("completions/resv.\(shell)"), encoding: .utf8)
+        #expect(run.stdout == committed, "completions/resv.\(shell) is stale: run scripts/generate-docs")
+    }
+
+    @Test func manPageDocumentsEveryCommandAndExitCode() throws {
+        let page = try String(contentsOf: Binary.packageRoot.appendingPathComponent("man/resv.1"), encoding: .utf8)
+        for command in Self.commands { #expect(page.contains(".It Em \(command)")) }
+        for code in ["64 usage", "65 bad data", "69 backend unavailable", "75 temporary failure", "77 not authorised"] {
+            #expect(page.contains(code))
+        }
+    }
+}
