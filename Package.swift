@@ -11,7 +11,7 @@ let package = Package(
         .library(name: "ReservationCore", targets: ["ReservationCore"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
     ],
     targets: [
         .target(name: "ReservationCore"),

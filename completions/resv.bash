@@ -188,7 +188,7 @@ _resv_list() {
     repeating_flags=()
     non_repeating_flags=(--all --json --verbose -v --version -h --help)
     repeating_options=(--status)
-    non_repeating_options=(--landmark --from --to --store --format)
+    non_repeating_options=(--landmark -l --from --to --store --format)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -197,7 +197,7 @@ _resv_list() {
         __resv_add_completions -W 'pending'$'\n''confirmed'$'\n''cancelled'
         return
         ;;
-    '--landmark')
+    '--landmark'|'-l')
         return
         ;;
     '--from')

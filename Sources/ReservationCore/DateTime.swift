@@ -75,7 +75,8 @@ public enum DateTime {
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civilFromDays(days)
         var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
-        text += "T" + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay % 3600 / 60, 2) + ":" + pad(secondOfDay % 60, 2)
+        text +=
+            "T" + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay % 3600 / 60, 2) + ":" + pad(secondOfDay % 60, 2)
         if millis != 0 { text += "." + pad(millis, 3) }
         return text + "Z"
     }

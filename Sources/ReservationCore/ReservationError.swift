@@ -50,7 +50,8 @@ public enum ReservationError: Error, Sendable, LocalizedError {
             let list = candidates.sortedByDate.map {
                 "\($0.id.short) (\($0.landmark.name), \(DateTime.format($0.date)), \($0.status.rawValue))"
             }
-            return "'\(text)' matches \(candidates.count) reservations: \(list.joined(separator: ", ")); give more digits"
+            return
+                "'\(text)' matches \(candidates.count) reservations: \(list.joined(separator: ", ")); give more digits"
         case .noCapacity(let landmark, let day, let requested, let booked):
             let capacity = landmark.capacity ?? 0
             return

@@ -109,7 +109,9 @@ extension ReservationService {
         return ReservationService(
             landmarks: { catalog },
             fetch: { await state.ledger.snapshot },
-            reserve: { request in try await state.update { try $0.reserve(request, id: Reservation.ID(UUID()), now: now()) } },
+            reserve: { request in
+                try await state.update { try $0.reserve(request, id: Reservation.ID(UUID()), now: now()) }
+            },
             cancel: { id in try await state.update { try $0.cancel(id) } },
             confirm: { id in try await state.update { try $0.confirm(id) } }
         )

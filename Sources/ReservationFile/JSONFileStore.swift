@@ -1,10 +1,11 @@
+import Foundation
+import ReservationCore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Foundation
-import ReservationCore
 
 /// The JSON file backend's storage: lock-free reads of whole files, and
 /// read-modify-writes under an exclusive lock with an atomic, durable write.

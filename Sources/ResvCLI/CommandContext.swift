@@ -1,11 +1,12 @@
+import Foundation
+import ReservationCore
+import ReservationFile
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Foundation
-import ReservationCore
-import ReservationFile
 
 /// Everything a command reaches outside itself, passed in explicitly so the
 /// same command runs from the shell, from the REPL and from tests.

@@ -24,7 +24,7 @@ public struct OutputOptions: ParsableArguments, Sendable {
     @Flag(help: "Print JSON (same as --format json).")
     var json = false
 
-    @Option(help: "Output format: table (the default), json, or ndjson (one object per line).")
+    @Option(help: "Output format; ndjson prints one object per line (default: table).")
     var format: OutputFormat?
 
     @Flag(name: .shortAndLong, help: "List every skipped record with its reason.")

@@ -38,7 +38,8 @@ struct Renderer {
 
     static func json(_ value: some Encodable, pretty: Bool) -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting =
+            pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value) else { return "null" }
         return String(decoding: data, as: UTF8.self)
     }
@@ -119,7 +120,10 @@ struct Renderer {
     // MARK: Tables and colour
 
     enum Style: String {
-        case green = "32", yellow = "33", dim = "2", bold = "1"
+        case green = "32"
+        case yellow = "33"
+        case dim = "2"
+        case bold = "1"
     }
 
     struct Cell {

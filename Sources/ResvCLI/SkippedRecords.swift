@@ -22,7 +22,9 @@ extension CommandContext {
         guard !rejected.isEmpty else { return }
         if verbose {
             for landmark in rejected {
-                say("resv: skipped landmark #\(landmark.index + 1)\(landmark.id.map { " (\($0))" } ?? ""): \(landmark.reason)")
+                say(
+                    "resv: skipped landmark #\(landmark.index + 1)\(landmark.id.map { " (\($0))" } ?? ""): \(landmark.reason)"
+                )
             }
         } else {
             let noun = rejected.count == 1 ? "landmark that does" : "landmarks that do"

@@ -21,7 +21,9 @@ struct BadInputTests {
 
     static let cases: [Case] = [
         // Dates: impossible, date-only, no zone, past, empty, words.
-        Case(arguments: reserve(date: "2030-02-30T10:00:00Z"), status: 64, message: "day 30 does not exist in February 2030"),
+        Case(
+            arguments: reserve(date: "2030-02-30T10:00:00Z"), status: 64,
+            message: "day 30 does not exist in February 2030"),
         Case(arguments: reserve(date: "2030-13-01T10:00:00Z"), status: 64, message: "there is no month 13"),
         Case(arguments: reserve(date: "2030-12-01T25:00:00Z"), status: 64, message: "hour 25 is out of range"),
         Case(arguments: reserve(date: "2030-12-01"), status: 64, message: "a date alone is not enough"),
@@ -141,7 +143,9 @@ struct BadInputTests {
             return
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: sandbox.directory.path)
-        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: sandbox.directory.path) }
+        defer {
+            try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: sandbox.directory.path)
+        }
         let run = try sandbox.resv(BadInputTests.reserve())
         #expect(run.status == 73, "\(run.stderr)")
         #expect(try sandbox.storeBytes() == before)

@@ -93,9 +93,10 @@ struct CommandTests {
         #expect(try ids("list", "--landmark", "937fea60") == [Fixture.first])
         #expect(try ids("list", "--from", "2030-05-15T00:00:00Z") == [Fixture.first])
         #expect(try ids("list", "--to", "2030-05-01T10:00:00Z") == [Fixture.second])
-        #expect(try ids("list", "--from", "2030-05-01T00:00:00Z", "--to", "2030-06-30T00:00:00+02:00", "--all") == [
-            Fixture.second, Fixture.first,
-        ])
+        #expect(
+            try ids("list", "--from", "2030-05-01T00:00:00Z", "--to", "2030-06-30T00:00:00+02:00", "--all") == [
+                Fixture.second, Fixture.first,
+            ])
     }
 
     @Test func showAndConfirm() throws {
@@ -133,7 +134,10 @@ struct CommandTests {
         let sandbox = try Sandbox()
         let table = try sandbox.resv("landmarks")
         #expect(table.status == 0)
-        for name in ["Golden Gate Bridge", "Lake Tahoe", "Half Dome", "Yosemite Valley", "Brooklyn Bridge", "Mount Rainier", "Crater Lake"] {
+        for name in [
+            "Golden Gate Bridge", "Lake Tahoe", "Half Dome", "Yosemite Valley", "Brooklyn Bridge", "Mount Rainier",
+            "Crater Lake",
+        ] {
             #expect(table.stdout.contains(name))
         }
         let json = try sandbox.resv("landmarks", "--json")
@@ -161,7 +165,8 @@ struct CommandTests {
         #expect(run.stderr.contains("skipped 1 landmark"))
 
         let list = try sandbox.resv("list", "--verbose")
-        #expect(list.stderr.contains("landmark 0a0a0a0a-0000-4000-8000-000000000002 is invalid: name is missing or blank"))
+        #expect(
+            list.stderr.contains("landmark 0a0a0a0a-0000-4000-8000-000000000002 is invalid: name is missing or blank"))
         let reserve = try sandbox.resv("reserve", "-l", "half dome", "-d", "2030-01-01T00:00:00Z", "-n", "1")
         #expect(reserve.status == 64)
         let old = try sandbox.resv("reserve", "-l", "old bridge", "-d", "2030-01-01T00:00:00Z", "-n", "1")
@@ -262,7 +267,8 @@ struct CommandTests {
     @Test func storeFlagBeatsEnvironment() throws {
         let sandbox = try Sandbox()
         let other = sandbox.directory.appendingPathComponent("other.json")
-        let run = try sandbox.resv("reserve", "-l", "Crater Lake", "-d", "2030-01-01T00:00:00Z", "-n", "2", "--store", other.path)
+        let run = try sandbox.resv(
+            "reserve", "-l", "Crater Lake", "-d", "2030-01-01T00:00:00Z", "-n", "2", "--store", other.path)
         #expect(run.status == 0)
         #expect(FileManager.default.fileExists(atPath: other.path))
         #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))

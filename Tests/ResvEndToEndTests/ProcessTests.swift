@@ -37,7 +37,9 @@ struct ProcessTests {
         let run = try sandbox.shell(script)
         #expect(run.stdout.contains("status=75"), "\(run.stdout) \(run.stderr)")
         #expect(run.stderr.contains("another resv holds the store"))
-        let elapsed = run.stdout.split(separator: "=").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let elapsed = run.stdout.split(separator: "=").last.flatMap {
+            Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
         #expect((elapsed ?? 99_999) < 3_000)
         #expect(try sandbox.storeBytes() == before)
     }

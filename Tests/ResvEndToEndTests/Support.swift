@@ -56,7 +56,8 @@ final class Sandbox {
     /// Runs a shell pipeline with `resv` on PATH, for pipes users write (`resv list --json | jq`).
     func shell(_ script: String) throws -> Run {
         let env = [
-            "PATH": Binary.resv.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
+            "PATH": Binary.resv.deletingLastPathComponent().path + ":"
+                + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
             "HOME": directory.path, "TZ": "UTC", "RESV_STORE": store.path,
         ]
         return try runProcess("/bin/bash", ["-c", "set -o pipefail; " + script], environment: env, stdin: nil)

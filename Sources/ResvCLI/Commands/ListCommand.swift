@@ -9,19 +9,21 @@ struct ListCommand: ResvCommand {
 
     @Option(
         name: .customLong("status"),
-        help: "Only reservations with this status (repeatable): pending, confirmed, cancelled.")
+        help: "Only reservations with this status; repeat for several.")
     var statuses: [Reservation.Status] = []
 
     @Flag(help: "Include cancelled reservations.")
     var all = false
 
-    @Option(help: "Only reservations at this landmark (id, id prefix or name).")
+    @Option(name: .shortAndLong, help: "Only reservations at this landmark (id, id prefix or name).")
     var landmark: String?
 
-    @Option(help: "Only reservations on or after this date-time (ISO 8601, e.g. 2026-12-01T00:00:00Z).")
+    @Option(
+        help: ArgumentHelp(
+            "Only reservations on or after this ISO 8601 date-time, e.g. 2026-12-01T00:00:00Z.", valueName: "date"))
     var from: String?
 
-    @Option(help: "Only reservations on or before this date-time (ISO 8601).")
+    @Option(help: ArgumentHelp("Only reservations on or before this ISO 8601 date-time.", valueName: "date"))
     var to: String?
 
     @OptionGroup var options: CommonOptions
@@ -50,7 +52,8 @@ struct ListCommand: ResvCommand {
         context.output.write(renderer.reservations(reservations))
         if reservations.isEmpty, renderer.format == .table {
             let hidden = snapshot.reservations.count
-            context.say(hidden == 0 ? "No reservations yet: make one with 'resv reserve'." : "No matching reservations.")
+            context.say(
+                hidden == 0 ? "No reservations yet: make one with 'resv reserve'." : "No matching reservations.")
         }
     }
 

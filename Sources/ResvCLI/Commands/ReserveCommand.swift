@@ -17,10 +17,12 @@ struct ReserveCommand: ResvCommand {
 
     @Option(
         name: .shortAndLong, parsing: .unconditional,
-        help: "When: an ISO 8601 date-time with a zone, e.g. 2026-12-01T10:00:00Z.")
+        help: ArgumentHelp("When: an ISO 8601 date-time with a zone, e.g. 2026-12-01T10:00:00Z.", valueName: "date"))
     var date: String
 
-    @Option(name: [.long, .customShort("n")], parsing: .unconditional, help: "How many people (at least 1).")
+    @Option(
+        name: [.long, .customShort("n")], parsing: .unconditional,
+        help: ArgumentHelp("How many people (at least 1).", valueName: "n"))
     var partySize: Int
 
     @Flag(help: "Book as pending (to confirm later with 'resv confirm') instead of confirmed.")
