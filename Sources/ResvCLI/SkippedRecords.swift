@@ -2,6 +2,13 @@ import Foundation
 import ReservationCore
 
 extension CommandContext {
+    /// Reads every reservation afresh and reports on stderr what did not map.
+    func fetch(from service: ReservationService, _ options: CommonOptions) async throws -> ReservationSnapshot {
+        let snapshot = try await service.fetch()
+        reportSkipped(snapshot, verbose: options.output.verbose)
+        return snapshot
+    }
+
     /// Counts records that did not map on stderr; `--verbose` lists each with its reason.
     /// They stay in the store: reporting is all the tool does with them.
     func reportSkipped(_ snapshot: ReservationSnapshot, verbose: Bool) {

@@ -19,8 +19,7 @@ struct CancelCommand: ResvCommand {
 
     func run(in context: CommandContext) async throws {
         let service = try context.service(options.backend)
-        let snapshot = try await service.fetch()
-        context.reportSkipped(snapshot, verbose: options.output.verbose)
+        let snapshot = try await context.fetch(from: service, options)
         var targets: [Reservation] = []
         for text in ids {
             let reservation = try snapshot.reservation(matching: text)

@@ -15,8 +15,7 @@ struct ConfirmCommand: ResvCommand {
 
     func run(in context: CommandContext) async throws {
         let service = try context.service(options.backend)
-        let snapshot = try await service.fetch()
-        context.reportSkipped(snapshot, verbose: options.output.verbose)
+        let snapshot = try await context.fetch(from: service, options)
         let target = try snapshot.reservation(matching: id)
         let change = try await service.confirm(target.id)
         let renderer = Renderer(options.output, context: context)

@@ -35,8 +35,7 @@ struct ListCommand: ResvCommand {
             throw CLIError.emptyRange(from: from ?? "", to: to ?? "")
         }
         let service = try context.service(options.backend)
-        let snapshot = try await service.fetch()
-        context.reportSkipped(snapshot, verbose: options.output.verbose)
+        let snapshot = try await context.fetch(from: service, options)
         let landmarkID = try landmark.map { try snapshot.catalog.landmark(matching: $0).id }
 
         let wanted: Set<Reservation.Status> =

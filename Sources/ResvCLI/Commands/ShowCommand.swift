@@ -14,8 +14,7 @@ struct ShowCommand: ResvCommand {
 
     func run(in context: CommandContext) async throws {
         let service = try context.service(options.backend)
-        let snapshot = try await service.fetch()
-        context.reportSkipped(snapshot, verbose: options.output.verbose)
+        let snapshot = try await context.fetch(from: service, options)
         let reservation = try snapshot.reservation(matching: id)
         context.output.write(Renderer(options.output, context: context).reservation(reservation))
     }
