@@ -3,8 +3,8 @@
 #   make test   install system packages, run every test and the docs check
 SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# jq: the end-to-end tests pipe `resv list --json` through it, as users do.
-PACKAGES := jq
+# libreadline-dev: `resv repl`. jq: the end-to-end tests pipe `resv list --json` through it.
+PACKAGES := libreadline-dev jq
 ARGS ?= list
 
 .PHONY: deps build run test docs check-docs

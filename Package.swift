@@ -16,17 +16,20 @@ let package = Package(
     targets: [
         .target(name: "ReservationCore"),
         .target(name: "ReservationFile", dependencies: ["ReservationCore"]),
+        .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
         .target(
             name: "ResvCLI",
             dependencies: [
                 "ReservationCore",
                 "ReservationFile",
+                "CReadline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "resv", dependencies: ["ResvCLI"]),
         .testTarget(name: "ReservationCoreTests", dependencies: ["ReservationCore"]),
         .testTarget(name: "ReservationFileTests", dependencies: ["ReservationCore", "ReservationFile"]),
+        .testTarget(name: "ResvCLITests", dependencies: ["ResvCLI"]),
         .testTarget(
             name: "ResvEndToEndTests",
             dependencies: ["ReservationCore", "ResvCLI"]

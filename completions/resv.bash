@@ -173,13 +173,13 @@ _resv() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    list|reserve|cancel|confirm|show|fetch|landmarks|help)
+    list|reserve|cancel|confirm|show|fetch|landmarks|repl|help)
         # Offer subcommand argument completions
         "_resv_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'list reserve cancel confirm show fetch landmarks help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'list reserve cancel confirm show fetch landmarks repl help' -- "${cur}"))
         ;;
     esac
 }
@@ -341,6 +341,22 @@ _resv_landmarks() {
         ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'
+        return
+        ;;
+    esac
+}
+
+_resv_repl() {
+    repeating_flags=()
+    non_repeating_flags=(--stop-on-error --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store)
+    __resv_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
     esac

@@ -57,13 +57,14 @@ _resv() {
             'show:Show one reservation.'
             'fetch:Read everything from the backend afresh and report what maps and what is skipped.'
             'landmarks:List the landmarks of the active backend.'
+            'repl:An interactive prompt: type commands as on the shell, without '\''resv'\''.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        list|reserve|cancel|confirm|show|fetch|landmarks|help)
+        list|reserve|cancel|confirm|show|fetch|landmarks|repl|help)
             "_resv_${words[1]}" && ret=0
             ;;
         esac
@@ -190,6 +191,19 @@ _resv_landmarks() {
         '--json[Print JSON (same as --format json).]'
         '--format[Output format; ndjson prints one object per line (default\: table).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_repl() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--stop-on-error[Without a terminal\: stop at the first line that fails.]'
+        '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

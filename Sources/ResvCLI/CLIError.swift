@@ -6,6 +6,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
     case invalidSetting(String, String, String)
     /// `--from` is after `--to`.
     case emptyRange(from: String, to: String)
+    /// `repl` typed at the REPL's own prompt.
+    case nestedRepl
 
     public var errorDescription: String? {
         switch self {
@@ -13,6 +15,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
             "\(name)='\(value)' is invalid: expected \(expected)"
         case .emptyRange(let from, let to):
             "--from \(from) is after --to \(to): nothing can match"
+        case .nestedRepl:
+            "already in the REPL"
         }
     }
 }

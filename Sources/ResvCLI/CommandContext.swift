@@ -24,6 +24,8 @@ public struct CommandContext: Sendable {
     public var outputIsTerminal: Bool
     /// Opens the backend the options select; the REPL and tests pass a fixed one.
     public var openService: @Sendable (BackendOptions, CommandContext) throws -> ReservationService
+    /// True for commands typed at `resv repl`, where a nested `repl` makes no sense.
+    var inRepl = false
 
     public init(
         output: TextSink, messages: TextSink, environment: [String: String], now: @escaping @Sendable () -> Date,
@@ -69,6 +71,18 @@ public struct CommandContext: Sendable {
             dataHome = URL(fileURLWithPath: home).appendingPathComponent(".local/share")
         }
         return dataHome.appendingPathComponent("resv/reservations.json")
+    }
+
+    /// A file under `$XDG_STATE_HOME/resv` (else `~/.local/state/resv`): history and such.
+    func stateFile(_ name: String) -> String {
+        let stateHome: String
+        if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") {
+            stateHome = xdg
+        } else {
+            let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
+            stateHome = home + "/.local/state"
+        }
+        return stateHome + "/resv/" + name
     }
 
     /// The backend chosen by flags and environment: today the JSON file store.

@@ -42,7 +42,7 @@ public enum ExitStatus {
             }
         case let error as CLIError:
             switch error {
-            case .invalidSetting, .emptyRange: return usage
+            case .invalidSetting, .emptyRange, .nestedRepl: return usage
             }
         default:
             return refused

@@ -21,7 +21,7 @@ public struct Resv: ParsableCommand {
         version: version,
         subcommands: [
             ListCommand.self, ReserveCommand.self, CancelCommand.self, ConfirmCommand.self, ShowCommand.self,
-            FetchCommand.self, LandmarksCommand.self,
+            FetchCommand.self, LandmarksCommand.self, ReplCommand.self,
         ],
         defaultSubcommand: ListCommand.self
     )
@@ -57,6 +57,8 @@ public enum ResvMain {
         do {
             try await resvCommand.run(in: context)
             return ExitStatus.success
+        } catch let failure as ReplFailure {
+            return failure.status  // Each failing line has printed its own message.
         } catch {
             context.say("resv: " + ExitStatus.message(for: error))
             return ExitStatus.code(for: error)

@@ -56,7 +56,7 @@ struct ProcessTests {
         #expect(!plain.stdout.contains("\u{1B}["))
     }
 
-    static let commands = ["list", "reserve", "cancel", "confirm", "show", "fetch", "landmarks"]
+    static let commands = ["list", "reserve", "cancel", "confirm", "show", "fetch", "landmarks", "repl"]
 
     @Test(arguments: commands)
     func everyCommandHasHelp(_ command: String) throws {

@@ -1,0 +1,91 @@
+import Testing
+
+@testable import ResvCLI
+
+@Suite("Shell-style splitting of REPL lines")
+struct ShellWordsTests {
+    @Test(arguments: [
+        ("list", ["list"]),
+        ("  list   --all  ", ["list", "--all"]),
+        (#"reserve --landmark "Turtle Rock" -n 2"#, ["reserve", "--landmark", "Turtle Rock", "-n", "2"]),
+        ("reserve --landmark 'Half Dome'", ["reserve", "--landmark", "Half Dome"]),
+        (#"a\ b c"#, ["a b", "c"]),
+        (#""say \"hi\"""#, [#"say "hi""#]),
+        (#""keep \n as is""#, [#"keep \n as is"#]),
+        (#"'no \escapes'"#, [#"no \escapes"#]),
+        (#"x""y'z'"#, ["xyz"]),
+        (#""""#, [""]),
+        ("", []),
+        ("\t", []),
+    ])
+    func splits(_ line: String, _ words: [String]) throws {
+        #expect(try ShellWords.split(line) == words)
+    }
+
+    @Test(arguments: [
+        (#"reserve --landmark "Half Dome"#, ShellWords.Failure.unbalancedQuote("\"")),
+        ("list 'x", .unbalancedQuote("'")),
+        (#"list \"#, .trailingBackslash),
+    ])
+    func refuses(_ line: String, _ failure: ShellWords.Failure) {
+        #expect(throws: failure) { try ShellWords.split(line) }
+    }
+
+    @Test(arguments: ["Half Dome", "St. Mary Lake", #"a "quoted" \ word"#, "plain", "", "it's"])
+    func quoteRoundTrips(_ word: String) throws {
+        #expect(try ShellWords.split(ShellWords.quote(word)) == [word])
+    }
+
+    @Test func endsInWordTellsCompletionWhereTheCursorIs() throws {
+        #expect(try ShellWords.scan("list --st").endsInWord)
+        #expect(try !ShellWords.scan("list ").endsInWord)
+    }
+}
+
+@Suite("REPL completion from the command tree and local data")
+struct CompleterTests {
+    let completer = Completer(toolInfo: Resv._dumpHelp())
+    let data = Completer.LocalData(
+        landmarkNames: ["Half Dome", "Golden Gate Bridge", "Lake Tahoe"],
+        reservationIDs: ["abcd1111", "abcd2222", "5eed3333"])
+
+    func complete(_ before: String, _ word: String) -> [String] {
+        completer.candidates(before: before, word: word, data: data)
+    }
+
+    @Test func commandsAtTheStartOfTheLine() {
+        #expect(complete("", "lis") == ["list"])
+        #expect(complete("", "c") == ["cancel", "confirm"])
+        #expect(complete("", "").contains("repl"))
+        #expect(complete("", "q") == ["quit"])
+        #expect(complete("help ", "res") == ["reserve"])
+    }
+
+    @Test func optionsOfTheCommandBeingTyped() {
+        #expect(complete("reserve ", "--l") == ["--landmark"])
+        #expect(complete("reserve ", "--p") == ["--party-size", "--pending"])
+        #expect(complete("list ", "--st") == ["--status", "--store"])
+        #expect(!complete("list --all ", "--a").contains("--all"), "a flag already given is not offered again")
+        #expect(complete("list --status pending ", "--sta") == ["--status"], "repeatable options stay")
+    }
+
+    @Test func valuesOfOptions() {
+        #expect(complete("reserve --landmark ", "ha") == ["Half Dome"])
+        #expect(complete("reserve -l ", "") == ["Golden Gate Bridge", "Half Dome", "Lake Tahoe"])
+        #expect(complete("list --status ", "c") == ["confirmed", "cancelled"])
+        #expect(complete("list --format ", "") == ["table", "json", "ndjson"])
+        #expect(complete("reserve --date ", "20") == [])
+    }
+
+    @Test func reservationIDs() {
+        #expect(complete("cancel ", "abcd") == ["abcd1111", "abcd2222"])
+        #expect(complete("cancel abcd1111 ", "5") == ["5eed3333"])
+        #expect(complete("show ", "ABCD2") == ["abcd2222"])
+        #expect(complete("list ", "ab") == [], "list takes no ids")
+    }
+
+    @Test func unknownCommandsAndBrokenQuotesOfferNothing() {
+        #expect(complete("bogus ", "--") == [])
+        #expect(complete("reserve --landmark 'Half ", "D") == [])
+    }
+}

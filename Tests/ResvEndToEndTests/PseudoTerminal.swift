@@ -1,0 +1,143 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Drives a program through a pseudo-terminal, as a person at a keyboard would:
+/// the program is a session leader with the terminal as its controlling tty, so
+/// Ctrl-C reaches it as SIGINT and readline sees a real terminal.
+final class PseudoTerminal {
+    struct Timeout: Error, CustomStringConvertible {
+        var waitingFor: String
+        var transcript: String
+        var description: String { "timed out waiting for \(waitingFor.debugDescription); got:\n\(transcript)" }
+    }
+
+    private let master: Int32
+    private let pid: pid_t
+    /// Everything the program has written so far.
+    private(set) var transcript = ""
+    /// Where the next `expect` starts looking.
+    private var mark: String.Index
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
+        master = PTYCalls.openpt(O_RDWR | O_NOCTTY)
+        guard master >= 0, PTYCalls.grantpt(master) == 0, PTYCalls.unlockpt(master) == 0,
+            let name = PTYCalls.ptsname(master)
+        else {
+            throw POSIXError(.ENXIO)
+        }
+        let slavePath = String(cString: name)
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        // Opened in the child after setsid, without O_NOCTTY: it becomes the controlling terminal.
+        posix_spawn_file_actions_addopen(&actions, 0, slavePath, O_RDWR, 0)
+        posix_spawn_file_actions_adddup2(&actions, 0, 1)
+        posix_spawn_file_actions_adddup2(&actions, 0, 2)
+        posix_spawn_file_actions_addclose(&actions, master)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(0x80))  // POSIX_SPAWN_SETSID
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv + envp { free(pointer) }
+        }
+        var child: pid_t = 0
+        let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EINVAL) }
+        pid = child
+        mark = transcript.startIndex
+    }
+
+    deinit {
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        close(master)
+    }
+
+    /// Types `text` (control characters included: "\t" is Tab, "\u{03}" Ctrl-C).
+    func send(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(master, $0.baseAddress, $0.count) }
+    }
+
+    /// Reads until the output since the last match contains `needle`; returns that output.
+    @discardableResult
+    func expect(_ needle: String, timeout: Duration = .seconds(10)) throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let range = transcript[mark...].range(of: needle) {
+                let seen = String(transcript[mark..<range.upperBound])
+                mark = range.upperBound
+                return seen
+            }
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero, readSome(waitingMilliseconds: 100) || ContinuousClock.now < deadline else {
+                throw Timeout(waitingFor: needle, transcript: transcript)
+            }
+        }
+    }
+
+    /// Output that arrives within `duration`, without waiting for anything in particular.
+    func drain(for duration: Duration = .milliseconds(300)) -> String {
+        let deadline = ContinuousClock.now + duration
+        while ContinuousClock.now < deadline { _ = readSome(waitingMilliseconds: 50) }
+        let seen = String(transcript[mark...])
+        mark = transcript.endIndex
+        return seen
+    }
+
+    /// Waits for the program to end and returns its exit status (nil on timeout or signal).
+    func waitForExit(timeout: Duration = .seconds(10)) -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        var status: Int32 = 0
+        while ContinuousClock.now < deadline {
+            _ = readSome(waitingMilliseconds: 20)
+            if waitpid(pid, &status, WNOHANG) == pid {
+                // WIFEXITED / WEXITSTATUS, which Swift does not import as macros.
+                return status & 0x7F == 0 ? (status >> 8) & 0xFF : nil
+            }
+        }
+        return nil
+    }
+
+    private func readSome(waitingMilliseconds: Int32) -> Bool {
+        var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, waitingMilliseconds) > 0 else { return false }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
+        guard count > 0 else {
+            usleep(10_000)  // EIO once the program has exited: nothing more will come.
+            return false
+        }
+        let markOffset = transcript.utf8.distance(from: transcript.startIndex, to: mark)
+        transcript += String(decoding: buffer[0..<count], as: UTF8.self)
+        mark = transcript.utf8.index(transcript.startIndex, offsetBy: markOffset)
+        return true
+    }
+}
+
+/// posix_openpt and friends need _XOPEN_SOURCE, which the Glibc module does
+/// not define; they are in libc all the same, so look them up by name.
+private enum PTYCalls {
+    typealias IntFunction = @convention(c) (Int32) -> Int32
+    typealias NameFunction = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
+
+    static let openpt = function("posix_openpt", as: IntFunction.self)
+    static let grantpt = function("grantpt", as: IntFunction.self)
+    static let unlockpt = function("unlockpt", as: IntFunction.self)
+    static let ptsname = function("ptsname", as: NameFunction.self)
+
+    private static func function<T>(_ name: String, as type: T.Type) -> T {
+        // RTLD_DEFAULT is a null handle on glibc: search the process's libraries.
+        guard let symbol = dlsym(nil, name) else { fatalError("libc has no \(name)") }
+        return unsafeBitCast(symbol, to: type)
+    }
+}
