@@ -45,10 +45,22 @@ struct ReplTests {
         try terminal.expect("resv> ")
         #expect(!terminal.transcript.contains("is not a reservation id"), "the cleared line must not run")
 
-        // A list shows the reservation; then a failing line prints one message and the prompt returns.
-        terminal.send("list\r")
-        try terminal.expect("Turtle Rock")
+        // Another process books meanwhile: the REPL's one backend still sees it, in a list and in Tab.
+        let other = try sandbox.resv("reserve", "-l", "Crater Lake", "-d", "2030-05-01T09:00:00Z", "-n", "2", "--json")
+        let otherID = try #require(
+            (try JSONSerialization.jsonObject(with: Data(other.stdout.utf8)) as? [String: Any])?["id"] as? String)
+        terminal.send("\r")
         try terminal.expect("resv> ")
+        terminal.send("show \(otherID.prefix(6))" + tab)
+        try terminal.expect(String(otherID.prefix(8)) + " ")
+        terminal.send(ctrlU)
+
+        // A list shows both; then a failing line prints one message and the prompt returns.
+        terminal.send("list\r")
+        try terminal.expect("LANDMARK")  // Past Ctrl-U's redrawn prompt.
+        let listed = try terminal.expect("resv> ")
+        #expect(listed.contains("Turtle Rock"))
+        #expect(listed.contains("Crater Lake"))
         terminal.send("show ffff\r")
         let failure = try terminal.expect("resv> ")
         #expect(failure.contains("resv: no reservation matches 'ffff'"))
