@@ -1,5 +1,12 @@
 import Foundation
 
+extension DateTime {
+    /// Parses a date a user or client gave; a refusal is the reservation layer's `invalidDate`.
+    public static func parseInput(_ text: String) throws(ReservationError) -> Date {
+        do { return try parse(text) } catch { throw .invalidDate(error) }
+    }
+}
+
 /// Every failure of the reservation layer, the same for every backend.
 public enum ReservationError: Error, Sendable, LocalizedError {
     /// A date the user typed or sent did not parse.

@@ -6,6 +6,8 @@ import Foundation
 public struct ReservationLedger: Sendable {
     /// The records exactly as stored, valid or not.
     public private(set) var records: [JSONValue]
+    /// Counts changes, so a store writes only when there is something to write.
+    public private(set) var revision = 0
     public let catalog: LandmarkCatalog
     private var reservations: [Reservation]
     private let rejected: [RejectedRecord]
@@ -45,6 +47,7 @@ public struct ReservationLedger: Sendable {
         locations[id] = (records.count, reservations.count)
         records.append(ReservationApiModel(reservation).json)
         reservations.append(reservation)
+        revision += 1
         return reservation
     }
 
@@ -68,6 +71,7 @@ public struct ReservationLedger: Sendable {
         let updated = current.with(status: status)
         records[location.record]["status"] = .string(status.rawValue)
         reservations[location.reservation] = updated
+        revision += 1
         return StatusChange(reservation: updated, previous: current.status)
     }
 }

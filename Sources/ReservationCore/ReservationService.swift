@@ -24,8 +24,7 @@ public struct NewReservation: Sendable, Hashable {
     /// Validates a wire request with the same rules and the one date parser.
     public init(_ request: CreateReservationRequest, now: Date) throws(ReservationError) {
         guard let uuid = UUID(uuidString: request.landmarkId) else { throw .unknownLandmark(request.landmarkId) }
-        let date: Date
-        do { date = try DateTime.parse(request.date) } catch { throw .invalidDate(error) }
+        let date = try DateTime.parseInput(request.date)
         var status = Reservation.Status.confirmed
         if let raw = request.status {
             guard let parsed = Reservation.Status(rawValue: raw) else { throw .invalidInitialStatus(raw) }

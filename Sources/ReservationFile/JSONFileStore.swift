@@ -47,9 +47,8 @@ public struct JSONFileStore: Sendable {
         let lock = try FileLock(path: lockPath, storePath: path, timeout: lockTimeout)
         defer { lock.release() }
         var document = try read()
-        let before = document.ledger.records
         let result = try body(&document.ledger)
-        if document.ledger.records != before {
+        if document.ledger.revision > 0 {
             try write(document.encoded())
         }
         return result

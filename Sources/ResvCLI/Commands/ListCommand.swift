@@ -29,8 +29,8 @@ struct ListCommand: ResvCommand {
     @OptionGroup var options: CommonOptions
 
     func run(in context: CommandContext) async throws {
-        let fromDate = try from.map(Self.parseDate)
-        let toDate = try to.map(Self.parseDate)
+        let fromDate = try from.map(DateTime.parseInput)
+        let toDate = try to.map(DateTime.parseInput)
         if let fromDate, let toDate, fromDate > toDate {
             throw CLIError.emptyRange(from: from ?? "", to: to ?? "")
         }
@@ -50,13 +50,10 @@ struct ListCommand: ResvCommand {
         let renderer = Renderer(options.output, context: context)
         context.output.write(renderer.reservations(reservations))
         if reservations.isEmpty, renderer.format == .table {
-            let hidden = snapshot.reservations.count
+            let total = snapshot.reservations.count
             context.say(
-                hidden == 0 ? "No reservations yet: make one with 'resv reserve'." : "No matching reservations.")
+                total == 0 ? "No reservations yet: make one with 'resv reserve'." : "No matching reservations.")
         }
     }
 
-    static func parseDate(_ text: String) throws -> Date {
-        do { return try DateTime.parse(text) } catch { throw ReservationError.invalidDate(error) }
-    }
 }

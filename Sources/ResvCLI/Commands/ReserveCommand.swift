@@ -31,7 +31,7 @@ struct ReserveCommand: ResvCommand {
     @OptionGroup var options: CommonOptions
 
     func run(in context: CommandContext) async throws {
-        let parsedDate = try ListCommand.parseDate(date)
+        let parsedDate = try DateTime.parseInput(date)
         let service = try context.service(options.backend)
         let catalog = try await service.landmarks()
         context.reportSkipped(landmarks: catalog.rejected, verbose: options.output.verbose)
