@@ -221,7 +221,7 @@ _resv_reserve() {
     repeating_flags=()
     non_repeating_flags=(--pending --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--landmark -l --date -d --party-size -n --store --format)
+    non_repeating_options=(--landmark -l --date -d --party-size -n --batch --store --format)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -233,6 +233,10 @@ _resv_reserve() {
         return
         ;;
     '--party-size'|'-n')
+        return
+        ;;
+    '--batch')
+        __resv_add_completions -f
         return
         ;;
     '--store')

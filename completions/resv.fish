@@ -25,7 +25,7 @@ function __resv_parse_tokens -S
         case 'list'
             __resv_parse_subcommand 0 'status=+' 'all' 'l/landmark=' 'from=' 'to=' 'store=' 'json' 'format=' 'v/verbose' 'version' 'h/help'
         case 'reserve'
-            __resv_parse_subcommand 0 'l/landmark=' 'd/date=' 'n/party-size=' 'pending' 'store=' 'json' 'format=' 'v/verbose' 'version' 'h/help'
+            __resv_parse_subcommand 0 'l/landmark=' 'd/date=' 'n/party-size=' 'batch=' 'pending' 'store=' 'json' 'format=' 'v/verbose' 'version' 'h/help'
         case 'cancel'
             __resv_parse_subcommand -r 1 'store=' 'json' 'format=' 'v/verbose' 'version' 'h/help'
         case 'confirm'
@@ -118,6 +118,7 @@ complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "res
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" l landmark' -l 'landmark' -s 'l' -d 'The landmark: id, id prefix or name.' -rfka ''
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" d date' -l 'date' -s 'd' -d 'When: an ISO 8601 date-time with a zone, e.g. 2026-12-01T10:00:00Z.' -rfka ''
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" n party-size' -l 'party-size' -s 'n' -d 'How many people (at least 1).' -rfka ''
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" batch' -l 'batch' -d 'Reserve every request in this file (\'-\' for standard input), one JSON object per line.' -rF
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" pending' -l 'pending' -d 'Book as pending (to confirm later with \'resv confirm\') instead of confirmed.'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" store' -l 'store' -d 'The JSON store file (default: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).' -rfa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'json\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" json' -l 'json' -d 'Print JSON (same as --format json).'

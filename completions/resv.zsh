@@ -103,6 +103,7 @@ _resv_reserve() {
         '(--landmark -l)'{--landmark,-l}'[The landmark\: id, id prefix or name.]:landmark:'
         '(--date -d)'{--date,-d}'[When\: an ISO 8601 date-time with a zone, e.g. 2026-12-01T10\:00\:00Z.]:date:'
         '(--party-size -n)'{--party-size,-n}'[How many people (at least 1).]:n:'
+        '--batch[Reserve every request in this file ('\''-'\'' for standard input), one JSON object per line.]:file:_files'
         '--pending[Book as pending (to confirm later with '\''resv confirm'\'') instead of confirmed.]'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--json[Print JSON (same as --format json).]'

@@ -94,3 +94,30 @@ public struct CreateReservationRequest: Sendable, Hashable, Codable {
         self.status = status
     }
 }
+
+extension CreateReservationRequest {
+    /// Reads a request from untrusted JSON, naming the field at fault.
+    public init(json: JSONValue) throws(ReservationError) {
+        guard case .object = json else {
+            throw .invalidRequestField("the request", "must be a JSON object, not \(json.typeName)")
+        }
+        func text(_ field: String) throws(ReservationError) -> String? {
+            switch json[field] {
+            case nil, .null?: return nil
+            case .string(let value)?: return value
+            case let other?: throw .invalidRequestField(field, "must be a string, not \(other.typeName)")
+            }
+        }
+        guard let landmarkId = try text("landmarkId") else { throw .invalidRequestField("landmarkId", "is missing") }
+        guard let date = try text("date") else { throw .invalidRequestField("date", "is missing") }
+        let partySize: Int
+        switch json["partySize"] {
+        case nil, .null?: throw .invalidRequestField("partySize", "is missing")
+        case .integer(let value)?:
+            guard let exact = Int(exactly: value) else { throw .invalidRequestField("partySize", "is out of range") }
+            partySize = exact
+        case let other?: throw .invalidRequestField("partySize", "must be a whole number, not \(other.typeName)")
+        }
+        self.init(landmarkId: landmarkId, date: date, partySize: partySize, status: try text("status"))
+    }
+}

@@ -31,6 +31,13 @@ public enum ReservationError: Error, Sendable, LocalizedError {
     case noCapacity(Landmark, day: String, requested: Int, booked: Int)
     /// A cancelled reservation cannot be confirmed.
     case cannotConfirmCancelled(Reservation)
+    /// A request field is missing or of the wrong type.
+    case invalidRequestField(String, String)
+    /// Some requests of a batch were refused, so none was booked. Each failure
+    /// carries the request's index in the batch.
+    case batchRejected([BatchFailure], total: Int)
+    /// A backend answered a different number of reservations than requested.
+    case unexpectedCount(expected: Int, got: Int)
     /// A `ReservationService.unimplemented` endpoint was called.
     case unimplemented(String)
 
@@ -65,8 +72,28 @@ public enum ReservationError: Error, Sendable, LocalizedError {
                 "\(landmark.name) takes \(capacity) people on \(day): \(booked) already booked, \(max(capacity - booked, 0)) left, \(requested) requested"
         case .cannotConfirmCancelled(let reservation):
             return "reservation \(reservation.id.short) is cancelled and cannot be confirmed; make a new reservation"
+        case .invalidRequestField(let field, let problem):
+            return "\(field) \(problem)"
+        case .batchRejected(let failures, let total):
+            let listed = failures.prefix(3).map { "request \($0.index + 1): \($0.error.localizedDescription)" }
+            let more = failures.count > 3 ? "; and \(failures.count - 3) more" : ""
+            return "\(failures.count) of \(total) requests refused, nothing reserved: "
+                + listed.joined(separator: "; ") + more
+        case .unexpectedCount(let expected, let got):
+            return "the backend returned \(got) reservations for \(expected) requests"
         case .unimplemented(let endpoint):
             return "\(endpoint) is not implemented"
         }
+    }
+}
+
+/// One refused request of a batch: its position (from 0) and why.
+public struct BatchFailure: Sendable {
+    public let index: Int
+    public let error: ReservationError
+
+    public init(index: Int, error: ReservationError) {
+        self.index = index
+        self.error = error
     }
 }

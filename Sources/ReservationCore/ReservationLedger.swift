@@ -32,16 +32,39 @@ public struct ReservationLedger: Sendable {
         ReservationSnapshot(reservations: reservations, rejected: rejected, catalog: catalog)
     }
 
-    /// Appends a new reservation after checking its landmark and the landmark's capacity.
-    public mutating func reserve(_ request: NewReservation, id: Reservation.ID, now: Date) throws(ReservationError)
-        -> Reservation
-    {
+    /// Appends new reservations, all or none: each request's landmark is
+    /// resolved in this ledger's catalog and its day checked against the
+    /// landmark's capacity, counting the requests before it. When any request
+    /// fails, the ledger is unchanged and the error lists every failure.
+    public mutating func reserve(
+        _ requests: [NewReservation], now: Date, newID: () -> Reservation.ID = { Reservation.ID(UUID()) }
+    ) throws(ReservationError) -> [Reservation] {
+        var draft = self
+        var tally = Capacity.Tally(existing: reservations)
+        var created: [Reservation] = []
+        var failures: [BatchFailure] = []
+        created.reserveCapacity(requests.count)
+        draft.records.reserveCapacity(records.count + requests.count)
+        draft.reservations.reserveCapacity(reservations.count + requests.count)
+        for (index, request) in requests.enumerated() {
+            do {
+                created.append(try draft.append(request, id: newID(), now: now, tally: &tally))
+            } catch {
+                failures.append(BatchFailure(index: index, error: error))
+            }
+        }
+        guard failures.isEmpty else { throw .batchRejected(failures, total: requests.count) }
+        self = draft
+        return created
+    }
+
+    private mutating func append(
+        _ request: NewReservation, id: Reservation.ID, now: Date, tally: inout Capacity.Tally
+    ) throws(ReservationError) -> Reservation {
         // Checked again here, by the backend's own clock: a request validated long ago may be stale.
         guard request.date > now else { throw .dateInPast(request.date) }
-        guard let landmark = catalog[request.landmarkID] else {
-            throw .unknownLandmark(request.landmarkID.description)
-        }
-        try Capacity.check(request, landmark: landmark, existing: reservations)
+        let landmark = try catalog.landmark(matching: request.landmark)
+        try tally.book(request, at: landmark)
         let reservation = Reservation(
             id: id, landmark: landmark, date: request.date, partySize: request.partySize, status: request.status)
         locations[id] = (records.count, reservations.count)

@@ -1,44 +1,52 @@
 import Foundation
 
-/// A validated request for a new reservation.
+/// A checked request for a new reservation. The landmark stays as the user
+/// gave it (id, unique id prefix or name): the backend resolves it against its
+/// own catalog, inside the same locked step that books it.
 public struct NewReservation: Sendable, Hashable {
-    public let landmarkID: Landmark.ID
+    public let landmark: String
     public let date: Date
     public let partySize: Int
     public let status: Reservation.Status
 
-    /// Checks the rules every backend applies: a future date, a party of at least one,
-    /// and a starting status of pending or confirmed.
+    /// Checks the rules that need no backend: a future date, a party of at
+    /// least one, and a starting status of pending or confirmed.
     public init(
-        landmarkID: Landmark.ID, date: Date, partySize: Int, status: Reservation.Status = .confirmed, now: Date
+        landmark: String, date: Date, partySize: Int, status: Reservation.Status = .confirmed, now: Date
     ) throws(ReservationError) {
         guard partySize > 0 else { throw .invalidPartySize(partySize) }
         guard date > now else { throw .dateInPast(date) }
         guard status != .cancelled else { throw .invalidInitialStatus(status.rawValue) }
-        self.landmarkID = landmarkID
+        self.landmark = landmark
         self.date = date
         self.partySize = partySize
         self.status = status
     }
 
-    /// Validates a wire request with the same rules and the one date parser.
-    public init(_ request: CreateReservationRequest, now: Date) throws(ReservationError) {
-        guard let uuid = UUID(uuidString: request.landmarkId) else { throw .unknownLandmark(request.landmarkId) }
+    public init(
+        landmarkID: Landmark.ID, date: Date, partySize: Int, status: Reservation.Status = .confirmed, now: Date
+    ) throws(ReservationError) {
+        try self.init(landmark: landmarkID.description, date: date, partySize: partySize, status: status, now: now)
+    }
+
+    /// Validates a wire request with the same rules and the one date parser;
+    /// `defaultStatus` applies when the request names none.
+    public init(_ request: CreateReservationRequest, defaultStatus: Reservation.Status = .confirmed, now: Date)
+        throws(ReservationError)
+    {
         let date = try DateTime.parseInput(request.date)
-        var status = Reservation.Status.confirmed
+        var status = defaultStatus
         if let raw = request.status {
             guard let parsed = Reservation.Status(rawValue: raw) else { throw .invalidInitialStatus(raw) }
             status = parsed
         }
-        try self.init(
-            landmarkID: Landmark.ID(uuid), date: date, partySize: request.partySize, status: status, now: now)
+        try self.init(landmark: request.landmarkId, date: date, partySize: request.partySize, status: status, now: now)
     }
 
     /// The wire form of this request.
     public var request: CreateReservationRequest {
         CreateReservationRequest(
-            landmarkId: landmarkID.description, date: DateTime.format(date), partySize: partySize,
-            status: status.rawValue)
+            landmarkId: landmark, date: DateTime.format(date), partySize: partySize, status: status.rawValue)
     }
 }
 
@@ -64,8 +72,10 @@ public struct ReservationService: Sendable {
     public var landmarks: @Sendable () async throws -> LandmarkCatalog
     /// Reads every reservation afresh: those that map, and those that do not.
     public var fetch: @Sendable () async throws -> ReservationSnapshot
-    /// Books a new reservation and returns it.
-    public var reserve: @Sendable (NewReservation) async throws -> Reservation
+    /// Books new reservations, all or none, and returns them in request order.
+    /// When any request is refused nothing is booked and the error is
+    /// `ReservationError.batchRejected`, listing every refused request.
+    public var reserve: @Sendable ([NewReservation]) async throws -> [Reservation]
     /// Sets a reservation's status to cancelled, keeping the record.
     public var cancel: @Sendable (Reservation.ID) async throws -> StatusChange
     /// Moves a pending reservation to confirmed.
@@ -74,7 +84,7 @@ public struct ReservationService: Sendable {
     public init(
         landmarks: @escaping @Sendable () async throws -> LandmarkCatalog,
         fetch: @escaping @Sendable () async throws -> ReservationSnapshot,
-        reserve: @escaping @Sendable (NewReservation) async throws -> Reservation,
+        reserve: @escaping @Sendable ([NewReservation]) async throws -> [Reservation],
         cancel: @escaping @Sendable (Reservation.ID) async throws -> StatusChange,
         confirm: @escaping @Sendable (Reservation.ID) async throws -> StatusChange
     ) {
@@ -87,6 +97,17 @@ public struct ReservationService: Sendable {
 }
 
 extension ReservationService {
+    /// Books one reservation; a refusal is that request's own error.
+    public func reserve(_ request: NewReservation) async throws -> Reservation {
+        do {
+            let created = try await reserve([request])
+            guard created.count == 1 else { throw ReservationError.unexpectedCount(expected: 1, got: created.count) }
+            return created[0]
+        } catch ReservationError.batchRejected(let failures, _) where failures.count == 1 {
+            throw failures[0].error
+        }
+    }
+
     /// Every endpoint throws `ReservationError.unimplemented` naming itself;
     /// tests start here and override what they exercise.
     public static let unimplemented = ReservationService(
@@ -108,8 +129,8 @@ extension ReservationService {
         return ReservationService(
             landmarks: { catalog },
             fetch: { await state.ledger.snapshot },
-            reserve: { request in
-                try await state.update { try $0.reserve(request, id: Reservation.ID(UUID()), now: now()) }
+            reserve: { requests in
+                try await state.update { try $0.reserve(requests, now: now()) }
             },
             cancel: { id in try await state.update { try $0.cancel(id) } },
             confirm: { id in try await state.update { try $0.confirm(id) } }

@@ -10,9 +10,7 @@ extension ReservationService {
         ReservationService(
             landmarks: { try store.read().ledger.catalog },
             fetch: { try store.read().ledger.snapshot },
-            reserve: { request in
-                try store.update { try $0.reserve(request, id: Reservation.ID(UUID()), now: now()) }
-            },
+            reserve: { requests in try store.update { try $0.reserve(requests, now: now()) } },
             cancel: { id in try store.update { try $0.cancel(id) } },
             confirm: { id in try store.update { try $0.confirm(id) } }
         )

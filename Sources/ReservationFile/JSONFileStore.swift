@@ -46,6 +46,7 @@ public struct JSONFileStore: Sendable {
         try ensureDirectory()
         let lock = try FileLock(path: lockPath, storePath: path, timeout: lockTimeout)
         defer { lock.release() }
+        removeAbandonedTemporaryFiles()
         var document = try read()
         let result = try body(&document.ledger)
         if document.ledger.revision > 0 {
@@ -64,10 +65,24 @@ public struct JSONFileStore: Sendable {
         }
     }
 
+    /// The prefix of this store's temporary files: `.reservations.json.` and six random characters.
+    private var temporaryPrefix: String { "." + url.lastPathComponent + "." }
+
+    /// Temporary files are only made while holding the lock, so one found by
+    /// the lock's holder was left by a writer that died (`kill -9`, power
+    /// loss) before renaming it. It never held the only copy of anything.
+    private func removeAbandonedTemporaryFiles() {
+        let directory = url.deletingLastPathComponent()
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(temporaryPrefix) && name.count == temporaryPrefix.count + 6 {
+            unlink(directory.appendingPathComponent(name).path)
+        }
+    }
+
     /// Temporary file in the same directory, fsync, rename over the store, fsync the directory.
     private func write(_ data: Data) throws(StoreError) {
         let directory = url.deletingLastPathComponent().path
-        var template = Array((directory + "/." + url.lastPathComponent + ".XXXXXX").utf8CString)
+        var template = Array((directory + "/" + temporaryPrefix + "XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw failure("creating a temporary file in \(directory)") }
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -108,7 +123,8 @@ public struct JSONFileStore: Sendable {
         .unwritable(path: path, step: step, reason: errnoDescription(errno))
     }
 
-    static func describe(_ error: any Error) -> String {
+    /// A file error as the system names it ("No such file or directory"), not Foundation's prose.
+    public static func describe(_ error: any Error) -> String {
         if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
             underlying.domain == NSPOSIXErrorDomain
         {

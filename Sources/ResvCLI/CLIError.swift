@@ -8,6 +8,10 @@ public enum CLIError: Error, Sendable, LocalizedError {
     case emptyRange(from: String, to: String)
     /// `repl` typed at the REPL's own prompt.
     case nestedRepl
+    /// An input file (`reserve --batch`) that cannot be read.
+    case unreadableInput(String, String)
+    /// Some lines of a batch are invalid, so nothing was reserved.
+    case batchRejected(invalid: Int, total: Int)
 
     public var errorDescription: String? {
         switch self {
@@ -17,6 +21,10 @@ public enum CLIError: Error, Sendable, LocalizedError {
             "--from \(from) is after --to \(to): nothing can match"
         case .nestedRepl:
             "already in the REPL"
+        case .unreadableInput(let path, let reason):
+            "cannot read \(path): \(reason)"
+        case .batchRejected(let invalid, let total):
+            "\(invalid) of \(total) \(total == 1 ? "request is" : "requests are") invalid: nothing was reserved"
         }
     }
 }

@@ -22,6 +22,8 @@ public struct CommandContext: Sendable {
     public var timeZone: TimeZone
     /// True when stdout is a terminal: tables, and colour unless NO_COLOR.
     public var outputIsTerminal: Bool
+    /// True when stderr is a terminal: progress indicators.
+    public var messagesAreTerminal = false
     /// Opens the backend the options select; the REPL and tests pass a fixed one.
     public var openService: @Sendable (BackendOptions, CommandContext) throws -> ReservationService
     /// True for commands typed at `resv repl`, where a nested `repl` makes no sense.
@@ -44,9 +46,11 @@ public struct CommandContext: Sendable {
 
     /// The context of a process run from a shell.
     public static func live() -> CommandContext {
-        CommandContext(
+        var context = CommandContext(
             output: .standardOutput, messages: .standardError, environment: ProcessInfo.processInfo.environment,
             now: Date.init, timeZone: .current, outputIsTerminal: isatty(STDOUT_FILENO) == 1)
+        context.messagesAreTerminal = isatty(STDERR_FILENO) == 1
+        return context
     }
 
     /// Colour only on a terminal, and never when NO_COLOR is set (no-color.org).

@@ -27,8 +27,10 @@ public enum ExitStatus {
         case let error as ReservationError:
             switch error {
             case .invalidDate, .dateInPast, .invalidPartySize, .invalidInitialStatus, .unknownLandmark,
-                .ambiguousLandmark, .invalidReservationID:
+                .ambiguousLandmark, .invalidReservationID, .invalidRequestField, .batchRejected:
                 return usage
+            case .unexpectedCount:
+                return dataError
             case .reservationNotFound, .ambiguousReservationID, .noCapacity, .cannotConfirmCancelled,
                 .unimplemented:
                 return refused
@@ -42,7 +44,7 @@ public enum ExitStatus {
             }
         case let error as CLIError:
             switch error {
-            case .invalidSetting, .emptyRange, .nestedRepl: return usage
+            case .invalidSetting, .emptyRange, .nestedRepl, .unreadableInput, .batchRejected: return usage
             }
         default:
             return refused

@@ -47,7 +47,8 @@ struct Renderer {
     /// A list: one array in JSON, one object per line in NDJSON, else a table.
     func list<Value: Encodable>(_ values: [Value], table: () -> String) -> String {
         switch format {
-        case .json: Self.json(values, pretty: true) + "\n"
+        // Foundation pretty-prints an empty array over three lines.
+        case .json: values.isEmpty ? "[]\n" : Self.json(values, pretty: true) + "\n"
         case .ndjson: values.map { Self.json($0, pretty: false) + "\n" }.joined()
         case .table: table()
         }

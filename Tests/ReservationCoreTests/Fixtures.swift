@@ -87,12 +87,11 @@ enum Fixture {
             status: status)
     }
 
-    /// A request validated against the fixed clock.
+    /// A request validated against the fixed clock; the landmark as a user gives it.
     static func request(
         _ landmark: String = halfDomeID, on date: String, party: Int = 2, status: Reservation.Status = .confirmed
     ) throws -> NewReservation {
-        try NewReservation(
-            landmarkID: landmarkID(landmark), date: self.date(date), partySize: party, status: status, now: now)
+        try NewReservation(landmark: landmark, date: self.date(date), partySize: party, status: status, now: now)
     }
 
     /// An in-memory service on the fixed clock.

@@ -52,10 +52,10 @@ struct LedgerTests {
         var ledger = ReservationLedger(records: records, catalog: .builtIn)
         let rejectedBefore = ledger.snapshot.rejected
 
-        let added = try ledger.reserve(
-            Fixture.request(on: "2026-12-05T10:00:00Z", party: 3),
-            id: Fixture.reservationID(
-                "5a1b2c3d-0000-4000-8000-0000000000ad"), now: Fixture.now)
+        let addedID = try Fixture.reservationID("5a1b2c3d-0000-4000-8000-0000000000ad")
+        let added = try #require(
+            try ledger.reserve([Fixture.request(on: "2026-12-05T10:00:00Z", party: 3)], now: Fixture.now) { addedID }
+                .first)
         _ = try ledger.cancel(Fixture.reservationID(Self.keptID))
         _ = try ledger.confirm(added.id)
         _ = try ledger.cancel(added.id)
@@ -77,9 +77,11 @@ struct LedgerTests {
         var ledger = ReservationLedger(records: [Self.storedRecord()], catalog: .builtIn)
         let id = try Fixture.reservationID("5a1b2c3d-0000-4000-8000-0000000000ad")
 
-        let reservation = try ledger.reserve(
-            Fixture.request(on: "2026-12-05T10:00:00.500+01:00", party: 3, status: .pending), id: id,
-            now: Fixture.now)
+        let created = try ledger.reserve(
+            [Fixture.request(on: "2026-12-05T10:00:00.500+01:00", party: 3, status: .pending)], now: Fixture.now
+        ) { id }
+        let reservation = try #require(created.first)
+        #expect(created.count == 1)
 
         #expect(reservation.id == id)
         #expect(
@@ -111,9 +113,9 @@ struct LedgerTests {
         // Records that do not map come first, so record positions and reservation positions differ.
         let records: [JSONValue] = [.string("garbage"), .integer(3), Self.storedRecord()]
         var ledger = ReservationLedger(records: records, catalog: .builtIn)
-        let added = try ledger.reserve(
-            Fixture.request(on: "2026-12-05T10:00:00Z"),
-            id: Fixture.reservationID("5a1b2c3d-0000-4000-8000-0000000000ad"), now: Fixture.now)
+        let addedID = try Fixture.reservationID("5a1b2c3d-0000-4000-8000-0000000000ad")
+        let added = try #require(
+            try ledger.reserve([Fixture.request(on: "2026-12-05T10:00:00Z")], now: Fixture.now) { addedID }.first)
 
         _ = try ledger.cancel(added.id)
 

@@ -264,7 +264,7 @@ struct CreateRequestTests {
 
         let new = try NewReservation(request, now: Fixture.now)
 
-        #expect(new.landmarkID == (try Fixture.landmarkID(Fixture.halfDomeID)))
+        #expect(new.landmark == Fixture.halfDomeID)
         #expect(new.date == Date(timeIntervalSince1970: 1_796_112_000))
         #expect(new.partySize == 4)
         #expect(new.status == .pending)
@@ -288,13 +288,31 @@ struct CreateRequestTests {
         #expect(parseError.reason == .hourOutOfRange(25))
     }
 
-    @Test func wireRequestWithABadLandmarkIDIsAnUnknownLandmark() throws {
+    @Test func wireRequestMayNameTheLandmarkAndTheBackendResolvesIt() async throws {
         let request = CreateReservationRequest(landmarkId: "half dome", date: "2026-12-01T10:00:00Z", partySize: 1)
-        let error = try #require(throws: ReservationError.self) { try NewReservation(request, now: Fixture.now) }
-        guard case .unknownLandmark("half dome") = error else {
-            Issue.record("expected .unknownLandmark(\"half dome\"), got \(error)")
+        let service = ReservationService.inMemory(now: { Fixture.now })
+
+        let reservation = try await service.reserve(try NewReservation(request, now: Fixture.now))
+
+        #expect(reservation.landmark.id == (try Fixture.landmarkID(Fixture.halfDomeID)))
+    }
+
+    @Test func wireRequestWithAnUnknownLandmarkIsRefusedByTheBackend() async throws {
+        let request = CreateReservationRequest(landmarkId: "nowhere", date: "2026-12-01T10:00:00Z", partySize: 1)
+        let service = ReservationService.inMemory(now: { Fixture.now })
+        let new = try NewReservation(request, now: Fixture.now)
+
+        let error = await #expect(throws: ReservationError.self) { try await service.reserve(new) }
+        guard case .unknownLandmark("nowhere")? = error else {
+            Issue.record("expected .unknownLandmark(\"nowhere\"), got \(String(describing: error))")
             return
         }
+        #expect(try await service.fetch().reservations.isEmpty)
+    }
+
+    @Test func wireRequestWithoutStatusTakesTheGivenDefault() throws {
+        let request = CreateReservationRequest(landmarkId: "half dome", date: "2026-12-01T10:00:00Z", partySize: 1)
+        #expect(try NewReservation(request, defaultStatus: .pending, now: Fixture.now).status == .pending)
     }
 
     @Test(arguments: ["expired", "cancelled"])

@@ -66,7 +66,7 @@ struct BadInputTests {
             message: "is after --to"),
         Case(arguments: ["frobnicate"], status: 64, message: "unknown command 'frobnicate'"),
         Case(arguments: ["list", "--nope"], status: 64, message: "unknown option '--nope'"),
-        Case(arguments: ["reserve", "--landmark", "Half Dome"], status: 64, message: "missing expected argument"),
+        Case(arguments: ["reserve", "--landmark", "Half Dome"], status: 64, message: "missing --date, --party-size"),
         // Capacity: Half Dome takes 300 a day.
         Case(arguments: reserve(partySize: "301"), status: 1, message: "Half Dome takes 300 people on 2030-12-01"),
     ]

@@ -3,23 +3,6 @@ import Testing
 
 @Suite("Several processes, terminals and shipped files")
 struct ProcessTests {
-    @Test func parallelReservesFromSeveralProcessesAreAllKept() throws {
-        let sandbox = try Sandbox()
-        let script = """
-            for p in 1 2 3 4; do
-              ( for i in $(seq 10); do
-                  resv reserve -l "Lake Tahoe" -d 2030-01-01T10:00:00Z -n 1 --format ndjson || exit 1
-                done ) &
-            done
-            wait
-            """
-        let run = try sandbox.shell(script)
-        #expect(run.status == 0, "\(run.stderr)")
-        let list = try sandbox.resv("list", "--json")
-        let array = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [Any])
-        #expect(array.count == 40)
-    }
-
     @Test func aLockHeldByAnotherProcessExits75WithinTheBound() throws {
         let sandbox = try Sandbox()
         try sandbox.seed(Fixture.store)

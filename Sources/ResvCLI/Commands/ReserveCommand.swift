@@ -10,36 +10,109 @@ struct ReserveCommand: ResvCommand {
             The landmark is its id, a unique prefix of its id, or its name in any case \
             (see 'resv landmarks'). The date is an ISO 8601 date-time with a zone, in the \
             future: 2026-12-01T10:00:00Z or 2026-12-01T10:00:00-08:00.
+
+            With --batch, every line of the file is one request, a JSON object such as \
+            {"landmarkId": "Half Dome", "date": "2026-12-01T10:00:00Z", "partySize": 4, \
+            "status": "pending"} (landmarkId may be a name or an id prefix; status is \
+            optional). Every line is checked with the rules of a single reserve and the \
+            landmarks' capacities; then all of them are written in one locked, atomic \
+            write, or, when any line is invalid, none is and each bad line is listed with \
+            its number (exit 64).
             """)
 
     @Option(name: .shortAndLong, help: "The landmark: id, id prefix or name.")
-    var landmark: String
+    var landmark: String?
 
     @Option(
         name: .shortAndLong, parsing: .unconditional,
         help: ArgumentHelp("When: an ISO 8601 date-time with a zone, e.g. 2026-12-01T10:00:00Z.", valueName: "date"))
-    var date: String
+    var date: String?
 
     @Option(
         name: [.long, .customShort("n")], parsing: .unconditional,
         help: ArgumentHelp("How many people (at least 1).", valueName: "n"))
-    var partySize: Int
+    var partySize: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Reserve every request in this file ('-' for standard input), one JSON object per line.",
+            valueName: "file"),
+        completion: .file())
+    var batch: String?
 
     @Flag(help: "Book as pending (to confirm later with 'resv confirm') instead of confirmed.")
     var pending = false
 
     @OptionGroup var options: CommonOptions
 
+    func validate() throws {
+        if batch != nil {
+            let given = [("--landmark", landmark != nil), ("--date", date != nil), ("--party-size", partySize != nil)]
+                .filter(\.1).map(\.0)
+            guard given.isEmpty else {
+                throw ValidationError(
+                    "--batch reads every request from its file; leave out \(given.joined(separator: ", "))")
+            }
+        } else {
+            let missing = [
+                ("--landmark", landmark == nil), ("--date", date == nil), ("--party-size", partySize == nil),
+            ]
+            .filter(\.1).map(\.0)
+            guard missing.isEmpty else {
+                throw ValidationError("missing \(missing.joined(separator: ", ")) (or give --batch FILE)")
+            }
+        }
+    }
+
     func run(in context: CommandContext) async throws {
-        let parsedDate = try DateTime.parseInput(date)
-        let service = try context.service(options.backend)
-        let catalog = try await service.landmarks()
-        context.reportSkipped(landmarks: catalog.rejected, verbose: options.output.verbose)
-        let chosen = try catalog.landmark(matching: landmark)
+        if let batch {
+            try await reserveBatch(from: batch, in: context)
+            return
+        }
+        guard let landmark, let date, let partySize else { return }
         let request = try NewReservation(
-            landmarkID: chosen.id, date: parsedDate, partySize: partySize, status: pending ? .pending : .confirmed,
-            now: context.now())
+            landmark: landmark, date: try DateTime.parseInput(date), partySize: partySize,
+            status: pending ? .pending : .confirmed, now: context.now())
+        let service = try context.service(options.backend)
         let reservation = try await service.reserve(request)
         context.output.write(Renderer(options.output, context: context).reservation(reservation))
+    }
+
+    private func reserveBatch(from path: String, in context: CommandContext) async throws {
+        let input = try BatchInput.read(path)
+        let progress = Progress(context: context, lines: input.count { $0 == UInt8(ascii: "\n") })
+        let parsed = BatchInput.parse(
+            input, defaultStatus: pending ? .pending : .confirmed, now: context.now(), progress: progress)
+        let service = try context.service(options.backend)
+        if parsed.lines.isEmpty && parsed.failures.isEmpty {
+            context.say("No requests in \(path): nothing reserved.")
+            context.output.write(Renderer(options.output, context: context).reservations([]))
+            return
+        }
+        var failures = parsed.failures
+        var created: [Reservation] = []
+        if failures.isEmpty {
+            progress.show("Reserving \(parsed.lines.count) requests…")
+            do {
+                created = try await service.reserve(parsed.lines.map(\.request))
+            } catch ReservationError.batchRejected(let refused, _) {
+                failures = refused.map { (parsed.lines[$0.index].number, $0.error.localizedDescription) }
+            }
+        } else {
+            // Nothing will be written, but the user should hear about every bad
+            // line at once: check the lines that parsed against the current data.
+            failures += try await BatchInput.dryRun(parsed.lines, on: service, now: context.now())
+        }
+        progress.finish()
+        guard failures.isEmpty else {
+            for failure in failures.sorted(by: { $0.line < $1.line }) {
+                context.say("resv: line \(failure.line): \(ExitStatus.oneLine(failure.reason))")
+            }
+            throw CLIError.batchRejected(invalid: failures.count, total: parsed.lines.count + parsed.failures.count)
+        }
+        context.output.write(Renderer(options.output, context: context).reservations(created))
+        if Renderer(options.output, context: context).format == .table {
+            context.say("Reserved \(created.count) visits.")
+        }
     }
 }

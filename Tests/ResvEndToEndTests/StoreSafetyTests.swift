@@ -1,0 +1,199 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Issue 3's guarantees, checked on the built binary: concurrent writers,
+/// `kill -9` at random moments, a full and a read-only file system.
+@Suite("Store safety")
+struct StoreSafetyTests {
+    @Test func eightProcessesTimes25ReservesAreAllKept() throws {
+        let sandbox = try Sandbox()
+        let script = """
+            pids=()
+            for p in $(seq 8); do
+              ( for i in $(seq 25); do
+                  resv reserve -l "Lake Tahoe" -d 2030-01-01T10:00:00Z -n 1 --format ndjson || exit 1
+                done ) &
+              pids+=($!)
+            done
+            failed=0
+            for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+            exit $failed
+            """
+        let run = try sandbox.shell(script)
+        #expect(run.status == 0, "\(run.stderr)")
+        let reported = Set(try run.stdout.split(separator: "\n").map { try Self.id(of: String($0)) })
+        #expect(reported.count == 200)
+        let stored = try Self.storedIDs(sandbox)
+        #expect(stored.count == 200)
+        #expect(Set(stored) == reported)
+    }
+
+    @Test func killedReservesNeverBreakTheStoreNorLoseWhatTheyReported() throws {
+        let sandbox = try Sandbox()
+        try sandbox.seed(Self.store(count: 10_000))
+        // One undisturbed run, to learn how long a reserve takes here.
+        let clock = ContinuousClock()
+        let started = clock.now
+        let first = try sandbox.resv("reserve", "-l", "Lake Tahoe", "-d", "2030-01-01T10:00:00Z", "-n", "1", "--json")
+        let duration = clock.now - started
+        // Kill anywhere from before the start to a little after a normal run would end.
+        let window = Int(duration / .milliseconds(1) * 1.3)
+        #expect(first.status == 0, "\(first.stderr)")
+        var reported: Set<String> = [try Self.id(of: first.stdout)]
+        var killed = 0
+        var delays: [Int] = []
+
+        for _ in 0..<30 {
+            let process = Process()
+            process.executableURL = Binary.resv
+            process.arguments = ["reserve", "-l", "Lake Tahoe", "-d", "2030-01-01T10:00:00Z", "-n", "1", "--json"]
+            process.environment = ["RESV_STORE": sandbox.store.path, "HOME": sandbox.directory.path, "TZ": "UTC"]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let milliseconds = Int.random(in: 0...window)
+            delays.append(milliseconds)
+            usleep(UInt32(milliseconds * 1000))
+            kill(process.processIdentifier, SIGKILL)
+            let printed = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            if process.terminationReason == .uncaughtSignal { killed += 1 }
+            if !printed.isEmpty { reported.insert(try Self.id(of: String(decoding: printed, as: UTF8.self))) }
+
+            let stored = try Self.storedIDs(sandbox)
+            #expect(stored.count >= 10_001, "delays so far (ms): \(delays)")
+            #expect(reported.isSubset(of: Set(stored)), "delays so far (ms): \(delays)")
+        }
+        #expect(killed > 0, "no run was killed before it finished; delays (ms): \(delays)")
+
+        // The next writer clears what killed writers left; no temporary file stays.
+        let last = try sandbox.resv("reserve", "-l", "Lake Tahoe", "-d", "2030-01-01T10:00:00Z", "-n", "1")
+        #expect(last.status == 0)
+        let names = try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path).sorted()
+        #expect(names == ["reservations.json", "reservations.json.lock"])
+    }
+
+    @Test func aFullFileSystemLeavesTheOldStoreIntact() throws {
+        let sandbox = try Sandbox()
+        let seed = Self.store(count: 2_000)
+        try Data(seed.utf8).write(to: sandbox.directory.appendingPathComponent("seed.json"))
+        // In a private mount namespace: a 1 MiB tmpfs with the store, filled up to
+        // about 64 KiB free, so the new file is cut short by ENOSPC part-way.
+        let run = try sandbox.isolated(
+            """
+            mnt="$SANDBOX/mnt"; mkdir -p "$mnt"
+            mount -t tmpfs -o size=1m tmpfs "$mnt" || exit 90
+            cp "$SANDBOX/seed.json" "$mnt/reservations.json"
+            free=$(df --output=avail -k "$mnt" | tail -1)
+            dd if=/dev/zero of="$mnt/filler" bs=1k count=$((free - 64)) status=none
+            export RESV_STORE="$mnt/reservations.json"
+            resv reserve -l "Lake Tahoe" -d 2030-01-01T10:00:00Z -n 1 >"$SANDBOX/out" 2>"$SANDBOX/err"
+            echo $? >"$SANDBOX/status"
+            cp "$mnt/reservations.json" "$SANDBOX/after.json"
+            ls -A "$mnt" >"$SANDBOX/listing"
+            rm "$mnt/filler"
+            resv reserve -l "Lake Tahoe" -d 2030-01-01T10:00:00Z -n 1 >/dev/null 2>&1
+            echo $? >"$SANDBOX/status-after-freeing"
+            cp "$mnt/reservations.json" "$SANDBOX/freed.json"
+            """)
+        try #require(run.status == 0, "the namespace script failed (\(run.status)): \(run.stderr)")
+        let result = try sandbox.files(["status", "out", "err", "listing", "status-after-freeing"])
+        #expect(result["status"] == "73")
+        #expect(result["out"] == "")
+        #expect(result["err"]?.contains("No space left on device") == true, "\(result["err"] ?? "")")
+        #expect(result["err"]?.split(separator: "\n").count == 1)
+        #expect(try Data(contentsOf: sandbox.directory.appendingPathComponent("after.json")) == Data(seed.utf8))
+        #expect(result["listing"] == "filler\nreservations.json\nreservations.json.lock")
+        #expect(result["status-after-freeing"] == "0")
+        let freed =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: sandbox.directory.appendingPathComponent("freed.json"))) as? [String: Any]
+        #expect((freed?["reservations"] as? [Any])?.count == 2_001)
+    }
+
+    @Test func aReadOnlyFileSystemExits73AndKeepsTheStore() throws {
+        let sandbox = try Sandbox()
+        try Data(Fixture.store.utf8).write(to: sandbox.directory.appendingPathComponent("seed.json"))
+        let run = try sandbox.isolated(
+            """
+            mnt="$SANDBOX/mnt"; mkdir -p "$mnt"
+            mount -t tmpfs -o size=1m tmpfs "$mnt" || exit 90
+            cp "$SANDBOX/seed.json" "$mnt/reservations.json"
+            mount -o remount,ro "$mnt" || exit 91
+            export RESV_STORE="$mnt/reservations.json"
+            resv cancel abcd1111 >"$SANDBOX/out" 2>"$SANDBOX/err"
+            echo $? >"$SANDBOX/status"
+            resv list --json >"$SANDBOX/list" 2>/dev/null
+            cp "$mnt/reservations.json" "$SANDBOX/after.json"
+            """)
+        try #require(run.status == 0, "the namespace script failed (\(run.status)): \(run.stderr)")
+        let result = try sandbox.files(["status", "out", "err"])
+        #expect(result["status"] == "73")
+        #expect(result["out"] == "")
+        #expect(result["err"]?.contains("Read-only file system") == true, "\(result["err"] ?? "")")
+        // The fixture's unmappable record gets its warning; the failure is one line.
+        let errors = result["err"]?.split(separator: "\n").filter { !$0.hasPrefix("resv: warning:") }
+        #expect(errors?.count == 1, "\(result["err"] ?? "")")
+        #expect(
+            try Data(contentsOf: sandbox.directory.appendingPathComponent("after.json")) == Data(Fixture.store.utf8))
+        // Reading needs no lock and no write: a read-only store still lists.
+        let list = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: sandbox.directory.appendingPathComponent("list")))
+        #expect((list as? [Any])?.count == 2)
+    }
+
+    // MARK: - Helpers
+
+    /// A store of `count` valid reservations on Lake Tahoe (no capacity limit), one per hour from 2030.
+    static func store(count: Int) -> String {
+        let base = Date(timeIntervalSince1970: 1_893_456_000)  // 2030-01-01T00:00:00Z
+        let formatter = ISO8601DateFormatter()
+        var lines: [String] = []
+        lines.reserveCapacity(count)
+        for index in 0..<count {
+            let id = String(format: "%08x-0000-4000-8000-%012x", index, index)
+            let date = formatter.string(from: base.addingTimeInterval(Double(index) * 3600))
+            lines.append(
+                #"    {"id": "\#(id)", "landmarkId": "938e63b1-f467-476b-b442-edcb1b3bc450", "date": "\#(date)", "partySize": 2, "status": "confirmed"}"#
+            )
+        }
+        return "{\"version\": 1, \"reservations\": [\n" + lines.joined(separator: ",\n") + "\n]}\n"
+    }
+
+    static func id(of json: String) throws -> String {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        return try #require(object["id"] as? String)
+    }
+
+    /// The ids in the store file, which must parse.
+    static func storedIDs(_ sandbox: Sandbox) throws -> [String] {
+        let records = try #require(sandbox.storeJSON()["reservations"] as? [[String: Any]])
+        return records.compactMap { $0["id"] as? String }
+    }
+}
+
+extension Sandbox {
+    /// Runs `script` in bash as root of a private user and mount namespace
+    /// (`unshare -rm`), so it may mount a tmpfs that vanishes when it ends.
+    /// `$SANDBOX` is this sandbox's directory; `resv` is on PATH.
+    func isolated(_ script: String) throws -> Run {
+        let file = directory.appendingPathComponent("isolated.sh")
+        try Data(("set -u\n" + script + "\n").utf8).write(to: file)
+        return try shell("SANDBOX='\(directory.path)' unshare -rm bash '\(file.path)'")
+    }
+
+    /// The named files of this sandbox, without a trailing newline.
+    func files(_ names: [String]) throws -> [String: String] {
+        var contents: [String: String] = [:]
+        for name in names {
+            let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+            contents[name] = text.hasSuffix("\n") ? String(text.dropLast()) : text
+        }
+        return contents
+    }
+}
