@@ -16,23 +16,29 @@ let package = Package(
     targets: [
         .target(name: "ReservationCore"),
         .target(name: "ReservationFile", dependencies: ["ReservationCore"]),
+        // Exit codes and the reference text of --help and the man page; no dependencies,
+        // so the man page tool can use it without being taken for a second command-line tool.
+        .target(name: "ResvReference"),
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
         .target(
             name: "ResvCLI",
             dependencies: [
                 "ReservationCore",
                 "ReservationFile",
+                "ResvReference",
                 "CReadline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "resv", dependencies: ["ResvCLI"]),
+        // Development tool of scripts/generate-docs; not shipped.
+        .executableTarget(name: "resv-docs", dependencies: ["ResvReference"]),
         .testTarget(name: "ReservationCoreTests", dependencies: ["ReservationCore"]),
         .testTarget(name: "ReservationFileTests", dependencies: ["ReservationCore", "ReservationFile"]),
         .testTarget(name: "ResvCLITests", dependencies: ["ResvCLI"]),
         .testTarget(
             name: "ResvEndToEndTests",
-            dependencies: ["ReservationCore", "ResvCLI"]
+            dependencies: ["ReservationCore", "ResvCLI", "ResvReference"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -198,6 +198,7 @@ _resv_list() {
         return
         ;;
     '--landmark'|'-l')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion list -- --landmark "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
         return
         ;;
     '--from')
@@ -227,6 +228,7 @@ _resv_reserve() {
     # Offer option value completions
     case "${prev}" in
     '--landmark'|'-l')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion reserve -- --landmark "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
         return
         ;;
     '--date'|'-d')
@@ -268,6 +270,14 @@ _resv_cancel() {
         return
         ;;
     esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    *)
+        __resv_add_completions -W "$(__resv_custom_complete ---completion cancel -- positional@0 "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
 }
 
 _resv_confirm() {
@@ -288,6 +298,14 @@ _resv_confirm() {
         return
         ;;
     esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __resv_add_completions -W "$(__resv_custom_complete ---completion confirm -- positional@0 "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
 }
 
 _resv_show() {
@@ -305,6 +323,14 @@ _resv_show() {
         ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __resv_add_completions -W "$(__resv_custom_complete ---completion show -- positional@0 "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
         return
         ;;
     esac

@@ -81,7 +81,7 @@ _resv_list() {
     local -ar arg_specs=(
         '*--status[Only reservations with this status; repeat for several.]:status:{__resv_complete "${___status[@]}"}'
         '--all[Include cancelled reservations.]'
-        '(--landmark -l)'{--landmark,-l}'[Only reservations at this landmark (id, id prefix or name).]:landmark:'
+        '(--landmark -l)'{--landmark,-l}'[Only reservations at this landmark (id, id prefix or name).]:landmark:{__resv_custom_complete ---completion list -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--from[Only reservations on or after this ISO 8601 date-time, e.g. 2026-12-01T00\:00\:00Z.]:date:'
         '--to[Only reservations on or before this ISO 8601 date-time.]:date:'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
@@ -100,7 +100,7 @@ _resv_reserve() {
     local -i ret=1
     local -ar ___format=('table' 'json' 'ndjson')
     local -ar arg_specs=(
-        '(--landmark -l)'{--landmark,-l}'[The landmark\: id, id prefix or name.]:landmark:'
+        '(--landmark -l)'{--landmark,-l}'[The landmark\: id, id prefix or name.]:landmark:{__resv_custom_complete ---completion reserve -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '(--date -d)'{--date,-d}'[When\: an ISO 8601 date-time with a zone, e.g. 2026-12-01T10\:00\:00Z.]:date:'
         '(--party-size -n)'{--party-size,-n}'[How many people (at least 1).]:n:'
         '--batch[Reserve every request in this file ('\''-'\'' for standard input), one JSON object per line.]:file:_files'
@@ -121,7 +121,7 @@ _resv_cancel() {
     local -i ret=1
     local -ar ___format=('table' 'json' 'ndjson')
     local -ar arg_specs=(
-        '*:ids:'
+        '*:ids:{__resv_custom_complete ---completion cancel -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format; ndjson prints one object per line (default\: table).]:format:{__resv_complete "${___format[@]}"}'
@@ -138,7 +138,7 @@ _resv_confirm() {
     local -i ret=1
     local -ar ___format=('table' 'json' 'ndjson')
     local -ar arg_specs=(
-        ':id:'
+        ':id:{__resv_custom_complete ---completion confirm -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format; ndjson prints one object per line (default\: table).]:format:{__resv_complete "${___format[@]}"}'
@@ -155,7 +155,7 @@ _resv_show() {
     local -i ret=1
     local -ar ___format=('table' 'json' 'ndjson')
     local -ar arg_specs=(
-        ':id:'
+        ':id:{__resv_custom_complete ---completion show -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format; ndjson prints one object per line (default\: table).]:format:{__resv_complete "${___format[@]}"}'

@@ -9,7 +9,7 @@ extension ReservationService {
     ) -> ReservationService {
         ReservationService(
             landmarks: { try store.read().ledger.catalog },
-            fetch: { try store.read().ledger.snapshot },
+            fetch: { try store.snapshot() },
             reserve: { requests in try store.update { try $0.reserve(requests, now: now()) } },
             cancel: { id in try store.update { try $0.cancel(id) } },
             confirm: { id in try store.update { try $0.confirm(id) } }

@@ -39,6 +39,11 @@ public struct JSONFileStore: Sendable {
         return try StoreDocument(data: data, path: path)
     }
 
+    /// The reservations and catalog as they are now, read without a lock.
+    public func snapshot() throws(StoreError) -> ReservationSnapshot {
+        try read().ledger.snapshot
+    }
+
     /// Runs `body` on the freshly read ledger while holding the store's lock,
     /// and writes the result when the records changed. Nothing is reported as
     /// done before the new file is durable.

@@ -1,6 +1,7 @@
 import Foundation
 import ReservationCore
 import ReservationFile
+import ResvReference
 
 /// The lines of a `reserve --batch` input.
 enum BatchInput {

@@ -64,8 +64,11 @@ public struct CommandContext: Sendable {
     func service(_ options: BackendOptions) throws -> ReservationService { try openService(options, self) }
 
     /// The store file: `--store`, else `RESV_STORE`, else the XDG data directory.
-    func storeURL(_ options: BackendOptions) -> URL {
-        if let path = options.store, !path.isEmpty { return URL(fileURLWithPath: path) }
+    func storeURL(_ options: BackendOptions) -> URL { storeURL(flag: options.store) }
+
+    /// The store file: `flag` (--store), else RESV_STORE, else under XDG_DATA_HOME.
+    func storeURL(flag: String?) -> URL {
+        if let path = flag, !path.isEmpty { return URL(fileURLWithPath: path) }
         if let path = environment["RESV_STORE"], !path.isEmpty { return URL(fileURLWithPath: path) }
         let dataHome: URL
         if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {

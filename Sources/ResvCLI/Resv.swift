@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ReservationCore
+import ResvReference
 
 /// The root of the command tree, shared by the shell and the REPL.
 public struct Resv: ParsableCommand {
@@ -12,11 +13,7 @@ public struct Resv: ParsableCommand {
         discussion: """
             Works on a local JSON file by default ($XDG_DATA_HOME/resv/reservations.json, \
             or --store / RESV_STORE). Data goes to stdout, messages to stderr; --json and \
-            --format ndjson print stable JSON for scripts. \
-            Exit codes: 0 success; 1 refused (unknown or ambiguous id, no capacity); \
-            64 usage or invalid input; 65 bad data (corrupt store); 69 backend unavailable; \
-            73 store cannot be written; 75 temporary failure (lock timeout), retry later; \
-            77 not authorised.
+            --format ndjson print stable JSON for scripts. Exit codes: \(Reference.exitCodeSummary).
             """,
         version: version,
         subcommands: [

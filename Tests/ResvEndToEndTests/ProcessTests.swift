@@ -58,21 +58,4 @@ struct ProcessTests {
         for command in Self.commands { #expect(run.stdout.contains(command)) }
         #expect(run.stdout.contains("64 usage or invalid input"))
     }
-
-    @Test(arguments: ["bash", "zsh", "fish"])
-    func committedCompletionsMatchTheCommandTree(_ shell: String) throws {
-        let run = try Sandbox().resv("--generate-completion-script", shell)
-        #expect(run.status == 0)
-        let committed = try String(
-            contentsOf: Binary.packageRoot.appendingPathComponent("completions/resv.\(shell)"), encoding: .utf8)
-        #expect(run.stdout == committed, "completions/resv.\(shell) is stale: run scripts/generate-docs")
-    }
-
-    @Test func manPageDocumentsEveryCommandAndExitCode() throws {
-        let page = try String(contentsOf: Binary.packageRoot.appendingPathComponent("man/resv.1"), encoding: .utf8)
-        for command in Self.commands { #expect(page.contains(".It Em \(command)")) }
-        for code in ["64 usage", "65 bad data", "69 backend unavailable", "75 temporary failure", "77 not authorised"] {
-            #expect(page.contains(code))
-        }
-    }
 }

@@ -12,7 +12,9 @@ struct CancelCommand: ResvCommand {
             cancels nothing. Cancelling a cancelled reservation succeeds and says so.
             """)
 
-    @Argument(help: "Reservation ids or unique prefixes (at least 4 hex digits).")
+    @Argument(
+        help: "Reservation ids or unique prefixes (at least 4 hex digits).",
+        completion: ShellCompletion.reservationIDs(.pending, .confirmed))
     var ids: [String]
 
     @OptionGroup var options: CommonOptions

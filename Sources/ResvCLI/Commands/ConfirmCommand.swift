@@ -8,7 +8,9 @@ struct ConfirmCommand: ResvCommand {
         abstract: "Confirm a pending reservation.",
         discussion: "A confirmed reservation stays confirmed; a cancelled one cannot be confirmed (exit 1).")
 
-    @Argument(help: "A reservation id or unique prefix (at least 4 hex digits).")
+    @Argument(
+        help: "A reservation id or unique prefix (at least 4 hex digits).",
+        completion: ShellCompletion.reservationIDs(.pending))
     var id: String
 
     @OptionGroup var options: CommonOptions

@@ -15,7 +15,9 @@ struct ListCommand: ResvCommand {
     @Flag(help: "Include cancelled reservations.")
     var all = false
 
-    @Option(name: .shortAndLong, help: "Only reservations at this landmark (id, id prefix or name).")
+    @Option(
+        name: .shortAndLong, help: "Only reservations at this landmark (id, id prefix or name).",
+        completion: ShellCompletion.landmarkNames)
     var landmark: String?
 
     @Option(

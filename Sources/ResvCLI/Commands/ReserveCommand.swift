@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ReservationCore
+import ResvReference
 
 struct ReserveCommand: ResvCommand {
     static let configuration = CommandConfiguration(
@@ -20,7 +21,8 @@ struct ReserveCommand: ResvCommand {
             its number (exit 64).
             """)
 
-    @Option(name: .shortAndLong, help: "The landmark: id, id prefix or name.")
+    @Option(
+        name: .shortAndLong, help: "The landmark: id, id prefix or name.", completion: ShellCompletion.landmarkNames)
     var landmark: String?
 
     @Option(

@@ -7,7 +7,9 @@ struct ShowCommand: ResvCommand {
         commandName: "show",
         abstract: "Show one reservation.")
 
-    @Argument(help: "A reservation id or unique prefix (at least 4 hex digits).")
+    @Argument(
+        help: "A reservation id or unique prefix (at least 4 hex digits).",
+        completion: ShellCompletion.reservationIDs(.pending, .confirmed, .cancelled))
     var id: String
 
     @OptionGroup var options: CommonOptions

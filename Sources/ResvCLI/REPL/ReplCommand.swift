@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ReservationCore
+import ResvReference
 
 #if canImport(Glibc)
     import Glibc

@@ -1,0 +1,18 @@
+/// The exit codes of DESIGN.md. `ResvCLI` maps every error to one of them.
+public enum ExitStatus {
+    public static let success: Int32 = 0
+    /// Refused: unknown or ambiguous id, no capacity, a forbidden transition.
+    public static let refused: Int32 = 1
+    /// Usage or invalid input: bad date, party size, unknown landmark (EX_USAGE).
+    public static let usage: Int32 = 64
+    /// Bad data: a corrupt store, an invalid server response (EX_DATAERR).
+    public static let dataError: Int32 = 65
+    /// The backend is unavailable (EX_UNAVAILABLE).
+    public static let unavailable: Int32 = 69
+    /// The store cannot be written (EX_CANTCREAT).
+    public static let cannotWrite: Int32 = 73
+    /// Temporary failure: lock timeout, rate limit; retry later (EX_TEMPFAIL).
+    public static let temporary: Int32 = 75
+    /// Not authorised (EX_NOPERM).
+    public static let notAuthorised: Int32 = 77
+}

@@ -1,0 +1,126 @@
+import Foundation
+import ResvReference
+import Testing
+
+/// completions/ and man/: generated from the command tree, current, and working
+/// in the programs that read them (bash, groff).
+@Suite("Shipped completions and man page")
+struct ShippedFilesTests {
+    static func committed(_ path: String) throws -> String {
+        try String(contentsOf: Binary.packageRoot.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func committedCompletionsMatchTheCommandTree(_ shell: String) throws {
+        let run = try Sandbox().resv("--generate-completion-script", shell)
+        #expect(run.status == 0)
+        #expect(
+            run.stdout == (try Self.committed("completions/resv.\(shell)")),
+            "completions/resv.\(shell) is stale: run scripts/generate-docs")
+    }
+
+    @Test func manPageHasTheCurrentReferenceSections() throws {
+        let page = try Self.committed("man/resv.1")
+        #expect(page.contains(Reference.manualSections), "man/resv.1 is stale: run scripts/generate-docs")
+        for title in ["ENVIRONMENT", "FILES", "EXIT STATUS", "EXAMPLES"] {
+            #expect(page.split(separator: "\n").contains(Substring(".Sh \(title)")), "no \(title) section")
+        }
+        for command in ProcessTests.commands { #expect(page.contains(".It Em \(command)")) }
+        #expect(!page.contains(".Ex -std"), "the stock exit status replaced")
+    }
+
+    @Test func groffReadsTheManPageWithoutWarnings() throws {
+        let page = Binary.packageRoot.appendingPathComponent("man/resv.1").path
+        let path = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        let run = try runProcess("/usr/bin/env", ["groff", "-man", "-ww", "-z", page], environment: path, stdin: nil)
+        #expect(run.status == 0)
+        #expect(run.stderr.isEmpty, "\(run.stderr)")
+        let rendered = try runProcess(
+            "/usr/bin/env", ["groff", "-man", "-Tutf8", "-P-cbou", page], environment: path, stdin: nil)
+        for heading in ["ENVIRONMENT", "FILES", "EXIT STATUS", "EXAMPLES"] {
+            #expect(rendered.stdout.contains(heading))
+        }
+    }
+
+    @Test func readmeExitCodesAreTheReference() throws {
+        let readme = try Self.committed("README.md")
+        let rows = Reference.exitCodes.map { "| \($0.name) | \(Reference.exitCodeMeaning($0)) |" }
+        #expect(readme.contains((["| code | meaning |", "|---|---|"] + rows).joined(separator: "\n")))
+    }
+
+    // MARK: bash completion, driven as bash's programmable completion does
+
+    /// What bash offers for `line` (the cursor at its end), with resv on PATH.
+    func bashCompletions(_ line: String, in sandbox: Sandbox) throws -> [String] {
+        let script = Binary.packageRoot.appendingPathComponent("completions/resv.bash").path
+        let run = try sandbox.shell(
+            """
+            source '\(script)' || exit 90
+            COMP_LINE=\(shellQuoted(line)); COMP_POINT=${#COMP_LINE}
+            read -ra COMP_WORDS <<< "$COMP_LINE"
+            [[ "$COMP_LINE" == *" " ]] && COMP_WORDS+=("")
+            COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+            COMPREPLY=()
+            _resv resv "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+            printf '%s\\n' "${COMPREPLY[@]}"
+            """)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.isEmpty, "\(run.stderr)")
+        return run.stdout.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+    }
+
+    func shellQuoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+    @Test func sourcingTheBashScriptSucceeds() throws {
+        let script = Binary.packageRoot.appendingPathComponent("completions/resv.bash").path
+        let run = try Sandbox().shell("source '\(script)' && complete -p resv")
+        #expect(run.status == 0)
+        #expect(run.stderr.isEmpty)
+        #expect(run.stdout.contains("-F _resv resv"))
+    }
+
+    @Test func bashCompletesSubcommands() throws {
+        let sandbox = try Sandbox()
+        #expect(try bashCompletions("resv can", in: sandbox) == ["cancel"])
+        #expect(try bashCompletions("resv con", in: sandbox) == ["confirm"])
+        let all = Set(try bashCompletions("resv ", in: sandbox))
+        #expect(all.isSuperset(of: ProcessTests.commands))
+    }
+
+    @Test func bashCompletesReservationIDsFromTheStore() throws {
+        let sandbox = try Sandbox()
+        try sandbox.seed(Fixture.store)
+        // Active ones for cancel, by date; the cancelled 5eed… is not offered.
+        #expect(try bashCompletions("resv cancel ", in: sandbox) == ["abcd2222", "abcd1111"])
+        #expect(try bashCompletions("resv cancel abcd1", in: sandbox) == ["abcd1111"])
+        #expect(try bashCompletions("resv cancel 5e", in: sandbox) == [])
+        #expect(try bashCompletions("resv confirm ", in: sandbox) == ["abcd2222"])
+        #expect(try bashCompletions("resv show 5e", in: sandbox) == ["5eed3333"])
+        // Several ids: the next one is offered too.
+        #expect(try bashCompletions("resv cancel abcd2222 abcd1", in: sandbox) == ["abcd1111"])
+    }
+
+    @Test func bashCompletesIDsFromTheStoreOnTheCommandLine() throws {
+        let sandbox = try Sandbox()
+        // (Quoted as a user would; this test's word splitting, like read -a, knows no quotes, so no spaces.)
+        let other = sandbox.directory.appendingPathComponent("other-store.json")
+        try Data(Fixture.store.utf8).write(to: other)
+        #expect(try bashCompletions("resv cancel ", in: sandbox) == [], "the default store is empty")
+        let quoted = "'\(other.path)'"
+        #expect(try bashCompletions("resv cancel --store \(quoted) abcd2", in: sandbox) == ["abcd2222"])
+    }
+
+    @Test func bashCompletesLandmarkNames() throws {
+        let sandbox = try Sandbox()
+        #expect(try bashCompletions("resv reserve -l Ha", in: sandbox) == ["Half Dome"])
+        #expect(try bashCompletions("resv list --landmark Lake", in: sandbox) == ["Lake Tahoe"])
+        #expect(try bashCompletions("resv reserve --landmark ", in: sandbox).count == 10)
+    }
+
+    @Test func completionOfABrokenStoreOffersNothingAndSaysNothing() throws {
+        let sandbox = try Sandbox()
+        try sandbox.seed("{not json")
+        #expect(try bashCompletions("resv cancel ", in: sandbox) == [])
+        #expect(try sandbox.storeBytes() == Data("{not json".utf8))
+    }
+}
