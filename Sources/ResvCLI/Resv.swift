@@ -33,6 +33,13 @@ protocol ResvCommand: ParsableCommand {
 
 /// Parses and runs one command line; never exits, so the REPL can call it per line.
 public enum ResvMain {
+    /// Process-wide settings of the `resv` executable, before any command runs.
+    public static func configureProcess() {
+        // Past a file-size limit (ulimit -f) a write should fail with EFBIG, which the
+        // store reports and survives, rather than the kernel killing resv mid-write.
+        signal(SIGXFSZ, SIG_IGN)
+    }
+
     /// Runs `arguments` (without the program name) and returns the exit status.
     public static func run(_ arguments: [String], context: CommandContext) async -> Int32 {
         let command: any ParsableCommand

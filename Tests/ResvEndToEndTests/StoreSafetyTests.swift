@@ -116,6 +116,21 @@ struct StoreSafetyTests {
         #expect((freed?["reservations"] as? [Any])?.count == 2_001)
     }
 
+    @Test func aFileSizeLimitMidWriteLeavesTheOldStoreIntact() throws {
+        let sandbox = try Sandbox()
+        let seed = Self.store(count: 2_000)
+        try sandbox.seed(seed)
+        // ulimit -f 64: writes past 64 KiB fail with EFBIG (the store is ~330 KiB).
+        let run = try sandbox.shell(
+            "ulimit -f 64; resv reserve -l 'Lake Tahoe' -d 2030-01-01T10:00:00Z -n 1; echo \"status=$?\"")
+        #expect(run.stdout.hasSuffix("status=73\n"), "\(run.stdout) \(run.stderr)")
+        #expect(run.stderr.contains("File too large"), "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1)
+        #expect(try sandbox.storeBytes() == Data(seed.utf8))
+        let names = try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path).sorted()
+        #expect(names == ["reservations.json", "reservations.json.lock"])
+    }
+
     @Test func aReadOnlyFileSystemExits73AndKeepsTheStore() throws {
         let sandbox = try Sandbox()
         try Data(Fixture.store.utf8).write(to: sandbox.directory.appendingPathComponent("seed.json"))
@@ -179,12 +194,21 @@ struct StoreSafetyTests {
 
 extension Sandbox {
     /// Runs `script` in bash as root of a private user and mount namespace
-    /// (`unshare -rm`), so it may mount a tmpfs that vanishes when it ends.
-    /// `$SANDBOX` is this sandbox's directory; `resv` is on PATH.
+    /// (`unshare -rm`), so it may mount a tmpfs that vanishes when it ends; where
+    /// namespaces are not allowed but the tests run as root, directly, unmounting
+    /// `$SANDBOX/mnt` at the end. `$SANDBOX` is this sandbox's directory; `resv` is on PATH.
     func isolated(_ script: String) throws -> Run {
         let file = directory.appendingPathComponent("isolated.sh")
-        try Data(("set -u\n" + script + "\n").utf8).write(to: file)
-        return try shell("SANDBOX='\(directory.path)' unshare -rm bash '\(file.path)'")
+        let cleanup = "trap 'umount -l \"$SANDBOX/mnt\" 2>/dev/null' EXIT\n"
+        try Data(("set -u\n" + cleanup + script + "\n").utf8).write(to: file)
+        return try shell(
+            """
+            export SANDBOX='\(directory.path)'
+            if unshare -rm true 2>/dev/null; then unshare -rm bash '\(file.path)'
+            elif [ "$(id -u)" = 0 ]; then bash '\(file.path)'
+            else echo "this test needs unshare -rm (user namespaces) or root" >&2; exit 95
+            fi
+            """)
     }
 
     /// The named files of this sandbox, without a trailing newline.
