@@ -24,7 +24,7 @@ enum BatchInput {
     }
 
     /// Every non-blank line as a checked request, or the reason it is not one.
-    static func parse(_ data: Data, defaultStatus: Reservation.Status, now: Date, progress: Progress)
+    static func parse(_ data: Data, defaultStatus: Reservation.Status, now: Date, progress: ProgressLine)
         -> (lines: [Line], failures: [(line: Int, reason: String)])
     {
         var lines: [Line] = []

@@ -82,7 +82,7 @@ struct ReserveCommand: ResvCommand {
 
     private func reserveBatch(from path: String, in context: CommandContext) async throws {
         let input = try BatchInput.read(path)
-        let progress = Progress(context: context, lines: input.count { $0 == UInt8(ascii: "\n") })
+        let progress = ProgressLine(context: context, lines: input.count { $0 == UInt8(ascii: "\n") })
         let parsed = BatchInput.parse(
             input, defaultStatus: pending ? .pending : .confirmed, now: context.now(), progress: progress)
         let service = try context.service(options.backend)

@@ -1,6 +1,6 @@
 /// A one-line progress indicator on stderr, shown only when stderr is a
 /// terminal and the work is large enough to wait for.
-struct Progress {
+struct ProgressLine {
     let enabled: Bool
     let context: CommandContext
 
