@@ -161,4 +161,22 @@ struct ReplTests {
         #expect(run.stderr.isEmpty)
         #expect(run.stdout.contains("Half Dome"))
     }
+
+    @Test func aBatchInTheReplReadsAFileNeverTheReplsOwnInput() throws {
+        let sandbox = try Sandbox()
+        let batch = sandbox.directory.appendingPathComponent("batch.ndjson")
+        try Data(#"{"landmarkId": "Turtle Rock", "date": "2030-01-01T10:00:00Z", "partySize": 2}"#.utf8).write(
+            to: batch)
+        let script = """
+            reserve --batch -
+            reserve -l "Lake Tahoe" -d 2030-01-01T10:00:00Z -n 2 --format ndjson
+            reserve --batch '\(batch.path)' --format ndjson
+            """
+        let run = try sandbox.resv(["repl"], stdin: script)
+        #expect(run.status == 64)
+        #expect(run.stderrLines == ["resv: cannot read -: in the REPL, give --batch a file"])
+        let lines = run.stdout.split(separator: "\n")
+        #expect(lines.count == 2, "the lines after the refused one ran: \(run.stdout)")
+        #expect(lines.last?.contains("Turtle Rock") == true)
+    }
 }
