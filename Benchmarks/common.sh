@@ -1,6 +1,6 @@
 # Shared by the Benchmarks/*.sh scripts: source it from one of them.
 # Gives $work (a temporary directory, removed on exit) and $bin (resv, release build),
-# and make_store N PATH: a store of N random reservations (seeded, so the same N gives
+# make_batch PATH (below) and make_store N PATH: a store of N random reservations (seeded, so the same N gives
 # the same file), in the layout resv writes.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -25,6 +25,20 @@ records = [{"id": str(uuid.UUID(int=random.getrandbits(128), version=4)),
             "partySize": random.randint(1, 8),
             "status": random.choice(["pending", "confirmed", "cancelled"])} for _ in range(n)]
 json.dump({"version": 1, "reservations": records}, open(path, "w"), indent=2)
+PY
+}
+
+# make_batch PATH: 10,000 reserve --batch lines, one an hour from 2031 over four
+# landmarks (by name and id prefix), never over a capacity.
+make_batch() {
+  python3 - "$1" <<'PY'
+import datetime, json, sys
+base = datetime.datetime(2031, 1, 1, tzinfo=datetime.timezone.utc)
+names = ["Half Dome", "Lake Tahoe", "Golden Gate Bridge", "7c69"]
+with open(sys.argv[1], "w") as batch:
+    for i in range(10000):
+        date = (base + datetime.timedelta(hours=i)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        batch.write(json.dumps({"landmarkId": names[i % 4], "date": date, "partySize": 1 + i % 3}) + "\n")
 PY
 }
 

@@ -7,15 +7,7 @@ source "$(dirname "$0")/common.sh"
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000 100000)
 for n in "${sizes[@]}" 10000; do [ -f "$work/store-$n.json" ] || make_store "$n" "$work/store-$n.json"; done
-python3 - "$work/batch.ndjson" <<'PY'
-import datetime, json, sys
-base = datetime.datetime(2031, 1, 1, tzinfo=datetime.timezone.utc)
-names = ["Half Dome", "Lake Tahoe", "Golden Gate Bridge", "7c69"]
-with open(sys.argv[1], "w") as batch:
-    for i in range(10000):
-        date = (base + datetime.timedelta(hours=i)).strftime("%Y-%m-%dT%H:%M:%SZ")
-        batch.write(json.dumps({"landmarkId": names[i % 4], "date": date, "partySize": 1 + i % 3}) + "\n")
-PY
+make_batch "$work/batch.ndjson"
 commands=()
 for n in "${sizes[@]}"; do
   commands+=(--prepare "cp $work/store-$n.json $work/store.json"
