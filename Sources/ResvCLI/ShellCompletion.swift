@@ -9,21 +9,14 @@ import ReservationFile
 enum ShellCompletion {
     static let landmarkNames = CompletionKind.custom { words, _, prefix in
         guard let snapshot = snapshot(for: words) else { return [] }
-        return snapshot.catalog.landmarks.map(\.name)
-            .filter { $0.lowercased().hasPrefix(prefix.lowercased()) }.sorted()
+        return snapshot.landmarkNames.filter { $0.lowercased().hasPrefix(prefix.lowercased()) }
     }
 
-    /// Ids of reservations with one of `statuses`, as short as `list` shows
-    /// them (8 digits) unless two share those 8, then whole.
     static func reservationIDs(_ statuses: Reservation.Status...) -> CompletionKind {
         let wanted = Set(statuses)
         return .custom { words, _, prefix in
             guard let snapshot = snapshot(for: words) else { return [] }
-            let shortCounts = Dictionary(grouping: snapshot.reservations, by: \.id.short).mapValues(\.count)
-            let needle = prefix.lowercased()
-            return snapshot.reservations.sortedByDate.filter { wanted.contains($0.status) }
-                .map { shortCounts[$0.id.short, default: 0] > 1 ? $0.id.description : $0.id.short }
-                .filter { $0.hasPrefix(needle) }
+            return snapshot.completionIDs(wanted).filter { $0.hasPrefix(prefix.lowercased()) }
         }
     }
 
@@ -51,5 +44,18 @@ enum ShellCompletion {
             path = (ProcessInfo.processInfo.environment["HOME"] ?? "") + path.dropFirst()
         }
         return path
+    }
+}
+
+/// What Tab offers from a snapshot, the same in the REPL and in the shell.
+extension ReservationSnapshot {
+    var landmarkNames: [String] { catalog.landmarks.map(\.name).sorted() }
+
+    /// Ids of reservations with one of `statuses`, by date, as short as `list`
+    /// shows them (8 digits) unless two share those 8, then whole.
+    func completionIDs(_ statuses: Set<Reservation.Status> = Set(Reservation.Status.allCases)) -> [String] {
+        let shortCounts = Dictionary(grouping: reservations, by: \.id.short).mapValues(\.count)
+        return reservations.sortedByDate.filter { statuses.contains($0.status) }
+            .map { shortCounts[$0.id.short, default: 0] > 1 ? $0.id.description : $0.id.short }
     }
 }

@@ -114,9 +114,8 @@ struct ReserveCommand: ResvCommand {
             }
             throw CLIError.batchRejected(invalid: failures.count, total: parsed.lines.count + parsed.failures.count)
         }
-        context.output.write(Renderer(options.output, context: context).reservations(created))
-        if Renderer(options.output, context: context).format == .table {
-            context.say("Reserved \(created.count) visits.")
-        }
+        let renderer = Renderer(options.output, context: context)
+        context.output.write(renderer.reservations(created))
+        if renderer.format == .table { context.say("Reserved \(created.count) visits.") }
     }
 }

@@ -96,9 +96,7 @@ struct ReplCommand: ResvCommand {
     /// Landmark names and id prefixes for Tab, from the local backend.
     static func localData(_ service: ReservationService) async -> Completer.LocalData {
         guard let snapshot = try? await service.fetch() else { return Completer.LocalData() }
-        return Completer.LocalData(
-            landmarkNames: snapshot.catalog.landmarks.map(\.name),
-            reservationIDs: snapshot.reservations.sortedByDate.map(\.id.short))
+        return Completer.LocalData(landmarkNames: snapshot.landmarkNames, reservationIDs: snapshot.completionIDs())
     }
 }
 
