@@ -4,94 +4,101 @@ import Foundation
 /// ENVIRONMENT, FILES and EXAMPLES sections are generated from it, and a test
 /// holds the README's exit-code table to it.
 public enum Reference {
-    public struct Entry: Sendable {
-        public var name: String
+    /// An exit code: a short meaning for `--help`, and what causes it.
+    public struct ExitCode: Sendable {
+        public var code: Int32
         public var summary: String
-        public var detail: String
+        public var detail: String = ""
+
+        /// "summary: detail", as the man page's EXIT STATUS and the README's table say it.
+        public var meaning: String { detail.isEmpty ? summary : "\(summary): \(detail)" }
     }
 
-    public static let exitCodes: [Entry] = [
-        Entry(name: "\(ExitStatus.success)", summary: "success", detail: ""),
-        Entry(
-            name: "\(ExitStatus.refused)", summary: "refused",
+    /// A name (variable, path, example title) and its text.
+    public struct Item: Sendable {
+        public var name: String
+        public var text: String
+    }
+
+    public static let exitCodes: [ExitCode] = [
+        ExitCode(code: ExitStatus.success, summary: "success"),
+        ExitCode(
+            code: ExitStatus.refused, summary: "refused",
             detail: "unknown or ambiguous id, no capacity, confirming a cancelled reservation"),
-        Entry(
-            name: "\(ExitStatus.usage)", summary: "usage or invalid input",
+        ExitCode(
+            code: ExitStatus.usage, summary: "usage or invalid input",
             detail: "bad date, party size, unknown landmark, unknown option, an invalid batch line"),
-        Entry(
-            name: "\(ExitStatus.dataError)", summary: "bad data",
+        ExitCode(
+            code: ExitStatus.dataError, summary: "bad data",
             detail: "the store is not valid JSON or is from a newer resv (left unchanged)"),
-        Entry(
-            name: "\(ExitStatus.unavailable)", summary: "backend unavailable", detail: "the store cannot be read"),
-        Entry(
-            name: "\(ExitStatus.cannotWrite)", summary: "store cannot be written",
+        ExitCode(
+            code: ExitStatus.unavailable, summary: "backend unavailable", detail: "the store cannot be read"),
+        ExitCode(
+            code: ExitStatus.cannotWrite, summary: "store cannot be written",
             detail: "a full disk, a read-only directory (the store is left unchanged)"),
-        Entry(
-            name: "\(ExitStatus.temporary)", summary: "temporary failure",
+        ExitCode(
+            code: ExitStatus.temporary, summary: "temporary failure",
             detail: "another resv held the store's lock too long; retry"),
-        Entry(name: "\(ExitStatus.notAuthorised)", summary: "not authorised", detail: ""),
+        ExitCode(code: ExitStatus.notAuthorised, summary: "not authorised"),
     ]
 
-    public static let environment: [Entry] = [
-        Entry(name: "RESV_STORE", summary: "The JSON store file, when --store is not given.", detail: ""),
-        Entry(
+    public static let environment: [Item] = [
+        Item(name: "RESV_STORE", text: "The JSON store file, when --store is not given."),
+        Item(
             name: "RESV_LOCK_TIMEOUT",
-            summary: "Seconds a change waits for another resv's lock on the store before exiting 75 (default 5).",
-            detail: ""),
-        Entry(name: "NO_COLOR", summary: "When set and not empty: no colour, even on a terminal.", detail: ""),
-        Entry(name: "TERM", summary: "When dumb: no colour.", detail: ""),
-        Entry(name: "TZ", summary: "The time zone of dates in tables; JSON dates are always UTC.", detail: ""),
-        Entry(
-            name: "XDG_DATA_HOME", summary: "Holds the default store (default ~/.local/share).", detail: ""),
-        Entry(
-            name: "XDG_STATE_HOME", summary: "Holds the REPL's history (default ~/.local/state).", detail: ""),
-        Entry(name: "HOME", summary: "Where the XDG defaults above start.", detail: ""),
+            text: "Seconds a change waits for another resv's lock on the store before exiting 75 (default 5)."),
+        Item(name: "NO_COLOR", text: "When set and not empty: no colour, even on a terminal."),
+        Item(name: "TERM", text: "When dumb: no colour."),
+        Item(name: "TZ", text: "The time zone of dates in tables; JSON dates are always UTC."),
+        Item(
+            name: "XDG_DATA_HOME", text: "Holds the default store (default ~/.local/share)."),
+        Item(
+            name: "XDG_STATE_HOME", text: "Holds the REPL's history (default ~/.local/state)."),
+        Item(name: "HOME", text: "Where the XDG defaults above start."),
     ]
 
-    public static let files: [Entry] = [
-        Entry(
+    public static let files: [Item] = [
+        Item(
             name: "$XDG_DATA_HOME/resv/reservations.json",
-            summary: "The default store: {\"version\": 1, \"reservations\": [...]}, optionally with "
-                + "\"landmarks\": [...] to replace the built-in catalog. Created 0600.",
-            detail: ""),
-        Entry(
+            text: "The default store: {\"version\": 1, \"reservations\": [...]}, optionally with "
+                + "\"landmarks\": [...] to replace the built-in catalog. Created 0600."),
+        Item(
             name: "$XDG_DATA_HOME/resv/reservations.json.lock",
-            summary: "The lock beside the store (any store: its path and .lock): every change holds an exclusive "
-                + "flock on it. Never renamed; safe to leave.",
-            detail: ""),
-        Entry(
+            text: "The lock beside the store (any store: its path and .lock): every change holds an exclusive "
+                + "flock on it. Never renamed; safe to leave."),
+        Item(
             name: "$XDG_STATE_HOME/resv/history",
-            summary: "The REPL's history, 1,000 lines, readable by its owner only.", detail: ""),
+            text: "The REPL's history, 1,000 lines, readable by its owner only."),
     ]
 
-    /// Each example: what it does, then the commands.
-    public static let examples: [Entry] = [
-        Entry(
-            name: "Book a visit from a script, keep its id, confirm it later:", summary: "",
-            detail: """
+    /// Each example: what it does (name), then the commands (text).
+    public static let examples: [Item] = [
+        Item(
+            name: "Book a visit from a script, keep its id, confirm it later:",
+            text: """
                 id=$(resv reserve -l "Half Dome" -d 2026-12-01T10:00:00-08:00 -n 4 --pending --json | jq -r .id)
                 resv confirm "$id"
                 """),
-        Entry(
-            name: "Ids of the active reservations at one landmark, through jq:", summary: "",
-            detail: """
+        Item(
+            name: "Ids of the active reservations at one landmark, through jq:",
+            text: """
                 resv list --json | jq -r '.[] | select(.landmark.name == "Lake Tahoe") | .id'
                 """),
-        Entry(
-            name: "Cancel every reservation at a landmark:", summary: "",
-            detail: """
+        Item(
+            name: "Cancel every reservation at a landmark:",
+            text: """
                 resv list --landmark "Lake Tahoe" --format ndjson | jq -r .id | xargs resv cancel
                 """),
-        Entry(
-            name: "Book many visits at once, all or none, from one JSON object per line:", summary: "",
-            detail: """
+        Item(
+            name: "Book many visits at once, all or none, from one JSON object per line:",
+            text: """
                 printf '%s\\n' '{"landmarkId": "Half Dome", "date": "2026-12-01T10:00:00Z", "partySize": 2}' \\
                   '{"landmarkId": "Turtle Rock", "date": "2026-12-02T10:00:00Z", "partySize": 3}' |
                   resv reserve --batch - --json
                 """),
-        Entry(
-            name: "The interactive prompt, then the same commands from a file:", summary: "",
-            detail: """
+        Item(
+            name: "The interactive prompt, then the same commands from a file:",
+            text: """
                 resv repl
                 resv repl --stop-on-error < commands.txt
                 """),
@@ -99,32 +106,25 @@ public enum Reference {
 
     /// "0 success; 1 refused; …" for `--help`.
     public static var exitCodeSummary: String {
-        exitCodes.map { "\($0.name) \($0.summary)" }.joined(separator: "; ")
-    }
-
-    /// "code | meaning" as the man page's EXIT STATUS and the README's table say it.
-    public static func exitCodeMeaning(_ entry: Entry) -> String {
-        entry.detail.isEmpty ? entry.summary : "\(entry.summary): \(entry.detail)"
+        exitCodes.map { "\($0.code) \($0.summary)" }.joined(separator: "; ")
     }
 
     /// The man page sections the generator does not write, in mdoc.
     public static var manualSections: String {
         var lines: [String] = []
-        func list(_ title: String, _ entries: [Entry], item: (Entry) -> String, text: (Entry) -> String) {
+        func list(_ title: String, _ items: [(tag: String, text: String)]) {
             lines += [".Sh \(title)", ".Bl -tag -width Ds"]
-            for entry in entries { lines += [".It \(item(entry))", escaped(text(entry))] }
+            for item in items { lines += [".It \(item.tag)", escaped(item.text)] }
             lines.append(".El")
         }
-        list("ENVIRONMENT", environment, item: { "Ev \($0.name)" }, text: \.summary)
-        list("FILES", files, item: { "Pa \($0.name)" }, text: \.summary)
-        list(
-            "EXIT STATUS", exitCodes, item: { $0.name },
-            text: exitCodeMeaning)
+        list("ENVIRONMENT", environment.map { ("Ev \($0.name)", $0.text) })
+        list("FILES", files.map { ("Pa \($0.name)", $0.text) })
+        list("EXIT STATUS", exitCodes.map { ("\($0.code)", $0.meaning) })
         lines.append(".Sh EXAMPLES")
         for (index, example) in examples.enumerated() {
             if index > 0 { lines.append(".Pp") }
             lines += [escaped(example.name), ".Bd -literal -offset indent"]
-            lines += example.detail.split(separator: "\n").map { escaped(String($0)) }
+            lines += example.text.split(separator: "\n").map { escaped(String($0)) }
             lines.append(".Ed")
         }
         return lines.joined(separator: "\n") + "\n"

@@ -44,7 +44,7 @@ struct ShippedFilesTests {
 
     @Test func readmeExitCodesAreTheReference() throws {
         let readme = try Self.committed("README.md")
-        let rows = Reference.exitCodes.map { "| \($0.name) | \(Reference.exitCodeMeaning($0)) |" }
+        let rows = Reference.exitCodes.map { "| \($0.code) | \($0.meaning) |" }
         #expect(readme.contains((["| code | meaning |", "|---|---|"] + rows).joined(separator: "\n")))
     }
 
