@@ -45,7 +45,7 @@ extension Landmark {
         // The ids are literals checked by a test; a typo must fail loudly in
         // that test, never turn into a fresh random id.
         Landmark(
-            id: ID(UUID(uuidString: id) ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))),
+            id: ID(id) ?? ID(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))),
             name: name, location: location, description: description, category: category,
             isFeatured: featured, capacity: capacity, timeZone: timeZone.flatMap(TimeZone.init(identifier:)))
     }

@@ -75,22 +75,16 @@ extension JSONValue: Codable {
 }
 
 extension JSONValue {
-    /// Parses JSON text; the error names the position of the first fault.
+    /// Parses JSON text (RFC 8259); the error names the line and column of the first fault.
     public static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: data)
-        } catch {
-            throw JSONSyntaxError(data: data)
-        }
+        try JSONReader.parse(data)
     }
 
     /// JSON text with sorted keys, so rewrites of the same data are identical.
     public func encoded(pretty: Bool = false) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting =
-            pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding a JSONValue cannot fail except on non-finite doubles, which parsing never produces.
-        return (try? encoder.encode(self)) ?? Data("null".utf8)
+        var writer = JSONWriter(pretty: pretty)
+        writer.write(self)
+        return Data(writer.bytes)
     }
 }
 
@@ -100,24 +94,8 @@ public struct JSONSyntaxError: Error, Sendable, Equatable {
 
     public init(detail: String) { self.detail = detail }
 
-    /// Locates the fault in `data`. JSONDecoder only says "not valid JSON", so
-    /// JSONSerialization is asked for the offset, reported as line and column.
-    init(data: Data) {
-        var what = "not valid JSON"
-        var offset = data.count
-        do {
-            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        } catch {
-            let description = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? ""
-            if let range = description.range(of: "character ") {
-                let digits = description[range.upperBound...].prefix { $0.isNumber }
-                offset = Int(digits).map { min($0, data.count) } ?? offset
-                what = String(description[..<range.lowerBound]).trimmingCharacters(in: .whitespaces)
-                if what.hasSuffix(" around") { what = String(what.dropLast(7)) }
-            } else if !description.isEmpty {
-                what = description.trimmingCharacters(in: CharacterSet(charactersIn: ". "))
-            }
-        }
+    /// A fault at byte `offset` of `data`, reported as line and column (in characters, from 1).
+    init(data: Data, offset: Int, message: String) {
         var line = 1
         var column = 1
         for byte in data.prefix(offset) {
@@ -128,6 +106,6 @@ public struct JSONSyntaxError: Error, Sendable, Equatable {
                 column += 1
             }
         }
-        detail = "line \(line), column \(column): \(what.prefix(1).lowercased() + what.dropFirst())"
+        detail = "line \(line), column \(column): \(message)"
     }
 }

@@ -4,12 +4,7 @@ import Foundation
 /// `LandmarkApiModel`, so every value has a name, a location and a category.
 public struct Landmark: Sendable, Hashable, Identifiable {
     /// A landmark's identity; distinct from a reservation's so the two cannot be swapped.
-    public struct ID: Sendable, Hashable, Comparable, CustomStringConvertible {
-        public let uuid: UUID
-        public init(_ uuid: UUID) { self.uuid = uuid }
-        public var description: String { uuid.uuidString.lowercased() }
-        public static func < (lhs: Self, rhs: Self) -> Bool { lhs.description < rhs.description }
-    }
+    public typealias ID = EntityID<Landmark>
 
     public enum Category: String, Sendable, Hashable, CaseIterable {
         case mountains, lakes, bridges

@@ -220,6 +220,21 @@ extension LandmarkApiModel {
             imageName: try string("imageName"), capacity: capacity, timeZone: try string("timeZone")
         )
     }
+
+    /// The landmark as JSON; absent fields are left out, as `Encodable` leaves out nil.
+    public var json: JSONValue {
+        var fields: [String: JSONValue] = [:]
+        if let id { fields["id"] = .string(id) }
+        if let name { fields["name"] = .string(name) }
+        if let location { fields["location"] = .string(location) }
+        if let description { fields["description"] = .string(description) }
+        if let category { fields["category"] = .string(category) }
+        if let isFeatured { fields["isFeatured"] = .bool(isFeatured) }
+        if let imageName { fields["imageName"] = .string(imageName) }
+        if let capacity { fields["capacity"] = .integer(Int64(capacity)) }
+        if let timeZone { fields["timeZone"] = .string(timeZone) }
+        return .object(fields)
+    }
 }
 
 // MARK: - The mapping
@@ -228,7 +243,7 @@ extension Landmark {
     /// Maps an API landmark; nil-or-blank name or location and unknown categories are refused.
     public init(_ api: LandmarkApiModel) throws(LandmarkRejection) {
         guard let rawID = api.id else { throw .missingID }
-        guard let uuid = UUID(uuidString: rawID) else { throw .invalidID(rawID) }
+        guard let id = ID(rawID) else { throw .invalidID(rawID) }
         guard let name = api.name?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty else {
             throw .missingName
         }
@@ -243,7 +258,7 @@ extension Landmark {
             timeZone = zone
         }
         self.init(
-            id: ID(uuid), name: name, location: location, description: api.description ?? "",
+            id: id, name: name, location: location, description: api.description ?? "",
             category: category, isFeatured: api.isFeatured ?? false, imageName: api.imageName,
             capacity: api.capacity, timeZone: timeZone
         )
@@ -253,10 +268,9 @@ extension Landmark {
 extension Reservation {
     /// Maps an API reservation against a catalog; the error says which rule failed.
     public init(_ api: ReservationApiModel, catalog: LandmarkCatalog) throws(RejectionReason) {
-        guard let uuid = UUID(uuidString: api.id) else { throw .invalidReservationID(api.id) }
+        guard let id = ID(api.id) else { throw .invalidReservationID(api.id) }
         guard let rawLandmarkID = api.landmarkId else { throw .missingLandmarkID }
-        guard let landmarkUUID = UUID(uuidString: rawLandmarkID) else { throw .invalidLandmarkID(rawLandmarkID) }
-        let landmarkID = Landmark.ID(landmarkUUID)
+        guard let landmarkID = Landmark.ID(rawLandmarkID) else { throw .invalidLandmarkID(rawLandmarkID) }
         guard let landmark = catalog[landmarkID] else {
             if let why = catalog.rejectedIDs[landmarkID] { throw .invalidLandmark(landmarkID.description, why) }
             throw .unknownLandmark(landmarkID.description)
@@ -267,7 +281,7 @@ extension Reservation {
         guard partySize > 0 else { throw .invalidPartySize(partySize) }
         guard let rawStatus = api.status else { throw .missingStatus }
         guard let status = Status(rawValue: rawStatus) else { throw .unknownStatus(rawStatus) }
-        self.init(id: ID(uuid), landmark: landmark, date: date, partySize: partySize, status: status)
+        self.init(id: id, landmark: landmark, date: date, partySize: partySize, status: status)
     }
 }
 
@@ -303,8 +317,8 @@ public struct LandmarkCatalog: Sendable {
                 landmarks.append(landmark)
             } catch {
                 rejected.append(RejectedLandmark(index: index, id: rawID, reason: error))
-                if let rawID, let uuid = UUID(uuidString: rawID), byID[Landmark.ID(uuid)] == nil {
-                    rejectedIDs[Landmark.ID(uuid)] = error
+                if let rawID, let id = Landmark.ID(rawID), byID[id] == nil {
+                    rejectedIDs[id] = error
                 }
             }
         }

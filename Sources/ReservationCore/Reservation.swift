@@ -4,14 +4,7 @@ import Foundation
 /// the mapping of a `ReservationApiModel` or from a backend creating one.
 public struct Reservation: Sendable, Hashable, Identifiable {
     /// A reservation's identity; distinct from a landmark's so the two cannot be swapped.
-    public struct ID: Sendable, Hashable, Comparable, CustomStringConvertible {
-        public let uuid: UUID
-        public init(_ uuid: UUID) { self.uuid = uuid }
-        public var description: String { uuid.uuidString.lowercased() }
-        /// The first eight hex digits, enough to name a reservation in most stores.
-        public var short: String { String(description.prefix(8)) }
-        public static func < (lhs: Self, rhs: Self) -> Bool { lhs.description < rhs.description }
-    }
+    public typealias ID = EntityID<Reservation>
 
     public enum Status: String, Sendable, Hashable, CaseIterable, Codable {
         case pending, confirmed, cancelled
@@ -38,6 +31,11 @@ public struct Reservation: Sendable, Hashable, Identifiable {
     public func with(status: Status) -> Reservation {
         Reservation(id: id, landmark: landmark, date: date, partySize: partySize, status: status)
     }
+}
+
+extension EntityID where Entity == Reservation {
+    /// The first eight hex digits, enough to name a reservation in most stores.
+    public var short: String { String(description.prefix(8)) }
 }
 
 extension Collection where Element == Reservation {

@@ -1,21 +1,25 @@
 import Foundation
 import ReservationCore
 
-/// The stable JSON shape of a reservation (DESIGN.md): add fields, never rename.
-struct ReservationJSON: Encodable {
-    var id: String
-    var landmark: LandmarkApiModel
-    var date: String
-    var partySize: Int
-    var status: String
+/// A value with a stable JSON shape (DESIGN.md): add fields, never rename.
+protocol JSONOutput {
+    var json: JSONValue { get }
+}
 
-    init(_ reservation: Reservation) {
-        id = reservation.id.description
-        landmark = LandmarkApiModel(reservation.landmark)
-        date = DateTime.format(reservation.date)
-        partySize = reservation.partySize
-        status = reservation.status.rawValue
+extension LandmarkApiModel: JSONOutput {}
+
+extension Reservation {
+    /// The stable JSON shape of a reservation, its landmark written out in full.
+    func json(landmark: JSONValue) -> JSONValue {
+        .object([
+            "id": .string(id.description), "landmark": landmark, "date": .string(DateTime.format(date)),
+            "partySize": .integer(Int64(partySize)), "status": .string(status.rawValue),
+        ])
     }
+}
+
+extension Reservation: JSONOutput {
+    var json: JSONValue { json(landmark: LandmarkApiModel(landmark).json) }
 }
 
 /// Turns domain values into text for one output format.
@@ -36,37 +40,59 @@ struct Renderer {
 
     // MARK: JSON
 
-    static func json(_ value: some Encodable, pretty: Bool) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting =
-            pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { return "null" }
-        return String(decoding: data, as: UTF8.self)
+    static func json(_ value: JSONValue, pretty: Bool) -> String {
+        var writer = JSONWriter(pretty: pretty)
+        writer.write(value)
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
-    /// A list: one array in JSON, one object per line in NDJSON, else a table.
-    func list<Value: Encodable>(_ values: [Value], table: () -> String) -> String {
-        switch format {
-        // Foundation pretty-prints an empty array over three lines.
-        case .json: values.isEmpty ? "[]\n" : Self.json(values, pretty: true) + "\n"
-        case .ndjson: values.map { Self.json($0, pretty: false) + "\n" }.joined()
-        case .table: table()
+    /// A list: one array in JSON, one object per line in NDJSON, else `table`.
+    /// JSON goes to `output` in pieces as it is written, so a long list is
+    /// never held twice in memory.
+    func write<Value>(
+        list values: [Value], json: (Value) -> JSONValue, to output: TextSink, table: () -> String
+    ) {
+        let pretty = format == .json
+        guard format != .table else { return output.write(table()) }
+        guard !values.isEmpty || !pretty else { return output.write(pretty ? "[]\n" : "") }
+        var writer = JSONWriter(pretty: pretty, capacity: 1 << 17)
+        func flush() { output.write(String(decoding: writer.take(), as: UTF8.self)) }
+        if pretty { writer.append("[") }
+        for (index, value) in values.enumerated() {
+            if pretty {
+                if index > 0 { writer.append(",") }
+                writer.newline(depth: 1)
+            }
+            writer.write(json(value), depth: pretty ? 1 : 0)
+            if !pretty { writer.append("\n") }
+            if writer.bytes.count >= 1 << 16 { flush() }
         }
+        if pretty { writer.append("\n]\n") }
+        flush()
     }
 
     /// A single result: one object in JSON and NDJSON, else `human`.
-    func single<Value: Encodable>(_ value: Value, human: () -> String) -> String {
+    func single(_ value: some JSONOutput, human: () -> String) -> String {
         switch format {
-        case .json: Self.json(value, pretty: true) + "\n"
-        case .ndjson: Self.json(value, pretty: false) + "\n"
+        case .json: Self.json(value.json, pretty: true) + "\n"
+        case .ndjson: Self.json(value.json, pretty: false) + "\n"
         case .table: human()
         }
     }
 
     // MARK: Human text
 
-    func reservations(_ reservations: [Reservation]) -> String {
-        list(reservations.map(ReservationJSON.init)) {
+    /// Reservations as a list; each landmark's JSON is made once, not once per reservation.
+    func write(reservations: [Reservation], to output: TextSink) {
+        var landmarks: [Landmark.ID: JSONValue] = [:]
+        func json(_ reservation: Reservation) -> JSONValue {
+            let id = reservation.landmark.id
+            if let landmark = landmarks[id] { return reservation.json(landmark: landmark) }
+            let landmark = LandmarkApiModel(reservation.landmark).json
+            landmarks[id] = landmark
+            return reservation.json(landmark: landmark)
+        }
+        write(list: reservations, json: json, to: output) {
             table(
                 header: ["ID", "DATE", "LANDMARK", "PARTY", "STATUS"],
                 rows: reservations.map { reservation in
@@ -80,7 +106,7 @@ struct Renderer {
     }
 
     func reservation(_ reservation: Reservation) -> String {
-        single(ReservationJSON(reservation)) { details(reservation) }
+        single(reservation) { details(reservation) }
     }
 
     func details(_ reservation: Reservation) -> String {
@@ -99,8 +125,10 @@ struct Renderer {
         "\(reservation.id.short)  \(reservation.landmark.name)  \(localDate(reservation.date))  party of \(reservation.partySize)"
     }
 
-    func landmarks(_ landmarks: [Landmark]) -> String {
-        list(landmarks.map(LandmarkApiModel.init)) {
+    private static func landmarkJSON(_ landmark: Landmark) -> JSONValue { LandmarkApiModel(landmark).json }
+
+    func write(landmarks: [Landmark], to output: TextSink) {
+        write(list: landmarks, json: Self.landmarkJSON, to: output) {
             table(
                 header: ["ID", "NAME", "CATEGORY", "LOCATION", "CAPACITY"],
                 rows: landmarks.map { landmark in

@@ -132,8 +132,15 @@ struct MappingTests {
 
     // MARK: id
 
-    @Test func reservationIDThatIsNotAUUIDIsRejected() {
-        #expect(Fixture.rejection(of: Fixture.record(id: "r-42")) == .invalidReservationID("r-42"))
+    @Test(arguments: ["r-42", " 5a1b2c3d-0000-4000-8000-00000000001", "{5a1b2c3d-0000-4000-8000-000000000001}", ""])
+    func reservationIDThatIsNotAUUIDIsRejected(_ id: String) {
+        #expect(Fixture.rejection(of: Fixture.record(id: id)) == .invalidReservationID(id))
+    }
+
+    @Test func uppercaseReservationIDMapsAndIsShownLowercase() throws {
+        let record = Fixture.record(id: "5A1B2C3D-0000-4000-8000-00000000000F")
+        let reservation = try Reservation(ReservationApiModel(json: record), catalog: .builtIn)
+        #expect(reservation.id.description == "5a1b2c3d-0000-4000-8000-00000000000f")
     }
 
     @Test func duplicateIDRejectsTheSecondRecord() throws {

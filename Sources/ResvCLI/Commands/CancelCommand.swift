@@ -32,16 +32,16 @@ struct CancelCommand: ResvCommand {
             changes.append(try await service.cancel(target.id))
         }
         let renderer = Renderer(options.output, context: context)
-        let text: String
         if renderer.format == .table {
-            text = changes.map { change in
-                (change.changed ? "Cancelled " : "Already cancelled: ") + renderer.summary(change.reservation) + "\n"
-            }.joined()
+            context.output.write(
+                changes.map { change in
+                    (change.changed ? "Cancelled " : "Already cancelled: ") + renderer.summary(change.reservation)
+                        + "\n"
+                }.joined())
         } else if ids.count == 1 {
-            text = renderer.reservation(changes[0].reservation)
+            context.output.write(renderer.reservation(changes[0].reservation))
         } else {
-            text = renderer.list(changes.map { ReservationJSON($0.reservation) }) { "" }
+            renderer.write(reservations: changes.map(\.reservation), to: context.output)
         }
-        context.output.write(text)
     }
 }

@@ -22,7 +22,7 @@ struct ConfirmCommand: ResvCommand {
         let change = try await service.confirm(target.id)
         let renderer = Renderer(options.output, context: context)
         context.output.write(
-            renderer.single(ReservationJSON(change.reservation)) {
+            renderer.single(change.reservation) {
                 (change.changed ? "Confirmed " : "Already confirmed: ") + renderer.summary(change.reservation) + "\n"
             })
     }

@@ -10,7 +10,7 @@ struct FetchCommand: ResvCommand {
     @OptionGroup var options: CommonOptions
 
     /// The stable `--json` shape of a fetch report.
-    struct Report: Encodable {
+    struct Report: JSONOutput {
         var valid: Int
         var active: Int
         var pending: Int
@@ -20,6 +20,16 @@ struct FetchCommand: ResvCommand {
         var skippedByReason: [String: Int]
         var landmarks: Int
         var skippedLandmarks: Int
+
+        var json: JSONValue {
+            .object([
+                "valid": .integer(Int64(valid)), "active": .integer(Int64(active)),
+                "pending": .integer(Int64(pending)), "confirmed": .integer(Int64(confirmed)),
+                "cancelled": .integer(Int64(cancelled)), "skipped": .integer(Int64(skipped)),
+                "skippedByReason": .object(skippedByReason.mapValues { .integer(Int64($0)) }),
+                "landmarks": .integer(Int64(landmarks)), "skippedLandmarks": .integer(Int64(skippedLandmarks)),
+            ])
+        }
     }
 
     func run(in context: CommandContext) async throws {

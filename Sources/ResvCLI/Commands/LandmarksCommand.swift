@@ -14,6 +14,6 @@ struct LandmarksCommand: ResvCommand {
         let catalog = try await service.landmarks()
         context.reportSkipped(landmarks: catalog.rejected, verbose: options.output.verbose)
         let sorted = catalog.landmarks.sorted { $0.name.localizedCaseInsensitiveCompare($1.name) == .orderedAscending }
-        context.output.write(Renderer(options.output, context: context).landmarks(sorted))
+        Renderer(options.output, context: context).write(landmarks: sorted, to: context.output)
     }
 }

@@ -50,7 +50,7 @@ struct ListCommand: ResvCommand {
         }.sortedByDate
 
         let renderer = Renderer(options.output, context: context)
-        context.output.write(renderer.reservations(reservations))
+        renderer.write(reservations: reservations, to: context.output)
         if reservations.isEmpty, renderer.format == .table {
             let total = snapshot.reservations.count
             context.say(

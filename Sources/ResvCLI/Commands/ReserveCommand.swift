@@ -90,7 +90,7 @@ struct ReserveCommand: ResvCommand {
         let service = try context.service(options.backend)
         if parsed.lines.isEmpty && parsed.failures.isEmpty {
             context.say("No requests in \(path): nothing reserved.")
-            context.output.write(Renderer(options.output, context: context).reservations([]))
+            Renderer(options.output, context: context).write(reservations: [], to: context.output)
             return
         }
         var failures = parsed.failures
@@ -115,7 +115,7 @@ struct ReserveCommand: ResvCommand {
             throw CLIError.batchRejected(invalid: failures.count, total: parsed.lines.count + parsed.failures.count)
         }
         let renderer = Renderer(options.output, context: context)
-        context.output.write(renderer.reservations(created))
+        renderer.write(reservations: created, to: context.output)
         if renderer.format == .table { context.say("Reserved \(created.count) visits.") }
     }
 }

@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import ReservationCore
+import Synchronization
+import Testing
+
+@testable import ResvCLI
+
+/// `--json` output is a contract: the direct JSON writer must print, byte for
+/// byte, what JSONEncoder printed for the same shapes before it.
+@Suite("JSON output")
+struct RenderingTests {
+    /// The reservation shape as it was encoded with JSONEncoder.
+    struct EncodedReservation: Encodable {
+        var id: String
+        var landmark: LandmarkApiModel
+        var date: String
+        var partySize: Int
+        var status: String
+    }
+
+    static let reservations: [Reservation] = Landmark.builtIn.enumerated().flatMap { index, landmark in
+        Reservation.Status.allCases.enumerated().map { offset, status in
+            let bytes = (0..<16).map { UInt8(($0 * 7 + index * 3 + offset) % 256) }
+            let uuid = UUID(uuid: bytes.withUnsafeBytes { $0.load(as: uuid_t.self) })
+            return Reservation(
+                id: Reservation.ID(uuid), landmark: landmark,
+                date: Date(timeIntervalSince1970: 1_796_000_000 + Double(index * 3600) + Double(offset) * 0.25),
+                partySize: index + offset + 1, status: status)
+        }
+    }
+
+    static func encoded(_ value: some Encodable, pretty: Bool) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting =
+            pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    static func reference(_ reservation: Reservation) -> EncodedReservation {
+        EncodedReservation(
+            id: reservation.id.description, landmark: LandmarkApiModel(reservation.landmark),
+            date: DateTime.format(reservation.date), partySize: reservation.partySize,
+            status: reservation.status.rawValue)
+    }
+
+    static func render(_ format: String, _ body: (Renderer, TextSink) -> Void) throws -> String {
+        let buffer = Mutex("")
+        let sink = TextSink { text in buffer.withLock { $0 += text } }
+        let context = CommandContext(
+            output: sink, messages: TextSink { _ in }, environment: [:], now: Date.init, timeZone: .gmt,
+            outputIsTerminal: false)
+        body(Renderer(try OutputOptions.parse(["--format", format]), context: context), sink)
+        return buffer.withLock { $0 }
+    }
+
+    @Test func aListIsWhatJSONEncoderWrote() throws {
+        let text = try Self.render("json") { renderer, sink in
+            renderer.write(reservations: Self.reservations, to: sink)
+        }
+        #expect(text == (try Self.encoded(Self.reservations.map(Self.reference), pretty: true)) + "\n")
+    }
+
+    @Test func ndjsonIsWhatJSONEncoderWroteLineByLine() throws {
+        let text = try Self.render("ndjson") { renderer, sink in
+            renderer.write(reservations: Self.reservations, to: sink)
+        }
+        let lines = try Self.reservations.map { try Self.encoded(Self.reference($0), pretty: false) + "\n" }
+        #expect(text == lines.joined())
+    }
+
+    @Test(arguments: ["json", "ndjson"])
+    func oneReservationIsWhatJSONEncoderWrote(_ format: String) throws {
+        for reservation in Self.reservations {
+            let text = try Self.render(format) { renderer, sink in sink.write(renderer.reservation(reservation)) }
+            #expect(text == (try Self.encoded(Self.reference(reservation), pretty: format == "json")) + "\n")
+        }
+    }
+
+    @Test func landmarksAreWhatJSONEncoderWrote() throws {
+        let text = try Self.render("json") { renderer, sink in renderer.write(landmarks: Landmark.builtIn, to: sink) }
+        #expect(text == (try Self.encoded(Landmark.builtIn.map(LandmarkApiModel.init), pretty: true)) + "\n")
+    }
+
+    /// Long lists are written in pieces; the pieces join up to the same text.
+    @Test func aLongListIsStreamedInPiecesThatJoinUp() throws {
+        let many = (0..<3000).map { Self.reservations[$0 % Self.reservations.count] }
+        let pieces = Mutex(0)
+        let buffer = Mutex("")
+        let sink = TextSink { text in
+            pieces.withLock { $0 += 1 }
+            buffer.withLock { $0 += text }
+        }
+        let context = CommandContext(
+            output: sink, messages: TextSink { _ in }, environment: [:], now: Date.init, timeZone: .gmt,
+            outputIsTerminal: false)
+        Renderer(try OutputOptions.parse(["--json"]), context: context).write(reservations: many, to: sink)
+        #expect(pieces.withLock { $0 } > 1)
+        #expect(buffer.withLock { $0 } == (try Self.encoded(many.map(Self.reference), pretty: true)) + "\n")
+    }
+
+    @Test func anEmptyListIsOneLine() throws {
+        #expect(try Self.render("json") { renderer, sink in renderer.write(reservations: [], to: sink) } == "[]\n")
+        #expect(try Self.render("ndjson") { renderer, sink in renderer.write(reservations: [], to: sink) } == "")
+    }
+}
