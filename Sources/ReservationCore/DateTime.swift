@@ -9,9 +9,21 @@ import Foundation
 public enum DateTime {
     /// Parses a date-time with a zone designator.
     public static func parse(_ text: String) throws(DateParseError) -> Date {
-        var scanner = Scanner(Array(text.utf8))
-        let fail = { (reason: DateParseError.Reason) in DateParseError(input: text, reason: reason) }
-        if text.trimmingCharacters(in: .whitespaces).isEmpty { throw fail(.empty) }
+        var utf8 = text
+        let result = utf8.withUTF8 { utf8 in Result { () throws(DateParseError) in try parse(utf8) } }
+        switch result {
+        case .success(let date): return date
+        case .failure(var error):
+            error.input = text
+            throw error
+        }
+    }
+
+    /// The parse itself, on the text's bytes; errors get their input from `parse(_:)`.
+    private static func parse(_ utf8: UnsafeBufferPointer<UInt8>) throws(DateParseError) -> Date {
+        var scanner = Scanner(utf8)
+        let fail = { (reason: DateParseError.Reason) in DateParseError(input: "", reason: reason) }
+        if utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { throw fail(.empty) }
 
         guard let year = scanner.digits(4), scanner.take(UInt8(ascii: "-")),
             let month = scanner.digits(2), scanner.take(UInt8(ascii: "-")),
@@ -74,11 +86,49 @@ public enum DateTime {
         let days = seconds.floorDivided(by: 86_400)
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civilFromDays(days)
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
-        text +=
-            "T" + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay % 3600 / 60, 2) + ":" + pad(secondOfDay % 60, 2)
-        if millis != 0 { text += "." + pad(millis, 3) }
-        return text + "Z"
+        guard (0...9999).contains(year) else {
+            // A year with more than four digits or a sign: only a zone offset at the
+            // parser's limits gets here. Written the slow way, rarely.
+            let time = format(year: 0, month: month, day: day, secondOfDay: secondOfDay, millis: millis)
+            return (year < 0 ? "-" : "") + pad(abs(year), 4) + time.dropFirst(4)
+        }
+        return format(year: year, month: month, day: day, secondOfDay: secondOfDay, millis: millis)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS[.mmm]Z`, written into the string's own storage.
+    private static func format(year: Int, month: Int, day: Int, secondOfDay: Int, millis: Int) -> String {
+        String(unsafeUninitializedCapacity: 24) { text in
+            var position = 0
+            func put(_ value: Int, _ width: Int) {
+                var value = value
+                for offset in stride(from: width - 1, through: 0, by: -1) {
+                    text[position + offset] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+                position += width
+            }
+            func put(_ character: Unicode.Scalar) {
+                text[position] = UInt8(ascii: character)
+                position += 1
+            }
+            put(year, 4)
+            put("-")
+            put(month, 2)
+            put("-")
+            put(day, 2)
+            put("T")
+            put(secondOfDay / 3600, 2)
+            put(":")
+            put(secondOfDay % 3600 / 60, 2)
+            put(":")
+            put(secondOfDay % 60, 2)
+            if millis != 0 {
+                put(".")
+                put(millis, 3)
+            }
+            put("Z")
+            return position
+        }
     }
 
     static func daysIn(month: Int, year: Int) -> Int {
@@ -171,10 +221,10 @@ public struct DateParseError: Error, Sendable, Equatable, LocalizedError {
 }
 
 private struct Scanner {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     var isAtEnd: Bool { index == bytes.count }
 

@@ -21,6 +21,9 @@ struct JSONReader: ~Copyable {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var depth = 0
+    /// The fields of the objects being read, innermost last: a dictionary is
+    /// made once its size is known, instead of growing (and rehashing) field by field.
+    private var fieldStack: [(key: String, value: JSONValue)] = []
 
     /// Where and why the text stopped being JSON.
     struct Fault: Error {
@@ -69,13 +72,13 @@ struct JSONReader: ~Copyable {
     private mutating func object() throws(Fault) -> JSONValue {
         try enter()
         index += 1
-        var fields: [String: JSONValue] = [:]
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return .object(fields)
+            return .object([:])
         }
+        let base = fieldStack.count
         while true {
             skipWhitespace()
             guard index < bytes.count else { throw fault("unexpected end of the text, expected a key") }
@@ -89,9 +92,7 @@ struct JSONReader: ~Copyable {
                 throw fault("unexpected \(describe(bytes[index])), expected ':' after a key")
             }
             index += 1
-            let value = try self.value()
-            // The first of repeated keys wins, as with JSONDecoder; one hash per field otherwise.
-            if let first = fields.updateValue(value, forKey: key) { fields[key] = first }
+            fieldStack.append((key, try value()))
             skipWhitespace()
             guard index < bytes.count else { throw fault("unexpected end of the text, expected ',' or '}'") }
             switch bytes[index] {
@@ -99,6 +100,12 @@ struct JSONReader: ~Copyable {
             case UInt8(ascii: "}"):
                 index += 1
                 depth -= 1
+                var fields = [String: JSONValue](minimumCapacity: fieldStack.count - base)
+                for (key, value) in fieldStack[base...] {
+                    // The first of repeated keys wins, as with JSONDecoder.
+                    if let first = fields.updateValue(value, forKey: key) { fields[key] = first }
+                }
+                fieldStack.removeSubrange(base...)
                 return .object(fields)
             case let byte: throw fault("unexpected \(describe(byte)), expected ',' or '}'")
             }

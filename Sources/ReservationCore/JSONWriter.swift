@@ -25,6 +25,30 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
+    /// Appends JSON text written before, such as a value rendered once and repeated.
+    public mutating func append(json: [UInt8]) {
+        bytes.append(contentsOf: json)
+    }
+
+    /// Starts an object whose fields the caller writes with `key(_:first:depth:)`
+    /// and values, in sorted key order, and ends with `endObject(depth:)`.
+    public mutating func beginObject() {
+        bytes.append(UInt8(ascii: "{"))
+    }
+
+    /// The separator, line break and `"key" : ` before a field of an object at `depth`.
+    public mutating func key(_ key: String, first: Bool = false, depth: Int) {
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        newline(depth: depth + 1)
+        write(string: key)
+        pretty ? append(" : ") : append(":")
+    }
+
+    public mutating func endObject(depth: Int) {
+        newline(depth: depth)
+        bytes.append(UInt8(ascii: "}"))
+    }
+
     /// A line break and the indentation of `depth` when pretty, else nothing.
     public mutating func newline(depth: Int) {
         guard pretty else { return }
@@ -33,6 +57,11 @@ public struct JSONWriter: Sendable {
             bytes.append(0x20)
             bytes.append(0x20)
         }
+    }
+
+    /// Writes an integer.
+    public mutating func write(_ number: Int) {
+        writeInteger(Int64(number))
     }
 
     /// Writes `value` as it appears at nesting `depth` (0 for the top level).
@@ -55,16 +84,12 @@ public struct JSONWriter: Sendable {
             bytes.append(UInt8(ascii: "]"))
         case .object(let fields):
             guard !fields.isEmpty else { return append("{}") }
-            bytes.append(UInt8(ascii: "{"))
-            for (position, key) in fields.keys.sorted().enumerated() {
-                if position > 0 { bytes.append(UInt8(ascii: ",")) }
-                newline(depth: depth + 1)
-                write(string: key)
-                pretty ? append(" : ") : append(":")
-                write(fields[key]!, depth: depth + 1)
+            beginObject()
+            for (position, field) in fields.sorted(by: { $0.key < $1.key }).enumerated() {
+                key(field.key, first: position == 0, depth: depth)
+                write(field.value, depth: depth + 1)
             }
-            newline(depth: depth)
-            bytes.append(UInt8(ascii: "}"))
+            endObject(depth: depth)
         }
     }
 

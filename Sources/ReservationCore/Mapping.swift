@@ -357,8 +357,9 @@ public struct ReservationSnapshot: Sendable {
         var reservations: [Reservation] = []
         var rejected: [RejectedRecord] = []
         var positions: [Int] = []
-        var seen: Set<Reservation.ID> = []
+        var seen = Set<Reservation.ID>(minimumCapacity: records.count)
         reservations.reserveCapacity(records.count)
+        positions.reserveCapacity(records.count)
         for (index, record) in records.enumerated() {
             let rawID: String? = if case .string(let id)? = record["id"] { id } else { nil }
             do throws(RejectionReason) {

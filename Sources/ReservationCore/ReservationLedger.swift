@@ -20,7 +20,7 @@ public struct ReservationLedger: Sendable {
         self.catalog = catalog
         self.reservations = mapped.reservations
         self.rejected = mapped.rejected
-        var locations: [Reservation.ID: (record: Int, reservation: Int)] = [:]
+        var locations = [Reservation.ID: (record: Int, reservation: Int)](minimumCapacity: mapped.reservations.count)
         for (offset, reservation) in mapped.reservations.enumerated() {
             locations[reservation.id] = (mapped.positions[offset], offset)
         }

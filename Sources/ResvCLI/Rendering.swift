@@ -8,18 +8,32 @@ protocol JSONOutput {
 
 extension LandmarkApiModel: JSONOutput {}
 
-extension Reservation {
+extension Reservation: JSONOutput {
     /// The stable JSON shape of a reservation, its landmark written out in full.
-    func json(landmark: JSONValue) -> JSONValue {
+    var json: JSONValue {
         .object([
-            "id": .string(id.description), "landmark": landmark, "date": .string(DateTime.format(date)),
-            "partySize": .integer(Int64(partySize)), "status": .string(status.rawValue),
+            "id": .string(id.description), "landmark": LandmarkApiModel(landmark).json,
+            "date": .string(DateTime.format(date)), "partySize": .integer(Int64(partySize)),
+            "status": .string(status.rawValue),
         ])
     }
-}
 
-extension Reservation: JSONOutput {
-    var json: JSONValue { json(landmark: LandmarkApiModel(landmark).json) }
+    /// Writes `json` without building it: fields in sorted order, the landmark
+    /// from text rendered once per landmark at this depth.
+    func write(to writer: inout JSONWriter, depth: Int, landmark: [UInt8]) {
+        writer.beginObject()
+        writer.key("date", first: true, depth: depth)
+        writer.write(string: DateTime.format(date))
+        writer.key("id", depth: depth)
+        writer.write(string: id.description)
+        writer.key("landmark", depth: depth)
+        writer.append(json: landmark)
+        writer.key("partySize", depth: depth)
+        writer.write(partySize)
+        writer.key("status", depth: depth)
+        writer.write(string: status.rawValue)
+        writer.endObject(depth: depth)
+    }
 }
 
 /// Turns domain values into text for one output format.
@@ -52,6 +66,16 @@ struct Renderer {
     func write<Value>(
         list values: [Value], json: (Value) -> JSONValue, to output: TextSink, table: () -> String
     ) {
+        write(
+            list: values, element: { writer, value, depth in writer.write(json(value), depth: depth) }, to: output,
+            table: table)
+    }
+
+    /// `write(list:json:to:table:)` for values that write themselves.
+    func write<Value>(
+        list values: [Value], element: (inout JSONWriter, Value, Int) -> Void, to output: TextSink,
+        table: () -> String
+    ) {
         let pretty = format == .json
         guard format != .table else { return output.write(table()) }
         guard !values.isEmpty || !pretty else { return output.write(pretty ? "[]\n" : "") }
@@ -63,7 +87,7 @@ struct Renderer {
                 if index > 0 { writer.append(",") }
                 writer.newline(depth: 1)
             }
-            writer.write(json(value), depth: pretty ? 1 : 0)
+            element(&writer, value, pretty ? 1 : 0)
             if !pretty { writer.append("\n") }
             if writer.bytes.count >= 1 << 16 { flush() }
         }
@@ -84,15 +108,20 @@ struct Renderer {
 
     /// Reservations as a list; each landmark's JSON is made once, not once per reservation.
     func write(reservations: [Reservation], to output: TextSink) {
-        var landmarks: [Landmark.ID: JSONValue] = [:]
-        func json(_ reservation: Reservation) -> JSONValue {
+        var landmarks: [Landmark.ID: [UInt8]] = [:]
+        func element(_ writer: inout JSONWriter, _ reservation: Reservation, _ depth: Int) {
             let id = reservation.landmark.id
-            if let landmark = landmarks[id] { return reservation.json(landmark: landmark) }
-            let landmark = LandmarkApiModel(reservation.landmark).json
-            landmarks[id] = landmark
-            return reservation.json(landmark: landmark)
+            let landmark =
+                landmarks[id]
+                ?? {
+                    var text = JSONWriter(pretty: writer.pretty)
+                    text.write(LandmarkApiModel(reservation.landmark).json, depth: depth + 1)
+                    landmarks[id] = text.bytes
+                    return text.bytes
+                }()
+            reservation.write(to: &writer, depth: depth, landmark: landmark)
         }
-        write(list: reservations, json: json, to: output) {
+        write(list: reservations, element: element, to: output) {
             table(
                 header: ["ID", "DATE", "LANDMARK", "PARTY", "STATUS"],
                 rows: reservations.map { reservation in

@@ -122,6 +122,9 @@ struct DateTimeTests {
         (-2_208_988_800.0, "1900-01-01T00:00:00Z"),
         (-62_135_596_800.0, "0001-01-01T00:00:00Z"),
         (253_402_300_799.0, "9999-12-31T23:59:59Z"),
+        // Beyond four-digit years only a zone offset at the parser's limits gets.
+        (253_402_300_800.0, "10000-01-01T00:00:00Z"),
+        (-62_167_219_201.0, "-0001-12-31T23:59:59Z"),
     ])
     func formatGivesUTCWithMillisecondsOnlyWhenNonZero(_ epoch: Double, _ expected: String) {
         #expect(DateTime.format(Date(timeIntervalSince1970: epoch)) == expected)
