@@ -10,31 +10,70 @@ public struct Landmark: Sendable, Hashable, Identifiable {
         case mountains, lakes, bridges
     }
 
+    /// The fields live in one shared, immutable box: every reservation carries
+    /// its landmark, and copying one reference instead of nine fields (five of
+    /// them reference-counted) is what makes a 100,000-reservation list cheap.
+    private final class Storage: Sendable {
+        let name: String
+        let location: String
+        let description: String
+        let category: Category
+        let isFeatured: Bool
+        let imageName: String?
+        let capacity: Int?
+        let timeZone: TimeZone?
+
+        init(
+            name: String, location: String, description: String, category: Category, isFeatured: Bool,
+            imageName: String?, capacity: Int?, timeZone: TimeZone?
+        ) {
+            self.name = name
+            self.location = location
+            self.description = description
+            self.category = category
+            self.isFeatured = isFeatured
+            self.imageName = imageName
+            self.capacity = capacity
+            self.timeZone = timeZone
+        }
+    }
+
     public let id: ID
-    public let name: String
-    public let location: String
-    public let description: String
-    public let category: Category
-    public let isFeatured: Bool
-    public let imageName: String?
+    private let storage: Storage
+
+    public var name: String { storage.name }
+    public var location: String { storage.location }
+    public var description: String { storage.description }
+    public var category: Category { storage.category }
+    public var isFeatured: Bool { storage.isFeatured }
+    public var imageName: String? { storage.imageName }
     /// The most people (sum of party sizes of active reservations) taken on one calendar day.
-    public let capacity: Int?
+    public var capacity: Int? { storage.capacity }
     /// The IANA zone that defines a calendar day for `capacity`; UTC when nil.
-    public let timeZone: TimeZone?
+    public var timeZone: TimeZone? { storage.timeZone }
 
     public init(
         id: ID, name: String, location: String, description: String, category: Category,
         isFeatured: Bool = false, imageName: String? = nil, capacity: Int? = nil, timeZone: TimeZone? = nil
     ) {
         self.id = id
-        self.name = name
-        self.location = location
-        self.description = description
-        self.category = category
-        self.isFeatured = isFeatured
-        self.imageName = imageName
-        self.capacity = capacity
-        self.timeZone = timeZone
+        self.storage = Storage(
+            name: name, location: location, description: description, category: category, isFeatured: isFeatured,
+            imageName: imageName, capacity: capacity, timeZone: timeZone)
+    }
+
+    /// Equal when every field is equal, as for a plain struct.
+    public static func == (lhs: Landmark, rhs: Landmark) -> Bool {
+        lhs.id == rhs.id
+            && (lhs.storage === rhs.storage
+                || (lhs.name, lhs.location, lhs.description, lhs.category, lhs.isFeatured)
+                    == (rhs.name, rhs.location, rhs.description, rhs.category, rhs.isFeatured)
+                    && (lhs.imageName, lhs.capacity, lhs.timeZone) == (rhs.imageName, rhs.capacity, rhs.timeZone))
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(name)
     }
 }
 

@@ -44,11 +44,15 @@ struct Renderer {
     private let dateFormatter: DateFormatter
 
     init(_ options: OutputOptions, context: CommandContext) {
-        format = options.resolvedFormat
-        colour = context.usesColour
+        self.init(format: options.resolvedFormat, colour: context.usesColour, timeZone: context.timeZone)
+    }
+
+    init(format: OutputFormat, colour: Bool, timeZone: TimeZone) {
+        self.format = format
+        self.colour = colour
         dateFormatter = DateFormatter()
         dateFormatter.locale = Locale(identifier: "en_US_POSIX")
-        dateFormatter.timeZone = context.timeZone
+        dateFormatter.timeZone = timeZone
         dateFormatter.dateFormat = "yyyy-MM-dd HH:mm zzz"
     }
 

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import ReservationCore
 import Synchronization
@@ -44,41 +43,38 @@ struct RenderingTests {
             status: reservation.status.rawValue)
     }
 
-    static func render(_ format: String, _ body: (Renderer, TextSink) -> Void) throws -> String {
+    static func render(_ format: OutputFormat, _ body: (Renderer, TextSink) -> Void) -> String {
         let buffer = Mutex("")
         let sink = TextSink { text in buffer.withLock { $0 += text } }
-        let context = CommandContext(
-            output: sink, messages: TextSink { _ in }, environment: [:], now: Date.init, timeZone: .gmt,
-            outputIsTerminal: false)
-        body(Renderer(try OutputOptions.parse(["--format", format]), context: context), sink)
+        body(Renderer(format: format, colour: false, timeZone: .gmt), sink)
         return buffer.withLock { $0 }
     }
 
     @Test func aListIsWhatJSONEncoderWrote() throws {
-        let text = try Self.render("json") { renderer, sink in
+        let text = Self.render(.json) { renderer, sink in
             renderer.write(reservations: Self.reservations, to: sink)
         }
         #expect(text == (try Self.encoded(Self.reservations.map(Self.reference), pretty: true)) + "\n")
     }
 
     @Test func ndjsonIsWhatJSONEncoderWroteLineByLine() throws {
-        let text = try Self.render("ndjson") { renderer, sink in
+        let text = Self.render(.ndjson) { renderer, sink in
             renderer.write(reservations: Self.reservations, to: sink)
         }
         let lines = try Self.reservations.map { try Self.encoded(Self.reference($0), pretty: false) + "\n" }
         #expect(text == lines.joined())
     }
 
-    @Test(arguments: ["json", "ndjson"])
-    func oneReservationIsWhatJSONEncoderWrote(_ format: String) throws {
+    @Test(arguments: [OutputFormat.json, .ndjson])
+    func oneReservationIsWhatJSONEncoderWrote(_ format: OutputFormat) throws {
         for reservation in Self.reservations {
-            let text = try Self.render(format) { renderer, sink in sink.write(renderer.reservation(reservation)) }
-            #expect(text == (try Self.encoded(Self.reference(reservation), pretty: format == "json")) + "\n")
+            let text = Self.render(format) { renderer, sink in sink.write(renderer.reservation(reservation)) }
+            #expect(text == (try Self.encoded(Self.reference(reservation), pretty: format == .json)) + "\n")
         }
     }
 
     @Test func landmarksAreWhatJSONEncoderWrote() throws {
-        let text = try Self.render("json") { renderer, sink in renderer.write(landmarks: Landmark.builtIn, to: sink) }
+        let text = Self.render(.json) { renderer, sink in renderer.write(landmarks: Landmark.builtIn, to: sink) }
         #expect(text == (try Self.encoded(Landmark.builtIn.map(LandmarkApiModel.init), pretty: true)) + "\n")
     }
 
@@ -91,16 +87,13 @@ struct RenderingTests {
             pieces.withLock { $0 += 1 }
             buffer.withLock { $0 += text }
         }
-        let context = CommandContext(
-            output: sink, messages: TextSink { _ in }, environment: [:], now: Date.init, timeZone: .gmt,
-            outputIsTerminal: false)
-        Renderer(try OutputOptions.parse(["--json"]), context: context).write(reservations: many, to: sink)
+        Renderer(format: .json, colour: false, timeZone: .gmt).write(reservations: many, to: sink)
         #expect(pieces.withLock { $0 } > 1)
         #expect(buffer.withLock { $0 } == (try Self.encoded(many.map(Self.reference), pretty: true)) + "\n")
     }
 
     @Test func anEmptyListIsOneLine() throws {
-        #expect(try Self.render("json") { renderer, sink in renderer.write(reservations: [], to: sink) } == "[]\n")
-        #expect(try Self.render("ndjson") { renderer, sink in renderer.write(reservations: [], to: sink) } == "")
+        #expect(Self.render(.json) { renderer, sink in renderer.write(reservations: [], to: sink) } == "[]\n")
+        #expect(Self.render(.ndjson) { renderer, sink in renderer.write(reservations: [], to: sink) } == "")
     }
 }
