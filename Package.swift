@@ -20,6 +20,8 @@ let package = Package(
         // so the man page tool can use it without being taken for a second command-line tool.
         .target(name: "ResvReference"),
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
+        // glibc's mallopt, to tune the allocator for one short run (Linux only).
+        .systemLibrary(name: "CMalloc"),
         .target(
             name: "ResvCLI",
             dependencies: [
@@ -27,6 +29,7 @@ let package = Package(
                 "ReservationFile",
                 "ResvReference",
                 "CReadline",
+                .target(name: "CMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -142,27 +142,44 @@ extension ReservationApiModel {
         guard case .object(let fields) = json else {
             throw .malformed("expected an object, found \(json.typeName)")
         }
-        guard let idValue = fields["id"], idValue != .null else { throw .malformed("id is missing") }
+        // One pass over the fields instead of a hashed lookup per field; they are
+        // then checked in a fixed order, so the reason given never depends on hashing.
+        var idValue: JSONValue?
+        var landmarkId: JSONValue?
+        var date: JSONValue?
+        var partySize: JSONValue?
+        var status: JSONValue?
+        for (key, value) in fields {
+            switch key {
+            case "id": idValue = value
+            case "landmarkId": landmarkId = value
+            case "date": date = value
+            case "partySize": partySize = value
+            case "status": status = value
+            default: break
+            }
+        }
+        guard let idValue, idValue != .null else { throw .malformed("id is missing") }
         guard case .string(let id) = idValue else { throw .malformed("id is \(idValue.typeName), not a string") }
         self.init(
             id: id,
-            landmarkId: try Self.string(fields, "landmarkId"),
-            date: try Self.string(fields, "date"),
-            partySize: try Self.integer(fields, "partySize"),
-            status: try Self.string(fields, "status")
+            landmarkId: try Self.string(landmarkId, "landmarkId"),
+            date: try Self.string(date, "date"),
+            partySize: try Self.integer(partySize, "partySize"),
+            status: try Self.string(status, "status")
         )
     }
 
-    private static func string(_ fields: [String: JSONValue], _ key: String) throws(RejectionReason) -> String? {
-        switch fields[key] {
+    private static func string(_ value: JSONValue?, _ key: String) throws(RejectionReason) -> String? {
+        switch value {
         case nil, .null?: return nil
         case .string(let value)?: return value
         case let other?: throw .malformed("\(key) is \(other.typeName), not a string")
         }
     }
 
-    private static func integer(_ fields: [String: JSONValue], _ key: String) throws(RejectionReason) -> Int? {
-        switch fields[key] {
+    private static func integer(_ value: JSONValue?, _ key: String) throws(RejectionReason) -> Int? {
+        switch value {
         case nil, .null?: return nil
         case .integer(let value)?:
             guard let int = Int(exactly: value) else { throw .malformed("\(key) \(value) is out of range") }
@@ -361,7 +378,6 @@ public struct ReservationSnapshot: Sendable {
         reservations.reserveCapacity(records.count)
         positions.reserveCapacity(records.count)
         for (index, record) in records.enumerated() {
-            let rawID: String? = if case .string(let id)? = record["id"] { id } else { nil }
             do throws(RejectionReason) {
                 let reservation = try Reservation(ReservationApiModel(json: record), catalog: catalog)
                 guard seen.insert(reservation.id).inserted else {
@@ -370,6 +386,7 @@ public struct ReservationSnapshot: Sendable {
                 reservations.append(reservation)
                 positions.append(index)
             } catch {
+                let rawID: String? = if case .string(let id)? = record["id"] { id } else { nil }
                 rejected.append(RejectedRecord(index: index, id: rawID, reason: error))
             }
         }

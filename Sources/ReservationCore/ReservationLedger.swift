@@ -11,8 +11,10 @@ public struct ReservationLedger: Sendable {
     public let catalog: LandmarkCatalog
     private var reservations: [Reservation]
     private let rejected: [RejectedRecord]
-    /// For each reservation id: where its record is, and where its mapped value is.
-    private var locations: [Reservation.ID: (record: Int, reservation: Int)]
+    /// For each reservation, the index of the record it maps from. A change finds
+    /// its reservation by a scan, which costs less than building an index of
+    /// every id for a command that changes one or two.
+    private var positions: [Int]
 
     public init(records: [JSONValue], catalog: LandmarkCatalog) {
         let mapped = ReservationSnapshot.map(records, catalog: catalog)
@@ -20,11 +22,7 @@ public struct ReservationLedger: Sendable {
         self.catalog = catalog
         self.reservations = mapped.reservations
         self.rejected = mapped.rejected
-        var locations = [Reservation.ID: (record: Int, reservation: Int)](minimumCapacity: mapped.reservations.count)
-        for (offset, reservation) in mapped.reservations.enumerated() {
-            locations[reservation.id] = (mapped.positions[offset], offset)
-        }
-        self.locations = locations
+        self.positions = mapped.positions
     }
 
     /// What the records map to now.
@@ -46,6 +44,7 @@ public struct ReservationLedger: Sendable {
         created.reserveCapacity(requests.count)
         draft.records.reserveCapacity(records.count + requests.count)
         draft.reservations.reserveCapacity(reservations.count + requests.count)
+        draft.positions.reserveCapacity(reservations.count + requests.count)
         for (index, request) in requests.enumerated() {
             do {
                 created.append(try draft.append(request, id: newID(), now: now, tally: &tally))
@@ -67,7 +66,7 @@ public struct ReservationLedger: Sendable {
         try tally.book(request, at: landmark)
         let reservation = Reservation(
             id: id, landmark: landmark, date: request.date, partySize: request.partySize, status: request.status)
-        locations[id] = (records.count, reservations.count)
+        positions.append(records.count)
         records.append(ReservationApiModel(reservation).json)
         reservations.append(reservation)
         revision += 1
@@ -87,13 +86,15 @@ public struct ReservationLedger: Sendable {
     private mutating func setStatus(_ status: Reservation.Status, of id: Reservation.ID) throws(ReservationError)
         -> StatusChange
     {
-        guard let location = locations[id] else { throw .reservationNotFound(id.description) }
-        let current = reservations[location.reservation]
+        guard let index = reservations.firstIndex(where: { $0.id == id }) else {
+            throw .reservationNotFound(id.description)
+        }
+        let current = reservations[index]
         if status == .confirmed, current.status == .cancelled { throw .cannotConfirmCancelled(current) }
         guard current.status != status else { return StatusChange(reservation: current, previous: current.status) }
         let updated = current.with(status: status)
-        records[location.record]["status"] = .string(status.rawValue)
-        reservations[location.reservation] = updated
+        records[positions[index]]["status"] = .string(status.rawValue)
+        reservations[index] = updated
         revision += 1
         return StatusChange(reservation: updated, previous: current.status)
     }

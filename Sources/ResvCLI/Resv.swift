@@ -3,6 +3,10 @@ import Foundation
 import ReservationCore
 import ResvReference
 
+#if os(Linux)
+    import CMalloc
+#endif
+
 /// The root of the command tree, shared by the shell and the REPL.
 public struct Resv: ParsableCommand {
     public static let version = "0.1.0"
@@ -38,6 +42,14 @@ public enum ResvMain {
         // Past a file-size limit (ulimit -f) a write should fail with EFBIG, which the
         // store reports and survives, rather than the kernel killing resv mid-write.
         signal(SIGXFSZ, SIG_IGN)
+        #if os(Linux)
+            // A short-lived process that builds one large tree: one malloc arena
+            // for the whole process, and the heap grown in 64 MiB steps (address
+            // space only; pages are touched as used) rather than by a system call
+            // per few pages. Worth a tenth of `list --json` on 10,000 reservations.
+            mallopt(M_ARENA_MAX, 1)
+            mallopt(M_TOP_PAD, 64 << 20)
+        #endif
     }
 
     /// Runs `arguments` (without the program name) and returns the exit status.
