@@ -9,6 +9,9 @@ let package = Package(
     products: [
         .executable(name: "resv", targets: ["resv"]),
         .library(name: "ReservationCore", targets: ["ReservationCore"]),
+        // For the in-process benchmarks (Benchmarks/Package.swift) and other front ends.
+        .library(name: "ReservationFile", targets: ["ReservationFile"]),
+        .library(name: "ResvCLI", targets: ["ResvCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
