@@ -2,15 +2,22 @@
 #   make run    install system packages, build resv, run it on its default store
 #   make test   install system packages, run every test and the docs check
 #   make install  release build of resv, its man page and completions under PREFIX (~/.local)
+#   make bench    whole-command timings against jq (Benchmarks/commands.sh), then the
+#                 in-process benchmarks (Benchmarks/Package.swift, ordo-one/benchmark)
 SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # libreadline-dev: `resv repl`. jq: the end-to-end tests pipe `resv list --json` through it.
 # groff-base: the test that the man page reads without warnings.
 PACKAGES := libreadline-dev jq groff-base
 ARGS ?= list
+# The shipped binary: the Swift runtime and Foundation linked in, which halves
+# start-up (BENCHMARKS.md). Its own build folder, so debug builds are not redone.
+RELEASE := swift build -c release --product resv --static-swift-stdlib --scratch-path .build-static
 PREFIX ?= $(HOME)/.local
 
-.PHONY: deps build run test docs check-docs install
+BENCH_PACKAGES := hyperfine jq time
+
+.PHONY: deps build run test docs check-docs install bench
 
 deps:
 	@if ! dpkg -s $(PACKAGES) >/dev/null 2>&1; then \
@@ -35,9 +42,16 @@ check-docs:
 	scripts/generate-docs --check
 
 install: deps
-	swift build -c release --product resv
-	install -Dm755 "$$(swift build -c release --product resv --show-bin-path)/resv" "$(DESTDIR)$(PREFIX)/bin/resv"
+	$(RELEASE)
+	install -Dm755 "$$($(RELEASE) --show-bin-path)/resv" "$(DESTDIR)$(PREFIX)/bin/resv"
 	install -Dm644 man/resv.1 "$(DESTDIR)$(PREFIX)/share/man/man1/resv.1"
 	install -Dm644 completions/resv.bash "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/resv"
 	install -Dm644 completions/resv.zsh "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_resv"
 	install -Dm644 completions/resv.fish "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/resv.fish"
+
+bench: deps
+	@if ! dpkg -s $(BENCH_PACKAGES) >/dev/null 2>&1; then \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y $(BENCH_PACKAGES); \
+	fi
+	Benchmarks/commands.sh
+	swift package --package-path Benchmarks benchmark --grouping metric --no-progress
