@@ -187,6 +187,11 @@ struct JSONReaderWriterTests {
         #expect(String(decoding: try Self.foundationEncoded(value, pretty: false), as: UTF8.self) == text)
     }
 
+    static let storeSeed = """
+        {"version": 1, "reservations": [{"id": "5a1b2c3d-0000-4000-8000-000000000001", "partySize": 4,
+        "date": "2026-12-01T10:00:00Z", "status": "pending", "note": null}], "landmarks": []}
+        """
+
     static func foundationEncoded(_ value: JSONValue, pretty: Bool) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting =
@@ -252,5 +257,44 @@ struct ValueGenerator {
             "é", "日本", "\u{1F600}", "\u{FFFD}", "\u{2028}", "key", "id", "0123456789abcdef",
         ]
         return (0..<below(8)).map { _ in pieces[below(pieces.count)] }.joined()
+    }
+}
+
+/// Mutated texts: the reader never crashes, and accepts exactly what
+/// JSONSerialization accepts, but for trailing commas, which Foundation on
+/// Linux takes and RFC 8259 does not.
+@Suite("JSON reader on mutated text")
+struct JSONReaderMutationTests {
+    static let seeds = [
+        JSONReaderWriterTests.storeSeed,
+        #"{"a": [1, -2.5e3, true, false, null, "x\"y\\z\u00e9\ud83d\ude00"], "b": {"c": {}}, "d": []}"#,
+        #"[0, 10, -0.0, 1E+2, "\/\b\f\n\r\t", [[["deep"]]]]"#,
+    ]
+
+    @Test func agreesWithJSONSerializationOnWhatIsJSON() {
+        var generator = ValueGenerator(seed: 17)
+        let alphabet = Array(#"{}[]:,"\ -+.eE0123456789aelnrstu/"#.utf8) + [0x00, 0x09, 0x0A, 0x7F, 0xC3, 0xA9, 0xFF]
+        var accepted = 0
+        var refused = 0
+        for round in 0..<3000 {
+            var bytes = Array(Self.seeds[round % Self.seeds.count].utf8)
+            for _ in 0...generator.below(3) {
+                let position = generator.below(bytes.count + 1)
+                switch generator.below(3) {
+                case 0: bytes.insert(alphabet[generator.below(alphabet.count)], at: position)
+                case 1: if position < bytes.count { bytes.remove(at: position) }
+                default: if position < bytes.count { bytes[position] = alphabet[generator.below(alphabet.count)] }
+                }
+            }
+            let data = Data(bytes)
+            let ours = (try? JSONValue.parse(data)) != nil
+            let theirs = (try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)) != nil
+            if ours { accepted += 1 } else { refused += 1 }
+            let text = String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
+            if text.contains(",]") || text.contains(",}") { continue }
+            #expect(ours == theirs, "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
+        }
+        // Both kinds must occur, or the comparison says little.
+        #expect(accepted > 100 && refused > 100, "accepted \(accepted), refused \(refused)")
     }
 }
