@@ -78,6 +78,15 @@ public struct ReservationLedger: Sendable {
         try setStatus(.cancelled, of: id)
     }
 
+    /// Cancels several reservations, all or none: an unknown id changes nothing.
+    public mutating func cancel(_ ids: [Reservation.ID]) throws(ReservationError) -> [StatusChange] {
+        var draft = self
+        var changes: [StatusChange] = []
+        for id in ids { changes.append(try draft.cancel(id)) }
+        self = draft
+        return changes
+    }
+
     /// Moves pending to confirmed; a cancelled reservation cannot be confirmed.
     public mutating func confirm(_ id: Reservation.ID) throws(ReservationError) -> StatusChange {
         try setStatus(.confirmed, of: id)

@@ -76,8 +76,9 @@ public struct ReservationService: Sendable {
     /// When any request is refused nothing is booked and the error is
     /// `ReservationError.batchRejected`, listing every refused request.
     public var reserve: @Sendable ([NewReservation]) async throws -> [Reservation]
-    /// Sets a reservation's status to cancelled, keeping the record.
-    public var cancel: @Sendable (Reservation.ID) async throws -> StatusChange
+    /// Sets reservations' status to cancelled, keeping the records; all or none,
+    /// in one change of the backend. Changes come back in the order of the ids.
+    public var cancel: @Sendable ([Reservation.ID]) async throws -> [StatusChange]
     /// Moves a pending reservation to confirmed.
     public var confirm: @Sendable (Reservation.ID) async throws -> StatusChange
 
@@ -85,7 +86,7 @@ public struct ReservationService: Sendable {
         landmarks: @escaping @Sendable () async throws -> LandmarkCatalog,
         fetch: @escaping @Sendable () async throws -> ReservationSnapshot,
         reserve: @escaping @Sendable ([NewReservation]) async throws -> [Reservation],
-        cancel: @escaping @Sendable (Reservation.ID) async throws -> StatusChange,
+        cancel: @escaping @Sendable ([Reservation.ID]) async throws -> [StatusChange],
         confirm: @escaping @Sendable (Reservation.ID) async throws -> StatusChange
     ) {
         self.landmarks = landmarks
@@ -106,6 +107,13 @@ extension ReservationService {
         } catch ReservationError.batchRejected(let failures, _) where failures.count == 1 {
             throw failures[0].error
         }
+    }
+
+    /// Cancels one reservation.
+    public func cancel(_ id: Reservation.ID) async throws -> StatusChange {
+        let changes = try await cancel([id])
+        guard changes.count == 1 else { throw ReservationError.unexpectedCount(expected: 1, got: changes.count) }
+        return changes[0]
     }
 
     /// Every endpoint throws `ReservationError.unimplemented` naming itself;
@@ -132,7 +140,7 @@ extension ReservationService {
             reserve: { requests in
                 try await state.update { try $0.reserve(requests, now: now()) }
             },
-            cancel: { id in try await state.update { try $0.cancel(id) } },
+            cancel: { ids in try await state.update { try $0.cancel(ids) } },
             confirm: { id in try await state.update { try $0.confirm(id) } }
         )
     }

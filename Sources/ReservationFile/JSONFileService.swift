@@ -11,7 +11,7 @@ extension ReservationService {
             landmarks: { try store.read().ledger.catalog },
             fetch: { try store.snapshot() },
             reserve: { requests in try store.update { try $0.reserve(requests, now: now()) } },
-            cancel: { id in try store.update { try $0.cancel(id) } },
+            cancel: { ids in try store.update { try $0.cancel(ids) } },
             confirm: { id in try store.update { try $0.confirm(id) } }
         )
     }

@@ -31,6 +31,28 @@ struct LedgerTests {
         #expect(ledger.records.first?["note"] == .string("window seat"))
     }
 
+    @Test func cancellingSeveralIsAllOrNothing() throws {
+        let other = Fixture.record(id: "5a1b2c3d-0000-4000-8000-000000000002")
+        var ledger = ReservationLedger(records: [Self.storedRecord(), other], catalog: .builtIn)
+        let ids = [
+            try Fixture.reservationID(Self.keptID), try Fixture.reservationID("5a1b2c3d-0000-4000-8000-000000000002"),
+        ]
+        let unknown = try Fixture.reservationID("5a1b2c3d-0000-4000-8000-0000000000ff")
+
+        let error = try #require(throws: ReservationError.self) { _ = try ledger.cancel([ids[0], unknown, ids[1]]) }
+        guard case .reservationNotFound(let missing) = error else {
+            Issue.record("expected reservationNotFound, got \(error)")
+            return
+        }
+        #expect(missing == unknown.description)
+        #expect(ledger.records == [Self.storedRecord(), other])
+        #expect(ledger.revision == 0)
+
+        let changes = try ledger.cancel(ids + [ids[0]])
+        #expect(changes.map(\.changed) == [true, true, false])
+        #expect(ledger.snapshot.reservations.map(\.status) == [.cancelled, .cancelled])
+    }
+
     @Test func confirmKeepsUnknownFieldsOfTheRecord() throws {
         var ledger = ReservationLedger(records: [Self.storedRecord()], catalog: .builtIn)
 

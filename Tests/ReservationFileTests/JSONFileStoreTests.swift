@@ -84,6 +84,32 @@ struct JSONFileStoreTests {
         #expect(try FileManager.default.attributesOfItem(atPath: url.path)[.systemFileNumber] as? Int == inode)
     }
 
+    @Test func severalCancelsAreOneWriteAndAnUnknownIDCancelsNothing() async throws {
+        let service = service()
+        let first = try await service.reserve(request())
+        let second = try await service.reserve(request())
+        let before = try Data(contentsOf: url)
+        let inode = try FileManager.default.attributesOfItem(atPath: url.path)[.systemFileNumber] as? Int
+        let unknown = try #require(Reservation.ID("abcd9999-9999-4999-8999-999999999999"))
+
+        let error = try await #require(throws: ReservationError.self) {
+            _ = try await service.cancel([first.id, unknown, second.id])
+        }
+        guard case .reservationNotFound(let missing) = error else {
+            Issue.record("expected reservationNotFound, got \(error)")
+            return
+        }
+        #expect(missing == unknown.description)
+        #expect(try Data(contentsOf: url) == before)
+        #expect(try FileManager.default.attributesOfItem(atPath: url.path)[.systemFileNumber] as? Int == inode)
+
+        let changes = try await service.cancel([second.id, first.id])
+        #expect(changes.map(\.reservation.id) == [second.id, first.id])
+        #expect(changes.map(\.changed) == [true, true])
+        let statuses = try await service.fetch().reservations.map(\.status)
+        #expect(statuses == [.cancelled, .cancelled])
+    }
+
     @Test func noTemporaryFilesAreLeftBehind() async throws {
         let service = service()
         for _ in 0..<5 { _ = try await service.reserve(request()) }

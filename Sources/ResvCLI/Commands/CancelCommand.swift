@@ -27,10 +27,8 @@ struct CancelCommand: ResvCommand {
             let reservation = try snapshot.reservation(matching: text)
             if !targets.contains(where: { $0.id == reservation.id }) { targets.append(reservation) }
         }
-        var changes: [StatusChange] = []
-        for target in targets {
-            changes.append(try await service.cancel(target.id))
-        }
+        // One change of the store for all of them: all are cancelled or none.
+        let changes = try await service.cancel(targets.map(\.id))
         let renderer = Renderer(options.output, context: context)
         if renderer.format == .table {
             context.output.write(
