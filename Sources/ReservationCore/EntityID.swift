@@ -24,15 +24,14 @@ public struct EntityID<Entity>: Sendable, Hashable, Comparable, CustomStringConv
     public var description: String {
         withUnsafeBytes(of: uuid.uuid) { bytes in
             String(unsafeUninitializedCapacity: 36) { output in
-                let digits: StaticString = "0123456789abcdef"
                 var position = 0
                 for (index, byte) in bytes.enumerated() {
                     if index == 4 || index == 6 || index == 8 || index == 10 {
                         output[position] = UInt8(ascii: "-")
                         position += 1
                     }
-                    output[position] = digits.utf8Start[Int(byte >> 4)]
-                    output[position + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                    output[position] = Hex.digit(byte >> 4)
+                    output[position + 1] = Hex.digit(byte & 0x0F)
                     position += 2
                 }
                 return position
@@ -57,21 +56,14 @@ public struct EntityID<Entity>: Sendable, Hashable, Comparable, CustomStringConv
                     guard utf8[position] == UInt8(ascii: "-") else { return false }
                     position += 1
                 }
-                guard let high = hexValue(utf8[position]), let low = hexValue(utf8[position + 1]) else { return false }
+                guard let high = Hex.value(utf8[position]), let low = Hex.value(utf8[position + 1]) else {
+                    return false
+                }
                 output[index] = high << 4 | low
                 position += 2
             }
             return true
         }
         return valid ? UUID(uuid: bytes) : nil
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -262,13 +262,8 @@ struct JSONReader: ~Copyable {
         var value: UInt32 = 0
         for _ in 0..<4 {
             guard index < bytes.count else { throw Fault(offset: escapeStart, message: "incomplete \\u escape") }
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw Fault(offset: escapeStart, message: "\\u must be followed by four hex digits")
+            guard let digit = Hex.value(bytes[index]) else {
+                throw Fault(offset: escapeStart, message: "\\u must be followed by four hex digits")
             }
             value = value << 4 | UInt32(digit)
             index += 1
@@ -344,7 +339,9 @@ struct JSONReader: ~Copyable {
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let double = Double(text), double.isFinite else {
-            throw Fault(offset: start, message: "number \(text) is too large to represent")
+            // The message stays one short line however many digits the number has.
+            let shown = text.count > 24 ? text.prefix(24) + "…" : text
+            throw Fault(offset: start, message: "number \(shown) is too large to represent")
         }
         // Digits alone beyond Int64 stay a double even when they round to Int64.min.
         if !whole, double == double.rounded(), double >= -0x1p63, double < 0x1p63 { return .integer(Int64(double)) }

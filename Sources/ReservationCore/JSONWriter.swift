@@ -138,9 +138,8 @@ public struct JSONWriter: Sendable {
                 case 0x09: append("\\t")
                 default:
                     append("\\u00")
-                    let hexDigits: StaticString = "0123456789abcdef"
-                    bytes.append(hexDigits.utf8Start[Int(byte >> 4)])
-                    bytes.append(hexDigits.utf8Start[Int(byte & 0xF)])
+                    bytes.append(Hex.digit(byte >> 4))
+                    bytes.append(Hex.digit(byte & 0xF))
                 }
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))

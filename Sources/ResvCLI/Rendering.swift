@@ -8,31 +8,35 @@ protocol JSONOutput {
 
 extension LandmarkApiModel: JSONOutput {}
 
-extension Reservation: JSONOutput {
-    /// The stable JSON shape of a reservation, its landmark written out in full.
-    var json: JSONValue {
-        .object([
-            "id": .string(id.description), "landmark": LandmarkApiModel(landmark).json,
-            "date": .string(DateTime.format(date)), "partySize": .integer(Int64(partySize)),
-            "status": .string(status.rawValue),
-        ])
-    }
+/// The one definition of a reservation's JSON shape, its landmark written out
+/// in full. Written field by field in sorted key order, without building a
+/// `JSONValue`; each landmark's text is rendered once and reused, so one
+/// instance serves one list (or one reservation) at one depth.
+struct ReservationJSONWriter {
+    private var landmarks: [Landmark.ID: [UInt8]] = [:]
 
-    /// Writes `json` without building it: fields in sorted order, the landmark
-    /// from text rendered once per landmark at this depth.
-    func write(to writer: inout JSONWriter, depth: Int, landmark: [UInt8]) {
+    mutating func write(_ reservation: Reservation, to writer: inout JSONWriter, depth: Int) {
+        let landmark = landmarkText(reservation.landmark, pretty: writer.pretty, depth: depth + 1)
         writer.beginObject()
         writer.key("date", first: true, depth: depth)
-        writer.write(string: DateTime.format(date))
+        writer.write(string: DateTime.format(reservation.date))
         writer.key("id", depth: depth)
-        writer.write(string: id.description)
+        writer.write(string: reservation.id.description)
         writer.key("landmark", depth: depth)
         writer.append(json: landmark)
         writer.key("partySize", depth: depth)
-        writer.write(partySize)
+        writer.write(reservation.partySize)
         writer.key("status", depth: depth)
-        writer.write(string: status.rawValue)
+        writer.write(string: reservation.status.rawValue)
         writer.endObject(depth: depth)
+    }
+
+    private mutating func landmarkText(_ landmark: Landmark, pretty: Bool, depth: Int) -> [UInt8] {
+        if let text = landmarks[landmark.id] { return text }
+        var text = JSONWriter(pretty: pretty)
+        text.write(LandmarkApiModel(landmark).json, depth: depth)
+        landmarks[landmark.id] = text.bytes
+        return text.bytes
     }
 }
 
@@ -57,12 +61,6 @@ struct Renderer {
     }
 
     // MARK: JSON
-
-    static func json(_ value: JSONValue, pretty: Bool) -> String {
-        var writer = JSONWriter(pretty: pretty)
-        writer.write(value)
-        return String(decoding: writer.bytes, as: UTF8.self)
-    }
 
     /// A list: one array in JSON, one object per line in NDJSON, else `table`.
     /// JSON goes to `output` in pieces as it is written, so a long list is
@@ -101,29 +99,30 @@ struct Renderer {
 
     /// A single result: one object in JSON and NDJSON, else `human`.
     func single(_ value: some JSONOutput, human: () -> String) -> String {
-        switch format {
-        case .json: Self.json(value.json, pretty: true) + "\n"
-        case .ndjson: Self.json(value.json, pretty: false) + "\n"
-        case .table: human()
-        }
+        single(writing: { writer in writer.write(value.json) }, human: human)
+    }
+
+    /// A single reservation: its JSON shape, else `human`.
+    func single(_ reservation: Reservation, human: () -> String) -> String {
+        var shape = ReservationJSONWriter()
+        return single(writing: { writer in shape.write(reservation, to: &writer, depth: 0) }, human: human)
+    }
+
+    private func single(writing: (inout JSONWriter) -> Void, human: () -> String) -> String {
+        guard format != .table else { return human() }
+        var writer = JSONWriter(pretty: format == .json)
+        writing(&writer)
+        writer.append("\n")
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     // MARK: Human text
 
     /// Reservations as a list; each landmark's JSON is made once, not once per reservation.
     func write(reservations: [Reservation], to output: TextSink) {
-        var landmarks: [Landmark.ID: [UInt8]] = [:]
+        var shape = ReservationJSONWriter()
         func element(_ writer: inout JSONWriter, _ reservation: Reservation, _ depth: Int) {
-            let id = reservation.landmark.id
-            let landmark =
-                landmarks[id]
-                ?? {
-                    var text = JSONWriter(pretty: writer.pretty)
-                    text.write(LandmarkApiModel(reservation.landmark).json, depth: depth + 1)
-                    landmarks[id] = text.bytes
-                    return text.bytes
-                }()
-            reservation.write(to: &writer, depth: depth, landmark: landmark)
+            shape.write(reservation, to: &writer, depth: depth)
         }
         write(list: reservations, element: element, to: output) {
             table(

@@ -85,6 +85,10 @@ struct JSONReaderWriterTests {
         ("+1", "line 1, column 1: unexpected '+', expected a value"),
         ("1e400", "line 1, column 1: number 1e400 is too large to represent"),
         ("[-1e999]", "line 1, column 2: number -1e999 is too large to represent"),
+        (
+            "1" + String(repeating: "0", count: 400),
+            "line 1, column 1: number 100000000000000000000000… is too large to represent"
+        ),
         (#"{"a": 1} x"#, "line 1, column 10: unexpected 'x' after the JSON value"),
         ("[1]]", "line 1, column 4: unexpected ']' after the JSON value"),
         ("\"abc", "line 1, column 1: unterminated string"),
