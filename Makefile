@@ -1,6 +1,7 @@
 # Two entry points for a fresh Debian machine with Swift installed:
 #   make run    install system packages, build resv, run it on its default store
-#   make test   install system packages, run every test and the docs check
+#   make test   install system packages, run every test (route and end-to-end tests on SQLite
+#               and on a throwaway PostgreSQL, schemathesis against the OpenAPI document) and the docs check
 #   make install  release build of resv, its man page and completions under PREFIX (~/.local)
 #   make bench    whole-command timings against jq (Benchmarks/commands.sh), then the
 #                 in-process benchmarks (Benchmarks/Package.swift, ordo-one/benchmark)
@@ -8,7 +9,9 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # libreadline-dev: `resv repl`. jq: the end-to-end tests pipe `resv list --json` through it.
 # groff-base: the test that the man page reads without warnings.
-PACKAGES := libreadline-dev jq groff-base
+# postgresql: resv-server's tests run on PostgreSQL too (scripts/with-postgres starts one).
+# curl: the server's end-to-end test speaks HTTP as a user would. python3-venv: schemathesis.
+PACKAGES := libreadline-dev jq groff-base postgresql curl python3-venv
 ARGS ?= list
 # The shipped binary: the Swift runtime and Foundation linked in, which halves
 # start-up (BENCHMARKS.md). Its own build folder, so debug builds are not redone.
@@ -32,7 +35,8 @@ run: build
 
 test: deps
 	swift build
-	swift test
+	RESV_REQUIRE_POSTGRES=1 scripts/with-postgres swift test
+	scripts/schemathesis-check "$$(swift build --show-bin-path)/resv-server"
 	scripts/generate-docs --check
 
 docs:

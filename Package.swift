@@ -12,9 +12,19 @@ let package = Package(
         // For the in-process benchmarks (Benchmarks/Package.swift) and other front ends.
         .library(name: "ReservationFile", targets: ["ReservationFile"]),
         .library(name: "ResvCLI", targets: ["ResvCLI"]),
+        .executable(name: "resv-server", targets: ["resv-server"]),
+        .library(name: "ReservationServer", targets: ["ReservationServer"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The server's packages: compiled for resv-server and its tests only.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .target(name: "ReservationCore"),
@@ -37,11 +47,40 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "resv", dependencies: ["ResvCLI"]),
+        .target(
+            name: "ReservationServer",
+            dependencies: [
+                "ReservationCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .executableTarget(
+            name: "resv-server",
+            dependencies: [
+                "ReservationServer",
+                "ResvReference",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         // Development tool of scripts/generate-docs; not shipped.
         .executableTarget(name: "resv-docs", dependencies: ["ResvReference"]),
         .testTarget(name: "ReservationCoreTests", dependencies: ["ReservationCore"]),
         .testTarget(name: "ReservationFileTests", dependencies: ["ReservationCore", "ReservationFile"]),
         .testTarget(name: "ResvCLITests", dependencies: ["ResvCLI"]),
+        .testTarget(
+            name: "ReservationServerTests",
+            dependencies: [
+                "ReservationServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .testTarget(
             name: "ResvEndToEndTests",
             dependencies: ["ReservationCore", "ResvCLI", "ResvReference"]

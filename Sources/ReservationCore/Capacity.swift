@@ -20,24 +20,19 @@ public enum Capacity {
         mutating func book(_ request: NewReservation, at landmark: Landmark) throws(ReservationError) {
             guard let capacity = landmark.capacity else { return }
             let calendar = calendar(for: landmark)
-            guard let day = calendar.dateInterval(of: .day, for: request.date) else { return }
+            guard let day = Day(of: request.date, in: calendar) else { return }
             let key = DayKey(landmark: landmark.id, start: day.start)
             let booked = index(for: landmark).booked(from: day.start, to: day.end)
                 .addingReportingOverflow(added[key, default: 0]).partialValue
-            let (total, overflow) = booked.addingReportingOverflow(request.partySize)
-            if overflow || total > capacity {
-                let components = calendar.dateComponents([.year, .month, .day], from: request.date)
-                let dayText = String(
-                    format: "%04d-%02d-%02d", components.year ?? 0, components.month ?? 0, components.day ?? 0)
-                throw .noCapacity(landmark, day: dayText, requested: request.partySize, booked: booked)
+            if !Capacity.fits(request.partySize, booked: booked, capacity: capacity) {
+                throw .noCapacity(landmark, day: day.text, requested: request.partySize, booked: booked)
             }
             added[key, default: 0] += request.partySize
         }
 
         private mutating func calendar(for landmark: Landmark) -> Calendar {
             if let calendar = calendars[landmark.id] { return calendar }
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = landmark.timeZone ?? TimeZone.gmt
+            let calendar = Capacity.calendar(for: landmark)
             calendars[landmark.id] = calendar
             return calendar
         }
@@ -47,6 +42,36 @@ public enum Capacity {
             let index = DayIndex(existing.filter { $0.landmark.id == landmark.id && $0.status.isActive })
             indexes[landmark.id] = index
             return index
+        }
+    }
+
+    /// The calendar a landmark's days are counted in: its zone, UTC when it has none.
+    public static func calendar(for landmark: Landmark) -> Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = landmark.timeZone ?? TimeZone.gmt
+        return calendar
+    }
+
+    /// Whether `requested` more people fit beside `booked` (overflow never fits).
+    public static func fits(_ requested: Int, booked: Int, capacity: Int) -> Bool {
+        let (total, overflow) = booked.addingReportingOverflow(requested)
+        return !overflow && total <= capacity
+    }
+
+    /// The calendar day a reservation counts against: [start, end) and its
+    /// `YYYY-MM-DD` text for messages.
+    public struct Day: Sendable, Hashable {
+        public let start: Date
+        public let end: Date
+        public let text: String
+
+        public init?(of date: Date, in calendar: Calendar) {
+            guard let interval = calendar.dateInterval(of: .day, for: date) else { return nil }
+            let components = calendar.dateComponents([.year, .month, .day], from: date)
+            start = interval.start
+            end = interval.end
+            text = String(
+                format: "%04d-%02d-%02d", components.year ?? 0, components.month ?? 0, components.day ?? 0)
         }
     }
 

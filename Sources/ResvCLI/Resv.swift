@@ -9,7 +9,7 @@ import ResvReference
 
 /// The root of the command tree, shared by the shell and the REPL.
 public struct Resv: ParsableCommand {
-    public static let version = "0.1.0"
+    public static let version = Reference.version
 
     public static let configuration = CommandConfiguration(
         commandName: "resv",

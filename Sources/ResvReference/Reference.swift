@@ -4,6 +4,9 @@ import Foundation
 /// ENVIRONMENT, FILES and EXAMPLES sections are generated from it, and a test
 /// holds the README's exit-code table to it.
 public enum Reference {
+    /// The version of resv and resv-server, which ship together.
+    public static let version = "0.1.0"
+
     /// An exit code: a short meaning for `--help`, and what causes it.
     public struct ExitCode: Sendable {
         public var code: Int32
@@ -109,19 +112,34 @@ public enum Reference {
         exitCodes.map { "\($0.code) \($0.summary)" }.joined(separator: "; ")
     }
 
+    /// What a man page has beyond the command tree.
+    public struct Manual: Sendable {
+        public var environment: [Item]
+        public var files: [Item]
+        public var exitCodes: [ExitCode]
+        public var examples: [Item]
+    }
+
+    public static let resvManual = Manual(
+        environment: environment, files: files, exitCodes: exitCodes, examples: examples)
+
+    /// The man page sections the generator does not write for resv, in mdoc.
+    public static var manualSections: String { manualSections(resvManual) }
+
     /// The man page sections the generator does not write, in mdoc.
-    public static var manualSections: String {
+    public static func manualSections(_ manual: Manual) -> String {
         var lines: [String] = []
         func list(_ title: String, _ items: [(tag: String, text: String)]) {
+            guard !items.isEmpty else { return }
             lines += [".Sh \(title)", ".Bl -tag -width Ds"]
             for item in items { lines += [".It \(item.tag)", escaped(item.text)] }
             lines.append(".El")
         }
-        list("ENVIRONMENT", environment.map { ("Ev \($0.name)", $0.text) })
-        list("FILES", files.map { ("Pa \($0.name)", $0.text) })
-        list("EXIT STATUS", exitCodes.map { ("\($0.code)", $0.meaning) })
+        list("ENVIRONMENT", manual.environment.map { ("Ev \($0.name)", $0.text) })
+        list("FILES", manual.files.map { ("Pa \($0.name)", $0.text) })
+        list("EXIT STATUS", manual.exitCodes.map { ("\($0.code)", $0.meaning) })
         lines.append(".Sh EXAMPLES")
-        for (index, example) in examples.enumerated() {
+        for (index, example) in manual.examples.enumerated() {
             if index > 0 { lines.append(".Pp") }
             lines += [escaped(example.name), ".Bd -literal -offset indent"]
             lines += example.text.split(separator: "\n").map { escaped(String($0)) }
@@ -139,14 +157,14 @@ public enum Reference {
     /// The generator's page made whole: its stock EXIT STATUS (`.Ex -std`)
     /// replaced by the sections above, and blank lines (paragraph breaks in
     /// discussions, which mdoc warns about) turned into `.Pp`.
-    public static func finishManual(_ page: String) -> String {
+    public static func finishManual(_ page: String, _ manual: Manual = resvManual) -> String {
         var output: [String] = []
         var lines = page.split(separator: "\n", omittingEmptySubsequences: false)[...]
         if lines.last == "" { lines.removeLast() }
         while let line = lines.popFirst() {
             if line == ".Sh \"EXIT STATUS\"", lines.first == ".Ex -std" {
                 lines.removeFirst()
-                output.append(manualSections.trimmingCharacters(in: .newlines))
+                output.append(manualSections(manual).trimmingCharacters(in: .newlines))
             } else if line.isEmpty {
                 output.append(".Pp")
             } else {

@@ -17,6 +17,24 @@ struct ShippedFilesTests {
         #expect(
             run.stdout == (try Self.committed("completions/resv.\(shell)")),
             "completions/resv.\(shell) is stale: run scripts/generate-docs")
+        let server = try runProcess(
+            Binary.server.path, ["--generate-completion-script", shell], environment: [:], stdin: nil)
+        #expect(server.status == 0)
+        #expect(
+            server.stdout == (try Self.committed("completions/resv-server.\(shell)")),
+            "completions/resv-server.\(shell) is stale: run scripts/generate-docs")
+    }
+
+    @Test func serverManPageHasItsReferenceSections() throws {
+        let page = try Self.committed("man/resv-server.1")
+        #expect(
+            page.contains(Reference.manualSections(Reference.serverManual)),
+            "man/resv-server.1 is stale: run scripts/generate-docs")
+        for title in ["ENVIRONMENT", "FILES", "EXIT STATUS", "EXAMPLES"] {
+            #expect(page.split(separator: "\n").contains(Substring(".Sh \(title)")), "no \(title) section")
+        }
+        for command in ["serve", "token", "create"] { #expect(page.contains(".It Em \(command)")) }
+        #expect(!page.contains(".Ex -std"), "the stock exit status replaced")
     }
 
     @Test func manPageHasTheCurrentReferenceSections() throws {
@@ -29,8 +47,9 @@ struct ShippedFilesTests {
         #expect(!page.contains(".Ex -std"), "the stock exit status replaced")
     }
 
-    @Test func groffReadsTheManPageWithoutWarnings() throws {
-        let page = Binary.packageRoot.appendingPathComponent("man/resv.1").path
+    @Test(arguments: ["resv", "resv-server"])
+    func groffReadsTheManPageWithoutWarnings(tool: String) throws {
+        let page = Binary.packageRoot.appendingPathComponent("man/\(tool).1").path
         let path = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
         let run = try runProcess("/usr/bin/env", ["groff", "-man", "-ww", "-z", page], environment: path, stdin: nil)
         #expect(run.status == 0)

@@ -66,18 +66,22 @@ final class Sandbox {
 
 enum Binary {
     /// The `resv` built beside this test bundle (or `RESV_BIN`).
-    static let resv: URL = {
-        if let path = ProcessInfo.processInfo.environment["RESV_BIN"] { return URL(fileURLWithPath: path) }
+    static let resv: URL = built("resv", override: "RESV_BIN")
+    /// The `resv-server` built beside this test bundle (or `RESV_SERVER_BIN`).
+    static let server: URL = built("resv-server", override: "RESV_SERVER_BIN")
+
+    private static func built(_ name: String, override: String) -> URL {
+        if let path = ProcessInfo.processInfo.environment[override] { return URL(fileURLWithPath: path) }
         let here = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var directory = here.deletingLastPathComponent()
         // On Linux the test runner is `<bin>/resvPackageTests.xctest`; on macOS a bundle inside <bin>.
         for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("resv")
+            let candidate = directory.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             directory = directory.deletingLastPathComponent()
         }
-        return here.deletingLastPathComponent().appendingPathComponent("resv")
-    }()
+        return here.deletingLastPathComponent().appendingPathComponent(name)
+    }
 
     /// The repository root, for comparing generated files with committed ones.
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -1,0 +1,83 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ReservationCore
+
+/// An error answered as `{"error": true, "reason": "…"}` with its status.
+/// Every failure reaches the client through this type: `ErrorMiddleware`
+/// turns the rest (router, body limit, unexpected) into one.
+public struct APIError: HTTPResponseError, Sendable {
+    public let status: HTTPResponse.Status
+    public let reason: String
+
+    public init(_ status: HTTPResponse.Status, _ reason: String) {
+        self.status = status
+        self.reason = reason
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response.json(status: status, body: Wire.errorBody(reason))
+    }
+
+    static let unauthorized = APIError(
+        .unauthorized, "missing or unknown bearer token: send 'Authorization: Bearer TOKEN' (resv-server token create)")
+
+    static func notFound(_ id: Reservation.ID) -> APIError {
+        APIError(.notFound, "no reservation \(id)")
+    }
+
+    /// The one place a reservation-layer error becomes an HTTP status; the
+    /// reason is the same message the file backend prints.
+    init(_ error: ReservationError) {
+        let status: HTTPResponse.Status =
+            switch error {
+            case .unknownLandmark: .notFound
+            case .reservationNotFound: .notFound
+            case .noCapacity: .conflict
+            case .cannotConfirmCancelled: .conflict
+            case .invalidDate, .dateInPast, .invalidPartySize, .invalidInitialStatus, .invalidRequestField,
+                .invalidReservationID, .ambiguousLandmark, .ambiguousReservationID, .batchRejected:
+                .badRequest
+            case .unexpectedCount, .unimplemented: .internalServerError
+            }
+        self.init(status, error.localizedDescription)
+    }
+}
+
+extension Response {
+    /// A JSON response with exactly these bytes.
+    static func json(status: HTTPResponse.Status, body: [UInt8], headers: HTTPFields = [:]) -> Response {
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        fields[.contentLength] = String(body.count)
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+/// Answers every error in the contract's shape: a route or method that does
+/// not exist (404), a body over the limit (413), anything unexpected (500,
+/// logged with its detail, which the client never sees).
+struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            return try error.response(from: request, context: context)
+        } catch let error as any HTTPResponseError {
+            let reason: String =
+                switch error.status {
+                case .notFound: "no route \(request.method) \(request.uri.path)"
+                case .contentTooLarge: "the request body is larger than \(ReservationRoutes.bodyLimit) bytes"
+                default: error.status.reasonPhrase.lowercased()
+                }
+            return try APIError(error.status, reason).response(from: request, context: context)
+        } catch {
+            context.logger.error(
+                "request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+            return try APIError(.internalServerError, "internal error; the server's log has the detail")
+                .response(from: request, context: context)
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Hummingbird
+import Logging
+import ReservationCore
+import ServiceLifecycle
+
+/// The router of every route, over one store. Tests drive it with
+/// `app.test(.router)`; `buildApplication` serves it.
+public func buildRouter(
+    store: ServerStore, catalog: LandmarkCatalog = .builtIn, now: @escaping @Sendable () -> Date = { Date() }
+) -> Router<ServerContext> {
+    let router = Router(context: ServerContext.self)
+    router.add(middleware: ErrorMiddleware())
+    ReservationRoutes(store: store, catalog: catalog, now: now).add(to: router)
+    return router
+}
+
+/// The server: the router on `host:port`, and the hourly purge of idempotency
+/// keys older than `keyLifetime`. `onListening` receives the bound port (useful with port 0).
+public func buildApplication(
+    store: ServerStore, host: String, port: Int, logger: Logger, catalog: LandmarkCatalog = .builtIn,
+    keyLifetime: Duration = .seconds(24 * 3600),
+    onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+) -> some ApplicationProtocol {
+    Application(
+        router: buildRouter(store: store, catalog: catalog),
+        configuration: .init(address: .hostname(host, port: port), serverName: "resv-server"),
+        services: [KeyPurge(store: store, lifetime: keyLifetime, logger: logger)],
+        onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
+        logger: logger
+    )
+}
+
+/// Deletes idempotency keys past their lifetime, at start and then every hour.
+struct KeyPurge: Service {
+    let store: ServerStore
+    let lifetime: Duration
+    let logger: Logger
+
+    func run() async throws {
+        while true {
+            do {
+                let cutoff = Date().addingTimeInterval(-Double(lifetime.components.seconds))
+                let purged = try await store.purgeKeys(cutoff)
+                if purged > 0 { logger.info("purged expired idempotency keys", metadata: ["count": "\(purged)"]) }
+            } catch {
+                logger.warning("could not purge idempotency keys", metadata: ["error": "\(error)"])
+            }
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(3600)) }
+            } catch {
+                return
+            }
+        }
+    }
+}

@@ -1,0 +1,246 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ReservationCore
+
+/// The PostgreSQL engine, for several server processes on one database: every
+/// write is one transaction, and the checks that must not interleave (an
+/// idempotency key, a landmark's day) take a transaction-scoped advisory lock
+/// first, so two servers never book the same key twice or past capacity.
+public enum PostgresStore {
+    static let schemaVersion = 1
+
+    /// Connects with a `postgres://user:password@host:port/database?sslmode=…` URL.
+    /// `run` is the client's connection pool; the caller keeps it running
+    /// (as a service) while the store is used.
+    public static func open(url: String, connections: Int = 20, logger: Logger) async throws
+        -> (store: ServerStore, client: PostgresClient)
+    {
+        var configuration = try configuration(url)
+        configuration.options.maximumConnections = connections
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let store = ServerStore(
+            user: { hash in
+                try await client.query("SELECT user_id FROM tokens WHERE hash = \(hash)", logger: logger)
+                    .collect().first.map { UserID(try $0.decode(Int64.self)) }
+            },
+            addToken: { name, hash in
+                try await client.withTransaction(logger: logger) { db in
+                    let now = Date().timeIntervalSince1970
+                    try await db.query(
+                        "INSERT INTO users (name, created_at) VALUES (\(name), \(now)) ON CONFLICT (name) DO NOTHING",
+                        logger: logger)
+                    guard
+                        let id = try await db.query("SELECT id FROM users WHERE name = \(name)", logger: logger)
+                            .collect().first.map({ try $0.decode(Int64.self) })
+                    else { throw StoreError.corruptRow("user \(name) vanished") }
+                    try await db.query(
+                        "INSERT INTO tokens (hash, user_id, created_at) VALUES (\(hash), \(id), \(now))", logger: logger
+                    )
+                    return UserID(id)
+                }
+            },
+            list: { user in
+                try await client.query(
+                    "SELECT id, landmark_id, date, party_size, status FROM reservations WHERE user_id = \(user.rawValue) ORDER BY starts_at, id",
+                    logger: logger
+                ).collect().map(reservation)
+            },
+            get: { user, id in
+                try await client.query(
+                    "SELECT id, landmark_id, date, party_size, status FROM reservations WHERE id = \(id.description) AND user_id = \(user.rawValue)",
+                    logger: logger
+                ).collect().first.map(reservation)
+            },
+            storedResponse: { user, key in
+                try await client.withConnection { db in
+                    try await storedResponse(db, user: user, key: key, logger: logger)
+                }
+            },
+            create: { user, record, key in
+                let new = record.reservation
+                return try await client.withTransaction(logger: logger) { db -> CreateOutcome in
+                    if let key {
+                        let lock = "key \(user.rawValue) \(key.key)"
+                        try await db.query("SELECT pg_advisory_xact_lock(hashtextextended(\(lock), 0))", logger: logger)
+                        if let kept = try await storedResponse(db, user: user, key: key.key, logger: logger) {
+                            return .replay(kept)
+                        }
+                    }
+                    if let capacity = record.capacity {
+                        let start = capacity.day.start.timeIntervalSince1970
+                        let end = capacity.day.end.timeIntervalSince1970
+                        let lock = "day \(new.landmarkID) \(start)"
+                        try await db.query("SELECT pg_advisory_xact_lock(hashtextextended(\(lock), 0))", logger: logger)
+                        let total =
+                            try await db.query(
+                                """
+                                SELECT COALESCE(SUM(party_size), 0)::FLOAT8 FROM reservations
+                                WHERE landmark_id = \(new.landmarkID.description) AND status <> 'cancelled'
+                                AND starts_at >= \(start) AND starts_at < \(end)
+                                """, logger: logger
+                            ).collect().first.map { try $0.decode(Double.self) } ?? 0
+                        let booked = Int(exactly: total.rounded()) ?? Int.max
+                        if !Capacity.fits(new.partySize, booked: booked, capacity: capacity.limit) {
+                            return .noCapacity(booked: booked)
+                        }
+                    }
+                    let now = Date().timeIntervalSince1970
+                    try await db.query(
+                        """
+                        INSERT INTO reservations (id, user_id, landmark_id, date, starts_at, party_size, status, created_at)
+                        VALUES (\(new.id.description), \(user.rawValue), \(new.landmarkID.description), \(new.date),
+                                \(record.startsAt), \(new.partySize), \(new.status.rawValue), \(now))
+                        """, logger: logger)
+                    if let key {
+                        let body = ByteBuffer(bytes: Wire.body(new))
+                        try await db.query(
+                            """
+                            INSERT INTO idempotency_keys (user_id, key, request_hash, status, body, created_at)
+                            VALUES (\(user.rawValue), \(key.key), \(key.requestHash), 201, \(body), \(now))
+                            """, logger: logger)
+                    }
+                    return .created(new)
+                }
+            },
+            setStatus: { user, id, status in
+                try await client.withTransaction(logger: logger) { db -> StatusOutcome in
+                    guard
+                        let current = try await db.query(
+                            "SELECT id, landmark_id, date, party_size, status FROM reservations WHERE id = \(id.description) AND user_id = \(user.rawValue) FOR UPDATE",
+                            logger: logger
+                        ).collect().first.map(reservation)
+                    else { return .notFound }
+                    switch StatusTransition(from: current.status, to: status) {
+                    case .refused: return .conflict(current)
+                    case .unchanged: return .changed(current, previous: current.status)
+                    case .to(let newStatus):
+                        try await db.query(
+                            "UPDATE reservations SET status = \(newStatus.rawValue) WHERE id = \(id.description)",
+                            logger: logger)
+                        var changed = current
+                        changed.status = newStatus
+                        return .changed(changed, previous: current.status)
+                    }
+                }
+            },
+            purgeKeys: { cutoff in
+                try await client.query(
+                    "DELETE FROM idempotency_keys WHERE created_at < \(cutoff.timeIntervalSince1970) RETURNING user_id",
+                    logger: logger
+                ).collect().count
+            },
+            close: {}
+        )
+        return (store, client)
+    }
+
+    /// Creates or checks the schema; run while the client runs.
+    public static func migrate(_ client: PostgresClient, url: String, logger: Logger) async throws {
+        try await client.withTransaction(logger: logger) { db in
+            // One server migrates at a time.
+            try await db.query("SELECT pg_advisory_xact_lock(7205001)", logger: logger)
+            try await db.query("CREATE TABLE IF NOT EXISTS resv_schema (version INTEGER NOT NULL)", logger: logger)
+            let version =
+                try await db.query("SELECT version FROM resv_schema", logger: logger).collect()
+                .first.map { try $0.decode(Int.self) } ?? 0
+            if version > schemaVersion {
+                throw StoreError.newerSchema(redacted(url), found: version, supported: schemaVersion)
+            }
+            guard version < schemaVersion else { return }
+            for statement in schema { try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+            try await db.query("DELETE FROM resv_schema", logger: logger)
+            try await db.query("INSERT INTO resv_schema (version) VALUES (\(schemaVersion))", logger: logger)
+        }
+    }
+
+    private static func reservation(_ row: PostgresRow) throws -> StoredReservation {
+        let (idText, landmarkText, date, partySize, statusText) = try row.decode(
+            (String, String, String, Int, String).self)
+        guard let id = Reservation.ID(idText), let landmarkID = Landmark.ID(landmarkText),
+            let status = Reservation.Status(rawValue: statusText)
+        else { throw StoreError.corruptRow("reservation \(idText)") }
+        return StoredReservation(id: id, landmarkID: landmarkID, date: date, partySize: partySize, status: status)
+    }
+
+    private static func storedResponse(_ db: PostgresConnection, user: UserID, key: String, logger: Logger)
+        async throws -> StoredResponse?
+    {
+        try await db.query(
+            "SELECT request_hash, status, body FROM idempotency_keys WHERE user_id = \(user.rawValue) AND key = \(key)",
+            logger: logger
+        ).collect().first.map { row in
+            let (hash, status, body) = try row.decode((String, Int, ByteBuffer).self)
+            return StoredResponse(status: status, body: Array(body.readableBytesView), requestHash: hash)
+        }
+    }
+
+    /// The URL without its password, for messages.
+    static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? "the PostgreSQL URL"
+    }
+
+    static func configuration(_ url: String) throws -> PostgresClient.Configuration {
+        guard let components = URLComponents(string: url), let scheme = components.scheme,
+            ["postgres", "postgresql"].contains(scheme)
+        else {
+            throw StoreError.badDatabaseURL(redacted(url), "expected postgres://user[:password]@host[:port]/database")
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw StoreError.badDatabaseURL(redacted(url), "the host is missing")
+        }
+        guard let user = components.user, !user.isEmpty else {
+            throw StoreError.badDatabaseURL(redacted(url), "the user name is missing")
+        }
+        let database = components.path.split(separator: "/").first.map(String.init)
+        let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
+        let tls: PostgresClient.Configuration.TLS
+        switch mode {
+        case "disable": tls = .disable
+        case "prefer", "allow": tls = .prefer(.makeClientConfiguration())
+        case "require", "verify-ca", "verify-full": tls = .require(.makeClientConfiguration())
+        default: throw StoreError.badDatabaseURL(redacted(url), "sslmode '\(mode)' is not disable, prefer or require")
+        }
+        return PostgresClient.Configuration(
+            host: host, port: components.port ?? 5432, username: user, password: components.password,
+            database: database, tls: tls)
+    }
+
+    private static let schema = [
+        """
+        CREATE TABLE IF NOT EXISTS users (
+            id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at DOUBLE PRECISION NOT NULL)
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS tokens (
+            hash TEXT PRIMARY KEY, user_id BIGINT NOT NULL REFERENCES users (id),
+            created_at DOUBLE PRECISION NOT NULL)
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS reservations (
+            id TEXT PRIMARY KEY,
+            user_id BIGINT NOT NULL REFERENCES users (id),
+            landmark_id TEXT NOT NULL,
+            date TEXT NOT NULL,
+            starts_at DOUBLE PRECISION NOT NULL,
+            party_size BIGINT NOT NULL CHECK (party_size > 0),
+            status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'cancelled')),
+            created_at DOUBLE PRECISION NOT NULL)
+        """,
+        "CREATE INDEX IF NOT EXISTS reservations_by_user ON reservations (user_id, starts_at)",
+        "CREATE INDEX IF NOT EXISTS reservations_by_landmark ON reservations (landmark_id, starts_at)",
+        """
+        CREATE TABLE IF NOT EXISTS idempotency_keys (
+            user_id BIGINT NOT NULL REFERENCES users (id),
+            key TEXT NOT NULL,
+            request_hash TEXT NOT NULL,
+            status INTEGER NOT NULL,
+            body BYTEA NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (user_id, key))
+        """,
+        "CREATE INDEX IF NOT EXISTS idempotency_keys_by_age ON idempotency_keys (created_at)",
+    ]
+}

@@ -1,0 +1,215 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ReservationCore
+
+/// The request context of every route: who is asking, once the bearer token is checked.
+public struct ServerContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// Set by `AuthMiddleware`; nil on `/health`.
+    public var user: UserID?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        user = nil
+    }
+
+    func requireUser() throws(APIError) -> UserID {
+        guard let user else { throw APIError.unauthorized }
+        return user
+    }
+}
+
+/// The routes of DESIGN.md, "HTTP backend (client) and server", over one
+/// `ServerStore`. Input goes through the core's rules: `CreateReservationRequest(json:)`,
+/// `NewReservation` (the one date parser, a future date, party size > 0) and
+/// the catalog, so the server and the file backend refuse the same requests
+/// with the same words.
+struct ReservationRoutes: Sendable {
+    /// The largest request body accepted; larger ones get 413.
+    static let bodyLimit = 64 * 1024
+    /// An `Idempotency-Key` is 1 to 255 visible ASCII characters.
+    static let maxKeyLength = 255
+
+    /// 10000-01-01T00:00:00Z: later dates have no four-digit year to write.
+    static let latestDate = Date(timeIntervalSince1970: 253_402_300_800)
+
+    let store: ServerStore
+    let catalog: LandmarkCatalog
+    let now: @Sendable () -> Date
+    private let landmarksBody: [UInt8]
+
+    init(store: ServerStore, catalog: LandmarkCatalog, now: @escaping @Sendable () -> Date) {
+        self.store = store
+        self.catalog = catalog
+        self.now = now
+        landmarksBody = Wire.body(catalog.landmarks)
+    }
+
+    func add(to router: Router<ServerContext>) {
+        router.get("/health") { _, _ in
+            Response.json(status: .ok, body: Array(#"{"status":"ok"}"#.utf8))
+        }
+        let routes = router.group().add(middleware: AuthMiddleware(tokens: TokenCache(store: store)))
+        routes.get("/landmarks") { _, _ in Response.json(status: .ok, body: landmarksBody) }
+        routes.get("/reservations", use: list)
+        routes.get("/reservations/:id", use: get)
+        routes.post("/reservations", use: create)
+        routes.delete("/reservations/:id", use: cancel)
+        routes.post("/reservations/:id/confirm", use: confirm)
+    }
+
+    @Sendable func list(_ request: Request, context: ServerContext) async throws -> Response {
+        let user = try context.requireUser()
+        return .json(status: .ok, body: Wire.body(try await store.list(user)))
+    }
+
+    @Sendable func get(_ request: Request, context: ServerContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try reservationID(context)
+        guard let reservation = try await store.get(user, id) else { throw APIError.notFound(id) }
+        return .json(status: .ok, body: Wire.body(reservation))
+    }
+
+    @Sendable func cancel(_ request: Request, context: ServerContext) async throws -> Response {
+        try await setStatus(.cancelled, context: context)
+    }
+
+    @Sendable func confirm(_ request: Request, context: ServerContext) async throws -> Response {
+        try await setStatus(.confirmed, context: context)
+    }
+
+    private func setStatus(_ status: Reservation.Status, context: ServerContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try reservationID(context)
+        switch try await store.setStatus(user, id, status) {
+        case .notFound:
+            throw APIError.notFound(id)
+        case .changed(let reservation, _):
+            return .json(status: .ok, body: Wire.body(reservation))
+        case .conflict:
+            throw APIError(
+                .conflict, "reservation \(id) is cancelled and cannot be confirmed; make a new reservation")
+        }
+    }
+
+    @Sendable func create(_ request: Request, context: ServerContext) async throws -> Response {
+        let user = try context.requireUser()
+        var request = request
+        let body = Data(try await request.collectBody(upTo: Self.bodyLimit).readableBytesView)
+        let key = try idempotencyKey(request.headers, body: body)
+        if let key, let kept = try await store.storedResponse(user, key.key) {
+            return try replay(kept, for: key)
+        }
+        let (record, landmark) = try newRecord(body)
+        switch try await store.create(user, record, key) {
+        case .created(let reservation):
+            var headers = HTTPFields()
+            headers[.location] = "/reservations/\(reservation.id)"
+            return .json(status: .created, body: Wire.body(reservation), headers: headers)
+        case .noCapacity(let booked):
+            let day = record.capacity?.day.text ?? ""
+            throw APIError(
+                ReservationError.noCapacity(
+                    landmark, day: day, requested: record.reservation.partySize, booked: booked))
+        case .replay(let kept):
+            // Another request with this key committed first.
+            return try replay(kept, for: key!)
+        }
+    }
+
+    /// Checks a create body with the core's rules and prepares its row.
+    private func newRecord(_ body: Data) throws(APIError) -> (NewRecord, Landmark) {
+        let json: JSONValue
+        do { json = try JSONValue.parse(body) } catch {
+            throw APIError(.badRequest, "the request body is not valid JSON: \(error.detail)")
+        }
+        let wire: CreateReservationRequest
+        do { wire = try CreateReservationRequest(json: json) } catch { throw APIError(error) }
+        guard let landmarkID = Landmark.ID(wire.landmarkId) else {
+            throw APIError(.badRequest, "landmarkId '\(wire.landmarkId.prefix(64))' is not a UUID")
+        }
+        let checked: NewReservation
+        do { checked = try NewReservation(wire, now: now()) } catch { throw APIError(error) }
+        guard checked.date < Self.latestDate else {
+            throw APIError(.badRequest, "date '\(wire.date)' is after the year 9999")
+        }
+        guard let landmark = catalog[landmarkID] else {
+            throw APIError(.notFound, "landmarkId \(landmarkID) is not a known landmark (GET /landmarks lists them)")
+        }
+        let reservation = StoredReservation(
+            id: Reservation.ID(UUID()), landmarkID: landmarkID, date: DateTime.format(checked.date),
+            partySize: checked.partySize, status: checked.status)
+        var capacity: CapacityCheck?
+        if let limit = landmark.capacity, let day = Capacity.Day(of: checked.date, in: Capacity.calendar(for: landmark))
+        {
+            capacity = CapacityCheck(limit: limit, day: day)
+        }
+        let record = NewRecord(
+            reservation: reservation, startsAt: checked.date.timeIntervalSince1970, capacity: capacity)
+        return (record, landmark)
+    }
+
+    /// The request's `Idempotency-Key` with a hash of what was asked: the body
+    /// as canonical JSON when it parses (so spacing and key order do not make a
+    /// different request), else its bytes.
+    private func idempotencyKey(_ headers: HTTPFields, body: Data) throws(APIError) -> IdempotencyKey? {
+        guard let key = headers[.idempotencyKey] else { return nil }
+        guard (1...Self.maxKeyLength).contains(key.utf8.count), key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+        else {
+            throw APIError(
+                .badRequest, "Idempotency-Key must be 1 to \(Self.maxKeyLength) visible ASCII characters")
+        }
+        let canonical = (try? JSONValue.parse(body).encoded()) ?? body
+        var hash = SHA256()
+        hash.update(data: Array("POST /reservations\n".utf8))
+        hash.update(data: canonical)
+        return IdempotencyKey(key: key, requestHash: Hex.string(hash.finalize()))
+    }
+
+    private func replay(_ kept: StoredResponse, for key: IdempotencyKey) throws(APIError) -> Response {
+        guard kept.requestHash == key.requestHash else {
+            throw APIError(
+                .unprocessableContent,
+                "Idempotency-Key '\(key.key)' was already used with a different request; use a new key")
+        }
+        var headers = HTTPFields()
+        headers[.idempotentReplayed] = "true"
+        let status: HTTPResponse.Status = kept.status == 201 ? .created : .init(code: kept.status)
+        return .json(status: status, body: kept.body, headers: headers)
+    }
+
+    private func reservationID(_ context: ServerContext) throws(APIError) -> Reservation.ID {
+        let text = context.parameters.get("id") ?? ""
+        guard let id = Reservation.ID(text) else {
+            throw APIError(.badRequest, "'\(text.prefix(64))' is not a reservation id: give the whole UUID")
+        }
+        return id
+    }
+}
+
+extension HTTPField.Name {
+    static let idempotencyKey = Self("Idempotency-Key")!
+    static let idempotentReplayed = Self("Idempotent-Replayed")!
+}
+
+/// Checks `Authorization: Bearer TOKEN` and puts the token's user in the context.
+struct AuthMiddleware: RouterMiddleware {
+    typealias Context = ServerContext
+    let tokens: TokenCache
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        guard let header = request.headers[.authorization] else { throw APIError.unauthorized }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer",
+            let user = try await tokens.user(for: parts[1].trimmingCharacters(in: .whitespaces))
+        else { throw APIError.unauthorized }
+        var context = context
+        context.user = user
+        context.logger[metadataKey: "user"] = "\(user)"
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,348 @@
+import Foundation
+import Logging
+import ReservationCore
+import SQLiteNIO
+import Synchronization
+
+/// The SQLite engine: one file in WAL mode with `synchronous=FULL`, so a
+/// reservation is on disk before the client hears of it. Writes go through one
+/// connection that commits whatever requests are waiting in one transaction
+/// (group commit: many bookings per fsync, each in its own savepoint); reads
+/// use their own connections and never wait for a write.
+public enum SQLiteStore {
+    static let schemaVersion = 1
+    static let readerCount = 2
+
+    public static func open(path: String, logger: Logger) async throws -> ServerStore {
+        let writeConnection = try await connect(path, logger: logger)
+        do {
+            try await migrate(writeConnection, path: path)
+        } catch {
+            try? await writeConnection.close()
+            throw error
+        }
+        var readers: [SQLiteConnection] = []
+        for _ in 0..<readerCount {
+            let reader = try await connect(path, logger: logger)
+            _ = try await reader.query("PRAGMA query_only = ON")
+            readers.append(reader)
+        }
+        let writer = SQLiteWriter(writeConnection)
+        let next = Atomic<Int>(0)
+        let pool = readers
+        @Sendable func reader() -> SQLiteConnection {
+            pool[next.wrappingAdd(1, ordering: .relaxed).oldValue % pool.count]
+        }
+
+        return ServerStore(
+            user: { hash in
+                try await reader().query("SELECT user_id FROM tokens WHERE hash = ?", [.text(hash)])
+                    .first?.column("user_id")?.integer.map { UserID(Int64($0)) }
+            },
+            addToken: { name, hash in
+                try await writer.perform { db in
+                    let now = Date().timeIntervalSince1970
+                    _ = try await db.query(
+                        "INSERT INTO users (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                        [.text(name), .float(now)])
+                    guard
+                        let id = try await db.query("SELECT id FROM users WHERE name = ?", [.text(name)])
+                            .first?.column("id")?.integer
+                    else { throw StoreError.corruptRow("user \(name) vanished") }
+                    _ = try await db.query(
+                        "INSERT INTO tokens (hash, user_id, created_at) VALUES (?, ?, ?)",
+                        [.text(hash), .integer(id), .float(now)])
+                    return UserID(Int64(id))
+                }
+            },
+            list: { user in
+                try await reader().query(
+                    "SELECT \(columns) FROM reservations WHERE user_id = ? ORDER BY starts_at, id",
+                    [.integer(Int(user.rawValue))]
+                ).map(reservation)
+            },
+            get: { user, id in
+                try await reader().query(
+                    "SELECT \(columns) FROM reservations WHERE id = ? AND user_id = ?",
+                    [.text(id.description), .integer(Int(user.rawValue))]
+                ).first.map(reservation)
+            },
+            storedResponse: { user, key in
+                try await storedResponse(reader(), user: user, key: key)
+            },
+            create: { user, record, key in
+                try await writer.perform { db in
+                    if let key, let kept = try await storedResponse(db, user: user, key: key.key) {
+                        return .replay(kept)
+                    }
+                    let new = record.reservation
+                    if let capacity = record.capacity {
+                        // TOTAL, a float, cannot overflow as SUM can with huge parties.
+                        let total =
+                            try await db.query(
+                                """
+                                SELECT TOTAL(party_size) AS booked FROM reservations
+                                WHERE landmark_id = ? AND status <> 'cancelled' AND starts_at >= ? AND starts_at < ?
+                                """,
+                                [
+                                    .text(new.landmarkID.description),
+                                    .float(capacity.day.start.timeIntervalSince1970),
+                                    .float(capacity.day.end.timeIntervalSince1970),
+                                ]
+                            ).first?.column("booked")?.double ?? 0
+                        let booked = Int(exactly: total.rounded()) ?? Int.max
+                        if !Capacity.fits(new.partySize, booked: booked, capacity: capacity.limit) {
+                            return .noCapacity(booked: booked)
+                        }
+                    }
+                    let now = Date().timeIntervalSince1970
+                    _ = try await db.query(
+                        """
+                        INSERT INTO reservations (id, user_id, landmark_id, date, starts_at, party_size, status, created_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                        [
+                            .text(new.id.description), .integer(Int(user.rawValue)), .text(new.landmarkID.description),
+                            .text(new.date), .float(record.startsAt), .integer(new.partySize),
+                            .text(new.status.rawValue), .float(now),
+                        ])
+                    if let key {
+                        _ = try await db.query(
+                            """
+                            INSERT INTO idempotency_keys (user_id, key, request_hash, status, body, created_at)
+                            VALUES (?, ?, ?, 201, ?, ?)
+                            """,
+                            [
+                                .integer(Int(user.rawValue)), .text(key.key), .text(key.requestHash),
+                                .blob(ByteBuffer(bytes: Wire.body(new))), .float(now),
+                            ])
+                    }
+                    return .created(new)
+                }
+            },
+            setStatus: { user, id, status in
+                try await writer.perform { db in
+                    guard
+                        let current = try await db.query(
+                            "SELECT \(columns) FROM reservations WHERE id = ? AND user_id = ?",
+                            [.text(id.description), .integer(Int(user.rawValue))]
+                        ).first.map(reservation)
+                    else { return .notFound }
+                    let next = StatusTransition(from: current.status, to: status)
+                    switch next {
+                    case .refused: return .conflict(current)
+                    case .unchanged: return .changed(current, previous: current.status)
+                    case .to(let newStatus):
+                        _ = try await db.query(
+                            "UPDATE reservations SET status = ? WHERE id = ?",
+                            [.text(newStatus.rawValue), .text(id.description)])
+                        var changed = current
+                        changed.status = newStatus
+                        return .changed(changed, previous: current.status)
+                    }
+                }
+            },
+            purgeKeys: { cutoff in
+                try await writer.perform { db in
+                    try await db.query(
+                        "DELETE FROM idempotency_keys WHERE created_at < ? RETURNING key",
+                        [.float(cutoff.timeIntervalSince1970)]
+                    ).count
+                }
+            },
+            close: {
+                for connection in pool { try? await connection.close() }
+                try await writer.close()
+            }
+        )
+    }
+
+    private static let columns = "id, landmark_id, date, party_size, status"
+
+    private static func reservation(_ row: SQLiteRow) throws -> StoredReservation {
+        guard let idText = row.column("id")?.string, let id = Reservation.ID(idText),
+            let landmarkText = row.column("landmark_id")?.string, let landmarkID = Landmark.ID(landmarkText),
+            let date = row.column("date")?.string, let partySize = row.column("party_size")?.integer,
+            let status = row.column("status")?.string.flatMap(Reservation.Status.init(rawValue:))
+        else { throw StoreError.corruptRow("\(row)") }
+        return StoredReservation(id: id, landmarkID: landmarkID, date: date, partySize: partySize, status: status)
+    }
+
+    private static func storedResponse(_ db: SQLiteConnection, user: UserID, key: String) async throws
+        -> StoredResponse?
+    {
+        guard
+            let row = try await db.query(
+                "SELECT request_hash, status, body FROM idempotency_keys WHERE user_id = ? AND key = ?",
+                [.integer(Int(user.rawValue)), .text(key)]
+            ).first
+        else { return nil }
+        guard let hash = row.column("request_hash")?.string, let status = row.column("status")?.integer,
+            let body = row.column("body")?.blob
+        else { throw StoreError.corruptRow("idempotency key \(key)") }
+        return StoredResponse(status: status, body: Array(body.readableBytesView), requestHash: hash)
+    }
+
+    private static func connect(_ path: String, logger: Logger) async throws -> SQLiteConnection {
+        do {
+            let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            _ = try await connection.query("PRAGMA busy_timeout = 10000")
+            return connection
+        } catch {
+            throw StoreError.cannotOpen(path, "\(error)")
+        }
+    }
+
+    /// Creates the schema in a new file, or checks an existing one's version.
+    private static func migrate(_ db: SQLiteConnection, path: String) async throws {
+        _ = try await db.query("PRAGMA journal_mode = WAL")
+        _ = try await db.query("PRAGMA synchronous = FULL")
+        let version = try await db.query("PRAGMA user_version").first?.column("user_version")?.integer ?? 0
+        if version > schemaVersion { throw StoreError.newerSchema(path, found: version, supported: schemaVersion) }
+        guard version < schemaVersion else { return }
+        _ = try await db.query("BEGIN IMMEDIATE")
+        do {
+            for statement in schema { _ = try await db.query(statement) }
+            _ = try await db.query("PRAGMA user_version = \(schemaVersion)")
+            _ = try await db.query("COMMIT")
+        } catch {
+            _ = try? await db.query("ROLLBACK")
+            throw error
+        }
+    }
+
+    private static let schema = [
+        """
+        CREATE TABLE IF NOT EXISTS users (
+            id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at REAL NOT NULL)
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS tokens (
+            hash TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users (id), created_at REAL NOT NULL)
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS reservations (
+            id TEXT PRIMARY KEY,
+            user_id INTEGER NOT NULL REFERENCES users (id),
+            landmark_id TEXT NOT NULL,
+            date TEXT NOT NULL,
+            starts_at REAL NOT NULL,
+            party_size INTEGER NOT NULL CHECK (party_size > 0),
+            status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'cancelled')),
+            created_at REAL NOT NULL)
+        """,
+        "CREATE INDEX IF NOT EXISTS reservations_by_user ON reservations (user_id, starts_at)",
+        "CREATE INDEX IF NOT EXISTS reservations_by_landmark ON reservations (landmark_id, starts_at)",
+        """
+        CREATE TABLE IF NOT EXISTS idempotency_keys (
+            user_id INTEGER NOT NULL REFERENCES users (id),
+            key TEXT NOT NULL,
+            request_hash TEXT NOT NULL,
+            status INTEGER NOT NULL,
+            body BLOB NOT NULL,
+            created_at REAL NOT NULL,
+            PRIMARY KEY (user_id, key))
+        """,
+        "CREATE INDEX IF NOT EXISTS idempotency_keys_by_age ON idempotency_keys (created_at)",
+    ]
+}
+
+/// What a cancel or confirm does to a status: cancel always ends cancelled;
+/// confirm moves pending to confirmed and is refused for a cancelled one.
+enum StatusTransition: Equatable {
+    case to(Reservation.Status)
+    case unchanged
+    case refused
+
+    init(from current: Reservation.Status, to target: Reservation.Status) {
+        if current == target {
+            self = .unchanged
+        } else if target == .confirmed && current == .cancelled {
+            self = .refused
+        } else {
+            self = .to(target)
+        }
+    }
+}
+
+/// The one writing connection. Requests queue here; while a transaction
+/// commits, the next ones gather, and all of them commit together: one fsync
+/// for many bookings. Each request runs in its own savepoint, so one that
+/// fails leaves the others' work in place.
+actor SQLiteWriter {
+    private struct Job: Sendable {
+        /// Runs the work; returns whether it failed and how to answer once the transaction ends.
+        let run: @Sendable (SQLiteConnection) async -> (failed: Bool, finish: @Sendable ((any Error)?) -> Void)
+        let fail: @Sendable (any Error) -> Void
+    }
+
+    private let connection: SQLiteConnection
+    private var pending: [Job] = []
+    private var draining = false
+
+    init(_ connection: SQLiteConnection) { self.connection = connection }
+
+    func perform<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let job = Job(
+                run: { connection in
+                    do {
+                        let value = try await body(connection)
+                        return (
+                            false,
+                            { commitError in
+                                if let commitError {
+                                    continuation.resume(throwing: commitError)
+                                } else {
+                                    continuation.resume(returning: value)
+                                }
+                            }
+                        )
+                    } catch {
+                        return (true, { _ in continuation.resume(throwing: error) })
+                    }
+                },
+                fail: { continuation.resume(throwing: $0) }
+            )
+            pending.append(job)
+            if !draining {
+                draining = true
+                Task { await self.drain() }
+            }
+        }
+    }
+
+    func close() async throws {
+        try await connection.close()
+    }
+
+    private func drain() async {
+        while !pending.isEmpty {
+            let batch = pending
+            pending.removeAll(keepingCapacity: true)
+            var finishers: [@Sendable ((any Error)?) -> Void] = []
+            finishers.reserveCapacity(batch.count)
+            do {
+                try await execute("BEGIN IMMEDIATE")
+                for job in batch {
+                    try await execute("SAVEPOINT request")
+                    let (failed, finish) = await job.run(connection)
+                    if failed { try await execute("ROLLBACK TO request") }
+                    try await execute("RELEASE request")
+                    finishers.append(finish)
+                }
+                try await execute("COMMIT")
+                for finish in finishers { finish(nil) }
+            } catch {
+                _ = try? await execute("ROLLBACK")
+                for finish in finishers { finish(error) }
+                for job in batch.dropFirst(finishers.count) { job.fail(error) }
+            }
+        }
+        draining = false
+    }
+
+    private func execute(_ sql: String) async throws {
+        _ = try await connection.query(sql)
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import ReservationCore
+
+/// A user of the server: every token belongs to one, and every reservation.
+public struct UserID: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int64
+    public init(_ rawValue: Int64) { self.rawValue = rawValue }
+    public var description: String { String(rawValue) }
+}
+
+/// A reservation as the server stores and serves it: the wire fields of
+/// `ReservationApiModel`, all present and valid, written by the server itself.
+public struct StoredReservation: Sendable, Hashable {
+    public var id: Reservation.ID
+    public var landmarkID: Landmark.ID
+    /// ISO 8601 in UTC, as `DateTime.format` writes it.
+    public var date: String
+    public var partySize: Int
+    public var status: Reservation.Status
+
+    public init(id: Reservation.ID, landmarkID: Landmark.ID, date: String, partySize: Int, status: Reservation.Status) {
+        self.id = id
+        self.landmarkID = landmarkID
+        self.date = date
+        self.partySize = partySize
+        self.status = status
+    }
+}
+
+/// A checked create request, ready to store.
+public struct NewRecord: Sendable {
+    public var reservation: StoredReservation
+    /// The date as seconds since 1970, for the capacity sums.
+    public var startsAt: Double
+    /// The landmark's daily limit and the day this reservation counts against, when it has one.
+    public var capacity: CapacityCheck?
+}
+
+/// The capacity rule for one create: at most `limit` people at this landmark in [day.start, day.end).
+public struct CapacityCheck: Sendable {
+    public var limit: Int
+    public var day: Capacity.Day
+}
+
+/// An `Idempotency-Key` and the hash of the request it came with.
+public struct IdempotencyKey: Sendable, Hashable {
+    public var key: String
+    public var requestHash: String
+}
+
+/// A response kept for an idempotency key, replayed byte for byte.
+public struct StoredResponse: Sendable, Hashable {
+    public var status: Int
+    public var body: [UInt8]
+    public var requestHash: String
+}
+
+/// What a create did.
+public enum CreateOutcome: Sendable {
+    case created(StoredReservation)
+    /// The landmark is full that day: `booked` people already.
+    case noCapacity(booked: Int)
+    /// The idempotency key was used before: the kept response (its hash may differ from this request's).
+    case replay(StoredResponse)
+}
+
+/// What a cancel or confirm did.
+public enum StatusOutcome: Sendable {
+    case notFound
+    case changed(StoredReservation, previous: Reservation.Status)
+    /// Confirming a cancelled reservation.
+    case conflict(StoredReservation)
+}
+
+/// The server's storage, one value per database: a struct of closures with a
+/// factory per engine (`SQLiteStore.open`, `PostgresStore.open`), like the
+/// client's `ReservationService`. Every closure is scoped to one user, except
+/// the token calls.
+public struct ServerStore: Sendable {
+    /// The user a token hash belongs to.
+    public var user: @Sendable (_ tokenHash: String) async throws -> UserID?
+    /// Adds a token (by its hash) for the user `name`, creating the user when new.
+    public var addToken: @Sendable (_ name: String, _ tokenHash: String) async throws -> UserID
+    public var list: @Sendable (UserID) async throws -> [StoredReservation]
+    public var get: @Sendable (UserID, Reservation.ID) async throws -> StoredReservation?
+    /// The response kept for this user's key, if any (a read; `create` checks again when it writes).
+    public var storedResponse: @Sendable (UserID, _ key: String) async throws -> StoredResponse?
+    /// Books `record` for the user, all in one transaction: the idempotency key
+    /// (a replay when it was used before), the capacity check, the insert, and
+    /// the response body kept for the key.
+    public var create: @Sendable (UserID, NewRecord, IdempotencyKey?) async throws -> CreateOutcome
+    /// Sets the status (cancelled or confirmed) of one of the user's reservations.
+    public var setStatus: @Sendable (UserID, Reservation.ID, Reservation.Status) async throws -> StatusOutcome
+    /// Deletes idempotency keys older than the date; returns how many.
+    public var purgeKeys: @Sendable (_ olderThan: Date) async throws -> Int
+    public var close: @Sendable () async throws -> Void
+}
+
+/// Failures of the storage layer, with what to do next.
+public enum StoreError: Error, LocalizedError, Sendable {
+    case cannotOpen(String, String)
+    case badDatabaseURL(String, String)
+    case newerSchema(String, found: Int, supported: Int)
+    case corruptRow(String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .cannotOpen(let what, let why): "cannot open the database \(what): \(why)"
+        case .badDatabaseURL(let url, let why): "'\(url)' is not a usable database URL: \(why)"
+        case .newerSchema(let what, let found, let supported):
+            "the database \(what) has schema version \(found), newer than this resv-server's \(supported): upgrade resv-server"
+        case .corruptRow(let detail): "a stored row is not valid: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ReservationServer
+import ResvReference
+
+/// `resv-server`: the shared backend of `resv`. The work is in the
+/// `ReservationServer` library; this is the command line over it.
+@main
+struct ResvServer: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resv-server",
+        abstract: "Serve reservations over HTTP to resv clients, from SQLite or PostgreSQL.",
+        discussion: """
+            Create a token for each user with 'resv-server token create NAME', then start the server with \
+            'resv-server serve'. Clients send the token as 'Authorization: Bearer TOKEN' (resv reads it from \
+            RESV_TOKEN); each user sees and changes only their own reservations.
+            """,
+        version: Reference.version,
+        subcommands: [Serve.self, TokenCommand.self]
+    )
+}
+
+struct DatabaseOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "An SQLite file (created when missing) or a postgres://user[:password]@host[:port]/database URL.",
+            valueName: "path-or-url"))
+    var database: String
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the HTTP API until interrupted (SIGINT or SIGTERM).",
+        discussion: """
+            The schema is created or migrated at start. SQLite runs in WAL mode with full fsync: a reservation \
+            is on disk before its 201 is sent. Logs go to stderr; tokens never appear in them.
+            """
+    )
+
+    @OptionGroup var options: DatabaseOptions
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on; 0 picks a free one (the log says which).")
+    var port = 8080
+
+    @Option(help: "How much to log on stderr.")
+    var logLevel: LogLevel = .info
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+    }
+
+    func run() async throws {
+        let logger = bootstrapLogging(logLevel.level)
+        let host = host
+        let port = port
+        try await runReportingErrors(logger) {
+            try await Database.withStore(options.database, logger: logger) { store in
+                let app = buildApplication(
+                    store: store, host: host, port: port, logger: logger,
+                    onListening: { bound in logger.notice("listening on http://\(host):\(bound)") })
+                try await app.runService()
+            }
+        }
+    }
+}
+
+struct TokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token", abstract: "Manage users' bearer tokens.", subcommands: [Create.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a token for a user (new or existing) and print it once.",
+            discussion: """
+                The token is printed on stdout and never again: only its SHA-256 is stored. A user may hold \
+                several tokens; each one sees the same reservations.
+                """
+        )
+
+        @Argument(help: "The user's name.")
+        var name: String
+
+        @OptionGroup var options: DatabaseOptions
+
+        func validate() throws {
+            guard !name.trimmingCharacters(in: .whitespaces).isEmpty, name.count <= 200 else {
+                throw ValidationError("the user name must be 1 to 200 characters, not blank")
+            }
+        }
+
+        func run() async throws {
+            let logger = bootstrapLogging(.warning)
+            let name = name
+            let token = Token.generate()
+            try await runReportingErrors(logger) {
+                _ = try await Database.withStore(options.database, logger: logger) { store in
+                    try await store.addToken(name, Token.hash(token))
+                }
+            }
+            print(token)
+            FileHandle.standardError.write(
+                Data("resv-server: created a token for \(name); it is shown only this once\n".utf8))
+        }
+    }
+}
+
+/// `--log-level`: swift-log's levels by their names.
+enum LogLevel: String, CaseIterable, ExpressibleByArgument {
+    case trace, debug, info, notice, warning, error, critical
+
+    var level: Logger.Level { Logger.Level(rawValue: rawValue) ?? .info }
+}
+
+/// Logs to stderr at `level`; returns the server's logger.
+func bootstrapLogging(_ level: Logger.Level) -> Logger {
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = level
+        return handler
+    }
+    var logger = Logger(label: "resv-server")
+    logger.logLevel = level
+    return logger
+}
+
+/// A failure to open the database or bind the port is one line on stderr and exit 69, not a trace.
+func runReportingErrors(_ logger: Logger, _ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as LocalizedError {
+        FileHandle.standardError.write(Data("resv-server: \(error.localizedDescription)\n".utf8))
+        throw ExitCode(ExitStatus.unavailable)
+    } catch {
+        FileHandle.standardError.write(Data("resv-server: \(error)\n".utf8))
+        throw ExitCode(ExitStatus.unavailable)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import ReservationCore
+import Testing
+
+@testable import ReservationServer
+
+/// The storage engines every route test runs against. PostgreSQL needs
+/// `RESV_TEST_POSTGRES_URL` (`scripts/with-postgres` sets it; `make test` uses it).
+enum Engine: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite, postgres
+
+    static var postgresURL: String? { ProcessInfo.processInfo.environment["RESV_TEST_POSTGRES_URL"] }
+    static var available: [Engine] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
+    var testDescription: String { rawValue }
+}
+
+/// Two users of one fresh store, and the router over it.
+struct Harness: Sendable {
+    let client: any TestClientProtocol
+    let store: ServerStore
+    let alice: String
+    let bob: String
+}
+
+/// Runs `body` against a new database of `engine` (a new SQLite file; on
+/// PostgreSQL, new users, so tests never see each other's reservations).
+func withHarness(
+    _ engine: Engine, now: @escaping @Sendable () -> Date = { Date() },
+    _ body: @escaping @Sendable (Harness) async throws -> Void
+) async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resv-server-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let spec: String
+    switch engine {
+    case .sqlite: spec = directory.appendingPathComponent("db.sqlite").path
+    case .postgres: spec = try #require(Engine.postgresURL)
+    }
+    let logger = {
+        var logger = Logger(label: "resv-server-test")
+        logger.logLevel = .critical
+        return logger
+    }()
+    // Tests run side by side, each with its own pool: keep the pools small.
+    try await Database.withStore(spec, logger: logger, connections: 4) { store in
+        let alice = Token.generate()
+        let bob = Token.generate()
+        let suffix = UUID().uuidString.prefix(8)
+        _ = try await store.addToken("alice-\(suffix)", Token.hash(alice))
+        _ = try await store.addToken("bob-\(suffix)", Token.hash(bob))
+        let app = Application(router: buildRouter(store: store, now: now), logger: logger)
+        try await app.test(.router) { client in
+            try await body(Harness(client: client, store: store, alice: alice, bob: bob))
+        }
+    }
+}
+
+/// A response with its body as text and parsed JSON.
+struct Reply: Sendable {
+    let status: HTTPResponse.Status
+    let headers: HTTPFields
+    let text: String
+
+    var json: Any? { try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) }
+    var object: [String: Any] { json as? [String: Any] ?? [:] }
+    var array: [[String: Any]] { json as? [[String: Any]] ?? [] }
+    /// The `reason` of an error body; nil unless the body is exactly `{"error": true, "reason": …}`.
+    var reason: String? {
+        guard object.count == 2, object["error"] as? Bool == true else { return nil }
+        return object["reason"] as? String
+    }
+}
+
+extension Harness {
+    func call(
+        _ method: HTTPRequest.Method, _ uri: String, token: String?, body: String? = nil,
+        headers extra: HTTPFields = [:]
+    ) async throws -> Reply {
+        var headers = extra
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        if body != nil { headers[.contentType] = "application/json" }
+        let response = try await client.executeRequest(
+            uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+        return Reply(status: response.status, headers: response.headers, text: String(buffer: response.body))
+    }
+
+    /// Creates a reservation for `token` and returns its JSON.
+    @discardableResult
+    func reserve(
+        _ token: String, landmark: String = Fixture.goldenGate, date: String = Fixture.futureDate(),
+        partySize: Int = 2, status: String? = nil
+    ) async throws -> [String: Any] {
+        let reply = try await call(
+            .post, "/reservations", token: token, body: Fixture.body(landmark, date, partySize, status))
+        #expect(reply.status == .created, "\(reply.text)")
+        return reply.object
+    }
+}
+
+enum Fixture {
+    static let halfDome = "937fea60-bb7b-4ee8-85da-c79962987917"  // capacity 300
+    static let goldenGate = "7c6984ff-188e-417e-b476-ec5f30b8d745"
+
+    /// A random future date at 10:00 UTC, so tests sharing a PostgreSQL database
+    /// never count against each other's capacity.
+    static func futureDate() -> String {
+        let day = Int.random(in: 0..<300_000)
+        let date = Date(timeIntervalSince1970: 4_102_444_800 + Double(day) * 86_400 + 36_000)  // from 2100-01-01
+        return DateTime.format(date)
+    }
+
+    static func body(_ landmark: String, _ date: String, _ partySize: Int, _ status: String? = nil) -> String {
+        var fields = [#""landmarkId":"\#(landmark)""#, #""date":"\#(date)""#, #""partySize":\#(partySize)"#]
+        if let status { fields.append(#""status":"\#(status)""#) }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+}

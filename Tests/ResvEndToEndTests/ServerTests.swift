@@ -1,0 +1,252 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `resv-server` run as a user runs it: the built binary on a free loopback
+/// port, spoken to with curl and URLSession.
+@Suite("resv-server binary")
+struct ServerTests {
+    static var databases: [String] {
+        ["sqlite"] + (ProcessInfo.processInfo.environment["RESV_TEST_POSTGRES_URL"] == nil ? [] : ["postgres"])
+    }
+
+    @Test(arguments: databases)
+    func readmeFlowWithCurl(database: String) async throws {
+        let sandbox = try Sandbox()
+        let spec =
+            database == "sqlite"
+            ? sandbox.directory.appendingPathComponent("server.sqlite").path
+            : try #require(ProcessInfo.processInfo.environment["RESV_TEST_POSTGRES_URL"])
+        let token = try ServerProcess.createToken("ada-\(UUID().uuidString.prefix(6))", database: spec)
+        #expect(token.wholeMatch(of: /resv_[0-9a-f]{64}/) != nil, "\(token)")
+        let server = try ServerProcess(database: spec)
+        defer { server.stop() }
+
+        func curl(_ arguments: String...) throws -> Run {
+            try runProcess(
+                "/usr/bin/env", ["curl", "-sS", "-w", "\n%{http_code}"] + arguments,
+                environment: ["PATH": "/usr/bin:/bin"], stdin: nil)
+        }
+        func split(_ run: Run) -> (body: String, status: Int) {
+            let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            return (lines.dropLast().joined(separator: "\n"), Int(lines.last ?? "") ?? 0)
+        }
+        let base = "http://127.0.0.1:\(server.port)"
+        #expect(split(try curl("\(base)/health")).status == 200)
+        #expect(split(try curl("\(base)/reservations")).status == 401)
+        #expect(split(try curl("-H", "Authorization: Bearer resv_wrong", "\(base)/reservations")).status == 401)
+
+        let auth = "Authorization: Bearer \(token)"
+        let created = split(
+            try curl(
+                "-H", auth, "-H", "Content-Type: application/json", "-d",
+                #"{"landmarkId":"7c6984ff-188e-417e-b476-ec5f30b8d745","date":"2031-06-01T10:00:00Z","partySize":2}"#,
+                "\(base)/reservations"))
+        #expect(created.status == 201, "\(created.body)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(created.body.utf8)) as? [String: Any])
+        let id = try #require(object["id"] as? String)
+
+        let list = split(try curl("-H", auth, "\(base)/reservations"))
+        #expect(list.status == 200)
+        #expect(list.body.contains(id))
+
+        let cancelled = split(try curl("-X", "DELETE", "-H", auth, "\(base)/reservations/\(id)"))
+        #expect(cancelled.status == 200)
+        #expect(cancelled.body.contains(#""status":"cancelled""#))
+    }
+
+    @Test func tokenIsPrintedOnceAndOnlyItsHashStored() throws {
+        let sandbox = try Sandbox()
+        let database = sandbox.directory.appendingPathComponent("server.sqlite").path
+        let run = try runProcess(
+            Binary.server.path, ["token", "create", "grace", "--database", database], environment: [:], stdin: nil)
+        #expect(run.status == 0)
+        let token = run.stdout.trimmingCharacters(in: .newlines)
+        #expect(run.stdout.split(separator: "\n").count == 1)
+        #expect(run.stderr.contains("shown only this once"))
+        #expect(!run.stderr.contains(token))
+        var stored = Data()
+        for suffix in ["", "-wal"] {
+            stored += (try? Data(contentsOf: URL(fileURLWithPath: database + suffix))) ?? Data()
+        }
+        #expect(stored.range(of: Data(token.utf8)) == nil)
+        #expect(stored.range(of: Data(token.dropFirst(5).utf8)) == nil)
+    }
+
+    @Test func restartKeepsData() async throws {
+        let sandbox = try Sandbox()
+        let database = sandbox.directory.appendingPathComponent("server.sqlite").path
+        let token = try ServerProcess.createToken("lin", database: database)
+        var ids: [String] = []
+        do {
+            let server = try ServerProcess(database: database)
+            for day in 1...3 {
+                let (status, body) = try await server.request(
+                    "POST", "/reservations", token: token,
+                    body:
+                        #"{"landmarkId":"7c6984ff-188e-417e-b476-ec5f30b8d745","date":"2031-07-0\#(day)T10:00:00Z","partySize":\#(day)}"#
+                )
+                #expect(status == 201)
+                ids.append(
+                    try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])["id"] as? String ?? "")
+            }
+            #expect(server.stop() == 0)
+        }
+        let again = try ServerProcess(database: database)
+        defer { again.stop() }
+        let (status, body) = try await again.request("GET", "/reservations", token: token)
+        #expect(status == 200)
+        let listed = try #require(try JSONSerialization.jsonObject(with: body) as? [[String: Any]])
+        #expect(listed.compactMap { $0["id"] as? String } == ids)
+    }
+
+    @Test func fiftyConcurrentCreatesAreAllStoredOnce() async throws {
+        let sandbox = try Sandbox()
+        let database = sandbox.directory.appendingPathComponent("server.sqlite").path
+        let token = try ServerProcess.createToken("many", database: database)
+        let server = try ServerProcess(database: database)
+        defer { server.stop() }
+        let created = try await withThrowingTaskGroup(of: String?.self) { group in
+            for index in 0..<50 {
+                group.addTask {
+                    let (status, body) = try await server.request(
+                        "POST", "/reservations", token: token,
+                        headers: ["Idempotency-Key": "create-\(index)"],
+                        body:
+                            #"{"landmarkId":"7c6984ff-188e-417e-b476-ec5f30b8d745","date":"2032-01-01T10:00:00Z","partySize":\#(index + 1)}"#
+                    )
+                    guard status == 201 else { return nil }
+                    return (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["id"] as? String
+                }
+            }
+            return try await group.reduce(into: [String]()) { if let id = $1 { $0.append(id) } }
+        }
+        #expect(created.count == 50)
+        let (_, body) = try await server.request("GET", "/reservations", token: token)
+        let listed = try #require(try JSONSerialization.jsonObject(with: body) as? [[String: Any]])
+        #expect(listed.count == 50)
+        #expect(Set(listed.compactMap { $0["id"] as? String }) == Set(created))
+        #expect(Set(listed.compactMap { $0["partySize"] as? Int }) == Set(1...50))
+    }
+
+    @Test func tokensNeverReachTheLog() async throws {
+        let sandbox = try Sandbox()
+        let database = sandbox.directory.appendingPathComponent("server.sqlite").path
+        let token = try ServerProcess.createToken("quiet", database: database)
+        let server = try ServerProcess(database: database, logLevel: "trace")
+        let wrong = "resv_" + String(repeating: "0", count: 64)
+        _ = try await server.request("GET", "/reservations", token: token)
+        _ = try await server.request("GET", "/reservations", token: wrong)
+        _ = try await server.request("POST", "/reservations", token: token, body: "{not json")
+        _ = try await server.request(
+            "POST", "/reservations", token: token,
+            body: #"{"landmarkId":"7c6984ff-188e-417e-b476-ec5f30b8d745","date":"2031-06-01T10:00:00Z","partySize":2}"#)
+        #expect(server.stop() == 0)
+        let log = try String(contentsOf: server.log, encoding: .utf8)
+        #expect(log.contains("listening on http://127.0.0.1:\(server.port)"))
+        #expect(log.count > 200, "trace logging should say something: \(log)")
+        #expect(!log.contains(token))
+        #expect(!log.contains(wrong))
+        #expect(!log.contains(String(token.dropFirst(5))))
+    }
+
+    @Test func unusableDatabasesAreOneLineAndExit69() throws {
+        let cases: [(arguments: [String], message: String)] = [
+            (["serve", "--database", "/nonexistent/folder/db.sqlite", "--port", "0"], "does not exist"),
+            (["serve", "--database", "mysql://localhost/db", "--port", "0"], "postgres:// URL"),
+            (["token", "create", "x", "--database", "postgres://127.0.0.1:1/db"], "user name is missing"),
+        ]
+        for (arguments, message) in cases {
+            let run = try runProcess(Binary.server.path, arguments, environment: [:], stdin: nil)
+            #expect(run.status == 69, "\(arguments): \(run.stderr)")
+            #expect(run.stderrLines.count == 1, "\(run.stderr)")
+            #expect(run.stderr.contains(message), "\(run.stderr)")
+            #expect(run.stdout.isEmpty)
+        }
+        let noName = try runProcess(
+            Binary.server.path, ["token", "create", " ", "--database", "x.sqlite"], environment: [:], stdin: nil)
+        #expect(noName.status == 64)
+        let badPort = try runProcess(
+            Binary.server.path, ["serve", "--database", "x.sqlite", "--port", "70000"], environment: [:], stdin: nil)
+        #expect(badPort.status == 64)
+    }
+}
+
+/// A running `resv-server serve` on a free loopback port, its log in a file.
+final class ServerProcess: @unchecked Sendable {  // Process is not Sendable; it is only started and stopped.
+    let port: Int
+    let log: URL
+    private let process: Process
+
+    static func createToken(_ name: String, database: String) throws -> String {
+        let run = try runProcess(
+            Binary.server.path, ["token", "create", name, "--database", database], environment: [:], stdin: nil)
+        guard run.status == 0 else { throw ServerStartFailure(log: run.stderr) }
+        return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    init(database: String, logLevel: String = "info") throws {
+        log = FileManager.default.temporaryDirectory.appendingPathComponent("resv-server-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process = Process()
+        process.executableURL = Binary.server
+        process.arguments = ["serve", "--database", database, "--port", "0", "--log-level", logLevel]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: log)
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        var found: Int?
+        while found == nil, Date() < deadline, process.isRunning {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            if let match = text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/) {
+                found = Int(match.1)
+            } else {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+        guard let found else {
+            if process.isRunning { process.terminate() }
+            throw ServerStartFailure(log: (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+        }
+        port = found
+    }
+
+    /// Stops the server with SIGTERM and returns its exit status.
+    @discardableResult
+    func stop() -> Int32 {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        return process.terminationStatus
+    }
+
+    func request(
+        _ method: String, _ path: String, token: String?, headers: [String: String] = [:], body: String? = nil
+    ) async throws -> (Int, Data) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        request.timeoutInterval = 30
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        try? FileManager.default.removeItem(at: log)
+    }
+}
+
+struct ServerStartFailure: Error, CustomStringConvertible {
+    let log: String
+    var description: String { "resv-server did not start:\n\(log)" }
+}

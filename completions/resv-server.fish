@@ -1,0 +1,105 @@
+function __resv-server_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __resv-server_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __resv-server_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __resv-server_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __resv-server_parse_tokens -S
+    set -l unparsed_tokens (__resv-server_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'resv-server'
+        __resv-server_parse_subcommand 0 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'serve'
+            __resv-server_parse_subcommand 0 'database=' 'host=' 'port=' 'log-level=' 'version' 'h/help'
+        case 'token'
+            __resv-server_parse_subcommand 0 'version' 'h/help'
+            switch $unparsed_tokens[1]
+            case 'create'
+                __resv-server_parse_subcommand 1 'database=' 'version' 'h/help'
+            end
+        case 'help'
+            __resv-server_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __resv-server_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __resv-server_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __resv-server_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __resv-server_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__resv-server_tokens -p)
+    if test -z "$(__resv-server_tokens -t)"
+        set -l index (count (__resv-server_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'resv-server' -f
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server" version' -l 'version' -d 'Show the version.'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_positional "resv-server" -eq 1' -fa 'serve' -d 'Serve the HTTP API until interrupted (SIGINT or SIGTERM).'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_positional "resv-server" -eq 1' -fa 'token' -d 'Manage users\' bearer tokens.'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_positional "resv-server" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" database' -l 'database' -d 'An SQLite file (created when missing) or a postgres://user[:password]@host[:port]/database URL.' -rfka ''
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" host' -l 'host' -d 'The address to listen on.' -rfka ''
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" port' -l 'port' -d 'The port to listen on; 0 picks a free one (the log says which).' -rfka ''
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" log-level' -l 'log-level' -d 'How much to log on stderr.' -rfka 'trace debug info notice warning error critical'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" version' -l 'version' -d 'Show the version.'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server token" version' -l 'version' -d 'Show the version.'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server token" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_positional "resv-server token" -eq 1' -fa 'create' -d 'Create a token for a user (new or existing) and print it once.'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server token create" database' -l 'database' -d 'An SQLite file (created when missing) or a postgres://user[:password]@host[:port]/database URL.' -rfka ''
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server token create" version' -l 'version' -d 'Show the version.'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server token create" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server help" version' -l 'version' -d 'Show the version.'
