@@ -3,6 +3,7 @@
 #   make test   install system packages, run every test (route and end-to-end tests on SQLite
 #               and on a throwaway PostgreSQL, schemathesis against the OpenAPI document) and the docs check
 #   make install  release build of resv, its man page and completions under PREFIX (~/.local)
+#   make install-server  the same for resv-server
 #   make bench    whole-command timings against jq (Benchmarks/commands.sh), then the
 #                 in-process benchmarks (Benchmarks/Package.swift, ordo-one/benchmark)
 SHELL := /bin/bash
@@ -20,7 +21,9 @@ PREFIX ?= $(HOME)/.local
 
 BENCH_PACKAGES := hyperfine jq time
 
-.PHONY: deps build run test docs check-docs install bench
+SERVER_RELEASE := swift build -c release --product resv-server --static-swift-stdlib --scratch-path .build-release
+
+.PHONY: deps build run test docs check-docs install install-server bench
 
 deps:
 	@if ! dpkg -s $(PACKAGES) >/dev/null 2>&1; then \
@@ -52,6 +55,14 @@ install: deps
 	install -Dm644 completions/resv.bash "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/resv"
 	install -Dm644 completions/resv.zsh "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_resv"
 	install -Dm644 completions/resv.fish "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/resv.fish"
+
+install-server: deps
+	$(SERVER_RELEASE)
+	install -Dm755 "$$($(SERVER_RELEASE) --show-bin-path)/resv-server" "$(DESTDIR)$(PREFIX)/bin/resv-server"
+	install -Dm644 man/resv-server.1 "$(DESTDIR)$(PREFIX)/share/man/man1/resv-server.1"
+	install -Dm644 completions/resv-server.bash "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/resv-server"
+	install -Dm644 completions/resv-server.zsh "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_resv-server"
+	install -Dm644 completions/resv-server.fish "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/resv-server.fish"
 
 bench: deps
 	@if ! dpkg -s $(BENCH_PACKAGES) >/dev/null 2>&1; then \

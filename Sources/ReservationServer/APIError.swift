@@ -47,10 +47,14 @@ public struct APIError: HTTPResponseError, Sendable {
 extension Response {
     /// A JSON response with exactly these bytes.
     static func json(status: HTTPResponse.Status, body: [UInt8], headers: HTTPFields = [:]) -> Response {
+        json(status: status, body: ByteBuffer(bytes: body), headers: headers)
+    }
+
+    static func json(status: HTTPResponse.Status, body: ByteBuffer, headers: HTTPFields = [:]) -> Response {
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
-        fields[.contentLength] = String(body.count)
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        fields[.contentLength] = String(body.readableBytes)
+        return Response(status: status, headers: fields, body: .init(byteBuffer: body))
     }
 }
 

@@ -7,9 +7,10 @@ import PostgresNIO
 public enum Database {
     /// Opens the database, creates or checks its schema, runs `body` with the
     /// store, and closes it again, whatever `body` does. `connections` bounds
-    /// the PostgreSQL connection pool.
+    /// the PostgreSQL connection pool; `serving` takes an SQLite file's server
+    /// lock (one server per file).
     public static func withStore<Result: Sendable>(
-        _ spec: String, logger: Logger, connections: Int = 20,
+        _ spec: String, logger: Logger, connections: Int = 20, serving: Bool = false,
         _ body: @escaping @Sendable (ServerStore) async throws -> Result
     ) async throws -> Result {
         if spec.hasPrefix("postgres://") || spec.hasPrefix("postgresql://") {
@@ -39,7 +40,7 @@ public enum Database {
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
             throw StoreError.cannotOpen(path, "the folder \(folder) does not exist")
         }
-        let store = try await SQLiteStore.open(path: path, logger: logger)
+        let store = try await SQLiteStore.open(path: path, serving: serving, logger: logger)
         do {
             let result = try await body(store)
             try await store.close()

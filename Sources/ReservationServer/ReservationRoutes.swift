@@ -38,13 +38,16 @@ struct ReservationRoutes: Sendable {
     let store: ServerStore
     let catalog: LandmarkCatalog
     let now: @Sendable () -> Date
-    private let landmarksBody: [UInt8]
+    private let landmarksBody: ByteBuffer
+    /// Lists kept between writes, when this process is the store's only writer.
+    private let lists: ListCache?
 
     init(store: ServerStore, catalog: LandmarkCatalog, now: @escaping @Sendable () -> Date) {
         self.store = store
         self.catalog = catalog
         self.now = now
-        landmarksBody = Wire.body(catalog.landmarks)
+        landmarksBody = ByteBuffer(bytes: Wire.body(catalog.landmarks))
+        lists = store.exclusive ? ListCache() : nil
     }
 
     func add(to router: Router<ServerContext>) {
@@ -62,7 +65,15 @@ struct ReservationRoutes: Sendable {
 
     @Sendable func list(_ request: Request, context: ServerContext) async throws -> Response {
         let user = try context.requireUser()
-        return .json(status: .ok, body: Wire.body(try await store.list(user)))
+        guard let lists else { return .json(status: .ok, body: Wire.body(try await store.list(user))) }
+        switch lists.lookup(user) {
+        case .success(let body):
+            return .json(status: .ok, body: body)
+        case .failure(let generation):
+            let body = ByteBuffer(bytes: Wire.body(try await store.list(user)))
+            lists.keep(body, for: user, readAt: generation)
+            return .json(status: .ok, body: body)
+        }
     }
 
     @Sendable func get(_ request: Request, context: ServerContext) async throws -> Response {
@@ -86,7 +97,8 @@ struct ReservationRoutes: Sendable {
         switch try await store.setStatus(user, id, status) {
         case .notFound:
             throw APIError.notFound(id)
-        case .changed(let reservation, _):
+        case .changed(let reservation, let previous):
+            if reservation.status != previous { lists?.invalidate(user) }
             return .json(status: .ok, body: Wire.body(reservation))
         case .conflict:
             throw APIError(
@@ -105,6 +117,7 @@ struct ReservationRoutes: Sendable {
         let (record, landmark) = try newRecord(body)
         switch try await store.create(user, record, key) {
         case .created(let reservation):
+            lists?.invalidate(user)
             var headers = HTTPFields()
             headers[.location] = "/reservations/\(reservation.id)"
             return .json(status: .created, body: Wire.body(reservation), headers: headers)

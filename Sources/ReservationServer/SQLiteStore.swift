@@ -4,6 +4,10 @@ import ReservationCore
 import SQLiteNIO
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The SQLite engine: one file in WAL mode with `synchronous=FULL`, so a
 /// reservation is on disk before the client hears of it. Writes go through one
 /// connection that commits whatever requests are waiting in one transaction
@@ -13,12 +17,22 @@ public enum SQLiteStore {
     static let schemaVersion = 1
     static let readerCount = 2
 
-    public static func open(path: String, logger: Logger) async throws -> ServerStore {
-        let writeConnection = try await connect(path, logger: logger)
+    /// Opens (creating) the database at `path`. With `serving`, takes the
+    /// file's server lock first (`PATH.lock`): one server per file, which lets
+    /// it cache reads between its own writes. `token create` needs no lock.
+    public static func open(path: String, serving: Bool = false, logger: Logger) async throws -> ServerStore {
+        let lock = serving ? try ServerLock(path + ".lock", database: path) : nil
+        let writeConnection: SQLiteConnection
         do {
-            try await migrate(writeConnection, path: path)
+            writeConnection = try await connect(path, logger: logger)
+            do {
+                try await migrate(writeConnection, path: path)
+            } catch {
+                try? await writeConnection.close()
+                throw error
+            }
         } catch {
-            try? await writeConnection.close()
+            lock?.release()
             throw error
         }
         var readers: [SQLiteConnection] = []
@@ -34,7 +48,7 @@ public enum SQLiteStore {
             pool[next.wrappingAdd(1, ordering: .relaxed).oldValue % pool.count]
         }
 
-        return ServerStore(
+        var store = ServerStore(
             user: { hash in
                 try await reader().query("SELECT user_id FROM tokens WHERE hash = ?", [.text(hash)])
                     .first?.column("user_id")?.integer.map { UserID(Int64($0)) }
@@ -153,8 +167,11 @@ public enum SQLiteStore {
             close: {
                 for connection in pool { try? await connection.close() }
                 try await writer.close()
+                lock?.release()
             }
         )
+        store.exclusive = serving
+        return store
     }
 
     private static let columns = "id, landmark_id, date, party_size, status"
@@ -245,6 +262,30 @@ public enum SQLiteStore {
         """,
         "CREATE INDEX IF NOT EXISTS idempotency_keys_by_age ON idempotency_keys (created_at)",
     ]
+}
+
+/// An exclusive `flock` on a file beside the database, held while serving.
+/// (A separate file: SQLite's own POSIX locks on the database are dropped when
+/// any descriptor of it closes, so the database itself is not touched.)
+final class ServerLock: Sendable {
+    private let descriptor: Int32
+
+    init(_ path: String, database: String) throws {
+        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw StoreError.cannotOpen(
+                database, "cannot create its lock file \(path): \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw StoreError.inUse(database)
+        }
+        self.descriptor = descriptor
+    }
+
+    func release() {
+        close(descriptor)
+    }
 }
 
 /// What a cancel or confirm does to a status: cancel always ends cancelled;

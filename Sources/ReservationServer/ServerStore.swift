@@ -77,6 +77,9 @@ public enum StatusOutcome: Sendable {
 /// client's `ReservationService`. Every closure is scoped to one user, except
 /// the token calls.
 public struct ServerStore: Sendable {
+    /// True when this process is the only writer (an SQLite file under its
+    /// server lock), so reads may be cached between this process's writes.
+    public var exclusive: Bool = false
     /// The user a token hash belongs to.
     public var user: @Sendable (_ tokenHash: String) async throws -> UserID?
     /// Adds a token (by its hash) for the user `name`, creating the user when new.
@@ -102,6 +105,7 @@ public enum StoreError: Error, LocalizedError, Sendable {
     case badDatabaseURL(String, String)
     case newerSchema(String, found: Int, supported: Int)
     case corruptRow(String)
+    case inUse(String)
 
     public var errorDescription: String? {
         switch self {
@@ -110,6 +114,7 @@ public enum StoreError: Error, LocalizedError, Sendable {
         case .newerSchema(let what, let found, let supported):
             "the database \(what) has schema version \(found), newer than this resv-server's \(supported): upgrade resv-server"
         case .corruptRow(let detail): "a stored row is not valid: \(detail)"
+        case .inUse(let path): "another resv-server is serving \(path): stop it first, or give another --database"
         }
     }
 }

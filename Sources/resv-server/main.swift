@@ -58,7 +58,7 @@ struct Serve: AsyncParsableCommand {
         let host = host
         let port = port
         try await runReportingErrors(logger) {
-            try await Database.withStore(options.database, logger: logger) { store in
+            try await Database.withStore(options.database, logger: logger, serving: true) { store in
                 let app = buildApplication(
                     store: store, host: host, port: port, logger: logger,
                     onListening: { bound in logger.notice("listening on http://\(host):\(bound)") })

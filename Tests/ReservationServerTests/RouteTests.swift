@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Hummingbird
 import ReservationCore
 import Testing
 
@@ -270,5 +271,48 @@ struct RouteTests {
     if ProcessInfo.processInfo.environment["RESV_REQUIRE_POSTGRES"] == "1" {
         #expect(
             Engine.available.contains(.postgres), "RESV_TEST_POSTGRES_URL is not set: run under scripts/with-postgres")
+    }
+}
+
+@Suite("List cache")
+struct ListCacheTests {
+    @Test(arguments: Engine.available)
+    func listsFollowEveryChange(engine: Engine) async throws {
+        try await withHarness(engine) { h in
+            func statuses(_ token: String) async throws -> [String] {
+                try await h.call(.get, "/reservations", token: token).array.compactMap { $0["status"] as? String }
+            }
+            #expect(try await statuses(h.alice) == [])
+            #expect(try await statuses(h.bob) == [])
+            let id = try #require(
+                try await h.reserve(h.alice, date: "2041-01-01T10:00:00Z", status: "pending")["id"] as? String)
+            #expect(try await statuses(h.alice) == ["pending"])
+            #expect(try await statuses(h.alice) == ["pending"])
+            try await h.reserve(h.alice, date: "2041-02-01T10:00:00Z")
+            #expect(try await statuses(h.alice) == ["pending", "confirmed"])
+            _ = try await h.call(.post, "/reservations/\(id)/confirm", token: h.alice)
+            #expect(try await statuses(h.alice) == ["confirmed", "confirmed"])
+            _ = try await h.call(.delete, "/reservations/\(id)", token: h.alice)
+            #expect(try await statuses(h.alice) == ["cancelled", "confirmed"])
+            #expect(try await statuses(h.bob) == [])
+        }
+    }
+
+    @Test func aReadThatRacedAChangeIsNotKept() {
+        let cache = ListCache()
+        let user = UserID(1)
+        guard case .failure(let generation) = cache.lookup(user) else {
+            Issue.record("an empty cache has no body")
+            return
+        }
+        cache.invalidate(user)  // a write commits while the read runs
+        cache.keep(ByteBuffer(string: "[old]"), for: user, readAt: generation)
+        guard case .failure(let next) = cache.lookup(user) else {
+            Issue.record("the stale body was kept")
+            return
+        }
+        cache.keep(ByteBuffer(string: "[new]"), for: user, readAt: next)
+        #expect((try? cache.lookup(user).get()) == ByteBuffer(string: "[new]"))
+        #expect((try? cache.lookup(UserID(2)).get()) == nil)
     }
 }

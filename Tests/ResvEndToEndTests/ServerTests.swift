@@ -153,6 +153,20 @@ struct ServerTests {
         #expect(!log.contains(String(token.dropFirst(5))))
     }
 
+    @Test func oneServerPerSQLiteFile() throws {
+        let sandbox = try Sandbox()
+        let database = sandbox.directory.appendingPathComponent("server.sqlite").path
+        let first = try ServerProcess(database: database)
+        defer { first.stop() }
+        let second = try runProcess(
+            Binary.server.path, ["serve", "--database", database, "--port", "0"], environment: [:], stdin: nil)
+        #expect(second.status == 69)
+        #expect(second.stderr.contains("another resv-server is serving \(database)"), "\(second.stderr)")
+        #expect(second.stderrLines.count == 1, "\(second.stderr)")
+        // Tokens can still be made while it serves.
+        #expect(try ServerProcess.createToken("later", database: database).hasPrefix("resv_"))
+    }
+
     @Test func unusableDatabasesAreOneLineAndExit69() throws {
         let cases: [(arguments: [String], message: String)] = [
             (["serve", "--database", "/nonexistent/folder/db.sqlite", "--port", "0"], "does not exist"),
