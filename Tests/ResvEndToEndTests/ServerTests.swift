@@ -148,6 +148,11 @@ struct ServerTests {
         let log = try String(contentsOf: server.log, encoding: .utf8)
         #expect(log.contains("listening on http://127.0.0.1:\(server.port)"))
         #expect(log.count > 200, "trace logging should say something: \(log)")
+        for access in [
+            "GET /reservations 200", "GET /reservations 401", "POST /reservations 400", "POST /reservations 201",
+        ] {
+            #expect(log.contains(access), "no access line '\(access)'")
+        }
         #expect(!log.contains(token))
         #expect(!log.contains(wrong))
         #expect(!log.contains(String(token.dropFirst(5))))
