@@ -173,22 +173,22 @@ _resv() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    list|reserve|cancel|confirm|show|fetch|landmarks|repl|help)
+    list|reserve|cancel|confirm|show|fetch|landmarks|config|repl|help)
         # Offer subcommand argument completions
         "_resv_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'list reserve cancel confirm show fetch landmarks repl help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'list reserve cancel confirm show fetch landmarks config repl help' -- "${cur}"))
         ;;
     esac
 }
 
 _resv_list() {
     repeating_flags=()
-    non_repeating_flags=(--all --json --verbose -v --version -h --help)
+    non_repeating_flags=(--all --offline --json --verbose -v --version -h --help)
     repeating_options=(--status)
-    non_repeating_options=(--landmark -l --from --to --store --format)
+    non_repeating_options=(--landmark -l --from --to --store --server --config --format)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -211,6 +211,13 @@ _resv_list() {
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
+    '--server')
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'
         return
@@ -220,9 +227,9 @@ _resv_list() {
 
 _resv_reserve() {
     repeating_flags=()
-    non_repeating_flags=(--pending --json --verbose -v --version -h --help)
+    non_repeating_flags=(--pending --offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--landmark -l --date -d --party-size -n --batch --store --format)
+    non_repeating_options=(--landmark -l --date -d --party-size -n --batch --idempotency-key --store --server --config --format)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -241,7 +248,17 @@ _resv_reserve() {
         __resv_add_completions -f
         return
         ;;
+    '--idempotency-key')
+        return
+        ;;
     '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
@@ -254,14 +271,21 @@ _resv_reserve() {
 
 _resv_cancel() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose -v --version -h --help)
+    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --format)
+    non_repeating_options=(--store --server --config --format)
     __resv_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
@@ -282,14 +306,21 @@ _resv_cancel() {
 
 _resv_confirm() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose -v --version -h --help)
+    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --format)
+    non_repeating_options=(--store --server --config --format)
     __resv_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
@@ -310,14 +341,21 @@ _resv_confirm() {
 
 _resv_show() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose -v --version -h --help)
+    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --format)
+    non_repeating_options=(--store --server --config --format)
     __resv_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
@@ -338,14 +376,21 @@ _resv_show() {
 
 _resv_fetch() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose -v --version -h --help)
+    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --format)
+    non_repeating_options=(--store --server --config --format)
     __resv_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
@@ -358,14 +403,21 @@ _resv_fetch() {
 
 _resv_landmarks() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose -v --version -h --help)
+    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --format)
+    non_repeating_options=(--store --server --config --format)
     __resv_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
@@ -376,16 +428,126 @@ _resv_landmarks() {
     esac
 }
 
+_resv_config() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __resv_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    list|get|set|unset|path)
+        # Offer subcommand argument completions
+        "_resv_config_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'list get set unset path' -- "${cur}"))
+        ;;
+    esac
+}
+
+_resv_config_list() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--config)
+    __resv_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    esac
+}
+
+_resv_config_get() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--config)
+    __resv_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    esac
+}
+
+_resv_config_set() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--config)
+    __resv_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    esac
+}
+
+_resv_config_unset() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--config)
+    __resv_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    esac
+}
+
+_resv_config_path() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--config)
+    __resv_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    esac
+}
+
 _resv_repl() {
     repeating_flags=()
-    non_repeating_flags=(--stop-on-error --version -h --help)
+    non_repeating_flags=(--stop-on-error --offline --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store)
+    non_repeating_options=(--store --server --config)
     __resv_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;

@@ -57,6 +57,7 @@ _resv() {
             'show:Show one reservation.'
             'fetch:Read everything from the backend afresh and report what maps and what is skipped.'
             'landmarks:List the landmarks of the active backend.'
+            'config:Show and change settings (store, server, token, timeouts).'
             'repl:An interactive prompt: type commands as on the shell, without '\''resv'\''.'
             'help:Show subcommand help information.'
         )
@@ -64,7 +65,7 @@ _resv() {
         ;;
     arg)
         case "${words[1]}" in
-        list|reserve|cancel|confirm|show|fetch|landmarks|repl|help)
+        list|reserve|cancel|confirm|show|fetch|landmarks|config|repl|help)
             "_resv_${words[1]}" && ret=0
             ;;
         esac
@@ -85,6 +86,9 @@ _resv_list() {
         '--from[Only reservations on or after this ISO 8601 date-time, e.g. 2026-12-01T00\:00\:00Z.]:date:'
         '--to[Only reservations on or before this ISO 8601 date-time.]:date:'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--json[Print JSON (same as --format json).]'
         '--format[Output format; ndjson prints one object per line (default\: table).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
@@ -105,7 +109,11 @@ _resv_reserve() {
         '(--party-size -n)'{--party-size,-n}'[How many people (at least 1).]:n:'
         '--batch[Reserve every request in this file ('\''-'\'' for standard input), one JSON object per line.]:file:_files'
         '--pending[Book as pending (to confirm later with '\''resv confirm'\'') instead of confirmed.]'
+        '--idempotency-key[On a server\: the Idempotency-Key of this booking, so a script that retries it never books twice (default\: a new key per run; a batch adds -1, -2, … per line).]:key:'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--json[Print JSON (same as --format json).]'
         '--format[Output format; ndjson prints one object per line (default\: table).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
@@ -123,6 +131,9 @@ _resv_cancel() {
     local -ar arg_specs=(
         '*:ids:{__resv_custom_complete ---completion cancel -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--json[Print JSON (same as --format json).]'
         '--format[Output format; ndjson prints one object per line (default\: table).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
@@ -140,6 +151,9 @@ _resv_confirm() {
     local -ar arg_specs=(
         ':id:{__resv_custom_complete ---completion confirm -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--json[Print JSON (same as --format json).]'
         '--format[Output format; ndjson prints one object per line (default\: table).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
@@ -157,6 +171,9 @@ _resv_show() {
     local -ar arg_specs=(
         ':id:{__resv_custom_complete ---completion show -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--json[Print JSON (same as --format json).]'
         '--format[Output format; ndjson prints one object per line (default\: table).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
@@ -173,6 +190,9 @@ _resv_fetch() {
     local -ar ___format=('table' 'json' 'ndjson')
     local -ar arg_specs=(
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--json[Print JSON (same as --format json).]'
         '--format[Output format; ndjson prints one object per line (default\: table).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
@@ -189,9 +209,109 @@ _resv_landmarks() {
     local -ar ___format=('table' 'json' 'ndjson')
     local -ar arg_specs=(
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--json[Print JSON (same as --format json).]'
         '--format[Output format; ndjson prints one object per line (default\: table).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_config() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'list:Every setting, its value and where it comes from (the token as ****).'
+            'get:Print one setting'\''s value (the token as ****).'
+            'set:Write a setting to the config file.'
+            'unset:Remove a setting from the config file.'
+            'path:Print the config file'\''s path.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        list|get|set|unset|path)
+            "_resv_config_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_resv_config_list() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--json[Print JSON\: {key\: {value, source}}.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_config_get() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':key:'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_config_set() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':key:'
+        ':value:'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_config_unset() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':key:'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_config_path() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -205,6 +325,9 @@ _resv_repl() {
     local -ar arg_specs=(
         '--stop-on-error[Without a terminal\: stop at the first line that fails.]'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

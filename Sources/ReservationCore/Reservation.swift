@@ -99,6 +99,15 @@ public struct CreateReservationRequest: Sendable, Hashable, Codable {
 }
 
 extension CreateReservationRequest {
+    /// The request as JSON, as it goes to a server; an absent status is left out.
+    public var json: JSONValue {
+        var fields: [String: JSONValue] = [
+            "landmarkId": .string(landmarkId), "date": .string(date), "partySize": .integer(Int64(partySize)),
+        ]
+        if let status { fields["status"] = .string(status) }
+        return .object(fields)
+    }
+
     /// Reads a request from untrusted JSON, naming the field at fault.
     public init(json: JSONValue) throws(ReservationError) {
         guard case .object = json else {

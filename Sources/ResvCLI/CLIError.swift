@@ -12,6 +12,20 @@ public enum CLIError: Error, Sendable, LocalizedError {
     case unreadableInput(String, String)
     /// Some lines of a batch are invalid, so nothing was reserved.
     case batchRejected(invalid: Int, total: Int)
+    /// The config file is not a JSON object of settings.
+    case invalidConfig(String, String)
+    /// The config file holds a token and others may read it.
+    case insecureConfig(String)
+    /// The config file cannot be written.
+    case unwritableConfig(String, String)
+    /// `--offline` without a server to have cached.
+    case offlineNeedsServer
+    /// A config key that does not exist.
+    case unknownSetting(String)
+    /// A token given where it would show in `ps` or shell history.
+    case tokenOnCommandLine
+    /// `config get` of a setting that has no value.
+    case settingNotSet(String)
 
     public var errorDescription: String? {
         switch self {
@@ -25,6 +39,20 @@ public enum CLIError: Error, Sendable, LocalizedError {
             "cannot read \(path): \(reason)"
         case .batchRejected(let invalid, let total):
             "\(invalid) of \(total) \(total == 1 ? "request is" : "requests are") invalid: nothing was reserved"
+        case .invalidConfig(let path, let why):
+            "the config file \(path) is invalid: \(why)"
+        case .insecureConfig(let path):
+            "the config file \(path) holds a token but others can read it: run 'chmod 600 \(path)'"
+        case .unwritableConfig(let path, let why):
+            "cannot write the config file \(path): \(why)"
+        case .offlineNeedsServer:
+            "--offline reads a server's cached answers, but no server is configured (--server, RESV_SERVER)"
+        case .unknownSetting(let key):
+            "'\(key)' is not a setting: use one of \(SettingKey.allCases.map(\.rawValue).joined(separator: ", "))"
+        case .settingNotSet(let key):
+            "\(key) is not set (flag, environment or config file)"
+        case .tokenOnCommandLine:
+            "a token on the command line would show in 'ps' and your shell history: run 'resv config set token' and type it, or pipe it in"
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import ReservationCore
 import ReservationFile
+import ReservationHTTP
 
 #if canImport(Glibc)
     import Glibc
@@ -28,6 +29,8 @@ public struct CommandContext: Sendable {
     public var openService: @Sendable (BackendOptions, CommandContext) throws -> ReservationService
     /// True for commands typed at `resv repl`, where a nested `repl` makes no sense.
     var inRepl = false
+    /// The `Idempotency-Key` of this command's creates on a server (`reserve --idempotency-key`).
+    var idempotencyKey: String?
 
     public init(
         output: TextSink, messages: TextSink, environment: [String: String], now: @escaping @Sendable () -> Date,
@@ -63,21 +66,16 @@ public struct CommandContext: Sendable {
 
     func service(_ options: BackendOptions) throws -> ReservationService { try openService(options, self) }
 
-    /// The store file: `--store`, else `RESV_STORE`, else the XDG data directory.
-    func storeURL(_ options: BackendOptions) -> URL { storeURL(flag: options.store) }
-
     /// The store file: `flag` (--store), else RESV_STORE, else under XDG_DATA_HOME.
     func storeURL(flag: String?) -> URL {
         if let path = flag, !path.isEmpty { return URL(fileURLWithPath: path) }
         if let path = environment["RESV_STORE"], !path.isEmpty { return URL(fileURLWithPath: path) }
-        let dataHome: URL
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-            dataHome = URL(fileURLWithPath: xdg)
-        } else {
-            let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
-            dataHome = URL(fileURLWithPath: home).appendingPathComponent(".local/share")
-        }
-        return dataHome.appendingPathComponent("resv/reservations.json")
+        return defaultStoreURL
+    }
+
+    /// `$XDG_DATA_HOME/resv/reservations.json`, else under `~/.local/share`.
+    var defaultStoreURL: URL {
+        xdgHome("XDG_DATA_HOME", ".local/share").appendingPathComponent("resv/reservations.json")
     }
 
     /// A file under `$XDG_STATE_HOME/resv` (else `~/.local/state/resv`): history and such.
@@ -92,11 +90,17 @@ public struct CommandContext: Sendable {
         return stateHome + "/resv/" + name
     }
 
-    /// The backend chosen by flags and environment: today the JSON file store.
+    /// The backend the settings choose: a server (flag, environment or config
+    /// file) or the JSON file store.
     public static func openConfiguredService(_ options: BackendOptions, _ context: CommandContext) throws
         -> ReservationService
     {
-        var store = JSONFileStore(url: context.storeURL(options))
+        let settings = try context.settings(options)
+        if let server = settings.chosenServer {
+            return try context.httpService(server, settings, options)
+        }
+        if options.offline { throw CLIError.offlineNeedsServer }
+        var store = JSONFileStore(url: URL(fileURLWithPath: settings.store.value))
         if let text = context.environment["RESV_LOCK_TIMEOUT"] {
             guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
                 throw CLIError.invalidSetting("RESV_LOCK_TIMEOUT", text, "a number of seconds")
@@ -104,6 +108,45 @@ public struct CommandContext: Sendable {
             store.lockTimeout = .milliseconds(Int((seconds * 1000).rounded()))
         }
         return .jsonFile(store, now: context.now)
+    }
+
+    /// The HTTP backend for `server`, with its cache under `$XDG_CACHE_HOME`.
+    func httpService(_ server: Setting, _ settings: Settings, _ options: BackendOptions) throws
+        -> ReservationService
+    {
+        guard let url = URL(string: server.value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+            url.host?.isEmpty == false
+        else {
+            throw CLIError.invalidSetting(
+                server.source == .environment ? "RESV_SERVER" : "server", server.value, "an http:// or https:// URL")
+        }
+        let idle = try settings.seconds(settings.connectTimeout, .connectTimeout)
+        let total = try settings.seconds(settings.requestTimeout, .requestTimeout)
+        var configuration = HTTPBackendConfiguration(
+            baseURL: url, token: settings.token?.value, idempotencyKey: idempotencyKey)
+        configuration.cache = ResponseCache(
+            cacheHome: xdgHome("XDG_CACHE_HOME", ".cache"), baseURL: url, token: settings.token?.value)
+        let messages = self.messages
+        configuration.cacheMode =
+            options.offline
+            ? .offline
+            : .fallback(stale: { age in
+                messages.write(
+                    "resv: warning: cannot reach \(url.absoluteString); showing what it answered \(Self.describe(age: age))\n"
+                )
+            })
+        return .http(configuration, transport: .urlSession(idleTimeout: idle, requestTimeout: total))
+    }
+
+    /// "3 minutes ago", for the age of cached data.
+    static func describe(age: TimeInterval) -> String {
+        let seconds = max(0, Int(age))
+        switch seconds {
+        case ..<60: return "\(seconds) second\(seconds == 1 ? "" : "s") ago"
+        case ..<3600: return "\(seconds / 60) minute\(seconds / 60 == 1 ? "" : "s") ago"
+        case ..<86_400: return "\(seconds / 3600) hour\(seconds / 3600 == 1 ? "" : "s") ago"
+        default: return "\(seconds / 86_400) day\(seconds / 86_400 == 1 ? "" : "s") ago"
+        }
     }
 }
 

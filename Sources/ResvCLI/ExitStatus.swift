@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ReservationCore
 import ReservationFile
+import ReservationHTTP
 import ResvReference
 
 /// Which exit code each error gets, chosen in this one place.
@@ -29,7 +30,21 @@ extension ExitStatus {
             }
         case let error as CLIError:
             switch error {
-            case .invalidSetting, .emptyRange, .nestedRepl, .unreadableInput, .batchRejected: return usage
+            case .invalidSetting, .emptyRange, .nestedRepl, .unreadableInput, .batchRejected, .invalidConfig,
+                .offlineNeedsServer, .unknownSetting, .tokenOnCommandLine:
+                return usage
+            case .insecureConfig: return notAuthorised
+            case .settingNotSet: return refused
+            case .unwritableConfig: return cannotWrite
+            }
+        case let error as HTTPBackendError:
+            switch error {
+            case .unavailable, .serverError, .nothingCached: return unavailable
+            case .notAuthorised: return notAuthorised
+            case .rateLimited: return temporary
+            case .badResponse, .invalidReservation: return dataError
+            case .offlineChange: return usage
+            case .refused(let status, _): return [400, 413, 422].contains(status) ? usage : refused
             }
         default:
             return refused

@@ -11,7 +11,28 @@ public struct BackendOptions: ParsableArguments, Sendable {
         completion: .file(extensions: ["json"]))
     public var store: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A resv-server to use instead of the file (default: $RESV_SERVER, else the config file's server).",
+            valueName: "url"))
+    public var server: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The config file (default: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).", valueName: "path"),
+        completion: .file(extensions: ["json"]))
+    public var config: String?
+
+    @Flag(help: "Read the server's answers cached by earlier commands; never use the network.")
+    public var offline = false
+
     public init() {}
+
+    public func validate() throws {
+        if let store, !store.isEmpty, let server, !server.isEmpty {
+            throw ValidationError("--store and --server name two backends: give one of them")
+        }
+    }
 }
 
 /// How results are printed.

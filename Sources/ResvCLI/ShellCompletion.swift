@@ -2,10 +2,12 @@ import ArgumentParser
 import Foundation
 import ReservationCore
 import ReservationFile
+import ReservationHTTP
 
 /// Values the shell completion scripts ask `resv` for at Tab time: landmark
 /// names and reservation ids. They come from local data only (the store the
-/// command line names), never the network, and a failure offers nothing.
+/// command line names, or a server's cached answers), never the network, and
+/// a failure offers nothing.
 enum ShellCompletion {
     static let landmarkNames = CompletionKind.custom { words, _, prefix in
         guard let snapshot = snapshot(for: words) else { return [] }
@@ -20,19 +22,40 @@ enum ShellCompletion {
         }
     }
 
-    /// The store named by `--store` in the words being completed, else by the
-    /// environment, read without a lock.
+    /// The data the words being completed point at (`--store`, `--server`,
+    /// `--config`, else the environment and config file): the store file read
+    /// without a lock, or a server's cached answers, never the network.
     static func snapshot(for words: [String]) -> ReservationSnapshot? {
-        var flag: String?
-        for (index, word) in words.enumerated() {
-            if word == "--store", index + 1 < words.count {
-                flag = unquoted(words[index + 1])
-            } else if word.hasPrefix("--store=") {
-                flag = unquoted(String(word.dropFirst("--store=".count)))
+        func flag(_ name: String) -> String? {
+            var value: String?
+            for (index, word) in words.enumerated() {
+                if word == name, index + 1 < words.count {
+                    value = unquoted(words[index + 1])
+                } else if word.hasPrefix(name + "=") {
+                    value = unquoted(String(word.dropFirst(name.count + 1)))
+                }
             }
+            return value
         }
-        let url = CommandContext.live().storeURL(flag: flag)
-        return try? JSONFileStore(url: url).snapshot()
+        return localSnapshot(store: flag("--store"), server: flag("--server"), config: flag("--config"))
+    }
+
+    /// The local data for these flags: the store file, or the cached answers of the server.
+    static func localSnapshot(
+        store: String?, server: String?, config: String?, context: CommandContext = .live()
+    ) -> ReservationSnapshot? {
+        guard let settings = try? context.settings(store: store, server: server, config: config) else { return nil }
+        guard let server = settings.chosenServer else {
+            return try? JSONFileStore(url: URL(fileURLWithPath: settings.store.value)).snapshot()
+        }
+        guard let url = URL(string: server.value) else { return nil }
+        let cache = ResponseCache(
+            cacheHome: context.xdgHome("XDG_CACHE_HOME", ".cache"), baseURL: url, token: settings.token?.value)
+        guard let reservations = cache.load("reservations"), let landmarks = cache.load("landmarks"),
+            case .array(let records)? = try? JSONValue.parse(reservations.body),
+            case .array(let landmarkRecords)? = try? JSONValue.parse(landmarks.body)
+        else { return nil }
+        return ReservationSnapshot(records: records, catalog: LandmarkCatalog(records: landmarkRecords))
     }
 
     /// A word as the shell will pass it: the scripts hand words over verbatim,

@@ -55,7 +55,7 @@ struct CompleterTests {
 
     @Test func commandsAtTheStartOfTheLine() {
         #expect(complete("", "lis") == ["list"])
-        #expect(complete("", "c") == ["cancel", "confirm"])
+        #expect(complete("", "c") == ["cancel", "config", "confirm"])
         #expect(complete("", "").contains("repl"))
         #expect(complete("", "q") == ["quit"])
         #expect(complete("help ", "res") == ["reserve"])

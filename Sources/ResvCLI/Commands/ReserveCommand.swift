@@ -45,6 +45,13 @@ struct ReserveCommand: ResvCommand {
     @Flag(help: "Book as pending (to confirm later with 'resv confirm') instead of confirmed.")
     var pending = false
 
+    @Option(
+        help: ArgumentHelp(
+            "On a server: the Idempotency-Key of this booking, so a script that retries it never books twice "
+                + "(default: a new key per run; a batch adds -1, -2, … per line).",
+            valueName: "key"))
+    var idempotencyKey: String?
+
     @OptionGroup var options: CommonOptions
 
     func validate() throws {
@@ -67,6 +74,8 @@ struct ReserveCommand: ResvCommand {
     }
 
     func run(in context: CommandContext) async throws {
+        var context = context
+        context.idempotencyKey = idempotencyKey
         if let batch {
             try await reserveBatch(from: batch, in: context)
             return

@@ -29,8 +29,12 @@ struct ReplCommand: ResvCommand {
         // One backend for the whole run; a line with its own --store opens that store instead.
         let service = try context.service(backend)
         var lineContext = context
+        // A line with its own backend flags or idempotency key opens its own.
         lineContext.openService = { options, context in
-            options.store == nil ? service : try CommandContext.openConfiguredService(options, context)
+            let own =
+                options.store != nil || options.server != nil || options.config != nil || options.offline
+                || context.idempotencyKey != nil
+            return own ? try CommandContext.openConfiguredService(options, context) : service
         }
         let interactive = isatty(STDIN_FILENO) == 1
         lineContext.inRepl = true
@@ -47,7 +51,7 @@ struct ReplCommand: ResvCommand {
             historyPath: context.stateFile("history"), completer: Completer(toolInfo: Resv._dumpHelp()))
         context.say("resv \(Resv.version): type a command without 'resv' (help lists them); Ctrl-D or exit leaves.")
         while true {
-            editor.setLocalData(await Self.localData(service))
+            editor.setLocalData(Self.localData(backend, context))
             guard let line = editor.readLine(prompt: "resv> ") else {
                 context.messages.write("\n")
                 return nil
@@ -93,9 +97,13 @@ struct ReplCommand: ResvCommand {
         return .ran(await ResvMain.run(words, context: context))
     }
 
-    /// Landmark names and id prefixes for Tab, from the local backend.
-    static func localData(_ service: ReservationService) async -> Completer.LocalData {
-        guard let snapshot = try? await service.fetch() else { return Completer.LocalData() }
+    /// Landmark names and id prefixes for Tab: the store file, or a server's
+    /// cached answers (kept fresh by the commands typed), never the network.
+    static func localData(_ backend: BackendOptions, _ context: CommandContext) -> Completer.LocalData {
+        guard
+            let snapshot = ShellCompletion.localSnapshot(
+                store: backend.store, server: backend.server, config: backend.config, context: context)
+        else { return Completer.LocalData() }
         return Completer.LocalData(landmarkNames: snapshot.landmarkNames, reservationIDs: snapshot.completionIDs())
     }
 }

@@ -1,0 +1,111 @@
+import Foundation
+import ReservationCore
+
+/// Failures talking to a server, each with its own exit code in the CLI.
+public enum HTTPBackendError: Error, Sendable, LocalizedError {
+    /// No answer: refused, unknown host, timed out, connection dropped (after retries).
+    case unavailable(URL, String)
+    /// 401 or 403: no token, a wrong one, or not allowed.
+    case notAuthorised(URL, Int, String?)
+    /// 429 after every retry.
+    case rateLimited(URL)
+    /// 5xx after every retry.
+    case serverError(URL, Int, String?)
+    /// A body that is not the JSON expected: truncated, HTML, the wrong shape.
+    case badResponse(URL, String)
+    /// A create, cancel or confirm answered with a record that does not map.
+    case invalidReservation(String)
+    /// Another refusal the server explained (400, 404, 409, 413, 422 …).
+    case refused(Int, String)
+    /// `--offline` (or an unreachable server) and nothing cached for this server and token.
+    case nothingCached(URL)
+    /// `--offline` with a command that changes reservations.
+    case offlineChange
+
+    public var errorDescription: String? {
+        switch self {
+        case .unavailable(let url, let why):
+            return "cannot reach the server at \(url.absoluteString): \(why)"
+        case .notAuthorised(let url, let status, let reason):
+            if status == 401 {
+                return "the server at \(url.absoluteString) refused the token (401): set RESV_TOKEN "
+                    + "(or 'resv config set token') to a token from 'resv-server token create'"
+            }
+            return "the server at \(url.absoluteString) forbids this (\(status)\(reason.map { ": \($0)" } ?? ""))"
+        case .rateLimited(let url):
+            return "the server at \(url.absoluteString) is rate limiting (429) and did not recover; retry later"
+        case .serverError(let url, let status, let reason):
+            return "the server at \(url.absoluteString) failed (\(status)\(reason.map { ": \($0)" } ?? ""))"
+        case .badResponse(let url, let why):
+            return "the server at \(url.absoluteString) sent an invalid response: \(why)"
+        case .invalidReservation(let why):
+            return "the server returned an invalid reservation: \(why)"
+        case .refused(_, let reason):
+            return reason
+        case .nothingCached(let url):
+            return "nothing cached for \(url.absoluteString) yet: run 'resv list' once while the server is reachable"
+        case .offlineChange:
+            return "--offline reads the cache only: reserving, cancelling and confirming need the server"
+        }
+    }
+}
+
+/// Where and how to reach a server.
+public struct HTTPBackendConfiguration: Sendable {
+    /// Last good answers, for `--offline` and for when the server cannot be reached.
+    public var cache: ResponseCache?
+    public var cacheMode: CacheMode = .fallback(stale: { _ in })
+    /// The server's base URL, e.g. http://127.0.0.1:8080.
+    public var baseURL: URL
+    /// The bearer token; never printed.
+    public var token: String?
+    public var retry: RetryPolicy
+    /// The `Idempotency-Key` of the creates (request n of a batch adds `-n`);
+    /// nil makes a new key for every `reserve` call.
+    public var idempotencyKey: String?
+
+    public init(baseURL: URL, token: String?, retry: RetryPolicy = RetryPolicy(), idempotencyKey: String? = nil) {
+        self.baseURL = baseURL
+        self.token = token
+        self.retry = retry
+        self.idempotencyKey = idempotencyKey
+    }
+}
+
+/// Retries of what is safe to repeat (GET, and POST with an Idempotency-Key):
+/// on no answer, a 5xx or a 429; at most `attempts` tries, waiting a random
+/// time up to `base · 2^n` (full jitter), or what Retry-After asks.
+public struct RetryPolicy: Sendable {
+    public var attempts = 3
+    public var base: Double = 0.2
+    public var cap: Double = 5
+    /// Retry-After values above this are not waited for: the error is reported.
+    public var longestWait: Double = 30
+    public var sleep: @Sendable (Double) async throws -> Void = { seconds in
+        try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+    }
+    public var random: @Sendable (Double) -> Double = { Double.random(in: 0...$0) }
+
+    public init() {}
+
+    /// The wait before retry number `retry` (1, 2, …).
+    func delay(before retry: Int, retryAfter: Double?) -> Double? {
+        if let retryAfter {
+            return retryAfter <= longestWait ? retryAfter : nil
+        }
+        return random(min(cap, base * pow(2, Double(retry - 1))))
+    }
+}
+
+/// The answer's body as the client reads it.
+struct ServerReply {
+    let status: Int
+    let json: JSONValue?
+    let body: Data
+
+    /// The `reason` of an error body.
+    var reason: String? {
+        if case .string(let reason)? = json?["reason"] { return reason }
+        return nil
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import ReservationCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where a setting's value came from: a flag beats the environment, which
+/// beats the config file, which beats the default.
+enum SettingSource: String, Sendable {
+    case flag
+    case environment
+    case configFile = "config file"
+    case defaultValue = "default"
+}
+
+extension SettingSource {
+    var rank: Int {
+        switch self {
+        case .flag: 3
+        case .environment: 2
+        case .configFile: 1
+        case .defaultValue: 0
+        }
+    }
+}
+
+struct Setting: Sendable, Equatable {
+    var value: String
+    var source: SettingSource
+}
+
+/// The keys of the config file, with their environment variables.
+enum SettingKey: String, CaseIterable, Sendable {
+    case store, server, token, connectTimeout, requestTimeout
+
+    var environment: String {
+        switch self {
+        case .store: "RESV_STORE"
+        case .server: "RESV_SERVER"
+        case .token: "RESV_TOKEN"
+        case .connectTimeout: "RESV_CONNECT_TIMEOUT"
+        case .requestTimeout: "RESV_REQUEST_TIMEOUT"
+        }
+    }
+
+    /// Checks a value before `config set` writes it.
+    func validate(_ value: String) throws(CLIError) {
+        switch self {
+        case .server:
+            guard let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+                url.host?.isEmpty == false
+            else { throw .invalidSetting(rawValue, value, "an http:// or https:// URL") }
+        case .connectTimeout, .requestTimeout:
+            guard let seconds = Double(value), seconds > 0, seconds.isFinite else {
+                throw .invalidSetting(rawValue, value, "a number of seconds above 0")
+            }
+        case .store, .token:
+            guard !value.isEmpty else { throw .invalidSetting(rawValue, value, "a non-empty value") }
+        }
+    }
+}
+
+/// The config file: a JSON object of settings (`resv config set` writes it).
+/// Keys it does not know are kept. One holding a token must be private to its
+/// owner, or it is refused.
+struct ConfigFile: Sendable {
+    let url: URL
+    var fields: [String: JSONValue]
+
+    /// The file's settings; a missing file has none.
+    static func load(_ url: URL) throws(CLIError) -> ConfigFile {
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            if FileManager.default.fileExists(atPath: url.path) {
+                throw .unreadableInput(url.path, "permission denied")
+            }
+            return ConfigFile(url: url, fields: [:])
+        }
+        let json: JSONValue
+        do { json = try JSONValue.parse(data) } catch {
+            throw .invalidConfig(url.path, error.detail)
+        }
+        guard case .object(let fields) = json else {
+            throw .invalidConfig(url.path, "expected a JSON object of settings, found \(json.typeName)")
+        }
+        let file = ConfigFile(url: url, fields: fields)
+        if file.string(.token) != nil {
+            var info = stat()
+            if stat(url.path, &info) == 0, info.st_mode & 0o077 != 0 {
+                throw .insecureConfig(url.path)
+            }
+        }
+        return file
+    }
+
+    func string(_ key: SettingKey) -> String? {
+        if case .string(let value)? = fields[key.rawValue], !value.isEmpty { return value }
+        return nil
+    }
+
+    /// Writes the file atomically, readable by its owner only (it may hold a token).
+    func save() throws(CLIError) {
+        let folder = url.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .unwritableConfig(url.path, error.localizedDescription)
+        }
+        var text = JSONValue.object(fields).encoded(pretty: true)
+        text.append(0x0A)
+        let temporary = folder.appendingPathComponent(".config.json.\(UUID().uuidString).tmp")
+        guard
+            FileManager.default.createFile(
+                atPath: temporary.path, contents: text, attributes: [.posixPermissions: 0o600])
+        else { throw .unwritableConfig(url.path, "cannot create a file in \(folder.path)") }
+        guard rename(temporary.path, url.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw .unwritableConfig(url.path, reason)
+        }
+    }
+}
+
+/// Every setting resolved: flag > environment > config file > default.
+struct Settings: Sendable {
+    /// The server, when it is named at a higher (or the same) layer than the store.
+    var chosenServer: Setting? {
+        guard let server else { return nil }
+        return server.source.rank >= store.source.rank ? server : nil
+    }
+
+    var configPath: URL
+    var store: Setting
+    var server: Setting?
+    var token: Setting?
+    var connectTimeout: Setting
+    var requestTimeout: Setting
+
+    /// The value and source of one key, for `config get` and `config list`.
+    func setting(_ key: SettingKey) -> Setting? {
+        switch key {
+        case .store: store
+        case .server: server
+        case .token: token
+        case .connectTimeout: connectTimeout
+        case .requestTimeout: requestTimeout
+        }
+    }
+
+    func seconds(_ setting: Setting, _ key: SettingKey) throws(CLIError) -> Double {
+        guard let seconds = Double(setting.value), seconds > 0, seconds.isFinite else {
+            throw .invalidSetting(
+                setting.source == .environment ? key.environment : key.rawValue, setting.value,
+                "a number of seconds above 0")
+        }
+        return seconds
+    }
+}
+
+extension CommandContext {
+    /// The config file: `--config`, else RESV_CONFIG, else `$XDG_CONFIG_HOME/resv/config.json`.
+    func configURL(flag: String?) -> URL {
+        if let flag, !flag.isEmpty { return URL(fileURLWithPath: flag) }
+        if let path = environment["RESV_CONFIG"], !path.isEmpty { return URL(fileURLWithPath: path) }
+        return xdgHome("XDG_CONFIG_HOME", ".config").appendingPathComponent("resv/config.json")
+    }
+
+    /// `$NAME` when it is an absolute path, else `~/fallback` (the XDG rule).
+    func xdgHome(_ name: String, _ fallback: String) -> URL {
+        if let path = environment[name], path.hasPrefix("/") { return URL(fileURLWithPath: path) }
+        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
+        return URL(fileURLWithPath: home).appendingPathComponent(fallback)
+    }
+
+    /// Resolves every setting for `options`.
+    func settings(_ options: BackendOptions) throws(CLIError) -> Settings {
+        try settings(store: options.store, server: options.server, config: options.config)
+    }
+
+    /// Resolves every setting from these flags (nil when not given).
+    func settings(store storeFlag: String?, server serverFlag: String?, config: String?) throws(CLIError) -> Settings {
+        let configURL = configURL(flag: config)
+        let file = try ConfigFile.load(configURL)
+        func resolve(_ key: SettingKey, flag: String?) -> Setting? {
+            if let flag, !flag.isEmpty { return Setting(value: flag, source: .flag) }
+            if let value = environment[key.environment], !value.isEmpty {
+                return Setting(value: value, source: .environment)
+            }
+            return file.string(key).map { Setting(value: $0, source: .configFile) }
+        }
+        let store =
+            resolve(.store, flag: storeFlag)
+            ?? Setting(value: defaultStoreURL.path, source: .defaultValue)
+        return Settings(
+            configPath: configURL,
+            store: store,
+            server: resolve(.server, flag: serverFlag),
+            token: resolve(.token, flag: nil),
+            connectTimeout: resolve(.connectTimeout, flag: nil) ?? Setting(value: "5", source: .defaultValue),
+            requestTimeout: resolve(.requestTimeout, flag: nil) ?? Setting(value: "30", source: .defaultValue))
+    }
+}
