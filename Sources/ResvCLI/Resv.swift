@@ -16,7 +16,8 @@ public struct Resv: ParsableCommand {
         abstract: "Reserve visits to landmarks; list, show, confirm and cancel reservations.",
         discussion: """
             Works on a local JSON file by default ($XDG_DATA_HOME/resv/reservations.json, \
-            or --store / RESV_STORE). Data goes to stdout, messages to stderr; --json and \
+            or --store / RESV_STORE), or on a resv-server (--server / RESV_SERVER with RESV_TOKEN, \
+            or 'resv config set server'). Data goes to stdout, messages to stderr; --json and \
             --format ndjson print stable JSON for scripts. Exit codes: \(Reference.exitCodeSummary).
             """,
         version: version,

@@ -27,26 +27,46 @@ public enum Reference {
         ExitCode(code: ExitStatus.success, summary: "success"),
         ExitCode(
             code: ExitStatus.refused, summary: "refused",
-            detail: "unknown or ambiguous id, no capacity, confirming a cancelled reservation"),
+            detail: "unknown or ambiguous id, no capacity, confirming a cancelled reservation, a server's 404 or 409"),
         ExitCode(
             code: ExitStatus.usage, summary: "usage or invalid input",
             detail: "bad date, party size, unknown landmark, unknown option, an invalid batch line"),
         ExitCode(
             code: ExitStatus.dataError, summary: "bad data",
-            detail: "the store is not valid JSON or is from a newer resv (left unchanged)"),
+            detail: "the store is not valid JSON or is from a newer resv (left unchanged), or a server's answer is "
+                + "not valid JSON, is cut short, or holds an invalid reservation"),
         ExitCode(
-            code: ExitStatus.unavailable, summary: "backend unavailable", detail: "the store cannot be read"),
+            code: ExitStatus.unavailable, summary: "backend unavailable",
+            detail: "the store cannot be read, or the server cannot be reached, timed out or failed (5xx) after retries"
+        ),
         ExitCode(
             code: ExitStatus.cannotWrite, summary: "store cannot be written",
             detail: "a full disk, a read-only directory (the store is left unchanged)"),
         ExitCode(
             code: ExitStatus.temporary, summary: "temporary failure",
-            detail: "another resv held the store's lock too long; retry"),
-        ExitCode(code: ExitStatus.notAuthorised, summary: "not authorised"),
+            detail: "another resv held the store's lock too long, or the server kept answering 429; retry"),
+        ExitCode(
+            code: ExitStatus.notAuthorised, summary: "not authorised",
+            detail: "the server refused the token (401, 403), or a config file holding a token is readable by others"),
     ]
 
     public static let environment: [Item] = [
         Item(name: "RESV_STORE", text: "The JSON store file, when --store is not given."),
+        Item(
+            name: "RESV_SERVER",
+            text: "A resv-server URL to use instead of the file, when --server is not given (and no --store)."),
+        Item(
+            name: "RESV_TOKEN",
+            text: "The bearer token for the server (never a flag: argv shows in ps). Never printed."),
+        Item(name: "RESV_CONFIG", text: "The config file, when --config is not given."),
+        Item(
+            name: "RESV_CONNECT_TIMEOUT",
+            text:
+                "Seconds without progress (connecting, or waiting for data) before a request to the server is given up (default 5)."
+        ),
+        Item(
+            name: "RESV_REQUEST_TIMEOUT",
+            text: "Seconds a whole request to the server may take (default 30)."),
         Item(
             name: "RESV_LOCK_TIMEOUT",
             text: "Seconds a change waits for another resv's lock on the store before exiting 75 (default 5)."),
@@ -57,6 +77,8 @@ public enum Reference {
             name: "XDG_DATA_HOME", text: "Holds the default store (default ~/.local/share)."),
         Item(
             name: "XDG_STATE_HOME", text: "Holds the REPL's history (default ~/.local/state)."),
+        Item(name: "XDG_CONFIG_HOME", text: "Holds the config file (default ~/.config)."),
+        Item(name: "XDG_CACHE_HOME", text: "Holds servers' cached answers (default ~/.cache)."),
         Item(name: "HOME", text: "Where the XDG defaults above start."),
     ]
 
@@ -72,6 +94,16 @@ public enum Reference {
         Item(
             name: "$XDG_STATE_HOME/resv/history",
             text: "The REPL's history, 1,000 lines, readable by its owner only."),
+        Item(
+            name: "$XDG_CONFIG_HOME/resv/config.json",
+            text:
+                "Settings: {\"store\": ..., \"server\": ..., \"token\": ..., \"connectTimeout\": ..., \"requestTimeout\": ...}. "
+                + "Below flags and the environment. Written 0600 by resv config set; refused when it holds a token "
+                + "and others can read it."),
+        Item(
+            name: "$XDG_CACHE_HOME/resv/servers/",
+            text: "The last answers of each server (one folder per URL and token, named by a hash): read when "
+                + "the server cannot be reached, with --offline, and by Tab completion."),
     ]
 
     /// Each example: what it does (name), then the commands (text).
@@ -100,6 +132,13 @@ public enum Reference {
                   resv reserve --batch - --json
                 """),
         Item(
+            name: "Against a shared resv-server; the token from the environment, never the command line:",
+            text: """
+                export RESV_SERVER=http://127.0.0.1:8080 RESV_TOKEN="$(cat ~/.resv-token)"
+                resv reserve -l "Half Dome" -d 2026-12-01T10:00:00-08:00 -n 2 --idempotency-key nightly-2026-12-01
+                resv list --offline
+                """),
+        Item(
             name: "The interactive prompt, then the same commands from a file:",
             text: """
                 resv repl
@@ -107,7 +146,7 @@ public enum Reference {
                 """),
     ]
 
-    /// "0 success; 1 refused; …" for `--help`.
+    /// "0 success; 1 refused; ..." for `--help`.
     public static var exitCodeSummary: String {
         exitCodes.map { "\($0.code) \($0.summary)" }.joined(separator: "; ")
     }

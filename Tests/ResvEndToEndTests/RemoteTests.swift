@@ -147,6 +147,25 @@ struct RemoteTests {
         for run in [list, show, change, bob] { #expect(!run.stderr.contains(remote.alice)) }
     }
 
+    @Test func tabCompletionReadsTheCacheNeverTheNetwork() throws {
+        let remote = try Remote()
+        let made = try remote.resv("reserve", "-l", "Lake Tahoe", "-d", "2031-09-01T10:00:00Z", "-n", "2", "--json")
+        let id =
+            try #require(try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any])["id"]
+            as? String
+        #expect(try remote.resv("list").status == 0)  // fills the cache
+        #expect(remote.server.stop() == 0)
+        var environment = remote.environment(remote.alice)
+        environment["PATH"] = "/usr/bin:/bin"
+        let ids = try remote.sandbox.resv(
+            ["---completion", "cancel", "--", "positional@0", "2", "0", "resv", "cancel", ""], environment: environment)
+        #expect(ids.stdout.contains(String(id?.prefix(8) ?? "none")), "\(ids.stdout) \(ids.stderr)")
+        let names = try remote.sandbox.resv(
+            ["---completion", "reserve", "--", "--landmark", "3", "4", "resv", "reserve", "--landmark", "Lake"],
+            environment: environment)
+        #expect(names.stdout.contains("Lake Tahoe"), "\(names.stdout)")
+    }
+
     @Test func tokensNeverReachOutput() throws {
         let remote = try Remote()
         let runs = [
@@ -211,6 +230,45 @@ struct FaultTests {
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("5eed3333"))
         #expect(flaky.requests.filter { $0.path.hasSuffix("/reservations") }.count >= 2)
+    }
+
+    @Test func tooManyRequestsIs75AfterRetriesHonouringRetryAfter() throws {
+        let server = try FaultServer { _, _ in .respond(status: 429, headers: ["Retry-After": "1"], body: "") }
+        defer { server.stop() }
+        let start = Date()
+        let run = try resv(server, "list")
+        #expect(run.status == 75)
+        #expect(run.stderr.contains("429"), "\(run.stderr)")
+        #expect(server.requests.count == 3)
+        #expect(Date().timeIntervalSince(start) >= 2, "two waits of Retry-After: 1")
+    }
+
+    @Test func aCreateIsRetriedWithTheSameKey() throws {
+        let server = try FaultServer(
+            Self.routes { request, index in
+                guard request.method == "POST" else { return .respond(status: 200, body: "[]") }
+                return index < 2 ? .respond(status: 502, body: "") : .respond(status: 201, body: Self.good)
+            })
+        defer { server.stop() }
+        let run = try resv(server, "reserve", "-l", "Golden Gate Bridge", "-d", "2031-06-01T10:00:00Z", "-n", "2")
+        #expect(run.status == 0, "\(run.stderr)")
+        let keys = server.requests.filter { $0.method == "POST" }.compactMap { $0.headers["idempotency-key"] }
+        #expect(keys.count >= 2)
+        #expect(Set(keys).count == 1)
+    }
+
+    @Test func confirmIsNotRetried() throws {
+        let server = try FaultServer(
+            Self.routes { request, _ in
+                if request.method == "POST" { return .respond(status: 503, body: "") }
+                return request.path.hasSuffix("/reservations")
+                    ? .respond(status: 200, body: "[\(Self.good)]")
+                    : .respond(status: 200, body: Self.good)
+            })
+        defer { server.stop() }
+        let run = try resv(server, "confirm", "5eed3333")
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(server.requests.filter { $0.method == "POST" }.count == 1)
     }
 
     @Test func unauthorisedIs77() throws {
