@@ -11,7 +11,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # libreadline-dev: `resv repl`. jq: the end-to-end tests pipe `resv list --json` through it.
 # groff-base: the test that the man page reads without warnings.
 # postgresql: resv-server's tests run on PostgreSQL too (scripts/with-postgres starts one).
-# curl: the server's end-to-end test speaks HTTP as a user would. python3-venv: schemathesis.
+# curl: resv's HTTP backend runs it, and the server's end-to-end test speaks HTTP with it.
+# python3-venv: schemathesis.
 PACKAGES := libreadline-dev jq groff-base postgresql curl python3-venv
 ARGS ?= list
 # The shipped binary: the Swift runtime and Foundation linked in, which halves

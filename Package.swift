@@ -29,7 +29,7 @@ let package = Package(
     targets: [
         .target(name: "ReservationCore"),
         .target(name: "ReservationFile", dependencies: ["ReservationCore"]),
-        // The HTTP backend over the toolchain's URLSession: no packages to build.
+        // The HTTP backend, over the curl program (see HTTPTransport.curl): no packages to build.
         .target(name: "ReservationHTTP", dependencies: ["ReservationCore"]),
         // Exit codes and the reference text of --help and the man page; no dependencies,
         // so the man page tool can use it without being taken for a second command-line tool.

@@ -14,9 +14,7 @@ extension ReservationService {
         -> ReservationService
     {
         let client = ServerClient(configuration: configuration, transport: transport)
-        let catalogBox = Mutex<LandmarkCatalog?>(nil)
-
-        let warned = Mutex(false)
+        let state = ServiceState()
 
         /// A list route's records: from the server (saving them to the cache),
         /// or from the cache when offline or when the server cannot be reached.
@@ -25,8 +23,8 @@ extension ReservationService {
                 guard let entry = configuration.cache?.load(name),
                     case .array(let records)? = try? JSONValue.parse(entry.body)
                 else { throw error }
-                if case .fallback(let stale) = configuration.cacheMode, !warned.withLock({ $0 }) {
-                    warned.withLock { $0 = true }
+                if case .fallback(let stale) = configuration.cacheMode, !state.warned.withLock({ $0 }) {
+                    state.warned.withLock { $0 = true }
                     stale(Date().timeIntervalSince(entry.saved))
                 }
                 return records
@@ -49,9 +47,9 @@ extension ReservationService {
         }
 
         @Sendable func catalog() async throws -> LandmarkCatalog {
-            if let catalog = catalogBox.withLock({ $0 }) { return catalog }
+            if let catalog = state.catalog.withLock({ $0 }) { return catalog }
             let catalog = LandmarkCatalog(records: try await records("landmarks"))
-            catalogBox.withLock { $0 = catalog }
+            state.catalog.withLock { $0 = catalog }
             return catalog
         }
 
@@ -80,8 +78,16 @@ extension ReservationService {
         return ReservationService(
             landmarks: { try await catalog() },
             fetch: {
-                let catalog = try await catalog()
-                return ReservationSnapshot(records: try await records("reservations"), catalog: catalog)
+                // Both at once: each is a request of its own.
+                let landmarks = Task { try await catalog() }
+                let reservations: [JSONValue]
+                do {
+                    reservations = try await records("reservations")
+                } catch {
+                    landmarks.cancel()
+                    throw error
+                }
+                return ReservationSnapshot(records: reservations, catalog: try await landmarks.value)
             },
             reserve: { requests in
                 try online()
@@ -159,4 +165,11 @@ extension ReservationService {
             }
         )
     }
+}
+
+/// What one backend value remembers between calls: the server's catalog (read
+/// once per command), and whether the stale-cache warning was given.
+private final class ServiceState: Sendable {
+    let catalog = Mutex<LandmarkCatalog?>(nil)
+    let warned = Mutex(false)
 }

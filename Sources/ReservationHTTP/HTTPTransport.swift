@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// One HTTP request as the backend sends it.
 public struct HTTPRequestData: Sendable, Hashable {
     public var method: String
@@ -53,60 +49,134 @@ public struct HTTPTransport: Sendable {
         self.send = send
     }
 
-    /// The toolchain's URLSession (no extra packages to build). `idleTimeout`
-    /// bounds connecting and every wait for data; `requestTimeout` the whole request.
-    public static func urlSession(idleTimeout: TimeInterval, requestTimeout: TimeInterval) -> HTTPTransport {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = idleTimeout
-        configuration.timeoutIntervalForResource = requestTimeout
-        configuration.httpCookieStorage = nil
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        let session = URLSession(configuration: configuration)
-        return HTTPTransport { request in
-            var urlRequest = URLRequest(url: request.url)
-            urlRequest.httpMethod = request.method
-            urlRequest.timeoutInterval = idleTimeout
-            for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-            urlRequest.httpBody = request.body
-            let data: Data
-            let response: URLResponse
-            do {
-                (data, response) = try await session.data(for: urlRequest)
-            } catch let error as URLError {
-                throw TransportFailure(error)
-            }
-            guard let http = response as? HTTPURLResponse else {
-                throw TransportFailure.connectionLost("the answer is not HTTP")
-            }
-            var headers: [String: String] = [:]
-            for (name, value) in http.allHeaderFields {
-                if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
-            }
-            if let declared = headers["content-length"].flatMap(Int.init), declared != data.count {
-                throw TransportFailure.truncated("the body ended after \(data.count) of \(declared) bytes")
-            }
-            return HTTPResponseData(status: http.statusCode, headers: headers, body: data)
+    /// The `curl` program (Debian's curl package) run once per request.
+    ///
+    /// Not URLSession: FoundationNetworking links libcurl and its ~35 shared
+    /// libraries into `resv`, loaded at every start, file mode included:
+    /// `resv --version` went from 5.5 to 12 ms (BENCHMARKS.md). Running curl
+    /// costs the same few milliseconds, but only for commands that talk to a
+    /// server. The request goes to curl on stdin as a config file, so the token
+    /// never appears on a command line (`ps`). `idleTimeout` bounds connecting
+    /// and every stall; `requestTimeout` the whole request.
+    public static func curl(idleTimeout: TimeInterval, requestTimeout: TimeInterval, program: String = "curl")
+        -> HTTPTransport
+    {
+        HTTPTransport { request in
+            try await CurlRun(
+                request: request, idleTimeout: idleTimeout, requestTimeout: requestTimeout, program: program
+            ).response()
         }
     }
 }
 
-extension TransportFailure {
-    init(_ error: URLError) {
-        // FoundationNetworking runs on libcurl and reports a body cut short
-        // (CURLE_PARTIAL_FILE) with curl's own words and no code of its own.
-        if error.localizedDescription.contains("transfer closed with") {
-            self = .truncated(error.localizedDescription)
-            return
+/// One run of curl: the request as a curl config on stdin, the response's
+/// header block and body on stdout, curl's exit code as the transport failure.
+struct CurlRun {
+    let request: HTTPRequestData
+    let idleTimeout: TimeInterval
+    let requestTimeout: TimeInterval
+    let program: String
+
+    /// A value in a curl config file: double-quoted, with `\\`, `\"` and control characters escaped.
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default: out.unicodeScalars.append(scalar)
+            }
         }
-        switch error.code {
-        case .timedOut:
-            self = .timedOut
-        case .networkConnectionLost, .badServerResponse, .zeroByteResource, .cannotParseResponse,
-            .cannotDecodeRawData, .cannotDecodeContentData:
-            self = .connectionLost(error.localizedDescription)
-        default:
-            self = .cannotConnect(error.localizedDescription)
+        return out + "\""
+    }
+
+    var config: String {
+        var lines = [
+            "url = \(Self.quoted(request.url.absoluteString))",
+            "request = \(Self.quoted(request.method))",
+            "silent", "show-error", "http1.1",
+            "dump-header = \"-\"",
+            "connect-timeout = \(idleTimeout)",
+            "speed-limit = 1", "speed-time = \(max(1, Int(idleTimeout.rounded(.up))))",
+            "max-time = \(requestTimeout)",
+            // No curl default headers we did not ask for.
+            "header = \"Expect:\"", "header = \"User-Agent: resv\"",
+        ]
+        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
+            lines.append("header = \(Self.quoted("\(name): \(value)"))")
+        }
+        if let body = request.body {
+            lines.append("data-binary = \(Self.quoted(String(decoding: body, as: UTF8.self)))")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    func response() async throws -> HTTPResponseData {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [program, "--disable", "--config", "-"]
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        let exited = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
+        do {
+            try process.run()
+        } catch {
+            throw TransportFailure.cannotConnect(
+                "cannot run curl (apt-get install curl): \(error.localizedDescription)")
+        }
+        input.fileHandleForWriting.write(Data(config.utf8))
+        try? input.fileHandleForWriting.close()
+        async let out = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
+        async let err = Task.detached { errors.fileHandleForReading.readDataToEndOfFile() }.value
+        let (data, message) = await (out, err)
+        var status: Int32 = -1
+        for await code in exited.stream {
+            status = code
+            break
+        }
+        let detail = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            .replacingOccurrences(of: "curl: ", with: "")
+        switch status {
+        case 0: return try Self.parse(data)
+        case 127: throw TransportFailure.cannotConnect("curl is not installed (apt-get install curl)")
+        case 28: throw TransportFailure.timedOut
+        case 18: throw TransportFailure.truncated(detail)
+        case 52, 55, 56, 8: throw TransportFailure.connectionLost(detail)
+        default: throw TransportFailure.cannotConnect(detail.isEmpty ? "curl exited with \(status)" : detail)
+        }
+    }
+
+    /// Splits curl's output: header blocks (skipping 1xx ones), then the body.
+    static func parse(_ data: Data) throws -> HTTPResponseData {
+        var rest = data[...]
+        let separator = Data("\r\n\r\n".utf8)
+        while true {
+            guard let end = rest.range(of: separator) else {
+                throw TransportFailure.connectionLost("no complete HTTP header in the answer")
+            }
+            let head = String(decoding: rest[rest.startIndex..<end.lowerBound], as: UTF8.self)
+            rest = rest[end.upperBound...]
+            let lines = head.components(separatedBy: "\r\n")
+            let parts = lines.first?.split(separator: " ", maxSplits: 2) ?? []
+            guard parts.count >= 2, let status = Int(parts[1]) else {
+                throw TransportFailure.connectionLost("the answer is not HTTP")
+            }
+            if (100..<200).contains(status) { continue }
+            var headers: [String: String] = [:]
+            for line in lines.dropFirst() {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...]
+                    .trimmingCharacters(in: .whitespaces)
+            }
+            return HTTPResponseData(status: status, headers: headers, body: Data(rest))
         }
     }
 }

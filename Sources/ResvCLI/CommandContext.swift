@@ -135,7 +135,7 @@ public struct CommandContext: Sendable {
                     "resv: warning: cannot reach \(url.absoluteString); showing what it answered \(Self.describe(age: age))\n"
                 )
             })
-        return .http(configuration, transport: .urlSession(idleTimeout: idle, requestTimeout: total))
+        return .http(configuration, transport: .curl(idleTimeout: idle, requestTimeout: total))
     }
 
     /// "3 minutes ago", for the age of cached data.
