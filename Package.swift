@@ -76,6 +76,7 @@ let package = Package(
         .testTarget(name: "ReservationCoreTests", dependencies: ["ReservationCore"]),
         .testTarget(name: "ReservationFileTests", dependencies: ["ReservationCore", "ReservationFile"]),
         .testTarget(name: "ResvCLITests", dependencies: ["ResvCLI"]),
+        .testTarget(name: "ReservationHTTPTests", dependencies: ["ReservationCore", "ReservationHTTP"]),
         .testTarget(
             name: "ReservationServerTests",
             dependencies: [

@@ -4,34 +4,15 @@
 #   Benchmarks/remote.sh [N]
 # resv as `make install` builds it; resv-server as `make install-server` does.
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cd "$here/.."
 n=${1:-1000}
 command -v hyperfine >/dev/null || { echo "needs hyperfine: apt-get install -y hyperfine" >&2; exit 1; }
 client=(swift build -c release --product resv --static-swift-stdlib --scratch-path .build-static)
-server=(swift build -c release --product resv-server --static-swift-stdlib --scratch-path .build-release)
 "${client[@]}" >/dev/null
-"${server[@]}" >/dev/null
 resv=$("${client[@]}" --show-bin-path)/resv
-resv_server=$("${server[@]}" --show-bin-path)/resv-server
-work=$(mktemp -d)
-pid=
-cleanup() {
-  [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-echo "machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
-
-token=$("$resv_server" token create bench --database "$work/db.sqlite" 2>/dev/null)
-"$resv_server" serve --database "$work/db.sqlite" --port 0 --log-level notice 2>"$work/log" &
-pid=$!
-for _ in $(seq 300); do
-  port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/log")
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || { cat "$work/log" >&2; exit 1; }
-export RESV_SERVER=http://127.0.0.1:$port RESV_TOKEN=$token XDG_CACHE_HOME=$work/cache
+source "$here/serve.sh"
+export RESV_SERVER=$url RESV_TOKEN=$token XDG_CACHE_HOME=$work/cache
 
 # N reservations in one batch (the server books them one create at a time).
 python3 - "$n" > "$work/batch" <<'PY'

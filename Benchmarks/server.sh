@@ -7,33 +7,12 @@
 # Prints wrk's report for each: requests/s and the latency distribution (p50..p99);
 # wrk reports any answer that is not 2xx ("Non-2xx or 3xx responses").
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cd "$here/.."
 duration=${1:-10}
 connections=${2:-64}
 command -v wrk >/dev/null || { echo "needs wrk: apt-get install -y wrk" >&2; exit 1; }
-build=(swift build -c release --product resv-server --static-swift-stdlib --scratch-path .build-release)
-"${build[@]}" >/dev/null
-bin=$("${build[@]}" --show-bin-path)/resv-server
-work=$(mktemp -d)
-server=
-cleanup() {
-  [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-echo "machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
-
-db=$work/bench.sqlite
-token=$("$bin" token create bench --database "$db" 2>/dev/null)
-"$bin" serve --database "$db" --port 0 --log-level notice 2>"$work/log" &
-server=$!
-for _ in $(seq 300); do
-  port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/log")
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || { cat "$work/log" >&2; exit 1; }
-url=http://127.0.0.1:$port
+source "$here/serve.sh"
 
 for day in $(seq 100); do
   date=$(date -u -d "2031-01-01 + $day days" +%Y-%m-%dT10:00:00Z)

@@ -1,0 +1,160 @@
+import Foundation
+import ReservationCore
+import Synchronization
+import Testing
+
+@testable import ReservationHTTP
+
+/// The HTTP backend over a scripted transport: what it sends, what it retries,
+/// how long it waits, and what each answer becomes.
+@Suite("HTTP backend")
+struct HTTPServiceTests {
+    static let base = URL(string: "http://server.test")!
+    static let landmarks =
+        #"[{"id":"7c6984ff-188e-417e-b476-ec5f30b8d745","name":"Golden Gate Bridge","location":"San Francisco, CA","category":"bridges"}]"#
+    static let reservation =
+        #"{"id":"5eed3333-3333-4333-8333-333333333333","landmarkId":"7c6984ff-188e-417e-b476-ec5f30b8d745","date":"2031-06-01T10:00:00Z","partySize":2,"status":"pending"}"#
+
+    /// A transport that answers from `script` and records every request.
+    final class Script: Sendable {
+        let sent = Mutex<[HTTPRequestData]>([])
+        let waits = Mutex<[Double]>([])
+        let answer: @Sendable (HTTPRequestData, Int) throws -> HTTPResponseData
+
+        init(_ answer: @escaping @Sendable (HTTPRequestData, Int) throws -> HTTPResponseData) { self.answer = answer }
+
+        var service: ReservationService {
+            var retry = RetryPolicy()
+            retry.sleep = { [weak self] seconds in self?.waits.withLock { $0.append(seconds) } }
+            retry.random = { $0 }  // the top of each jitter range, to check the bounds
+            let configuration = HTTPBackendConfiguration(baseURL: HTTPServiceTests.base, token: "t0k", retry: retry)
+            return .http(
+                configuration,
+                transport: HTTPTransport { request in
+                    let index = self.sent.withLock { sent in
+                        sent.append(request)
+                        return sent.count - 1
+                    }
+                    return try self.answer(request, index)
+                })
+        }
+
+        func paths(_ method: String) -> [String] {
+            sent.withLock { $0.filter { $0.method == method }.map(\.url.path) }
+        }
+    }
+
+    static func ok(_ body: String, status: Int = 200) -> HTTPResponseData {
+        HTTPResponseData(status: status, body: Data(body.utf8))
+    }
+
+    @Test func getsAreRetriedWithFullJitterBackoff() async throws {
+        let script = Script { request, _ in
+            request.url.path == "/landmarks" ? Self.ok(Self.landmarks) : Self.ok("", status: 503)
+        }
+        await #expect(throws: HTTPBackendError.self) { try await script.service.fetch() }
+        #expect(script.paths("GET").filter { $0 == "/reservations" }.count == 3)
+        #expect(script.waits.withLock { $0 } == [0.2, 0.4])  // base · 2^n, the top of each range
+    }
+
+    @Test func retryAfterIsHonouredAndTooLongIsNotWaited() async throws {
+        let script = Script { request, index in
+            if request.url.path == "/landmarks" { return Self.ok(Self.landmarks) }
+            return HTTPResponseData(status: 429, headers: ["Retry-After": index < 3 ? "2" : "3600"])
+        }
+        do {
+            _ = try await script.service.fetch()
+            Issue.record("a 429 that never ends must fail")
+        } catch HTTPBackendError.rateLimited {
+        } catch {
+            Issue.record("expected rateLimited, got \(error)")
+        }
+        #expect(script.waits.withLock { $0 }.allSatisfy { $0 == 2 })
+    }
+
+    @Test func confirmIsSentOnceAndCreatesCarryOneKeyAcrossRetries() async throws {
+        let created = Mutex(0)
+        let script = Script { request, _ in
+            switch (request.method, request.url.path) {
+            case ("GET", "/landmarks"): return Self.ok(Self.landmarks)
+            case ("POST", "/reservations"):
+                let attempt = created.withLock { count in
+                    count += 1
+                    return count
+                }
+                return attempt < 3 ? Self.ok("", status: 502) : Self.ok(Self.reservation, status: 201)
+            case ("GET", _): return Self.ok(Self.reservation)
+            default: return Self.ok("", status: 503)
+            }
+        }
+        let service = script.service
+        let request = try NewReservation(
+            landmark: "golden gate bridge", date: Date(timeIntervalSince1970: 1_937_000_000), partySize: 2,
+            now: Date(timeIntervalSince1970: 1_700_000_000))
+        let booked = try await service.reserve(request)
+        #expect(booked.partySize == 2)
+        let keys = script.sent.withLock {
+            $0.filter { $0.method == "POST" }.compactMap { $0.headers["Idempotency-Key"] }
+        }
+        #expect(keys.count == 3)
+        #expect(Set(keys).count == 1)
+        #expect(keys.first?.hasPrefix("resv-") == true)
+
+        await #expect(throws: HTTPBackendError.self) { try await service.confirm(booked.id) }
+        #expect(script.paths("POST").filter { $0.hasSuffix("/confirm") }.count == 1)
+    }
+
+    @Test func everyRequestCarriesTheTokenAndJSON() async throws {
+        let script = Script { request, _ in
+            request.url.path == "/landmarks" ? Self.ok(Self.landmarks) : Self.ok("[\(Self.reservation)]")
+        }
+        let snapshot = try await script.service.fetch()
+        #expect(snapshot.reservations.count == 1)
+        for request in script.sent.withLock({ $0 }) {
+            #expect(request.headers["Authorization"] == "Bearer t0k")
+            #expect(request.headers["Accept"] == "application/json")
+        }
+    }
+
+    @Test func eachAnswerBecomesItsError() async throws {
+        let cases: [(HTTPResponseData, String)] = [
+            (HTTPResponseData(status: 401), "notAuthorised"),
+            (HTTPResponseData(status: 403), "notAuthorised"),
+            (Self.ok("<html>", status: 200), "badResponse"),
+            (Self.ok("{\"not\": \"an array\"}", status: 200), "badResponse"),
+            (Self.ok(#"{"error":true,"reason":"down"}"#, status: 500), "serverError"),
+        ]
+        for (answer, expected) in cases {
+            let script = Script { request, _ in request.url.path == "/landmarks" ? Self.ok(Self.landmarks) : answer }
+            do {
+                _ = try await script.service.fetch()
+                Issue.record("\(answer.status) must fail")
+            } catch let error as HTTPBackendError {
+                #expect(String(describing: error).hasPrefix(expected), "\(answer.status): \(error)")
+            }
+        }
+    }
+
+    @Test func curlConfigQuotesEverything() {
+        #expect(CurlRun.quoted(#"a "b" \c"#) == #""a \"b\" \\c""#)
+        #expect(CurlRun.quoted("line\nbreak\ttab") == #""line\nbreak\ttab""#)
+        let run = CurlRun(
+            request: HTTPRequestData(
+                method: "POST", url: URL(string: "http://h:1/reservations")!,
+                headers: ["Authorization": "Bearer x"], body: Data(#"{"a":"\""}"#.utf8)),
+            idleTimeout: 5, requestTimeout: 30, program: "curl")
+        #expect(run.config.contains(#"header = "Authorization: Bearer x""#))
+        #expect(run.config.contains(#"data-binary = "{\"a\":\"\\\"\"}""#))
+        #expect(run.config.contains("max-time = 30"))
+    }
+
+    @Test func curlOutputIsSplitAfterInterimHeaders() throws {
+        let raw =
+            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nRetry-After: 3\r\nContent-Type: application/json\r\n\r\n{\"x\":1}"
+        let response = try CurlRun.parse(Data(raw.utf8))
+        #expect(response.status == 201)
+        #expect(response.headers["retry-after"] == "3")
+        #expect(String(decoding: response.body, as: UTF8.self) == #"{"x":1}"#)
+        #expect(throws: TransportFailure.self) { try CurlRun.parse(Data("garbage".utf8)) }
+    }
+}
