@@ -128,7 +128,8 @@ struct ReservationRoutes: Sendable {
                     landmark, day: day, requested: record.reservation.partySize, booked: booked))
         case .replay(let kept):
             // Another request with this key committed first.
-            return try replay(kept, for: key!)
+            guard let key else { throw APIError(.internalServerError, "a replay without an Idempotency-Key") }
+            return try replay(kept, for: key)
         }
     }
 

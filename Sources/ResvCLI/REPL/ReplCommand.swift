@@ -40,13 +40,13 @@ struct ReplCommand: ResvCommand {
         lineContext.inRepl = true
         let failure =
             interactive
-            ? await interactiveLoop(lineContext, service: service)
+            ? await interactiveLoop(lineContext)
             : await scriptLoop(lineContext)
         if let failure { throw ReplFailure(status: failure) }
     }
 
     /// Reads lines with readline until Ctrl-D, exit or quit; errors never end the loop.
-    private func interactiveLoop(_ context: CommandContext, service: ReservationService) async -> Int32? {
+    private func interactiveLoop(_ context: CommandContext) async -> Int32? {
         let editor = LineEditor(
             historyPath: context.stateFile("history"), completer: Completer(toolInfo: Resv._dumpHelp()))
         context.say("resv \(Resv.version): type a command without 'resv' (help lists them); Ctrl-D or exit leaves.")
