@@ -117,8 +117,8 @@ public struct CommandContext: Sendable {
         guard let url = URL(string: server.value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
             url.host?.isEmpty == false
         else {
-            throw CLIError.invalidSetting(
-                server.source == .environment ? "RESV_SERVER" : "server", server.value, "an http:// or https:// URL")
+            let name = [.environment: "RESV_SERVER", .flag: "--server"][server.source] ?? "server"
+            throw CLIError.invalidSetting(name, server.value, "an http:// or https:// URL")
         }
         let idle = try settings.seconds(settings.connectTimeout, .connectTimeout)
         let total = try settings.seconds(settings.requestTimeout, .requestTimeout)

@@ -126,6 +126,23 @@ struct ConfigTests {
         #expect(unset.stderr.contains("server is not set"))
     }
 
+    @Test func badServerSettingsAreUsageErrors() throws {
+        let setup = try Setup()
+        let cases: [([String], [String: String], String)] = [
+            (["list", "--server", "notaurl"], [:], "--server='notaurl' is invalid"),
+            (["list"], ["RESV_SERVER": "ftp://x"], "RESV_SERVER='ftp://x' is invalid"),
+            (["list", "--server", "http://127.0.0.1:1", "--store", "x.json"], [:], "--store and --server"),
+            (["list"], ["RESV_SERVER": "http://127.0.0.1:1", "RESV_REQUEST_TIMEOUT": "soon"], "RESV_REQUEST_TIMEOUT"),
+            (["list", "--offline"], [:], "no server is configured"),
+        ]
+        for (arguments, environment, message) in cases {
+            let run = try setup.sandbox.resv(arguments, environment: environment)
+            #expect(run.status == 64, "\(arguments) \(environment): \(run.stderr)")
+            #expect(run.stderr.contains(message), "\(run.stderr)")
+            #expect(run.stderrLines.count == 1)
+        }
+    }
+
     @Test func aBrokenConfigFileIsOneLine() throws {
         let setup = try Setup()
         try setup.write("{ not json")
