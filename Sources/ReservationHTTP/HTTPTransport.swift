@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One HTTP request as the backend sends it.
 public struct HTTPRequestData: Sendable, Hashable {
     public var method: String
@@ -118,10 +122,18 @@ struct CurlRun {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [program, "--disable", "--config", "-"]
-        let input = Pipe()
+        // curl's stdin is one end of a socket pair, not a pipe: if curl is gone
+        // before it reads (not installed), the write fails with EPIPE instead
+        // of raising SIGPIPE, which would kill resv.
+        var ends: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else {
+            throw TransportFailure.cannotConnect("cannot start curl: \(String(cString: strerror(errno)))")
+        }
+        let ours = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
+        let theirs = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
         let output = Pipe()
         let errors = Pipe()
-        process.standardInput = input
+        process.standardInput = theirs
         process.standardOutput = output
         process.standardError = errors
         let exited = AsyncStream<Int32>.makeStream()
@@ -132,8 +144,16 @@ struct CurlRun {
             throw TransportFailure.cannotConnect(
                 "cannot run curl (apt-get install curl): \(error.localizedDescription)")
         }
-        input.fileHandleForWriting.write(Data(config.utf8))
-        try? input.fileHandleForWriting.close()
+        try? theirs.close()
+        let bytes = Array(config.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { send(ends[0], $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }  // curl is gone; its exit status says why
+            sent += count
+        }
+        shutdown(ends[0], Int32(SHUT_WR))
         async let out = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
         async let err = Task.detached { errors.fileHandleForReading.readDataToEndOfFile() }.value
         let (data, message) = await (out, err)
@@ -142,6 +162,7 @@ struct CurlRun {
             status = code
             break
         }
+        try? ours.close()
         let detail = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             .replacingOccurrences(of: "curl: ", with: "")
         switch status {

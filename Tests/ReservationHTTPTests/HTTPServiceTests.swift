@@ -148,6 +148,19 @@ struct HTTPServiceTests {
         #expect(run.config.contains("max-time = 30"))
     }
 
+    @Test func aMissingCurlIsAnErrorNotACrash() async throws {
+        let transport = HTTPTransport.curl(idleTimeout: 1, requestTimeout: 1, program: "resv-no-such-curl")
+        let request = HTTPRequestData(method: "GET", url: URL(string: "http://127.0.0.1:1/")!)
+        for _ in 0..<20 {  // the write to its stdin races its exit
+            do {
+                _ = try await transport.send(request)
+                Issue.record("a missing program cannot answer")
+            } catch let failure as TransportFailure {
+                #expect(failure == .cannotConnect("curl is not installed (apt-get install curl)"))
+            }
+        }
+    }
+
     @Test func curlOutputIsSplitAfterInterimHeaders() throws {
         let raw =
             "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nRetry-After: 3\r\nContent-Type: application/json\r\n\r\n{\"x\":1}"
