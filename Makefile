@@ -8,12 +8,12 @@
 #                 in-process benchmarks (Benchmarks/Package.swift, ordo-one/benchmark)
 SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# libreadline-dev: `resv repl`. jq: the end-to-end tests pipe `resv list --json` through it.
-# groff-base: the test that the man page reads without warnings.
-# postgresql: resv-server's tests run on PostgreSQL too (scripts/with-postgres starts one).
-# curl: resv's HTTP backend runs it, and the server's end-to-end test speaks HTTP with it.
-# python3-venv: schemathesis.
-PACKAGES := libreadline-dev jq groff-base postgresql curl python3-venv
+# What resv needs: libreadline-dev for `resv repl`; curl, which its HTTP backend runs.
+PACKAGES := libreadline-dev curl
+# What the tests need besides: jq (the end-to-end tests pipe `resv list --json` through it),
+# groff-base (the man pages read without warnings), postgresql (resv-server's tests run on
+# PostgreSQL too: scripts/with-postgres starts one), python3-venv (schemathesis).
+TEST_PACKAGES := $(PACKAGES) jq groff-base postgresql python3-venv
 ARGS ?= list
 # The shipped binary: the Swift runtime and Foundation linked in, which halves
 # start-up (BENCHMARKS.md). Its own build folder, so debug builds are not redone.
@@ -24,11 +24,16 @@ BENCH_PACKAGES := hyperfine jq time
 
 SERVER_RELEASE := swift build -c release --product resv-server --static-swift-stdlib --scratch-path .build-release
 
-.PHONY: deps build run test docs check-docs install install-server bench
+.PHONY: deps test-deps build run test docs check-docs install install-server bench
 
 deps:
 	@if ! dpkg -s $(PACKAGES) >/dev/null 2>&1; then \
 		$(SUDO) apt-get update && $(SUDO) apt-get install -y $(PACKAGES); \
+	fi
+
+test-deps:
+	@if ! dpkg -s $(TEST_PACKAGES) >/dev/null 2>&1; then \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y $(TEST_PACKAGES); \
 	fi
 
 build: deps
@@ -37,7 +42,7 @@ build: deps
 run: build
 	"$$(swift build --product resv --show-bin-path)/resv" $(ARGS)
 
-test: deps
+test: test-deps
 	swift build
 	RESV_REQUIRE_POSTGRES=1 scripts/with-postgres swift test
 	scripts/schemathesis-check "$$(swift build --show-bin-path)/resv-server"
