@@ -20,12 +20,10 @@ extension ReservationService {
         /// or from the cache when offline or when the server cannot be reached.
         @Sendable func records(_ name: String) async throws -> [JSONValue] {
             @Sendable func cached(_ error: any Error) throws -> [JSONValue] {
-                guard let entry = configuration.cache?.load(name),
-                    case .array(let records)? = try? JSONValue.parse(entry.body)
-                else { throw error }
+                guard let (records, saved) = configuration.cache?.records(name) else { throw error }
                 if case .fallback(let stale) = configuration.cacheMode, !state.warned.withLock({ $0 }) {
                     state.warned.withLock { $0 = true }
-                    stale(Date().timeIntervalSince(entry.saved))
+                    stale(Date().timeIntervalSince(saved))
                 }
                 return records
             }

@@ -1,4 +1,5 @@
 import Foundation
+import ReservationCore
 
 /// The last good answers of a server, for reading when it cannot be reached
 /// (and for `--offline` and Tab completion, which never use the network).
@@ -26,6 +27,12 @@ public struct ResponseCache: Sendable {
             let saved = attributes[.modificationDate] as? Date
         else { return nil }
         return Entry(body: body, saved: saved)
+    }
+
+    /// A cached list route's records and when they were saved; nil when absent or not a JSON array.
+    public func records(_ name: String) -> (records: [JSONValue], saved: Date)? {
+        guard let entry = load(name), case .array(let records)? = try? JSONValue.parse(entry.body) else { return nil }
+        return (records, entry.saved)
     }
 
     /// Saves a body atomically (a whole old file or a whole new one), readable by its owner only.

@@ -110,11 +110,13 @@ struct ReservationRoutes: Sendable {
         let user = try context.requireUser()
         var request = request
         let body = Data(try await request.collectBody(upTo: Self.bodyLimit).readableBytesView)
-        let key = try idempotencyKey(request.headers, body: body)
+        // Parsed once: for the key's hash and for the checks.
+        let json = Result { () throws(JSONSyntaxError) in try JSONValue.parse(body) }
+        let key = try idempotencyKey(request.headers, body: body, json: json)
         if let key, let kept = try await store.storedResponse(user, key.key) {
             return try replay(kept, for: key)
         }
-        let (record, landmark) = try newRecord(body)
+        let (record, landmark) = try newRecord(json)
         switch try await store.create(user, record, key) {
         case .created(let reservation):
             lists?.invalidate(user)
@@ -134,10 +136,11 @@ struct ReservationRoutes: Sendable {
     }
 
     /// Checks a create body with the core's rules and prepares its row.
-    private func newRecord(_ body: Data) throws(APIError) -> (NewRecord, Landmark) {
+    private func newRecord(_ parsed: Result<JSONValue, JSONSyntaxError>) throws(APIError) -> (NewRecord, Landmark) {
         let json: JSONValue
-        do { json = try JSONValue.parse(body) } catch {
-            throw APIError(.badRequest, "the request body is not valid JSON: \(error.detail)")
+        switch parsed {
+        case .success(let value): json = value
+        case .failure(let error): throw APIError(.badRequest, "the request body is not valid JSON: \(error.detail)")
         }
         let wire: CreateReservationRequest
         do { wire = try CreateReservationRequest(json: json) } catch { throw APIError(error) }
@@ -168,14 +171,16 @@ struct ReservationRoutes: Sendable {
     /// The request's `Idempotency-Key` with a hash of what was asked: the body
     /// as canonical JSON when it parses (so spacing and key order do not make a
     /// different request), else its bytes.
-    private func idempotencyKey(_ headers: HTTPFields, body: Data) throws(APIError) -> IdempotencyKey? {
+    private func idempotencyKey(_ headers: HTTPFields, body: Data, json: Result<JSONValue, JSONSyntaxError>)
+        throws(APIError) -> IdempotencyKey?
+    {
         guard let key = headers[.idempotencyKey] else { return nil }
         guard (1...Self.maxKeyLength).contains(key.utf8.count), key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
         else {
             throw APIError(
                 .badRequest, "Idempotency-Key must be 1 to \(Self.maxKeyLength) visible ASCII characters")
         }
-        let canonical = (try? JSONValue.parse(body).encoded()) ?? body
+        let canonical = (try? json.get().encoded()) ?? body
         var hash = SHA256()
         hash.update(data: Array("POST /reservations\n".utf8))
         hash.update(data: canonical)

@@ -66,13 +66,6 @@ public struct CommandContext: Sendable {
 
     func service(_ options: BackendOptions) throws -> ReservationService { try openService(options, self) }
 
-    /// The store file: `flag` (--store), else RESV_STORE, else under XDG_DATA_HOME.
-    func storeURL(flag: String?) -> URL {
-        if let path = flag, !path.isEmpty { return URL(fileURLWithPath: path) }
-        if let path = environment["RESV_STORE"], !path.isEmpty { return URL(fileURLWithPath: path) }
-        return defaultStoreURL
-    }
-
     /// `$XDG_DATA_HOME/resv/reservations.json`, else under `~/.local/share`.
     var defaultStoreURL: URL {
         xdgHome("XDG_DATA_HOME", ".local/share").appendingPathComponent("resv/reservations.json")
@@ -80,14 +73,7 @@ public struct CommandContext: Sendable {
 
     /// A file under `$XDG_STATE_HOME/resv` (else `~/.local/state/resv`): history and such.
     func stateFile(_ name: String) -> String {
-        let stateHome: String
-        if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") {
-            stateHome = xdg
-        } else {
-            let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
-            stateHome = home + "/.local/state"
-        }
-        return stateHome + "/resv/" + name
+        xdgHome("XDG_STATE_HOME", ".local/state").appendingPathComponent("resv/" + name).path
     }
 
     /// The backend the settings choose: a server (flag, environment or config
@@ -124,8 +110,7 @@ public struct CommandContext: Sendable {
         let total = try settings.seconds(settings.requestTimeout, .requestTimeout)
         var configuration = HTTPBackendConfiguration(
             baseURL: url, token: settings.token?.value, idempotencyKey: idempotencyKey)
-        configuration.cache = ResponseCache(
-            cacheHome: xdgHome("XDG_CACHE_HOME", ".cache"), baseURL: url, token: settings.token?.value)
+        configuration.cache = responseCache(url, token: settings.token?.value)
         let messages = self.messages
         configuration.cacheMode =
             options.offline
@@ -136,6 +121,11 @@ public struct CommandContext: Sendable {
                 )
             })
         return .http(configuration, transport: .curl(idleTimeout: idle, requestTimeout: total))
+    }
+
+    /// The cache of one server's answers for one token, under `$XDG_CACHE_HOME`.
+    func responseCache(_ url: URL, token: String?) -> ResponseCache {
+        ResponseCache(cacheHome: xdgHome("XDG_CACHE_HOME", ".cache"), baseURL: url, token: token)
     }
 
     /// "3 minutes ago", for the age of cached data.

@@ -70,11 +70,13 @@ struct ConfigFile: Sendable {
 
     /// The file's settings; a missing file has none.
     static func load(_ url: URL) throws(CLIError) -> ConfigFile {
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            if FileManager.default.fileExists(atPath: url.path) {
-                throw .unreadableInput(url.path, "permission denied")
-            }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
             return ConfigFile(url: url, fields: [:])
+        }
+        guard !isFolder.boolValue else { throw .invalidConfig(url.path, "it is a folder, not a file") }
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw .unreadableInput(url.path, "permission denied")
         }
         let json: JSONValue
         do { json = try JSONValue.parse(data) } catch {

@@ -49,11 +49,8 @@ enum ShellCompletion {
             return try? JSONFileStore(url: URL(fileURLWithPath: settings.store.value)).snapshot()
         }
         guard let url = URL(string: server.value) else { return nil }
-        let cache = ResponseCache(
-            cacheHome: context.xdgHome("XDG_CACHE_HOME", ".cache"), baseURL: url, token: settings.token?.value)
-        guard let reservations = cache.load("reservations"), let landmarks = cache.load("landmarks"),
-            case .array(let records)? = try? JSONValue.parse(reservations.body),
-            case .array(let landmarkRecords)? = try? JSONValue.parse(landmarks.body)
+        let cache = context.responseCache(url, token: settings.token?.value)
+        guard let (records, _) = cache.records("reservations"), let (landmarkRecords, _) = cache.records("landmarks")
         else { return nil }
         return ReservationSnapshot(records: records, catalog: LandmarkCatalog(records: landmarkRecords))
     }

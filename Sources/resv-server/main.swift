@@ -27,6 +27,12 @@ struct DatabaseOptions: ParsableArguments {
             "An SQLite file (created when missing) or a postgres://user[:password]@host[:port]/database URL.",
             valueName: "path-or-url"))
     var database: String
+
+    func validate() throws {
+        guard !database.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ValidationError("--database needs an SQLite file path or a postgres:// URL")
+        }
+    }
 }
 
 struct Serve: AsyncParsableCommand {

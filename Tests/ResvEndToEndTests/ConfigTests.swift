@@ -150,5 +150,10 @@ struct ConfigTests {
         #expect(run.status == 64)
         #expect(run.stderr.contains("the config file \(setup.configFile.path) is invalid"), "\(run.stderr)")
         #expect(run.stderrLines.count == 1)
+        try FileManager.default.removeItem(at: setup.configFile)
+        try FileManager.default.createDirectory(at: setup.configFile, withIntermediateDirectories: true)
+        let folder = try setup.resv("list")
+        #expect(folder.status == 64)
+        #expect(folder.stderr.contains("it is a folder"), "\(folder.stderr)")
     }
 }

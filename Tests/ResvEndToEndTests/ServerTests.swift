@@ -188,6 +188,10 @@ struct ServerTests {
         let noName = try runProcess(
             Binary.server.path, ["token", "create", " ", "--database", "x.sqlite"], environment: [:], stdin: nil)
         #expect(noName.status == 64)
+        let noDatabase = try runProcess(
+            Binary.server.path, ["serve", "--database", "", "--port", "0"], environment: [:], stdin: nil)
+        #expect(noDatabase.status == 64)
+        #expect(noDatabase.stderr.contains("--database needs"), "\(noDatabase.stderr)")
         let badPort = try runProcess(
             Binary.server.path, ["serve", "--database", "x.sqlite", "--port", "70000"], environment: [:], stdin: nil)
         #expect(badPort.status == 64)
