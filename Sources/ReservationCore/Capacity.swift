@@ -39,7 +39,9 @@ public enum Capacity {
 
         private mutating func index(for landmark: Landmark) -> DayIndex {
             if let index = indexes[landmark.id] { return index }
-            let index = DayIndex(existing.filter { $0.landmark.id == landmark.id && $0.status.isActive })
+            let index = DayIndex(
+                existing.filter { $0.landmark.id == landmark.id && $0.status.isActive }
+                    .map { (date: $0.date, partySize: $0.partySize) })
             indexes[landmark.id] = index
             return index
         }
@@ -81,18 +83,18 @@ public enum Capacity {
     }
 
     /// One landmark's active reservations by date, with running party sums.
-    private struct DayIndex {
+    struct DayIndex {
         private let dates: [Date]
         /// `sums[i]` is the sum of the first `i` party sizes.
         private let sums: [Int]
 
-        init(_ reservations: [Reservation]) {
-            let sorted = reservations.sorted { $0.date < $1.date }
+        init(_ parties: [(date: Date, partySize: Int)]) {
+            let sorted = parties.sorted { $0.date < $1.date }
             dates = sorted.map(\.date)
             var sums = [0]
             sums.reserveCapacity(sorted.count + 1)
-            for reservation in sorted {
-                sums.append(sums[sums.count - 1].addingReportingOverflow(reservation.partySize).partialValue)
+            for party in sorted {
+                sums.append(sums[sums.count - 1].addingReportingOverflow(party.partySize).partialValue)
             }
             self.sums = sums
         }

@@ -31,6 +31,8 @@ public enum ReservationError: Error, Sendable, LocalizedError {
     case noCapacity(Landmark, day: String, requested: Int, booked: Int)
     /// A cancelled reservation cannot be confirmed.
     case cannotConfirmCancelled(Reservation)
+    /// A day or a range of days (for availability) that is not usable.
+    case invalidDays(String)
     /// A request field is missing or of the wrong type.
     case invalidRequestField(String, String)
     /// Some requests of a batch were refused, so none was booked. Each failure
@@ -68,10 +70,11 @@ public enum ReservationError: Error, Sendable, LocalizedError {
                 "'\(text)' matches \(candidates.count) reservations: \(list.joined(separator: ", ")); give more digits"
         case .noCapacity(let landmark, let day, let requested, let booked):
             let capacity = landmark.capacity ?? 0
-            return
-                "\(landmark.name) takes \(capacity) people on \(day): \(booked) already booked, \(max(capacity - booked, 0)) left, \(requested) requested"
+            return "\(landmark.name) is full on \(day): \(booked) of \(capacity) places taken, \(requested) requested"
         case .cannotConfirmCancelled(let reservation):
             return "reservation \(reservation.id.short) is cancelled and cannot be confirmed; make a new reservation"
+        case .invalidDays(let problem):
+            return problem
         case .invalidRequestField(let field, let problem):
             return "\(field) \(problem)"
         case .batchRejected(let failures, let total):

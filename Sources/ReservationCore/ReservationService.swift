@@ -81,19 +81,35 @@ public struct ReservationService: Sendable {
     public var cancel: @Sendable ([Reservation.ID]) async throws -> [StatusChange]
     /// Moves a pending reservation to confirmed.
     public var confirm: @Sendable (Reservation.ID) async throws -> StatusChange
+    /// Places taken and left at a landmark on each day from the first through
+    /// the last, counting every reservation the backend holds (on a server,
+    /// every user's).
+    public var availability:
+        @Sendable (_ landmark: Landmark, _ first: CalendarDay, _ last: CalendarDay) async throws -> [DayAvailability]
 
+    /// `availability` defaults to counting what `fetch` reads, which is every
+    /// reservation of a backend that holds them all (a file, memory).
     public init(
         landmarks: @escaping @Sendable () async throws -> LandmarkCatalog,
         fetch: @escaping @Sendable () async throws -> ReservationSnapshot,
         reserve: @escaping @Sendable ([NewReservation]) async throws -> [Reservation],
         cancel: @escaping @Sendable ([Reservation.ID]) async throws -> [StatusChange],
-        confirm: @escaping @Sendable (Reservation.ID) async throws -> StatusChange
+        confirm: @escaping @Sendable (Reservation.ID) async throws -> StatusChange,
+        availability: (
+            @Sendable (_ landmark: Landmark, _ first: CalendarDay, _ last: CalendarDay) async throws
+                -> [DayAvailability]
+        )? = nil
     ) {
         self.landmarks = landmarks
         self.fetch = fetch
         self.reserve = reserve
         self.cancel = cancel
         self.confirm = confirm
+        self.availability =
+            availability ?? { landmark, first, last in
+                let days = try Capacity.days(from: first, through: last)
+                return Capacity.availability(of: landmark, on: days, reservations: try await fetch().reservations)
+            }
     }
 }
 
@@ -123,7 +139,8 @@ extension ReservationService {
         fetch: { throw ReservationError.unimplemented("ReservationService.fetch") },
         reserve: { _ in throw ReservationError.unimplemented("ReservationService.reserve") },
         cancel: { _ in throw ReservationError.unimplemented("ReservationService.cancel") },
-        confirm: { _ in throw ReservationError.unimplemented("ReservationService.confirm") }
+        confirm: { _ in throw ReservationError.unimplemented("ReservationService.confirm") },
+        availability: { _, _, _ in throw ReservationError.unimplemented("ReservationService.availability") }
     )
 
     /// A backend held in memory that behaves like a real one: what you reserve

@@ -36,7 +36,7 @@ public struct APIError: HTTPResponseError, Sendable {
             case .noCapacity: .conflict
             case .cannotConfirmCancelled: .conflict
             case .invalidDate, .dateInPast, .invalidPartySize, .invalidInitialStatus, .invalidRequestField,
-                .invalidReservationID, .ambiguousLandmark, .ambiguousReservationID, .batchRejected:
+                .invalidReservationID, .ambiguousLandmark, .ambiguousReservationID, .batchRejected, .invalidDays:
                 .badRequest
             case .unexpectedCount, .unimplemented: .internalServerError
             }

@@ -13,7 +13,7 @@ extension ExitStatus {
         case let error as ReservationError:
             switch error {
             case .invalidDate, .dateInPast, .invalidPartySize, .invalidInitialStatus, .unknownLandmark,
-                .ambiguousLandmark, .invalidReservationID, .invalidRequestField, .batchRejected:
+                .ambiguousLandmark, .invalidReservationID, .invalidRequestField, .batchRejected, .invalidDays:
                 return usage
             case .unexpectedCount:
                 return dataError

@@ -174,6 +174,21 @@ struct Renderer {
         }
     }
 
+    /// Places per day: `DATE TAKEN CAPACITY LEFT`, a full day's LEFT in yellow.
+    func write(availability days: [DayAvailability], to output: TextSink) {
+        write(list: days, json: \.json, to: output) {
+            table(
+                header: ["DATE", "TAKEN", "CAPACITY", "LEFT"],
+                rows: days.map { day in
+                    [
+                        Cell(day.day.description), Cell(String(day.taken), alignRight: true),
+                        Cell(day.capacity.map(String.init) ?? "-", alignRight: true),
+                        Cell(day.left.map(String.init) ?? "-", alignRight: true, style: day.left == 0 ? .yellow : nil),
+                    ]
+                })
+        }
+    }
+
     func localDate(_ date: Date) -> String {
         dateFormatter.string(from: date)
     }

@@ -23,7 +23,7 @@ public struct Resv: ParsableCommand {
         version: version,
         subcommands: [
             ListCommand.self, ReserveCommand.self, CancelCommand.self, ConfirmCommand.self, ShowCommand.self,
-            FetchCommand.self, LandmarksCommand.self, ConfigCommand.self, ReplCommand.self,
+            AvailabilityCommand.self, FetchCommand.self, LandmarksCommand.self, ConfigCommand.self, ReplCommand.self,
         ],
         defaultSubcommand: ListCommand.self
     )

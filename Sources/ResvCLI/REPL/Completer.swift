@@ -16,6 +16,8 @@ struct Completer: Sendable {
         var options: [Option]
         /// True when the command's positional arguments are reservation ids.
         var takesReservationIDs: Bool
+        /// True when the command's positional argument is a landmark.
+        var takesLandmark = false
     }
 
     /// Values read from the store (or a cache), never from the network.
@@ -62,7 +64,8 @@ struct Completer: Sendable {
                 },
                 takesReservationIDs: arguments.contains {
                     $0.kind == "positional" && ["ids", "id"].contains($0.valueName)
-                }
+                },
+                takesLandmark: arguments.contains { $0.kind == "positional" && $0.valueName == "landmark" }
             )
         }
     }
@@ -95,6 +98,9 @@ struct Completer: Sendable {
         }
         if command.takesReservationIDs {
             return data.reservationIDs.filter { $0.hasPrefix(word.lowercased()) }.sorted()
+        }
+        if command.takesLandmark {
+            return data.landmarkNames.filter { $0.lowercased().hasPrefix(word.lowercased()) }.sorted()
         }
         return []
     }

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import ReservationCore
+
+struct AvailabilityCommand: ResvCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "availability",
+        abstract: "Show the places taken and left at a landmark, day by day.",
+        discussion: """
+            Days are calendar days in the landmark's time zone (see 'resv landmarks --json'), the days its \
+            capacity counts. Every reservation counts, whoever made it: on a server, all users' pending and \
+            confirmed ones. Without --from and --to: today and the 13 days after it, at most \
+            \(Capacity.longestRange) days at once.
+            """)
+
+    @Argument(
+        help: ArgumentHelp("The landmark (id, id prefix or name).", valueName: "landmark"),
+        completion: ShellCompletion.landmarkNames)
+    var landmark: String
+
+    @Option(
+        help: ArgumentHelp(
+            "The first day, YYYY-MM-DD (a date-time counts as its day at the landmark); default today.",
+            valueName: "day"))
+    var from: String?
+
+    @Option(help: ArgumentHelp("The last day, YYYY-MM-DD; default 13 days after the first.", valueName: "day"))
+    var to: String?
+
+    @OptionGroup var options: CommonOptions
+
+    /// Days shown when no --to is given: the first and the 13 after it.
+    static let defaultDays = 14
+
+    func run(in context: CommandContext) async throws {
+        let service = try context.service(options.backend)
+        let catalog = try await service.landmarks()
+        let place = try catalog.landmark(matching: landmark)
+        let calendar = Capacity.calendar(for: place)
+        let first = try from.map { try Self.day($0, option: "--from", in: calendar) }
+        let last = try to.map { try Self.day($0, option: "--to", in: calendar) }
+        let start = first ?? CalendarDay(context.now(), in: calendar)
+        let end = last ?? (0..<(Self.defaultDays - 1)).reduce(start) { day, _ in day.next }
+        _ = try Capacity.days(from: start, through: end)  // a reversed or too long range is refused here
+        let days = try await service.availability(place, start, end)
+
+        let renderer = Renderer(options.output, context: context)
+        if renderer.format == .table {
+            let zone = place.timeZone?.identifier ?? "UTC"
+            context.say(
+                place.capacity.map { "\(place.name): \($0) places a day, days in \(zone)" }
+                    ?? "\(place.name) has no daily limit (days in \(zone))")
+        }
+        renderer.write(availability: days, to: context.output)
+    }
+
+    /// A day the user typed: `YYYY-MM-DD`, or a date-time taken as its day at the landmark.
+    static func day(_ text: String, option: String, in calendar: Calendar) throws(ReservationError) -> CalendarDay {
+        if let day = CalendarDay(text) { return day }
+        guard let date = try? DateTime.parse(text) else {
+            throw .invalidDays("\(option) '\(text)' is not a day: give YYYY-MM-DD, e.g. 2026-12-01")
+        }
+        return CalendarDay(date, in: calendar)
+    }
+}
