@@ -66,6 +66,7 @@ let package = Package(
         .executableTarget(
             name: "resv-server",
             dependencies: [
+                "ReservationCore",
                 "ReservationServer",
                 "ResvReference",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

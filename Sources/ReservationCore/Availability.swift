@@ -115,6 +115,22 @@ public struct DayAvailability: Sendable, Hashable {
 extension Capacity {
     /// The most days one availability request covers.
     public static let longestRange = 366
+    /// Days shown when no last day is given: the first and the 13 after it.
+    public static let defaultDays = 14
+
+    /// The days asked for: from `first` (default `today`) through `last`
+    /// (default `defaultDays` in all); refused when reversed or too long.
+    public static func days(from first: CalendarDay?, through last: CalendarDay?, today: CalendarDay)
+        throws(ReservationError) -> [CalendarDay]
+    {
+        let start = first ?? today
+        guard let last else {
+            var days = [start]
+            while days.count < defaultDays { days.append(days[days.count - 1].next) }
+            return days
+        }
+        return try days(from: start, through: last)
+    }
 
     /// The days from `first` through `last`; refused when reversed or longer than `longestRange`.
     public static func days(from first: CalendarDay, through last: CalendarDay) throws(ReservationError)

@@ -21,6 +21,8 @@ public enum HTTPBackendError: Error, Sendable, LocalizedError {
     case nothingCached(URL)
     /// `--offline` with a command that changes reservations.
     case offlineChange
+    /// `--offline` with `availability`, which counts every user's reservations.
+    case offlineAvailability
 
     public var errorDescription: String? {
         switch self {
@@ -46,6 +48,8 @@ public enum HTTPBackendError: Error, Sendable, LocalizedError {
             return "nothing cached for \(url.absoluteString) yet: run 'resv list' once while the server is reachable"
         case .offlineChange:
             return "--offline reads the cache only: reserving, cancelling and confirming need the server"
+        case .offlineAvailability:
+            return "--offline reads the cache only: availability counts every user's reservations and needs the server"
         }
     }
 }

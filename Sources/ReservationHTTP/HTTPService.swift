@@ -160,6 +160,25 @@ extension ReservationService {
                 default:
                     throw client.refusal(reply, "POST /reservations/\(id)/confirm")
                 }
+            },
+            availability: { landmark, first, last in
+                // Only the server sees every user's reservations: a cached list would undercount.
+                if case .offline = configuration.cacheMode { throw HTTPBackendError.offlineAvailability }
+                let path = "landmarks/\(landmark.id)/availability"
+                let reply = try await client.send(
+                    "GET", path,
+                    query: [URLQueryItem(name: "from", value: "\(first)"), URLQueryItem(name: "to", value: "\(last)")])
+                if reply.status == 404 { throw ReservationError.unknownLandmark(landmark.name) }
+                guard reply.status == 200 else { throw client.refusal(reply, "GET /\(path)") }
+                guard case .array(let items)? = reply.json else {
+                    throw client.badShape("GET /\(path) did not answer a JSON array")
+                }
+                return try items.map { item in
+                    guard let day = DayAvailability(json: item) else {
+                        throw client.badShape("GET /\(path) answered a day that is not {date, capacity, taken}")
+                    }
+                    return day
+                }
             }
         )
     }

@@ -9,9 +9,11 @@ struct ServerClient: Sendable {
     let transport: HTTPTransport
 
     func send(
-        _ method: String, _ path: String, body: JSONValue? = nil, idempotencyKey: String? = nil
+        _ method: String, _ path: String, query: [URLQueryItem] = [], body: JSONValue? = nil,
+        idempotencyKey: String? = nil
     ) async throws -> ServerReply {
-        let url = configuration.baseURL.appendingPathComponent(path)
+        var url = configuration.baseURL.appendingPathComponent(path)
+        if !query.isEmpty { url.append(queryItems: query) }
         var headers = ["Accept": "application/json"]
         if let token = configuration.token { headers["Authorization"] = "Bearer \(token)" }
         if body != nil { headers["Content-Type"] = "application/json" }

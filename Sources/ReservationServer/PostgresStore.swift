@@ -52,6 +52,19 @@ public enum PostgresStore {
                     logger: logger
                 ).collect().first.map(reservation)
             },
+            parties: { landmark, from, to in
+                let (start, end) = (from.timeIntervalSince1970, to.timeIntervalSince1970)
+                return try await client.query(
+                    """
+                    SELECT starts_at, party_size FROM reservations
+                    WHERE landmark_id = \(landmark.description) AND status <> 'cancelled'
+                    AND starts_at >= \(start) AND starts_at < \(end)
+                    """, logger: logger
+                ).collect().map { row in
+                    let (startsAt, party) = try row.decode((Double, Int).self)
+                    return (date: Date(timeIntervalSince1970: startsAt), partySize: party)
+                }
+            },
             storedResponse: { user, key in
                 try await client.withConnection { db in
                     try await storedResponse(db, user: user, key: key, logger: logger)

@@ -56,6 +56,7 @@ struct ReservationRoutes: Sendable {
         }
         let routes = router.group().add(middleware: AuthMiddleware(tokens: TokenCache(store: store)))
         routes.get("/landmarks") { _, _ in Response.json(status: .ok, body: landmarksBody) }
+        routes.get("/landmarks/:id/availability", use: availability)
         routes.get("/reservations", use: list)
         routes.get("/reservations/:id", use: get)
         routes.post("/reservations", use: create)
@@ -74,6 +75,42 @@ struct ReservationRoutes: Sendable {
             lists.keep(body, for: user, readAt: generation)
             return .json(status: .ok, body: body)
         }
+    }
+
+    /// Places taken and left per day, counting every user's reservations
+    /// (numbers only: whose they are is not told).
+    @Sendable func availability(_ request: Request, context: ServerContext) async throws -> Response {
+        _ = try context.requireUser()
+        let text = context.parameters.get("id") ?? ""
+        guard let id = Landmark.ID(text) else {
+            throw APIError(.badRequest, "'\(text.prefix(64))' is not a landmark id (a UUID)")
+        }
+        guard let landmark = catalog[id] else {
+            throw APIError(.notFound, "landmark \(id) is not a known landmark (GET /landmarks lists them)")
+        }
+        let calendar = Capacity.calendar(for: landmark)
+        func day(_ name: String) throws(APIError) -> CalendarDay? {
+            guard let text = request.uri.queryParameters.get(name) else { return nil }
+            guard let day = CalendarDay(text) else {
+                throw APIError(.badRequest, "\(name) '\(text.prefix(64))' is not a day: give YYYY-MM-DD")
+            }
+            return day
+        }
+        let (first, last) = (try day("from"), try day("to"))
+        let days: [CalendarDay]
+        do {
+            days = try Capacity.days(from: first, through: last, today: CalendarDay(now(), in: calendar))
+        } catch {
+            throw APIError(error)
+        }
+        guard let start = days[0].interval(in: calendar)?.start,
+            let end = days[days.count - 1].interval(in: calendar)?.end
+        else {
+            throw APIError(
+                .badRequest, "\(days[0]) to \(days[days.count - 1]) has no dates in \(calendar.timeZone.identifier)")
+        }
+        let parties = try await store.parties(id, start, end)
+        return .json(status: .ok, body: Wire.body(Capacity.availability(of: landmark, on: days, parties: parties)))
     }
 
     @Sendable func get(_ request: Request, context: ServerContext) async throws -> Response {

@@ -81,6 +81,19 @@ public enum SQLiteStore {
                     [.text(id.description), .integer(Int(user.rawValue))]
                 ).first.map(reservation)
             },
+            parties: { landmark, from, to in
+                try await reader().query(
+                    """
+                    SELECT starts_at, party_size FROM reservations
+                    WHERE landmark_id = ? AND status <> 'cancelled' AND starts_at >= ? AND starts_at < ?
+                    """,
+                    [.text(landmark.description), .float(from.timeIntervalSince1970), .float(to.timeIntervalSince1970)]
+                ).map { row in
+                    guard let startsAt = row.column("starts_at")?.double, let party = row.column("party_size")?.integer
+                    else { throw StoreError.corruptRow("a reservation at \(landmark) without a date or party size") }
+                    return (date: Date(timeIntervalSince1970: startsAt), partySize: party)
+                }
+            },
             storedResponse: { user, key in
                 try await storedResponse(reader(), user: user, key: key)
             },

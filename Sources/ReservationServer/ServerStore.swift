@@ -86,6 +86,8 @@ public struct ServerStore: Sendable {
     public var addToken: @Sendable (_ name: String, _ tokenHash: String) async throws -> UserID
     public var list: @Sendable (UserID) async throws -> [StoredReservation]
     public var get: @Sendable (UserID, Reservation.ID) async throws -> StoredReservation?
+    /// Date and party size of every user's active reservations at a landmark in [from, to).
+    public var parties: @Sendable (Landmark.ID, _ from: Date, _ to: Date) async throws -> [(date: Date, partySize: Int)]
     /// The response kept for this user's key, if any (a read; `create` checks again when it writes).
     public var storedResponse: @Sendable (UserID, _ key: String) async throws -> StoredResponse?
     /// Books `record` for the user, all in one transaction: the idempotency key

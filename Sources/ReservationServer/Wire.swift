@@ -25,6 +25,10 @@ enum Wire {
         .init(JSONValue.array(landmarks.map { LandmarkApiModel($0).json }).encoded())
     }
 
+    static func body(_ days: [DayAvailability]) -> [UInt8] {
+        .init(JSONValue.array(days.map(\.json)).encoded())
+    }
+
     static func errorBody(_ reason: String) -> [UInt8] {
         .init(JSONValue.object(["error": .bool(true), "reason": .string(reason)]).encoded())
     }

@@ -43,7 +43,7 @@ extension ExitStatus {
             case .notAuthorised: return notAuthorised
             case .rateLimited: return temporary
             case .badResponse, .invalidReservation: return dataError
-            case .offlineChange: return usage
+            case .offlineChange, .offlineAvailability: return usage
             case .refused(let status, _): return [400, 413, 422].contains(status) ? usage : refused
             }
         default:

@@ -25,8 +25,13 @@ extension Reference {
                 code: ExitStatus.usage, summary: "usage",
                 detail: "an unknown option, a blank user name, a port outside 0-65535"),
             ExitCode(
+                code: ExitStatus.dataError, summary: "data error",
+                detail: "the --landmarks file is not valid JSON or one of its landmarks does not map"),
+            ExitCode(
                 code: ExitStatus.unavailable, summary: "unavailable",
-                detail: "the database cannot be opened, reached or migrated, or the port cannot be bound"),
+                detail:
+                    "the database cannot be opened, reached or migrated, the port cannot be bound, or the --landmarks file cannot be read"
+            ),
         ],
         examples: [
             Item(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ReservationCore
 import ReservationServer
 import ResvReference
 
@@ -55,6 +56,13 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "How much to log on stderr.")
     var logLevel: LogLevel = .info
 
+    @Option(
+        help: ArgumentHelp(
+            "A JSON file of the landmarks to offer, with their capacity and timeZone (default: the built-in catalog).",
+            valueName: "path"),
+        completion: .file(extensions: ["json"]))
+    var landmarks: String?
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
     }
@@ -63,10 +71,17 @@ struct Serve: AsyncParsableCommand {
         let logger = bootstrapLogging(logLevel.level)
         let host = host
         let port = port
+        let catalog: LandmarkCatalog
+        do {
+            catalog = try landmarks.map(CatalogFile.load) ?? .builtIn
+        } catch {
+            FileHandle.standardError.write(Data("resv-server: \(error.localizedDescription)\n".utf8))
+            throw ExitCode(error.isUnreadable ? ExitStatus.unavailable : ExitStatus.dataError)
+        }
         try await runReportingErrors(logger) {
             try await Database.withStore(options.database, logger: logger, serving: true) { store in
                 let app = buildApplication(
-                    store: store, host: host, port: port, logger: logger,
+                    store: store, host: host, port: port, logger: logger, catalog: catalog,
                     onListening: { bound in logger.notice("listening on http://\(host):\(bound)") })
                 try await app.runService()
             }

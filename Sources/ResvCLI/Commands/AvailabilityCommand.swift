@@ -9,8 +9,8 @@ struct AvailabilityCommand: ResvCommand {
         discussion: """
             Days are calendar days in the landmark's time zone (see 'resv landmarks --json'), the days its \
             capacity counts. Every reservation counts, whoever made it: on a server, all users' pending and \
-            confirmed ones. Without --from and --to: today and the 13 days after it, at most \
-            \(Capacity.longestRange) days at once.
+            confirmed ones. Without --from and --to: today and the \(Capacity.defaultDays - 1) days after it; at \
+            most \(Capacity.longestRange) days at once.
             """)
 
     @Argument(
@@ -24,13 +24,12 @@ struct AvailabilityCommand: ResvCommand {
             valueName: "day"))
     var from: String?
 
-    @Option(help: ArgumentHelp("The last day, YYYY-MM-DD; default 13 days after the first.", valueName: "day"))
+    @Option(
+        help: ArgumentHelp(
+            "The last day, YYYY-MM-DD; default \(Capacity.defaultDays - 1) days after the first.", valueName: "day"))
     var to: String?
 
     @OptionGroup var options: CommonOptions
-
-    /// Days shown when no --to is given: the first and the 13 after it.
-    static let defaultDays = 14
 
     func run(in context: CommandContext) async throws {
         let service = try context.service(options.backend)
@@ -39,10 +38,8 @@ struct AvailabilityCommand: ResvCommand {
         let calendar = Capacity.calendar(for: place)
         let first = try from.map { try Self.day($0, option: "--from", in: calendar) }
         let last = try to.map { try Self.day($0, option: "--to", in: calendar) }
-        let start = first ?? CalendarDay(context.now(), in: calendar)
-        let end = last ?? (0..<(Self.defaultDays - 1)).reduce(start) { day, _ in day.next }
-        _ = try Capacity.days(from: start, through: end)  // a reversed or too long range is refused here
-        let days = try await service.availability(place, start, end)
+        let range = try Capacity.days(from: first, through: last, today: CalendarDay(context.now(), in: calendar))
+        let days = try await service.availability(place, range[0], range[range.count - 1])
 
         let renderer = Renderer(options.output, context: context)
         if renderer.format == .table {
