@@ -12,6 +12,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
     case unreadableInput(String, String)
     /// Some lines of a batch are invalid, so nothing was reserved.
     case batchRejected(invalid: Int, total: Int)
+    /// Every line of a batch is valid, but some do not fit what is booked, so nothing was reserved.
+    case batchRefused(refused: Int, total: Int)
     /// The config file is not a JSON object of settings.
     case invalidConfig(String, String)
     /// The config file holds a token and others may read it.
@@ -39,6 +41,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
             "cannot read \(path): \(reason)"
         case .batchRejected(let invalid, let total):
             "\(invalid) of \(total) \(total == 1 ? "request is" : "requests are") invalid: nothing was reserved"
+        case .batchRefused(let refused, let total):
+            "\(refused) of \(total) \(total == 1 ? "request was" : "requests were") refused: nothing was reserved"
         case .invalidConfig(let path, let why):
             "the config file \(path) is invalid: \(why)"
         case .insecureConfig(let path):

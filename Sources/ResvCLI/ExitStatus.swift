@@ -34,7 +34,7 @@ extension ExitStatus {
                 .offlineNeedsServer, .unknownSetting, .tokenOnCommandLine:
                 return usage
             case .insecureConfig: return notAuthorised
-            case .settingNotSet: return refused
+            case .settingNotSet, .batchRefused: return refused
             case .unwritableConfig: return cannotWrite
             }
         case let error as HTTPBackendError:

@@ -104,12 +104,16 @@ struct ReserveCommand: ResvCommand {
         }
         var failures = parsed.failures
         var created: [Reservation] = []
+        // True when every line is valid and the backend refused some for what it
+        // holds (a full day): exit 1, as a single reserve, rather than 64.
+        var onlyRefused = false
         if failures.isEmpty {
             progress.show("Reserving \(parsed.lines.count) requests…")
             do {
                 created = try await service.reserve(parsed.lines.map(\.request))
             } catch ReservationError.batchRejected(let refused, _) {
                 failures = refused.map { (parsed.lines[$0.index].number, $0.error.localizedDescription) }
+                onlyRefused = refused.allSatisfy { ExitStatus.code(for: $0.error) == ExitStatus.refused }
             }
         } else {
             // Nothing will be written, but the user should hear about every bad
@@ -121,7 +125,9 @@ struct ReserveCommand: ResvCommand {
             for failure in failures.sorted(by: { $0.line < $1.line }) {
                 context.say("resv: line \(failure.line): \(ExitStatus.oneLine(failure.reason))")
             }
-            throw CLIError.batchRejected(invalid: failures.count, total: parsed.lines.count + parsed.failures.count)
+            let total = parsed.lines.count + parsed.failures.count
+            if onlyRefused { throw CLIError.batchRefused(refused: failures.count, total: total) }
+            throw CLIError.batchRejected(invalid: failures.count, total: total)
         }
         let renderer = Renderer(options.output, context: context)
         renderer.write(reservations: created, to: context.output)
