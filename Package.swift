@@ -74,13 +74,17 @@ let package = Package(
         ),
         // Development tool of scripts/generate-docs; not shipped.
         .executableTarget(name: "resv-docs", dependencies: ["ResvReference"]),
+        // The capacity model every backend's tests run against; built for tests only.
+        .target(name: "CapacityModel", dependencies: ["ReservationCore"], path: "Tests/CapacityModel"),
         .testTarget(name: "ReservationCoreTests", dependencies: ["ReservationCore"]),
-        .testTarget(name: "ReservationFileTests", dependencies: ["ReservationCore", "ReservationFile"]),
+        .testTarget(
+            name: "ReservationFileTests", dependencies: ["CapacityModel", "ReservationCore", "ReservationFile"]),
         .testTarget(name: "ResvCLITests", dependencies: ["ResvCLI"]),
         .testTarget(name: "ReservationHTTPTests", dependencies: ["ReservationCore", "ReservationHTTP"]),
         .testTarget(
             name: "ReservationServerTests",
             dependencies: [
+                "CapacityModel",
                 "ReservationServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -88,7 +92,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ResvEndToEndTests",
-            dependencies: ["ReservationCore", "ResvCLI", "ResvReference"]
+            dependencies: ["CapacityModel", "ReservationCore", "ResvCLI", "ResvReference"]
         ),
     ],
     swiftLanguageModes: [.v6]

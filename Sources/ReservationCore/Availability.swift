@@ -126,7 +126,13 @@ extension Capacity {
         let start = first ?? today
         guard let last else {
             var days = [start]
-            while days.count < defaultDays { days.append(days[days.count - 1].next) }
+            // Never past 9999-12-31: a later day has no four-digit year to write.
+            while days.count < defaultDays,
+                days[days.count - 1].year < 9999 || days[days.count - 1].month < 12
+                    || days[days.count - 1].day < 31
+            {
+                days.append(days[days.count - 1].next)
+            }
             return days
         }
         return try days(from: start, through: last)

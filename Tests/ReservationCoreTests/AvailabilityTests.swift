@@ -43,7 +43,9 @@ struct AvailabilityTests {
         // 07:30 UTC on December 2 is 23:30 on December 1 in California.
         let date = try Fixture.date("2026-12-02T07:30:00Z")
         #expect(CalendarDay(date, in: Capacity.calendar(for: halfDome)).description == "2026-12-01")
-        #expect(CalendarDay(date, in: Capacity.calendar(for: Landmark.builtIn[0].with(zone: .some(nil)))).description == "2026-12-02")
+        #expect(
+            CalendarDay(date, in: Capacity.calendar(for: Landmark.builtIn[0].with(zone: .some(nil)))).description
+                == "2026-12-02")
     }
 
     // MARK: Ranges
@@ -66,12 +68,18 @@ struct AvailabilityTests {
         #expect(toLast.map(\.description) == ["2026-12-25", "2026-12-26", "2026-12-27"])
     }
 
+    @Test func aDefaultRangeStopsAtTheLastDayWithAFourDigitYear() throws {
+        let days = try Capacity.days(from: day("9999-12-25"), through: nil, today: day("2026-12-01"))
+        #expect(days.map(\.description) == (25...31).map { "9999-12-\($0)" })
+    }
+
     @Test func aReversedRangeIsRefused() throws {
         let error = try #require(throws: ReservationError.self) {
             try Capacity.days(from: day("2026-12-02"), through: day("2026-12-01"))
         }
         #expect(
-            error.localizedDescription == "the range 2026-12-02 to 2026-12-01 is empty: the first day comes after the last")
+            error.localizedDescription
+                == "the range 2026-12-02 to 2026-12-01 is empty: the first day comes after the last")
     }
 
     @Test func aRangeOfAtMost366DaysIsAllowed() throws {

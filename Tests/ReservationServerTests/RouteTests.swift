@@ -255,7 +255,8 @@ struct RouteTests {
                 .post, "/reservations", token: h.bob, body: Fixture.body(Fixture.halfDome, day, 1))
             #expect(full.status == .conflict)
             #expect(
-                full.reason?.contains("Half Dome is full on \(day.prefix(10)): 300 of 300 places taken, 1 requested") == true,
+                full.reason?.contains("Half Dome is full on \(day.prefix(10)): 300 of 300 places taken, 1 requested")
+                    == true,
                 "\(full.text)")
             // Cancelling gives the places back.
             let id = try #require(morning["id"] as? String)

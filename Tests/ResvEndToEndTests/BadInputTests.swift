@@ -68,7 +68,9 @@ struct BadInputTests {
         Case(arguments: ["list", "--nope"], status: 64, message: "unknown option '--nope'"),
         Case(arguments: ["reserve", "--landmark", "Half Dome"], status: 64, message: "missing --date, --party-size"),
         // Capacity: Half Dome takes 300 a day.
-        Case(arguments: reserve(partySize: "301"), status: 1, message: "Half Dome is full on 2030-12-01: 0 of 300 places taken, 301 requested"),
+        Case(
+            arguments: reserve(partySize: "301"), status: 1,
+            message: "Half Dome is full on 2030-12-01: 0 of 300 places taken, 301 requested"),
     ]
 
     @Test(arguments: cases)
