@@ -29,7 +29,7 @@ struct Harness: Sendable {
 /// Runs `body` against a new database of `engine` (a new SQLite file; on
 /// PostgreSQL, new users, so tests never see each other's reservations).
 func withHarness(
-    _ engine: Engine, now: @escaping @Sendable () -> Date = { Date() },
+    _ engine: Engine, catalog: LandmarkCatalog = .builtIn, now: @escaping @Sendable () -> Date = { Date() },
     _ body: @escaping @Sendable (Harness) async throws -> Void
 ) async throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resv-server-\(UUID().uuidString)")
@@ -52,7 +52,7 @@ func withHarness(
         let suffix = UUID().uuidString.prefix(8)
         _ = try await store.addToken("alice-\(suffix)", Token.hash(alice))
         _ = try await store.addToken("bob-\(suffix)", Token.hash(bob))
-        let app = Application(router: buildRouter(store: store, now: now), logger: logger)
+        let app = Application(router: buildRouter(store: store, catalog: catalog, now: now), logger: logger)
         try await app.test(.router) { client in
             try await body(Harness(client: client, store: store, alice: alice, bob: bob))
         }
