@@ -13,7 +13,7 @@ PACKAGES := libreadline-dev curl
 # What the tests need besides: jq (the end-to-end tests pipe `resv list --json` through it),
 # groff-base (the man pages read without warnings), postgresql (resv-server's tests run on
 # PostgreSQL too: scripts/with-postgres starts one), python3-venv (schemathesis).
-TEST_PACKAGES := $(PACKAGES) jq groff-base postgresql python3-venv
+TEST_PACKAGES := $(PACKAGES) jq groff-base postgresql python3-venv sqlite3
 ARGS ?= list
 # The shipped binary: the Swift runtime and Foundation linked in, which halves
 # start-up (BENCHMARKS.md). Its own build folder, so debug builds are not redone.

@@ -36,7 +36,8 @@ struct CapacityRouteTests {
             #expect(landmarks.array.compactMap { $0["name"] as? String } == ["Tiny Tower", "Open Field"])
             #expect(landmarks.array.first?["capacity"] as? Int == 3)
             #expect(landmarks.array.first?["timeZone"] as? String == "Pacific/Auckland")
-            try await h.reserve(h.alice, landmark: tower.id.description, date: "2030-12-01T10:00:00+13:00", partySize: 2)
+            try await h.reserve(
+                h.alice, landmark: tower.id.description, date: "2030-12-01T10:00:00+13:00", partySize: 2)
             let full = try await h.call(
                 .post, "/reservations", token: h.bob, body: Self.body(tower, "2030-12-01T20:00:00+13:00", 2))
             #expect(full.status == .conflict)
@@ -57,7 +58,9 @@ struct CapacityRouteTests {
             try await h.reserve(h.alice, landmark: id, date: "2030-12-01T23:30:00+13:00", partySize: 2)
             try await h.reserve(h.bob, landmark: id, date: "2030-12-01T11:30:00Z", partySize: 1, status: "pending")
             let cancelled = try await h.reserve(h.bob, landmark: id, date: "2030-12-01T12:00:00+13:00", partySize: 2)
-            #expect(try await h.call(.delete, "/reservations/\(cancelled["id"] as? String ?? "")", token: h.bob).status == .ok)
+            #expect(
+                try await h.call(.delete, "/reservations/\(cancelled["id"] as? String ?? "")", token: h.bob).status
+                    == .ok)
             // A landmark without a zone counts UTC days.
             try await h.reserve(h.alice, landmark: Self.open.id.description, date: "2030-12-01T23:30:00Z", partySize: 9)
 
@@ -97,7 +100,10 @@ struct CapacityRouteTests {
             let base = "/landmarks/\(tower.id)/availability"
             let cases: [(String, String?, HTTPResponse.Status, String)] = [
                 (base, nil, .unauthorized, "missing or unknown bearer token"),
-                ("/landmarks/not-a-uuid/availability", h.alice, .badRequest, "'not-a-uuid' is not a landmark id (a UUID)"),
+                (
+                    "/landmarks/not-a-uuid/availability", h.alice, .badRequest,
+                    "'not-a-uuid' is not a landmark id (a UUID)"
+                ),
                 ("/landmarks/\(Self.open.id)/availability", h.alice, .notFound, "is not a known landmark"),
                 (base + "?from=2030-02-30", h.alice, .badRequest, "from '2030-02-30' is not a day: give YYYY-MM-DD"),
                 (base + "?to=tomorrow", h.alice, .badRequest, "to 'tomorrow' is not a day: give YYYY-MM-DD"),
@@ -147,8 +153,10 @@ struct CapacityRouteTests {
                 status: "pending")
             let id = try #require(pending["id"] as? String)
             func taken() async throws -> Int? {
-                try await h.call(.get, "/landmarks/\(tower.id)/availability?from=2030-12-01&to=2030-12-01", token: h.bob)
-                    .array.first?["taken"] as? Int
+                try await h.call(
+                    .get, "/landmarks/\(tower.id)/availability?from=2030-12-01&to=2030-12-01", token: h.bob
+                )
+                .array.first?["taken"] as? Int
             }
             #expect(try await taken() == 3)
             #expect(try await h.call(.post, "/reservations/\(id)/confirm", token: h.alice).status == .ok)

@@ -11,12 +11,19 @@ struct RemoteTests {
         let alice: String
         let bob: String
 
-        init() throws {
+        /// `landmarks`, when given, is the server's catalog (a JSON array), served with `--landmarks`.
+        init(landmarks: String? = nil) throws {
             sandbox = try Sandbox()
             let database = sandbox.directory.appendingPathComponent("server.sqlite").path
             alice = try ServerProcess.createToken("alice", database: database)
             bob = try ServerProcess.createToken("bob", database: database)
-            server = try ServerProcess(database: database)
+            var arguments: [String] = []
+            if let landmarks {
+                let file = sandbox.directory.appendingPathComponent("landmarks.json")
+                try Data(landmarks.utf8).write(to: file)
+                arguments = ["--landmarks", file.path]
+            }
+            server = try ServerProcess(database: database, arguments: arguments)
         }
 
         var url: String { "http://127.0.0.1:\(server.port)" }

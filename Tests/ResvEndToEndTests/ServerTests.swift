@@ -211,12 +211,12 @@ final class ServerProcess: @unchecked Sendable {  // Process is not Sendable; it
         return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    init(database: String, logLevel: String = "info") throws {
+    init(database: String, logLevel: String = "info", arguments: [String] = []) throws {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("resv-server-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process = Process()
         process.executableURL = Binary.server
-        process.arguments = ["serve", "--database", database, "--port", "0", "--log-level", logLevel]
+        process.arguments = ["serve", "--database", database, "--port", "0", "--log-level", logLevel] + arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
