@@ -12,7 +12,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PACKAGES := libreadline-dev curl
 # What the tests need besides: jq (the end-to-end tests pipe `resv list --json` through it),
 # groff-base (the man pages read without warnings), postgresql (resv-server's tests run on
-# PostgreSQL too: scripts/with-postgres starts one), python3-venv (schemathesis).
+# PostgreSQL too: scripts/with-postgres starts one), python3-venv (schemathesis), sqlite3
+# (the capacity tests count the rows a server stored).
 TEST_PACKAGES := $(PACKAGES) jq groff-base postgresql python3-venv sqlite3
 ARGS ?= list
 # The shipped binary: the Swift runtime and Foundation linked in, which halves

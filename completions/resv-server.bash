@@ -188,7 +188,7 @@ _resv-server_serve() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--database --host --port --log-level)
+    non_repeating_options=(--database --host --port --log-level --landmarks)
     __resv-server_offer_flags_options 0
 
     # Offer option value completions
@@ -204,6 +204,10 @@ _resv-server_serve() {
         ;;
     '--log-level')
         __resv-server_add_completions -W 'trace'$'\n''debug'$'\n''info'$'\n''notice'$'\n''warning'$'\n''error'$'\n''critical'
+        return
+        ;;
+    '--landmarks')
+        __resv-server_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
     esac

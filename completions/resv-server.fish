@@ -23,7 +23,7 @@ function __resv-server_parse_tokens -S
         __resv-server_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'serve'
-            __resv-server_parse_subcommand 0 'database=' 'host=' 'port=' 'log-level=' 'version' 'h/help'
+            __resv-server_parse_subcommand 0 'database=' 'host=' 'port=' 'log-level=' 'landmarks=' 'version' 'h/help'
         case 'token'
             __resv-server_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
@@ -94,6 +94,7 @@ complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_o
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" host' -l 'host' -d 'The address to listen on.' -rfka ''
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" port' -l 'port' -d 'The port to listen on; 0 picks a free one (the log says which).' -rfka ''
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" log-level' -l 'log-level' -d 'How much to log on stderr.' -rfka 'trace debug info notice warning error critical'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" landmarks' -l 'landmarks' -d 'A JSON file of the landmarks to offer, with their capacity and timeZone (default: the built-in catalog).' -rfa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'json\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" version' -l 'version' -d 'Show the version.'
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server token" version' -l 'version' -d 'Show the version.'

@@ -76,6 +76,7 @@ _resv-server_serve() {
         '--host[The address to listen on.]:host:'
         '--port[The port to listen on; 0 picks a free one (the log says which).]:port:'
         '--log-level[How much to log on stderr.]:log-level:{__resv-server_complete "${___log_level[@]}"}'
+        '--landmarks[A JSON file of the landmarks to offer, with their capacity and timeZone (default\: the built-in catalog).]:path:_files -g '\''*.json'\'''
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

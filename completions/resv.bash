@@ -173,13 +173,13 @@ _resv() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    list|reserve|cancel|confirm|show|fetch|landmarks|config|repl|help)
+    list|reserve|cancel|confirm|show|availability|fetch|landmarks|config|repl|help)
         # Offer subcommand argument completions
         "_resv_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'list reserve cancel confirm show fetch landmarks config repl help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'list reserve cancel confirm show availability fetch landmarks config repl help' -- "${cur}"))
         ;;
     esac
 }
@@ -369,6 +369,47 @@ _resv_show() {
     case "${positional_number}" in
     1)
         __resv_add_completions -W "$(__resv_custom_complete ---completion show -- positional@0 "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_resv_availability() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--from --to --store --server --config --format)
+    __resv_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--from')
+        return
+        ;;
+    '--to')
+        return
+        ;;
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--format')
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __resv_add_completions -W "$(__resv_custom_complete ---completion availability -- positional@0 "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
         return
         ;;
     esac

@@ -55,6 +55,7 @@ _resv() {
             'cancel:Cancel reservations; they stay in the history as cancelled.'
             'confirm:Confirm a pending reservation.'
             'show:Show one reservation.'
+            'availability:Show the places taken and left at a landmark, day by day.'
             'fetch:Read everything from the backend afresh and report what maps and what is skipped.'
             'landmarks:List the landmarks of the active backend.'
             'config:Show and change settings (store, server, token, timeouts).'
@@ -65,7 +66,7 @@ _resv() {
         ;;
     arg)
         case "${words[1]}" in
-        list|reserve|cancel|confirm|show|fetch|landmarks|config|repl|help)
+        list|reserve|cancel|confirm|show|availability|fetch|landmarks|config|repl|help)
             "_resv_${words[1]}" && ret=0
             ;;
         esac
@@ -170,6 +171,28 @@ _resv_show() {
     local -ar ___format=('table' 'json' 'ndjson')
     local -ar arg_specs=(
         ':id:{__resv_custom_complete ---completion show -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--json[Print JSON (same as --format json).]'
+        '--format[Output format; ndjson prints one object per line (default\: table).]:format:{__resv_complete "${___format[@]}"}'
+        '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_availability() {
+    local -i ret=1
+    local -ar ___format=('table' 'json' 'ndjson')
+    local -ar arg_specs=(
+        ':landmark:{__resv_custom_complete ---completion availability -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '--from[The first day, YYYY-MM-DD (a date-time counts as its day at the landmark); default today.]:day:'
+        '--to[The last day, YYYY-MM-DD; default 13 days after the first.]:day:'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''

@@ -132,6 +132,12 @@ public enum Reference {
                   resv reserve --batch - --json
                 """),
         Item(
+            name: "Days of the coming month with room for a party of 6 at Half Dome:",
+            text: """
+                resv availability "Half Dome" --to "$(date -d '+30 days' +%F)" --format ndjson |
+                  jq -r 'select(.left >= 6) | .date'
+                """),
+        Item(
             name: "Against a shared resv-server; the token from the environment, never the command line:",
             text: """
                 export RESV_SERVER=http://127.0.0.1:8080 RESV_TOKEN="$(cat ~/.resv-token)"

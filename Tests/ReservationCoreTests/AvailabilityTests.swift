@@ -122,8 +122,9 @@ struct AvailabilityTests {
 
     @Test func aReservationAt2330LocalCountsOnItsLocalDayNotTheUTCOne() throws {
         let halfDome = try Fixture.halfDome
-        let late = (date: try Fixture.date("2026-12-01T23:30:00-08:00"), partySize: 5)  // 07:30Z on December 2
-        let early = (date: try Fixture.date("2026-12-02T00:00:00-08:00"), partySize: 2)  // the first instant of December 2
+        // 07:30Z on December 2, still December 1 in California; then the first instant of December 2 there.
+        let late = (date: try Fixture.date("2026-12-01T23:30:00-08:00"), partySize: 5)
+        let early = (date: try Fixture.date("2026-12-02T00:00:00-08:00"), partySize: 2)
         let days = try Capacity.days(from: day("2026-12-01"), through: day("2026-12-02"))
         let counted = Capacity.availability(of: halfDome, on: days, parties: [late, early])
         #expect(counted.map(\.taken) == [5, 2])

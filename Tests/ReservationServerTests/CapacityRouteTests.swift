@@ -23,6 +23,7 @@ struct CapacityRouteTests {
 
     /// 2030-06-01T13:00:00Z, a fixed clock: "today" is already June 2 in Auckland (UTC+12).
     static let now = Date(timeIntervalSince1970: 1_906_549_200)
+    static let clock: @Sendable () -> Date = { now }
 
     static func body(_ landmark: Landmark, _ date: String, _ party: Int, _ status: String? = nil) -> String {
         Fixture.body(landmark.id.description, date, party, status)
@@ -52,7 +53,7 @@ struct CapacityRouteTests {
     @Test(arguments: Engine.available)
     func availabilityCountsEveryUserDayByDayInTheLandmarksZone(engine: Engine) async throws {
         let tower = Self.tower()
-        try await withHarness(engine, catalog: LandmarkCatalog([tower, Self.open]), now: { Self.now }) { h in
+        try await withHarness(engine, catalog: LandmarkCatalog([tower, Self.open]), now: Self.clock) { h in
             let id = tower.id.description
             // 23:30 in Auckland on December 1 is 10:30 UTC the same day; 00:30 on December 2 is 11:30 UTC on December 1.
             try await h.reserve(h.alice, landmark: id, date: "2030-12-01T23:30:00+13:00", partySize: 2)
@@ -80,7 +81,7 @@ struct CapacityRouteTests {
     @Test(arguments: Engine.available)
     func withoutDaysAvailabilityIsTwoWeeksFromTodayAtTheLandmark(engine: Engine) async throws {
         let tower = Self.tower()
-        try await withHarness(engine, catalog: LandmarkCatalog([tower]), now: { Self.now }) { h in
+        try await withHarness(engine, catalog: LandmarkCatalog([tower]), now: Self.clock) { h in
             let reply = try await h.call(.get, "/landmarks/\(tower.id)/availability", token: h.alice)
             #expect(reply.status == .ok)
             let days = reply.array.compactMap { $0["date"] as? String }
