@@ -84,6 +84,13 @@ struct CompleterTests {
         #expect(complete("list ", "ab") == [], "list takes no ids")
     }
 
+    @Test func landmarkArguments() {
+        #expect(complete("availability ", "la") == ["Lake Tahoe"])
+        #expect(complete("availability ", "") == ["Golden Gate Bridge", "Half Dome", "Lake Tahoe"])
+        #expect(complete("availability ", "--fr") == ["--from"])
+        #expect(complete("cancel ", "la") == [], "cancel takes ids, not landmarks")
+    }
+
     @Test func unknownCommandsAndBrokenQuotesOfferNothing() {
         #expect(complete("bogus ", "--") == [])
         #expect(complete("reserve --landmark 'Half ", "D") == [])

@@ -39,7 +39,9 @@ struct ProcessTests {
         #expect(!plain.stdout.contains("\u{1B}["))
     }
 
-    static let commands = ["list", "reserve", "cancel", "confirm", "show", "fetch", "landmarks", "config", "repl"]
+    static let commands = [
+        "list", "reserve", "cancel", "confirm", "show", "availability", "fetch", "landmarks", "config", "repl",
+    ]
 
     @Test(arguments: commands)
     func everyCommandHasHelp(_ command: String) throws {

@@ -136,6 +136,7 @@ struct ShippedFilesTests {
         #expect(try bashCompletions("resv reserve -l Ha", in: sandbox) == ["Half Dome"])
         #expect(try bashCompletions("resv list --landmark Lake", in: sandbox) == ["Lake Tahoe"])
         #expect(try bashCompletions("resv reserve --landmark ", in: sandbox).count == 10)
+        #expect(try bashCompletions("resv availability Tu", in: sandbox) == ["Turtle Rock"])
     }
 
     @Test func completionOfABrokenStoreOffersNothingAndSaysNothing() throws {
