@@ -112,6 +112,17 @@ public struct DayAvailability: Sendable, Hashable {
     }
 }
 
+/// A landmark's places, day by day.
+public struct LandmarkAvailability: Sendable, Hashable {
+    public let landmark: Landmark
+    public let days: [DayAvailability]
+
+    public init(landmark: Landmark, days: [DayAvailability]) {
+        self.landmark = landmark
+        self.days = days
+    }
+}
+
 extension Capacity {
     /// The most days one availability request covers.
     public static let longestRange = 366

@@ -81,14 +81,17 @@ public struct ReservationService: Sendable {
     public var cancel: @Sendable ([Reservation.ID]) async throws -> [StatusChange]
     /// Moves a pending reservation to confirmed.
     public var confirm: @Sendable (Reservation.ID) async throws -> StatusChange
-    /// Places taken and left at a landmark on each day from the first through
-    /// the last, counting every reservation the backend holds (on a server,
-    /// every user's).
+    /// Places taken and left per day at the landmark the user named (id, id
+    /// prefix or name), counting every reservation the backend holds (on a
+    /// server, every user's). The backend resolves the landmark against its own
+    /// catalog, in the same read that counts; `days` then gives the range (it may
+    /// depend on the landmark's zone) and may refuse it.
     public var availability:
-        @Sendable (_ landmark: Landmark, _ first: CalendarDay, _ last: CalendarDay) async throws -> [DayAvailability]
+        @Sendable (_ landmark: String, _ days: @Sendable (Landmark) throws -> [CalendarDay]) async throws
+            -> LandmarkAvailability
 
-    /// `availability` defaults to counting what `fetch` reads, which is every
-    /// reservation of a backend that holds them all (a file, memory).
+    /// `availability` defaults to counting what one `fetch` reads, which is
+    /// every reservation of a backend that holds them all (a file, memory).
     public init(
         landmarks: @escaping @Sendable () async throws -> LandmarkCatalog,
         fetch: @escaping @Sendable () async throws -> ReservationSnapshot,
@@ -96,8 +99,8 @@ public struct ReservationService: Sendable {
         cancel: @escaping @Sendable ([Reservation.ID]) async throws -> [StatusChange],
         confirm: @escaping @Sendable (Reservation.ID) async throws -> StatusChange,
         availability: (
-            @Sendable (_ landmark: Landmark, _ first: CalendarDay, _ last: CalendarDay) async throws
-                -> [DayAvailability]
+            @Sendable (_ landmark: String, _ days: @Sendable (Landmark) throws -> [CalendarDay]) async throws
+                -> LandmarkAvailability
         )? = nil
     ) {
         self.landmarks = landmarks
@@ -106,9 +109,13 @@ public struct ReservationService: Sendable {
         self.cancel = cancel
         self.confirm = confirm
         self.availability =
-            availability ?? { landmark, first, last in
-                let days = try Capacity.days(from: first, through: last)
-                return Capacity.availability(of: landmark, on: days, reservations: try await fetch().reservations)
+            availability ?? { text, days in
+                let snapshot = try await fetch()
+                let landmark = try snapshot.catalog.landmark(matching: text)
+                return LandmarkAvailability(
+                    landmark: landmark,
+                    days: Capacity.availability(
+                        of: landmark, on: try days(landmark), reservations: snapshot.reservations))
             }
     }
 }
@@ -140,7 +147,7 @@ extension ReservationService {
         reserve: { _ in throw ReservationError.unimplemented("ReservationService.reserve") },
         cancel: { _ in throw ReservationError.unimplemented("ReservationService.cancel") },
         confirm: { _ in throw ReservationError.unimplemented("ReservationService.confirm") },
-        availability: { _, _, _ in throw ReservationError.unimplemented("ReservationService.availability") }
+        availability: { _, _ in throw ReservationError.unimplemented("ReservationService.availability") }
     )
 
     /// A backend held in memory that behaves like a real one: what you reserve

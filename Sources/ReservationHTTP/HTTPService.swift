@@ -161,9 +161,14 @@ extension ReservationService {
                     throw client.refusal(reply, "POST /reservations/\(id)/confirm")
                 }
             },
-            availability: { landmark, first, last in
+            availability: { text, range in
                 // Only the server sees every user's reservations: a cached list would undercount.
                 if case .offline = configuration.cacheMode { throw HTTPBackendError.offlineAvailability }
+                let landmark = try await catalog().landmark(matching: text)
+                let days = try range(landmark)
+                guard let first = days.first, let last = days.last else {
+                    return LandmarkAvailability(landmark: landmark, days: [])
+                }
                 let path = "landmarks/\(landmark.id)/availability"
                 let reply = try await client.send(
                     "GET", path,
@@ -173,12 +178,13 @@ extension ReservationService {
                 guard case .array(let items)? = reply.json else {
                     throw client.badShape("GET /\(path) did not answer a JSON array")
                 }
-                return try items.map { item in
+                let answered = try items.map { item in
                     guard let day = DayAvailability(json: item) else {
                         throw client.badShape("GET /\(path) answered a day that is not {date, capacity, taken}")
                     }
                     return day
                 }
+                return LandmarkAvailability(landmark: landmark, days: answered)
             }
         )
     }

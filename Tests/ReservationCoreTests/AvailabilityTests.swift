@@ -197,12 +197,19 @@ struct AvailabilityTests {
     @Test func theInMemoryServiceCountsWhatItHolds() async throws {
         let service = Fixture.service()
         _ = try await service.reserve(Fixture.request(on: "2026-12-01T23:30:00-08:00", party: 298))
-        let halfDome = try Fixture.halfDome
-        let days = try await service.availability(halfDome, day("2026-12-01"), day("2026-12-02"))
-        #expect(days.map(\.taken) == [298, 0])
-        #expect(days.map(\.left) == [2, 300])
+        let (first, last) = (try day("2026-12-01"), try day("2026-12-02"))
+        let answer = try await service.availability("half dome") { landmark in
+            #expect(landmark.name == "Half Dome", "the range is asked for the landmark named")
+            return try Capacity.days(from: first, through: last)
+        }
+        #expect(answer.landmark.name == "Half Dome")
+        #expect(answer.days.map(\.taken) == [298, 0])
+        #expect(answer.days.map(\.left) == [2, 300])
         await #expect(throws: ReservationError.self) {
-            try await service.availability(halfDome, day("2026-12-02"), day("2026-12-01"))
+            try await service.availability("Half Dome") { _ in try Capacity.days(from: last, through: first) }
+        }
+        await #expect(throws: ReservationError.self) {
+            try await service.availability("Atlantis") { _ in [first] }
         }
     }
 

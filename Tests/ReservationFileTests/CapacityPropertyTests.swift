@@ -40,7 +40,11 @@ struct CapacityPropertyTests {
                     CapacityModel.Held(landmark: $0.landmark.id.description, date: $0.date, partySize: $0.partySize)
                 }
             },
-            availability: { landmark, first, last in try await service.availability(landmark, first, last) }
+            availability: { landmark, first, last in
+                try await service.availability(landmark.id.description) { _ in
+                    try Capacity.days(from: first, through: last)
+                }.days
+            }
         )
     }
 

@@ -116,6 +116,40 @@ struct HTTPServiceTests {
         }
     }
 
+    @Test func availabilityAsksTheServerForTheLandmarksDays() async throws {
+        let script = Script { request, _ in
+            if request.url.path == "/landmarks" { return Self.ok(Self.landmarks) }
+            #expect(request.url.path == "/landmarks/7c6984ff-188e-417e-b476-ec5f30b8d745/availability")
+            #expect(request.url.query == "from=2031-06-01&to=2031-06-02")
+            return Self.ok(
+                #"[{"capacity":null,"date":"2031-06-01","left":null,"taken":3},{"capacity":null,"date":"2031-06-02","left":null,"taken":0}]"#
+            )
+        }
+        let days = ["2031-06-01", "2031-06-02"].compactMap(CalendarDay.init)
+        let answer = try await script.service.availability("golden gate bridge") { _ in days }
+        #expect(answer.landmark.name == "Golden Gate Bridge")
+        #expect(answer.days.map(\.taken) == [3, 0])
+        #expect(answer.days.map(\.day) == days)
+    }
+
+    @Test(arguments: [
+        #"{"days": []}"#, #"[{"date":"2031-06-31","capacity":5,"taken":1}]"#,
+        #"[{"date":"2031-06-01","capacity":5,"taken":-1}]"#, #"[{"date":"2031-06-01","capacity":5}]"#,
+    ])
+    func anAvailabilityAnswerThatIsNotDaysIsABadResponse(body: String) async throws {
+        let script = Script { request, _ in
+            request.url.path == "/landmarks" ? Self.ok(Self.landmarks) : Self.ok(body)
+        }
+        let day = try #require(CalendarDay("2031-06-01"))
+        do {
+            _ = try await script.service.availability("Golden Gate Bridge") { _ in [day] }
+            Issue.record("\(body) must be refused")
+        } catch HTTPBackendError.badResponse {
+        } catch {
+            Issue.record("expected badResponse, got \(error)")
+        }
+    }
+
     @Test func eachAnswerBecomesItsError() async throws {
         let cases: [(HTTPResponseData, String)] = [
             (HTTPResponseData(status: 401), "notAuthorised"),

@@ -33,13 +33,15 @@ struct AvailabilityCommand: ResvCommand {
 
     func run(in context: CommandContext) async throws {
         let service = try context.service(options.backend)
-        let catalog = try await service.landmarks()
-        let place = try catalog.landmark(matching: landmark)
-        let calendar = Capacity.calendar(for: place)
-        let first = try from.map { try Self.day($0, option: "--from", in: calendar) }
-        let last = try to.map { try Self.day($0, option: "--to", in: calendar) }
-        let range = try Capacity.days(from: first, through: last, today: CalendarDay(context.now(), in: calendar))
-        let days = try await service.availability(place, range[0], range[range.count - 1])
+        let (from, to, now) = (from, to, context.now())
+        let answer = try await service.availability(landmark) { place in
+            // The days are the landmark's: its zone says which day "today" and a date-time are.
+            let calendar = Capacity.calendar(for: place)
+            let first = try from.map { try Self.day($0, option: "--from", in: calendar) }
+            let last = try to.map { try Self.day($0, option: "--to", in: calendar) }
+            return try Capacity.days(from: first, through: last, today: CalendarDay(now, in: calendar))
+        }
+        let place = answer.landmark
 
         let renderer = Renderer(options.output, context: context)
         if renderer.format == .table {
@@ -48,7 +50,7 @@ struct AvailabilityCommand: ResvCommand {
                 place.capacity.map { "\(place.name): \($0) places a day, days in \(zone)" }
                     ?? "\(place.name) has no daily limit (days in \(zone))")
         }
-        renderer.write(availability: days, to: context.output)
+        renderer.write(availability: answer.days, to: context.output)
     }
 
     /// A day the user typed: `YYYY-MM-DD`, or a date-time taken as its day at the landmark.
