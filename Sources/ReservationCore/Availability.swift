@@ -41,6 +41,9 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
         self.day = day
     }
 
+    /// 9999-12-31: a later day has no four-digit year to write.
+    public static let latest = CalendarDay(year: 9999, month: 12, day: 31)
+
     public var description: String { String(format: "%04d-%02d-%02d", year, month, day) }
 
     public static func < (lhs: CalendarDay, rhs: CalendarDay) -> Bool {
@@ -137,11 +140,7 @@ extension Capacity {
         let start = first ?? today
         guard let last else {
             var days = [start]
-            // Never past 9999-12-31: a later day has no four-digit year to write.
-            while days.count < defaultDays,
-                days[days.count - 1].year < 9999 || days[days.count - 1].month < 12
-                    || days[days.count - 1].day < 31
-            {
+            while days.count < defaultDays, days[days.count - 1] < CalendarDay.latest {
                 days.append(days[days.count - 1].next)
             }
             return days
