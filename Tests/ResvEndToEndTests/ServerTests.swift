@@ -196,6 +196,41 @@ struct ServerTests {
             Binary.server.path, ["serve", "--database", "x.sqlite", "--port", "70000"], environment: [:], stdin: nil)
         #expect(badPort.status == 64)
     }
+
+    @Test func aLandmarksFileThatDoesNotMapIsRefusedInOneLine() throws {
+        let sandbox = try Sandbox()
+        let cases: [(text: String?, status: Int32, message: String)] = [
+            (nil, 69, "cannot read the landmarks file"),
+            ("[{not json", 65, "is not a usable catalog: "),
+            ("[]", 65, "is not a usable catalog: it lists no landmarks"),
+            (#"{"reservations": []}"#, 65, "expected an array of landmarks or an object with a landmarks array"),
+            (#"{"landmarks": 3}"#, 65, "landmarks is a number, not an array"),
+            (
+                #"[{"id": "x", "name": "A", "location": "B", "category": "lakes"}]"#, 65,
+                "landmark 1 (x): id 'x' is not a UUID"
+            ),
+            (
+                #"[{"id": "11111111-2222-4333-8444-555555555555", "name": "A", "location": "B", "category": "lakes", "capacity": 0}]"#,
+                65, "capacity 0 is not greater than 0"
+            ),
+            (
+                #"[{"id": "11111111-2222-4333-8444-555555555555", "name": "A", "location": "B", "category": "lakes", "timeZone": "Mars/Olympus"}]"#,
+                65, "Mars/Olympus"
+            ),
+        ]
+        for (index, (text, status, message)) in cases.enumerated() {
+            let file = sandbox.directory.appendingPathComponent("landmarks-\(index).json")
+            if let text { try Data(text.utf8).write(to: file) }
+            let database = sandbox.directory.appendingPathComponent("db-\(index).sqlite").path
+            let run = try runProcess(
+                Binary.server.path, ["serve", "--database", database, "--port", "0", "--landmarks", file.path],
+                environment: [:], stdin: nil)
+            #expect(run.status == status, "\(text ?? "missing"): \(run.stderr)")
+            #expect(run.stderrLines.count == 1, "\(run.stderr)")
+            #expect(run.stderr.contains(message), "\(text ?? "missing"): \(run.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: database), "nothing is created for a refused catalog")
+        }
+    }
 }
 
 /// A running `resv-server serve` on a free loopback port, its log in a file.
