@@ -191,6 +191,12 @@ public struct CapacityModel: Sendable {
     }
 }
 
+/// A backend answered what none of the model's outcomes allows (a status, an exit code).
+public struct ModelFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
 /// SplitMix64: the same sequence for the same seed on every machine.
 public struct SeededRandom: Sendable {
     private var state: UInt64

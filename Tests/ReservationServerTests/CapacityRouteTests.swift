@@ -236,8 +236,3 @@ struct CapacityRouteTests {
         }
     }
 }
-
-struct ModelFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

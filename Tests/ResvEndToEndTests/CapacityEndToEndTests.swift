@@ -286,20 +286,20 @@ struct CapacityEndToEndTests {
                 case 1:
                     return .refused(String(run.stderr.dropFirst("resv: ".count).dropLast()))
                 default:
-                    throw ModelRunFailure("reserve exited \(run.status): \(run.stderr)")
+                    throw ModelFailure("reserve exited \(run.status): \(run.stderr)")
                 }
             },
             cancel: { id in
                 let token = try #require(owners.withLock { $0[id] })
                 let run = try remote.sandbox.resv(["cancel", id], environment: remote.environment(token))
-                guard run.status == 0 else { throw ModelRunFailure("cancel exited \(run.status): \(run.stderr)") }
+                guard run.status == 0 else { throw ModelFailure("cancel exited \(run.status): \(run.stderr)") }
             },
             confirm: { id in
                 let token = try #require(owners.withLock { $0[id] })
                 let run = try remote.sandbox.resv(["confirm", id], environment: remote.environment(token))
                 if run.status == 0 { return .confirmed }
                 guard run.status == 1, run.stderr.contains("is cancelled and cannot be confirmed") else {
-                    throw ModelRunFailure("confirm exited \(run.status): \(run.stderr)")
+                    throw ModelFailure("confirm exited \(run.status): \(run.stderr)")
                 }
                 return .conflict
             },
@@ -331,9 +331,4 @@ struct CapacityEndToEndTests {
         let problems = try await model.run(seed: 5, steps: 40, on: backend)
         #expect(problems.count == 0, "\(problems.prefix(5))")
     }
-}
-
-struct ModelRunFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
