@@ -63,6 +63,9 @@ final class PseudoTerminal {
     }
 
     /// Types `text` (control characters included: "\t" is Tab, "\u{03}" Ctrl-C).
+    /// Sends `signal` to the program (as the terminal would on a resize).
+    func signal(_ signal: Int32) { kill(pid, signal) }
+
     func send(_ text: String) {
         var bytes = Array(text.utf8)
         _ = bytes.withUnsafeMutableBytes { write(master, $0.baseAddress, $0.count) }

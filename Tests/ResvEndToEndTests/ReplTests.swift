@@ -21,6 +21,32 @@ struct ReplTests {
         return terminal
     }
 
+    @Test func aResizeKeepsTheHalfTypedLineAndOnlyCtrlCClearsIt() throws {
+        let sandbox = try Sandbox()
+        let terminal = try startRepl(sandbox)
+        terminal.send("landmarks --format nd")
+        try terminal.expect("--format nd")
+        for _ in 0..<3 {
+            terminal.signal(SIGWINCH)
+            _ = terminal.drain(for: .milliseconds(150))
+        }
+        terminal.send("json\r")
+        let output = try terminal.expect("resv> ")
+        #expect(output.contains(#""name":"Half Dome""#), "\(output)")
+
+        // Ctrl-C right after typing, many times: each clears its line, none runs.
+        for _ in 0..<20 {
+            terminal.send("show ffff")
+            terminal.send(ctrlC)
+            try terminal.expect("resv> ")
+        }
+        terminal.send("\r")
+        try terminal.expect("resv> ")
+        #expect(!terminal.transcript.contains("no reservation matches"), "a cleared line must not run")
+        terminal.send(ctrlD)
+        #expect(terminal.waitForExit() == 0)
+    }
+
     @Test func aSessionWithCompletionErrorsCtrlCAndHistoryAcrossRuns() throws {
         let sandbox = try Sandbox()
         let terminal = try startRepl(sandbox)

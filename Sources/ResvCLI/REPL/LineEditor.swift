@@ -8,9 +8,13 @@ import Synchronization
 
 /// GNU readline with history and Tab completion, made safe for Ctrl-C under
 /// Swift concurrency (see FACTS.md): readline's own signal handling is off;
-/// our SIGINT handler forwards the signal to the thread blocked in
-/// `readline()`, whose interrupted read runs `rl_signal_event_hook`, which
-/// clears the line and draws a fresh prompt.
+/// our SIGINT handler marks the interrupt pending and forwards the signal to
+/// the thread blocked in `readline()`, whose interrupted read runs
+/// `rl_signal_event_hook`, which clears the line and draws a fresh prompt.
+/// A signal that lands while that thread is not blocked (between two reads)
+/// interrupts nothing; `rl_event_hook`, which readline runs whenever no key
+/// came within its input timeout (0.1 s), handles the pending mark then, so
+/// no Ctrl-C is ever lost.
 final class LineEditor: Sendable {
     let historyPath: String?
     let historyLimit: Int32 = 1000
@@ -21,7 +25,8 @@ final class LineEditor: Sendable {
         rl_readline_name = UnsafePointer(strdup("resv"))
         rl_catch_signals = 0
         rl_catch_sigwinch = 1
-        rl_signal_event_hook = signalEventHook
+        rl_signal_event_hook = clearLineIfInterrupted
+        rl_event_hook = clearLineIfInterrupted
         rl_attempted_completion_function = attemptCompletion
         rl_completer_quote_characters = UnsafePointer(strdup("\"'"))
         stifle_history(historyLimit)
@@ -43,6 +48,7 @@ final class LineEditor: Sendable {
         sigaddset(&unblock, SIGINT)
         var previous = sigset_t()
         pthread_sigmask(SIG_UNBLOCK, &unblock, &previous)
+        interruptPending.store(false, ordering: .sequentiallyConsistent)
         readlineThread.store(UInt(pthread_self()), ordering: .sequentiallyConsistent)
         let line = readline(prompt)
         readlineThread.store(0, ordering: .sequentiallyConsistent)
@@ -80,6 +86,8 @@ final class LineEditor: Sendable {
 
 /// The thread blocked in `readline()`, or 0; read from the signal handler, so atomic.
 private let readlineThread = Atomic<UInt>(0)
+/// A Ctrl-C at the prompt that no hook has handled yet.
+private let interruptPending = Atomic<Bool>(false)
 
 private struct CompletionState: Sendable {
     var completer: Completer?
@@ -94,7 +102,9 @@ private func installInterruptHandler() {
     var action = sigaction()
     action.__sigaction_handler.sa_handler = { _ in
         let target = readlineThread.load(ordering: .sequentiallyConsistent)
-        if target != 0, target != UInt(pthread_self()) {
+        guard target != 0 else { return }  // No prompt: a running command is not interrupted.
+        interruptPending.store(true, ordering: .sequentiallyConsistent)
+        if target != UInt(pthread_self()) {
             pthread_kill(pthread_t(target), SIGINT)
         }
     }
@@ -103,7 +113,9 @@ private func installInterruptHandler() {
     sigaction(SIGINT, &action, nil)
 }
 
-private func signalEventHook() -> Int32 {
+/// Both hooks: after an interrupted read, and when no key came for a while.
+private func clearLineIfInterrupted() -> Int32 {
+    guard interruptPending.exchange(false, ordering: .sequentiallyConsistent) else { return 0 }
     // Ctrl-C: drop what was typed and start over on a new line.
     rl_replace_line("", 0)
     rl_crlf()
