@@ -10,9 +10,9 @@ extension ReservationService {
         ReservationService(
             landmarks: { try store.read().ledger.catalog },
             fetch: { try store.snapshot() },
-            reserve: { requests in try store.update { try $0.reserve(requests, now: now()) } },
-            cancel: { ids in try store.update { try $0.cancel(ids) } },
-            confirm: { id in try store.update { try $0.confirm(id) } }
+            reserve: { requests in try await store.update { try $0.reserve(requests, now: now()) } },
+            cancel: { ids in try await store.update { try $0.cancel(ids) } },
+            confirm: { id in try await store.update { try $0.confirm(id) } }
         )
     }
 }

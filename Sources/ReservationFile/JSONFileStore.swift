@@ -46,15 +46,17 @@ public struct JSONFileStore: Sendable {
 
     /// Runs `body` on the freshly read ledger while holding the store's lock,
     /// and writes the result when the records changed. Nothing is reported as
-    /// done before the new file is durable.
-    func update<T>(_ body: (inout ReservationLedger) throws -> T) throws -> T {
+    /// done before the new file is durable. Cancelling the task (Ctrl-C) while
+    /// it waits for the lock, or before the write, changes nothing.
+    func update<T>(_ body: (inout ReservationLedger) throws -> T) async throws -> T {
         try ensureDirectory()
-        let lock = try FileLock(path: lockPath, storePath: path, timeout: lockTimeout)
+        let lock = try await FileLock.acquire(path: lockPath, storePath: path, timeout: lockTimeout)
         defer { lock.release() }
         removeAbandonedTemporaryFiles()
         var document = try read()
         let result = try body(&document.ledger)
         if document.ledger.revision > 0 {
+            try Task.checkCancellation()
             try write(document.encoded())
         }
         return result
@@ -153,33 +155,51 @@ public struct JSONFileStore: Sendable {
 struct FileLock {
     private let fd: Int32
 
-    init(path: String, storePath: String, timeout: Duration) throws(StoreError) {
+    private init(fd: Int32) { self.fd = fd }
+
+    /// Takes the lock, waiting at most `timeout`. The wait is a blocking
+    /// `flock`, not a polling loop: the kernel wakes waiters as the lock is
+    /// released, so a process that has waited long is not overtaken by one
+    /// that happened to poll at the right moment. The timeout and the task's
+    /// cancellation interrupt the blocked call (see `InterruptibleCall`).
+    static func acquire(path: String, storePath: String, timeout: Duration) async throws -> FileLock {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw .unwritable(path: storePath, step: "opening the lock file \(path)", reason: errnoDescription(errno))
+            throw StoreError.unwritable(
+                path: storePath, step: "opening the lock file \(path)", reason: errnoDescription(errno))
         }
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        var pause = Duration.milliseconds(1)
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else {
-                let reason = errnoDescription(errno)
-                close(fd)
-                throw .unwritable(path: storePath, step: "locking \(path)", reason: reason)
-            }
-            guard clock.now < deadline else {
-                close(fd)
-                let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-                throw .lockTimeout(path: storePath, seconds: seconds)
-            }
-            usleep(UInt32(pause.components.attoseconds / 1_000_000_000_000))
-            pause = min(pause * 2, .milliseconds(50))
+        if flock(fd, LOCK_EX | LOCK_NB) == 0 { return FileLock(fd: fd) }
+        let call = InterruptibleCall()
+        let deadline = DispatchWorkItem { call.interrupt(.timedOut) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds, execute: deadline)
+        defer { deadline.cancel() }
+        let outcome = await withTaskCancellationHandler {
+            call.run { flock(fd, LOCK_EX) == 0 ? 0 : errno }
+        } onCancel: {
+            call.interrupt(.cancelled)
         }
-        self.fd = fd
+        switch outcome {
+        case .done(0):
+            return FileLock(fd: fd)
+        case .done(let error):
+            let reason = errnoDescription(error)
+            close(fd)
+            throw StoreError.unwritable(path: storePath, step: "locking \(path)", reason: reason)
+        case .interrupted(.timedOut):
+            close(fd)
+            throw StoreError.lockTimeout(path: storePath, seconds: timeout.seconds)
+        case .interrupted(.cancelled):
+            close(fd)
+            throw CancellationError()
+        }
     }
 
     func release() {
         flock(fd, LOCK_UN)
         close(fd)
     }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -76,16 +76,11 @@ extension ReservationService {
         return ReservationService(
             landmarks: { try await catalog() },
             fetch: {
-                // Both at once: each is a request of its own.
-                let landmarks = Task { try await catalog() }
-                let reservations: [JSONValue]
-                do {
-                    reservations = try await records("reservations")
-                } catch {
-                    landmarks.cancel()
-                    throw error
-                }
-                return ReservationSnapshot(records: reservations, catalog: try await landmarks.value)
+                // Both at once: each is a request of its own (a child task, so a
+                // failure or a cancel of one ends the other).
+                async let landmarks = catalog()
+                let reservations = try await records("reservations")
+                return ReservationSnapshot(records: reservations, catalog: try await landmarks)
             },
             reserve: { requests in
                 try online()

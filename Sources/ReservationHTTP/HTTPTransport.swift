@@ -145,24 +145,15 @@ struct CurlRun {
                 "cannot run curl (apt-get install curl): \(error.localizedDescription)")
         }
         try? theirs.close()
-        let bytes = Array(config.utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { send(ends[0], $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }  // curl is gone; its exit status says why
-            sent += count
-        }
-        shutdown(ends[0], Int32(SHUT_WR))
-        async let out = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
-        async let err = Task.detached { errors.fileHandleForReading.readDataToEndOfFile() }.value
-        let (data, message) = await (out, err)
-        var status: Int32 = -1
-        for await code in exited.stream {
-            status = code
-            break
+        // Ctrl-C (a cancelled task) ends curl at once; its answer, if any, is then not wanted.
+        let pid = process.processIdentifier
+        let (data, message, status) = await withTaskCancellationHandler {
+            await exchange(ends[0], output, errors, exited.stream)
+        } onCancel: {
+            kill(pid, SIGKILL)
         }
         try? ours.close()
+        try Task.checkCancellation()
         let detail = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             .replacingOccurrences(of: "curl: ", with: "")
         switch status {
@@ -173,6 +164,31 @@ struct CurlRun {
         case 52, 55, 56, 8: throw TransportFailure.connectionLost(detail)
         default: throw TransportFailure.cannotConnect(detail.isEmpty ? "curl exited with \(status)" : detail)
         }
+    }
+
+    /// Sends the config on curl's stdin, then reads its output and error
+    /// streams to their end and waits for its exit status.
+    private func exchange(
+        _ input: Int32, _ output: Pipe, _ errors: Pipe, _ exited: AsyncStream<Int32>
+    ) async -> (Data, Data, Int32) {
+        let bytes = Array(config.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { send(input, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }  // curl is gone; its exit status says why
+            sent += count
+        }
+        shutdown(input, Int32(SHUT_WR))
+        async let out = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
+        async let err = Task.detached { errors.fileHandleForReading.readDataToEndOfFile() }.value
+        let (data, message) = await (out, err)
+        var status: Int32 = -1
+        for await code in exited {
+            status = code
+            break
+        }
+        return (data, message, status)
     }
 
     /// Splits curl's output: header blocks (skipping 1xx ones), then the body.

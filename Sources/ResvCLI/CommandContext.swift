@@ -31,6 +31,8 @@ public struct CommandContext: Sendable {
     var inRepl = false
     /// The `Idempotency-Key` of this command's creates on a server (`reserve --idempotency-key`).
     var idempotencyKey: String?
+    /// The line of a REPL script (`resv repl < file`) this command came from, for its error message.
+    var scriptLine: Int?
 
     public init(
         output: TextSink, messages: TextSink, environment: [String: String], now: @escaping @Sendable () -> Date,
@@ -63,6 +65,9 @@ public struct CommandContext: Sendable {
 
     /// Writes a message line to stderr.
     func say(_ line: String) { messages.write(line + "\n") }
+
+    /// Writes the one line of a failed command to stderr, with its script line when it has one.
+    func fail(_ message: String) { say("resv: " + (scriptLine.map { "line \($0): " } ?? "") + message) }
 
     func service(_ options: BackendOptions) throws -> ReservationService { try openService(options, self) }
 

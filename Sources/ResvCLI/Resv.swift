@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ReservationCore
 import ResvReference
+import Synchronization
 
 #if os(Linux)
     import CMalloc
@@ -40,6 +41,7 @@ protocol ResvCommand: ParsableCommand {
 public enum ResvMain {
     /// Process-wide settings of the `resv` executable, before any command runs.
     public static func configureProcess() {
+        Interrupts.install()
         // Past a file-size limit (ulimit -f) a write should fail with EFBIG, which the
         // store reports and survives, rather than the kernel killing resv mid-write.
         signal(SIGXFSZ, SIG_IGN)
@@ -51,6 +53,31 @@ public enum ResvMain {
             mallopt(M_ARENA_MAX, 1)
             mallopt(M_TOP_PAD, 64 << 20)
         #endif
+    }
+
+    /// The `resv` executable: runs `arguments` in a task that Ctrl-C cancels.
+    /// A cancelled command stops where it waits (the store's lock, a request,
+    /// a batch before its write) and resv exits 130; if it has not stopped
+    /// within half a second, or at a second Ctrl-C, resv ends at once, which
+    /// is safe because every change of the store is one atomic rename.
+    /// Call `configureProcess()` first.
+    public static func runProcess(_ arguments: [String]) async -> Int32 {
+        let context = CommandContext.live()
+        let interrupts = Atomic<Int>(0)
+        return await Interrupts.cancellable(alsoOnInterrupt: {
+            let count = interrupts.add(1, ordering: .sequentiallyConsistent).newValue
+            if count > 1 { endNow() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { endNow() }
+        }) {
+            await run(arguments, context: context)
+        }
+    }
+
+    /// The last resort after Ctrl-C: the message and status of an interrupted command, now.
+    private static func endNow() -> Never {
+        let message = "resv: interrupted\n"
+        _ = message.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+        _exit(ExitStatus.interrupted)
     }
 
     /// Runs `arguments` (without the program name) and returns the exit status.
@@ -76,8 +103,12 @@ public enum ResvMain {
             return ExitStatus.success
         } catch let failure as ReplFailure {
             return failure.status  // Each failing line has printed its own message.
+        } catch where error is CancellationError || Task.isCancelled {
+            // Ctrl-C: whatever the command was waiting for gave up, for this reason.
+            context.fail("interrupted")
+            return ExitStatus.interrupted
         } catch {
-            context.say("resv: " + ExitStatus.message(for: error))
+            context.fail(ExitStatus.message(for: error))
             return ExitStatus.code(for: error)
         }
     }
@@ -91,14 +122,14 @@ public enum ResvMain {
         }
         let subcommandNames = Resv.configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
         if let first = arguments.first, !first.hasPrefix("-"), !subcommandNames.contains(first) {
-            context.say("resv: unknown command '\(first)' (see 'resv --help')")
+            context.fail("unknown command '\(first)' (see 'resv --help')")
             return ExitStatus.usage
         }
         var message = ExitStatus.oneLine(Resv.message(for: error))
         if message.hasSuffix(".") { message.removeLast() }
         let subcommand = arguments.first.flatMap { name in subcommandNames.contains(name) ? name : nil }
         let helpHint = subcommand.map { "resv \($0) --help" } ?? "resv --help"
-        context.say("resv: \(lowercasingFirst(message)) (see '\(helpHint)')")
+        context.fail("\(lowercasingFirst(message)) (see '\(helpHint)')")
         return code == 64 || code == 1 ? ExitStatus.usage : code
     }
 

@@ -15,4 +15,6 @@ public enum ExitStatus {
     public static let temporary: Int32 = 75
     /// Not authorised (EX_NOPERM).
     public static let notAuthorised: Int32 = 77
+    /// Interrupted by Ctrl-C (128 + SIGINT, as shells report it).
+    public static let interrupted: Int32 = 130
 }

@@ -48,6 +48,9 @@ public enum Reference {
         ExitCode(
             code: ExitStatus.notAuthorised, summary: "not authorised",
             detail: "the server refused the token (401, 403), or a config file holding a token is readable by others"),
+        ExitCode(
+            code: ExitStatus.interrupted, summary: "interrupted",
+            detail: "Ctrl-C; a change is written whole or not at all, so the store is as before or fully updated"),
     ]
 
     public static let environment: [Item] = [

@@ -160,7 +160,7 @@ struct JSONFileStoreTests {
 
     @Test func aHeldLockTimesOutWithinItsBound() async throws {
         let service = service(lockTimeout: .milliseconds(300))
-        let lock = try FileLock(path: url.path + ".lock", storePath: url.path, timeout: .seconds(1))
+        let lock = try await FileLock.acquire(path: url.path + ".lock", storePath: url.path, timeout: .seconds(1))
         defer { lock.release() }
         let start = ContinuousClock.now
         do {
@@ -176,7 +176,7 @@ struct JSONFileStoreTests {
     }
 
     @Test func aReleasedLockLetsTheNextWriterIn() async throws {
-        let lock = try FileLock(path: url.path + ".lock", storePath: url.path, timeout: .seconds(1))
+        let lock = try await FileLock.acquire(path: url.path + ".lock", storePath: url.path, timeout: .seconds(1))
         lock.release()
         let created = try await service(lockTimeout: .milliseconds(100)).reserve(request())
         #expect(try await service().fetch().reservations == [created])

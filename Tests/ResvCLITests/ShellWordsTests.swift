@@ -17,6 +17,10 @@ struct ShellWordsTests {
         (#""""#, [""]),
         ("", []),
         ("\t", []),
+        ("# a comment", []),
+        ("show abcd  # old one", ["show", "abcd"]),
+        ("show abcd#1", ["show", "abcd#1"]),
+        ("list 'a # b' \"#c\" \\#d", ["list", "a # b", "#c", "#d"]),
     ])
     func splits(_ line: String, _ words: [String]) throws {
         #expect(try ShellWords.split(line) == words)

@@ -16,6 +16,7 @@ final class PseudoTerminal {
 
     private let master: Int32
     private let pid: pid_t
+    private let slavePath: String
     /// Everything the program has written so far.
     private(set) var transcript = ""
     /// Where the next `expect` starts looking.
@@ -28,7 +29,7 @@ final class PseudoTerminal {
         else {
             throw POSIXError(.ENXIO)
         }
-        let slavePath = String(cString: name)
+        slavePath = String(cString: name)
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -62,13 +63,28 @@ final class PseudoTerminal {
         close(master)
     }
 
-    /// Types `text` (control characters included: "\t" is Tab, "\u{03}" Ctrl-C).
-    /// Sends `signal` to the program (as the terminal would on a resize).
+    /// Sends `signal` to the program.
     func signal(_ signal: Int32) { kill(pid, signal) }
 
+    /// Resizes the terminal, as a window does: the kernel sends SIGWINCH to the program.
+    func resize(columns: Int, rows: Int = 40) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/stty")
+        process.arguments = ["-F", slavePath, "cols", String(columns), "rows", String(rows)]
+        try process.run()
+        process.waitUntilExit()
+    }
+
+    /// Types `text` (control characters included: "\t" is Tab, "\u{03}" Ctrl-C).
     func send(_ text: String) {
-        var bytes = Array(text.utf8)
-        _ = bytes.withUnsafeMutableBytes { write(master, $0.baseAddress, $0.count) }
+        let bytes = Array(text.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return }
+            sent += count
+        }
     }
 
     /// Reads until the output since the last match contains `needle`; returns that output.

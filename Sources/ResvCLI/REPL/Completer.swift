@@ -52,7 +52,8 @@ struct Completer: Sendable {
             var command: CommandInfo
         }
         let info = try? JSONDecoder().decode(ToolInfo.self, from: Data(json.utf8))
-        commands = (info?.command.subcommands ?? []).map { command in
+        // `repl` inside the REPL is refused, so it is not offered.
+        commands = (info?.command.subcommands ?? []).filter { $0.commandName != "repl" }.map { command in
             let arguments = command.arguments ?? []
             return Command(
                 name: command.commandName,

@@ -6,15 +6,18 @@ import Synchronization
     import Glibc
 #endif
 
-/// GNU readline with history and Tab completion, made safe for Ctrl-C under
-/// Swift concurrency (see FACTS.md): readline's own signal handling is off;
-/// our SIGINT handler marks the interrupt pending and forwards the signal to
-/// the thread blocked in `readline()`, whose interrupted read runs
-/// `rl_signal_event_hook`, which clears the line and draws a fresh prompt.
-/// A signal that lands while that thread is not blocked (between two reads)
-/// interrupts nothing; `rl_event_hook`, which readline runs whenever no key
-/// came within its input timeout (0.1 s), handles the pending mark then, so
-/// no Ctrl-C is ever lost.
+/// GNU readline with history and Tab completion, where Ctrl-C is a key.
+///
+/// While readline reads, the terminal's interrupt character is switched off
+/// (readline's own terminal preparation, then `c_cc[VINTR]` disabled; its
+/// restore puts it back), so Ctrl-C reaches readline as the byte 0x03, in
+/// order with the keys around it, and nothing is flushed. It is bound to
+/// "clear the line, fresh prompt". A signal could not do this reliably: a
+/// SIGINT that reached the readline thread between two reads interrupted
+/// nothing while the terminal had already flushed the typed keys, and the
+/// Ctrl-C was lost. Ctrl-Z and Ctrl-\ keep their signals. While a command
+/// runs the terminal is restored, so Ctrl-C is SIGINT again and cancels it
+/// (see `Interrupts`).
 final class LineEditor: Sendable {
     let historyPath: String?
     let historyLimit: Int32 = 1000
@@ -25,15 +28,14 @@ final class LineEditor: Sendable {
         rl_readline_name = UnsafePointer(strdup("resv"))
         rl_catch_signals = 0
         rl_catch_sigwinch = 1
-        rl_signal_event_hook = clearLineIfInterrupted
-        rl_event_hook = clearLineIfInterrupted
+        rl_prep_term_function = prepareTerminal
+        rl_startup_hook = prepareLine
         rl_attempted_completion_function = attemptCompletion
         rl_completer_quote_characters = UnsafePointer(strdup("\"'"))
         stifle_history(historyLimit)
         if let historyPath {
             read_history(historyPath)
         }
-        installInterruptHandler()
     }
 
     /// Values for completion, refreshed by the caller before each prompt.
@@ -43,16 +45,13 @@ final class LineEditor: Sendable {
 
     /// Reads one line; nil at end of input (Ctrl-D).
     func readLine(prompt: String) -> String? {
-        var unblock = sigset_t()
-        sigemptyset(&unblock)
-        sigaddset(&unblock, SIGINT)
-        var previous = sigset_t()
-        pthread_sigmask(SIG_UNBLOCK, &unblock, &previous)
-        interruptPending.store(false, ordering: .sequentiallyConsistent)
+        // Resizes reach this thread while it reads (see `forwardResize`); readline
+        // keeps the mask it finds here for its waits, so unblock before calling it.
         readlineThread.store(UInt(pthread_self()), ordering: .sequentiallyConsistent)
+        setResizeSignal(SIG_UNBLOCK)
         let line = readline(prompt)
+        setResizeSignal(SIG_BLOCK)
         readlineThread.store(0, ordering: .sequentiallyConsistent)
-        pthread_sigmask(SIG_SETMASK, &previous, nil)
         guard let line else { return nil }
         defer { free(line) }
         return String(cString: line)
@@ -84,11 +83,6 @@ final class LineEditor: Sendable {
 
 // MARK: - C callbacks and the little state they need
 
-/// The thread blocked in `readline()`, or 0; read from the signal handler, so atomic.
-private let readlineThread = Atomic<UInt>(0)
-/// A Ctrl-C at the prompt that no hook has handled yet.
-private let interruptPending = Atomic<Bool>(false)
-
 private struct CompletionState: Sendable {
     var completer: Completer?
     var data = Completer.LocalData()
@@ -98,27 +92,78 @@ private struct CompletionState: Sendable {
     static let shared = Mutex(CompletionState())
 }
 
-private func installInterruptHandler() {
-    var action = sigaction()
-    action.__sigaction_handler.sa_handler = { _ in
-        let target = readlineThread.load(ordering: .sequentiallyConsistent)
-        guard target != 0 else { return }  // No prompt: a running command is not interrupted.
-        interruptPending.store(true, ordering: .sequentiallyConsistent)
-        if target != UInt(pthread_self()) {
-            pthread_kill(pthread_t(target), SIGINT)
-        }
-    }
-    sigemptyset(&action.sa_mask)
-    action.sa_flags = 0  // No SA_RESTART: readline's read() must see EINTR.
-    sigaction(SIGINT, &action, nil)
+/// readline's terminal preparation, then the interrupt character off, so
+/// Ctrl-C is read as a key (readline's restore brings the saved settings back).
+private func prepareTerminal(_ meta: Int32) {
+    rl_prep_terminal(meta)
+    let descriptor = rl_instream.map { fileno($0) } ?? STDIN_FILENO
+    var settings = termios()
+    guard tcgetattr(descriptor, &settings) == 0 else { return }
+    withUnsafeMutableBytes(of: &settings.c_cc) { $0[Int(VINTR)] = 0 }  // _POSIX_VDISABLE on Linux
+    tcsetattr(descriptor, TCSADRAIN, &settings)  // TCSADRAIN: keys already typed stay.
 }
 
-/// Both hooks: after an interrupted read, and when no key came for a while.
-private func clearLineIfInterrupted() -> Int32 {
-    guard interruptPending.exchange(false, ordering: .sequentiallyConsistent) else { return 0 }
-    // Ctrl-C: drop what was typed and start over on a new line.
-    rl_replace_line("", 0)
+/// Run by readline before each line, after it has read ~/.inputrc and set
+/// its signal handlers: Ctrl-C clears the line in every keymap, whatever the
+/// editing mode, and resizes go through `forwardResize`.
+private func prepareLine() -> Int32 {
+    for name in ["emacs", "vi-insert", "vi-command"] {
+        if let keymap = rl_get_keymap_by_name(name) { rl_bind_key_in_map(3, clearLine, keymap) }
+    }
+    var installed = sigaction()
+    sigaction(SIGWINCH, nil, &installed)
+    let forward: __sighandler_t = forwardResize
+    let current = installed.__sigaction_handler.sa_handler.map { UInt(bitPattern: unsafeBitCast($0, to: Int.self)) }
+    // Only readline's handler is wrapped (not SIG_DFL, SIG_IGN or the wrapper itself).
+    if let current, current > 1, current != UInt(bitPattern: unsafeBitCast(forward, to: Int.self)) {
+        readlineResizeHandler.store(current, ordering: .sequentiallyConsistent)
+        installed.__sigaction_handler.sa_handler = forward
+        sigaction(SIGWINCH, &installed, nil)
+    }
+    return 0
+}
+
+/// The thread in `readline()`, or 0.
+private let readlineThread = Atomic<UInt>(0)
+/// readline's own SIGWINCH handler, which it installs for each line and removes after.
+private let readlineResizeHandler = Atomic<UInt>(0)
+
+/// A resize, as readline wants it: its handler only notes the signal, and
+/// the read it interrupts redraws the line. Process signals land on the main
+/// thread (libdispatch keeps it waiting for them), which is never readline's,
+/// so the signal is passed on to the readline thread. One that arrives there
+/// between two reads is noted all the same and handled at the next key.
+private func forwardResize(_ signal: Int32) {
+    let target = readlineThread.load(ordering: .sequentiallyConsistent)
+    guard target != 0 else { return }
+    if pthread_equal(pthread_t(target), pthread_self()) == 0 {
+        pthread_kill(pthread_t(target), signal)
+        return
+    }
+    let handler = readlineResizeHandler.load(ordering: .sequentiallyConsistent)
+    guard handler != 0 else { return }
+    unsafeBitCast(Int(bitPattern: handler), to: (@convention(c) (Int32) -> Void).self)(signal)
+}
+
+private func setResizeSignal(_ how: Int32) {
+    var mask = sigset_t()
+    sigemptyset(&mask)
+    sigaddset(&mask, SIGWINCH)
+    pthread_sigmask(how, &mask, nil)
+}
+
+/// Ctrl-C at the prompt, as in bash: `^C` after what was typed, which stays
+/// on screen, and a fresh empty prompt on the next line. Nothing runs.
+private func clearLine(_ count: Int32, _ key: Int32) -> Int32 {
+    rl_point = rl_end
+    rl_redisplay()
+    if let out = rl_outstream {
+        fputs("^C", out)
+        fflush(out)
+    }
     rl_crlf()
+    rl_replace_line("", 1)
+    using_history()
     rl_on_new_line()
     rl_redisplay()
     return 0

@@ -13,10 +13,11 @@ struct ReplCommand: ResvCommand {
         abstract: "An interactive prompt: type commands as on the shell, without 'resv'.",
         discussion: """
             Line editing and history ($XDG_STATE_HOME/resv/history) with GNU readline; Tab \
-            completes commands, options, landmark names, reservation ids and statuses. \
-            Ctrl-C clears the line; Ctrl-D, 'exit' or 'quit' leave. Without a terminal on \
-            stdin, commands are read line by line with no prompt (resv repl < script.txt); \
-            the exit status is non-zero if any line failed.
+            completes commands, options, landmark names, reservation ids and statuses; \
+            'help' lists the commands. Ctrl-C clears the line, or stops the command that \
+            runs; Ctrl-D, 'exit' or 'quit' leave. Without a terminal on stdin, commands are \
+            read line by line with no prompt (resv repl < script.txt; # starts a comment), \
+            each error names its line, and the exit status is non-zero if any line failed.
             """)
 
     @Flag(help: "Without a terminal: stop at the first line that fails.")
@@ -46,37 +47,47 @@ struct ReplCommand: ResvCommand {
     }
 
     /// Reads lines with readline until Ctrl-D, exit or quit; errors never end the loop.
+    /// At the prompt Ctrl-C is a key (see `LineEditor`); while a line's command
+    /// runs it cancels that command, and the prompt comes back.
     private func interactiveLoop(_ context: CommandContext) async -> Int32? {
         let editor = LineEditor(
             historyPath: context.stateFile("history"), completer: Completer(toolInfo: Resv._dumpHelp()))
         context.say("resv \(Resv.version): type a command without 'resv' (help lists them); Ctrl-D or exit leaves.")
-        while true {
-            editor.setLocalData(Self.localData(backend, context))
-            guard let line = editor.readLine(prompt: "resv> ") else {
-                context.messages.write("\n")
-                return nil
+        return await Interrupts.ignored {
+            while true {
+                editor.setLocalData(Self.localData(backend, context))
+                guard let line = editor.readLine(prompt: "resv> ") else {
+                    context.messages.write("\n")
+                    return nil
+                }
+                editor.remember(line)
+                let outcome = await Interrupts.cancellable { await execute(line, context) }
+                if case .leave = outcome { return nil }
             }
-            editor.remember(line)
-            if case .leave = await execute(line, context) { return nil }
         }
     }
 
-    /// Reads commands line by line without a prompt or history.
+    /// Reads commands line by line without a prompt or history. Ctrl-C stops
+    /// the script (the line that runs is cancelled, and the run exits 130).
     private func scriptLoop(_ context: CommandContext) async -> Int32? {
         var failure: Int32?
-        while let line = Swift.readLine(strippingNewline: true) {
-            switch await execute(line, context) {
+        var number = 0
+        while !Task.isCancelled, let line = Swift.readLine(strippingNewline: true) {
+            number += 1
+            var lineContext = context
+            lineContext.scriptLine = number
+            switch await execute(line, lineContext) {
             case .leave: return failure
             case .ran(let status) where status != 0:
                 failure = status
-                if stopOnError { return status }
+                if stopOnError || status == ExitStatus.interrupted { return status }
             case .ran: break
             }
         }
-        return failure
+        return Task.isCancelled ? ExitStatus.interrupted : failure
     }
 
-    enum Outcome {
+    enum Outcome: Sendable {
         case ran(Int32)
         case leave
     }
@@ -86,15 +97,36 @@ struct ReplCommand: ResvCommand {
         do {
             words = try ShellWords.split(line)
         } catch {
-            context.say("resv: \(error)")
+            context.fail("\(error)")
             return .ran(ExitStatus.usage)
         }
-        guard let first = words.first, !first.hasPrefix("#") else { return .ran(0) }
+        guard let first = words.first else { return .ran(0) }
         if words == ["exit"] || words == ["quit"] { return .leave }
-        if first == "resv" {
-            return .ran(await ResvMain.run(Array(words.dropFirst()), context: context))
+        let arguments = first == "resv" ? Array(words.dropFirst()) : words
+        if arguments == ["help"] || arguments == ["--help"] || arguments == ["-h"] {
+            context.output.write(Self.usage)
+            return .ran(0)
         }
-        return .ran(await ResvMain.run(words, context: context))
+        return .ran(await ResvMain.run(arguments, context: context))
+    }
+
+    /// `help` at the prompt: the commands as they are typed here, without `resv`.
+    static var usage: String {
+        let commands = Resv.configuration.subcommands.filter { $0 != ReplCommand.self }.map {
+            ($0.configuration.commandName ?? "", $0.configuration.abstract)
+        }
+        let width = commands.map(\.0.count).max() ?? 0
+        var text = "Type a command as on the shell, without 'resv' (Tab completes):\n"
+        for (name, abstract) in commands {
+            text += "  " + name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + abstract + "\n"
+        }
+        text += """
+              help COMMAND  that command's options (or COMMAND --help)
+              exit, quit    leave (or Ctrl-D)
+            Ctrl-C clears the line, or stops the command that runs. # starts a comment.
+
+            """
+        return text
     }
 
     /// Landmark names and id prefixes for Tab: the store file, or a server's

@@ -1,6 +1,7 @@
 /// Splits a line into words as a POSIX shell does for quoting: whitespace
 /// separates words, single quotes keep everything, double quotes keep all but
-/// `\"`, `\\`, `\$` and `` \` ``, and a backslash outside quotes escapes the next character.
+/// `\"`, `\\`, `\$` and `` \` ``, a backslash outside quotes escapes the next
+/// character, and `#` at the start of a word starts a comment.
 enum ShellWords {
     enum Failure: Error, Equatable {
         case unbalancedQuote(Character)
@@ -56,6 +57,9 @@ enum ShellWords {
                 guard let escaped = iterator.next() else { throw .trailingBackslash }
                 inWord = true
                 current.append(escaped)
+            case "#" where !inWord:
+                // A comment, as in a shell: `#` starting a word ends the line.
+                return (words, false)
             default:
                 inWord = true
                 current.append(character)

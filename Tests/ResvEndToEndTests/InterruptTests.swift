@@ -1,0 +1,250 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Ctrl-C at the REPL's prompt (a key, never lost) and while a command runs
+/// (the command stops, the prompt or the shell comes back).
+extension ReplTests {
+    /// Runs `count` busy loops beside the test until the returned closure is called.
+    func burnCPU(_ count: Int) throws -> () -> Void {
+        let burners = try (0..<count).map { _ in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/yes")
+            process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+            try process.run()
+            return process
+        }
+        return {
+            // SIGKILL: a child of a Swift concurrency thread inherits its blocked SIGTERM.
+            for burner in burners {
+                kill(burner.processIdentifier, SIGKILL)
+                burner.waitUntilExit()
+            }
+        }
+    }
+
+    @Test func hundredsOfCtrlCsTypedWithoutPauseUnderLoadEachClearTheirLine() throws {
+        let sandbox = try Sandbox()
+        let terminal = try startRepl(sandbox)
+        let stop = try burnCPU(3)
+        defer { stop() }
+        let rounds = 300
+        // All at once: the keys and the Ctrl-Cs reach resv in one stream, faster than it reads them.
+        terminal.send(String(repeating: "show ffff" + ctrlC, count: rounds))
+        for round in 1...rounds {
+            do {
+                try terminal.expect("^C\r\nresv> ", timeout: .seconds(20))
+            } catch {
+                Issue.record("round \(round) of \(rounds) drew no fresh prompt: \(error)")
+                return
+            }
+        }
+        // Each cleared its line: Enter now runs an empty line, then a real command runs once.
+        terminal.send("\r")
+        try terminal.expect("resv> ")
+        terminal.send("show abcd\r")
+        try terminal.expect("no reservation matches 'abcd'")
+        try terminal.expect("resv> ")
+        #expect(!terminal.transcript.contains("'ffff'"), "a cleared line must never run")
+        terminal.send(ctrlD)
+        #expect(terminal.waitForExit() == 0)
+    }
+
+    @Test func ctrlCStopsARequestToAServerThatNeverAnswers() throws {
+        let server = try FaultServer { _, _ in .delayed(seconds: 60, .drop) }
+        defer { server.stop() }
+        let sandbox = try Sandbox()
+        let terminal = try startRepl(sandbox, environment: ["RESV_SERVER": server.url, "RESV_TOKEN": "t"])
+        for _ in 0..<2 {
+            let before = server.requests.count
+            terminal.send("list\r")
+            try waitUntil { server.requests.count > before }
+            try interruptRunningCommand(terminal)
+        }
+        // The REPL goes on: a command that needs no server works.
+        terminal.send("help\r")
+        try terminal.expect("exit, quit")
+        try terminal.expect("resv> ")
+        terminal.send("exit\r")
+        #expect(terminal.waitForExit() == 0)
+    }
+
+    @Test func ctrlCStopsAWaitForALockAnotherProcessHolds() throws {
+        let sandbox = try Sandbox()
+        let holder = try LockHolder(sandbox.store.path + ".lock")
+        let terminal = try startRepl(sandbox, environment: ["RESV_LOCK_TIMEOUT": "60"])
+        terminal.send("reserve -l 'Lake Tahoe' -d 2030-01-01T10:00:00Z -n 2\r")
+        try terminal.expect("-n 2\r\n")
+        Thread.sleep(forTimeInterval: 0.3)  // resv is now waiting for the lock.
+        try interruptRunningCommand(terminal)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.path), "nothing was written")
+
+        // Once the other process lets go, the same command books.
+        holder.release()
+        terminal.send("reserve -l 'Lake Tahoe' -d 2030-01-01T10:00:00Z -n 2 --format ndjson\r")
+        try terminal.expect(#""partySize":2"#)
+        try terminal.expect("resv> ")
+        terminal.send(ctrlD)
+        #expect(terminal.waitForExit() == 0)
+        #expect((try sandbox.storeJSON()["reservations"] as? [Any])?.count == 1)
+    }
+
+    @Test func helpAtThePromptIsTheREPLsOwnAndTabNeverOffersRepl() throws {
+        let sandbox = try Sandbox()
+        let terminal = try startRepl(sandbox)
+        terminal.send("help\r")
+        let help = try terminal.expect("resv> ")
+        #expect(help.contains("without 'resv'"))
+        #expect(help.contains("  reserve "))
+        #expect(help.contains("exit, quit"))
+        #expect(!help.contains("USAGE: resv"), "the shell's usage is not the REPL's")
+        #expect(!help.contains("  repl "), "repl is not a command inside the REPL")
+        // `re` is only `reserve` now; `rep` completes to nothing.
+        terminal.send("re" + tab)
+        try terminal.expect("reserve ")
+        terminal.send(ctrlU + "rep" + tab + tab + ctrlU + "help\r")
+        let offered = try terminal.expect("exit, quit")
+        #expect(!offered.contains("repl"), "\(offered)")
+        terminal.send("exit\r")
+        #expect(terminal.waitForExit() == 0)
+    }
+
+    /// Ctrl-C while a command runs: one line says so, and the prompt is back within half a second.
+    func interruptRunningCommand(_ terminal: PseudoTerminal) throws {
+        let sent = ContinuousClock.now
+        terminal.send(ctrlC)
+        try terminal.expect("resv: interrupted\r\n")
+        try terminal.expect("resv> ")
+        let waited = ContinuousClock.now - sent
+        #expect(waited < .milliseconds(500), "the prompt came back after \(waited)")
+    }
+
+    // MARK: From the shell and from a script
+
+    @Test func ctrlCEndsAShellCommandWaitingForTheLockWith130AndTheStoreUntouched() throws {
+        let sandbox = try Sandbox()
+        try sandbox.seed(Fixture.store)
+        let holder = try LockHolder(sandbox.store.path + ".lock")
+        defer { holder.release() }
+        let run = try interruptedRun(
+            sandbox, ["reserve", "-l", "Lake Tahoe", "-d", "2030-01-01T10:00:00Z", "-n", "2"],
+            environment: ["RESV_LOCK_TIMEOUT": "60"])
+        #expect(run.status == 130)
+        #expect(run.stderrLines == ["resv: interrupted"])
+        #expect(run.stdout.isEmpty)
+        #expect(try sandbox.storeBytes() == Data(Fixture.store.utf8))
+    }
+
+    @Test func ctrlCEndsAShellCommandWaitingForAServerWith130() throws {
+        let server = try FaultServer { _, _ in .delayed(seconds: 60, .drop) }
+        defer { server.stop() }
+        let sandbox = try Sandbox()
+        let started = ContinuousClock.now
+        let run = try interruptedRun(
+            sandbox, ["list"], environment: ["RESV_SERVER": server.url, "RESV_TOKEN": "t"],
+            when: { !server.requests.isEmpty })
+        #expect(run.status == 130)
+        #expect(run.stderrLines == ["resv: interrupted"])
+        #expect(ContinuousClock.now - started < .seconds(5), "not the request timeout")
+    }
+
+    @Test func aScriptNamesTheLineThatFailedAndHashStartsAComment() throws {
+        let sandbox = try Sandbox()
+        let script = """
+            # a comment, then a blank line
+
+            reserve -l "Lake Tahoe" -d 2030-01-01T10:00:00Z -n 2 --format ndjson  # the first one
+            show ffff  # not there
+            reserve -l "Lake Tahoe" -d 2030-01-01T10:00:00Z -n '#2'
+            landmarks --json  #--bogus
+            """
+        let run = try sandbox.resv(["repl"], stdin: script)
+        #expect(run.status == 64)
+        #expect(
+            run.stderrLines == [
+                "resv: line 4: no reservation matches 'ffff' (see 'resv list --all')",
+                "resv: line 5: the value '#2' is invalid for '-n <n>' (see 'resv reserve --help')",
+            ])
+        #expect(run.stdout.contains(#""partySize":2"#))
+        #expect(run.stdout.contains("Half Dome"), "the comment after landmarks was not an option")
+    }
+
+    /// Runs resv without a terminal, sends it SIGINT once `when` holds (after 0.3 s at the
+    /// earliest), and returns what it did.
+    private func interruptedRun(
+        _ sandbox: Sandbox, _ arguments: [String], environment: [String: String],
+        when ready: @escaping () -> Bool = { true }
+    ) throws -> Run {
+        var env = [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "HOME": sandbox.directory.path, "TZ": "UTC", "RESV_STORE": sandbox.store.path,
+        ]
+        env.merge(environment) { _, new in new }
+        let process = Process()
+        process.executableURL = Binary.resv
+        process.arguments = arguments
+        process.environment = env
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        try process.run()
+        Thread.sleep(forTimeInterval: 0.3)
+        try waitUntil(ready)
+        kill(process.processIdentifier, SIGINT)
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit, "resv ended by its exit status, not by the signal")
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
+            stderr: String(decoding: errors, as: UTF8.self))
+    }
+}
+
+/// Polls `condition` for up to ten seconds.
+func waitUntil(_ condition: () -> Bool) throws {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while !condition() {
+        guard ContinuousClock.now < deadline else { throw POSIXError(.ETIMEDOUT) }
+        Thread.sleep(forTimeInterval: 0.01)
+    }
+}
+
+/// Another process's hold on a store's lock: `flock(1)` running `cat`, which
+/// ends (and lets go) when its input is closed.
+final class LockHolder {
+    private let process = Process()
+    private let input = Pipe()
+
+    init(_ path: String) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        process.arguments = ["--close", path, "cat"]
+        process.standardInput = input
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        // Only cat may hold the pipe: a resv started later must not keep its input open.
+        for end in [input.fileHandleForReading, input.fileHandleForWriting] {
+            _ = fcntl(end.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        }
+        try process.run()
+        // flock(1) runs cat once it holds the lock: wait until it holds it, so the hold is real.
+        let probe = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        defer { close(probe) }
+        try waitUntil {
+            guard flock(probe, LOCK_EX | LOCK_NB) == 0 else { return true }
+            flock(probe, LOCK_UN)
+            return false
+        }
+    }
+
+    func release() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    deinit { release() }
+}
