@@ -138,7 +138,7 @@ complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "res
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv list" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" l landmark' -l 'landmark' -s 'l' -d 'The landmark: id, id prefix or name.' -rfka '(__resv_custom_completion ---completion reserve -- --landmark (count (__resv_tokens -pc)) (__resv_tokens -tC))'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" d date' -l 'date' -s 'd' -d 'When: an ISO 8601 date-time with a zone, e.g. 2026-12-01T10:00:00Z.' -rfka ''
-complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" n party-size' -l 'party-size' -s 'n' -d 'How many people (at least 1).' -rfka ''
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" n party-size' -l 'party-size' -s 'n' -d 'How many people (1 to 10,000).' -rfka ''
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" batch' -l 'batch' -d 'Reserve every request in this file (\'-\' for standard input), one JSON object per line.' -rF
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" pending' -l 'pending' -d 'Book as pending (to confirm later with \'resv confirm\') instead of confirmed.'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" idempotency-key' -l 'idempotency-key' -d 'On a server: the Idempotency-Key of this booking, so a script that retries it never books twice (default: a new key per run; a batch adds -1, -2, … per line).' -rfka ''

@@ -107,7 +107,7 @@ _resv_reserve() {
     local -ar arg_specs=(
         '(--landmark -l)'{--landmark,-l}'[The landmark\: id, id prefix or name.]:landmark:{__resv_custom_complete ---completion reserve -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '(--date -d)'{--date,-d}'[When\: an ISO 8601 date-time with a zone, e.g. 2026-12-01T10\:00\:00Z.]:date:'
-        '(--party-size -n)'{--party-size,-n}'[How many people (at least 1).]:n:'
+        '(--party-size -n)'{--party-size,-n}'[How many people (1 to 10,000).]:n:'
         '--batch[Reserve every request in this file ('\''-'\'' for standard input), one JSON object per line.]:file:_files'
         '--pending[Book as pending (to confirm later with '\''resv confirm'\'') instead of confirmed.]'
         '--idempotency-key[On a server\: the Idempotency-Key of this booking, so a script that retries it never books twice (default\: a new key per run; a batch adds -1, -2, … per line).]:key:'

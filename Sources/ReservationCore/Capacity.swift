@@ -22,8 +22,7 @@ public enum Capacity {
             let calendar = calendar(for: landmark)
             guard let day = Day(of: request.date, in: calendar) else { return }
             let key = DayKey(landmark: landmark.id, start: day.start)
-            let booked = index(for: landmark).booked(from: day.start, to: day.end)
-                .addingReportingOverflow(added[key, default: 0]).partialValue
+            let booked = index(for: landmark).booked(from: day.start, to: day.end) + added[key, default: 0]
             if !Capacity.fits(request.partySize, booked: booked, capacity: capacity) {
                 throw .noCapacity(landmark, day: day.text, requested: request.partySize, booked: booked)
             }
@@ -88,13 +87,16 @@ public enum Capacity {
         /// `sums[i]` is the sum of the first `i` party sizes.
         private let sums: [Int]
 
+        /// Parties outside `Reservation.partySizes` (rows a server stored before the
+        /// bound, which do not map) do not count; so every sum is at most 10,000 per
+        /// party and cannot overflow.
         init(_ parties: [(date: Date, partySize: Int)]) {
-            let sorted = parties.sorted { $0.date < $1.date }
+            let sorted = parties.filter { Reservation.partySizes.contains($0.partySize) }.sorted { $0.date < $1.date }
             dates = sorted.map(\.date)
             var sums = [0]
             sums.reserveCapacity(sorted.count + 1)
             for party in sorted {
-                sums.append(sums[sums.count - 1].addingReportingOverflow(party.partySize).partialValue)
+                sums.append(sums[sums.count - 1] + party.partySize)
             }
             self.sums = sums
         }

@@ -77,7 +77,7 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
                 "date '\(text)' is invalid"
             }
         case .missingPartySize: "partySize is missing"
-        case .invalidPartySize(let size): "partySize \(size) is not greater than 0"
+        case .invalidPartySize(let size): "partySize \(size) is not from 1 to 10000"
         case .missingStatus: "status is missing"
         case .unknownStatus(let status): "status '\(status)' is not pending, confirmed or cancelled"
         }
@@ -295,7 +295,7 @@ extension Reservation {
         guard let rawDate = api.date else { throw .missingDate }
         guard let date = try? DateTime.parse(rawDate) else { throw .invalidDate(rawDate) }
         guard let partySize = api.partySize else { throw .missingPartySize }
-        guard partySize > 0 else { throw .invalidPartySize(partySize) }
+        guard Self.partySizes.contains(partySize) else { throw .invalidPartySize(partySize) }
         guard let rawStatus = api.status else { throw .missingStatus }
         guard let status = Status(rawValue: rawStatus) else { throw .unknownStatus(rawStatus) }
         self.init(id: id, landmark: landmark, date: date, partySize: partySize, status: status)

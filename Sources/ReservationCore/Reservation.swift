@@ -19,6 +19,10 @@ public struct Reservation: Sendable, Hashable, Identifiable {
     public let partySize: Int
     public let status: Status
 
+    /// The documented party sizes (DESIGN.md): 1 to 10,000, on every path and in the
+    /// mapping. The bound also keeps every sum of party sizes far from overflowing.
+    public static let partySizes: ClosedRange<Int> = 1...10_000
+
     public init(id: ID, landmark: Landmark, date: Date, partySize: Int, status: Status) {
         self.id = id
         self.landmark = landmark

@@ -50,7 +50,7 @@ public enum ReservationError: Error, Sendable, LocalizedError {
         case .dateInPast(let date):
             return "\(DateTime.format(date)) is in the past: a new reservation needs a future date"
         case .invalidPartySize(let size):
-            return "party size \(size) is invalid: it must be at least 1"
+            return "party size \(size) is invalid: it must be from 1 to 10,000"
         case .invalidInitialStatus(let status):
             return "a new reservation cannot be '\(status)': use pending or confirmed"
         case .unknownLandmark(let text):

@@ -14,7 +14,7 @@ public struct NewReservation: Sendable, Hashable {
     public init(
         landmark: String, date: Date, partySize: Int, status: Reservation.Status = .confirmed, now: Date
     ) throws(ReservationError) {
-        guard partySize > 0 else { throw .invalidPartySize(partySize) }
+        guard Reservation.partySizes.contains(partySize) else { throw .invalidPartySize(partySize) }
         guard date > now else { throw .dateInPast(date) }
         guard status != .cancelled else { throw .invalidInitialStatus(status.rawValue) }
         self.landmark = landmark

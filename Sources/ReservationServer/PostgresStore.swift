@@ -57,7 +57,7 @@ public enum PostgresStore {
                 return try await client.query(
                     """
                     SELECT starts_at, party_size FROM reservations
-                    WHERE landmark_id = \(landmark.description) AND status <> 'cancelled'
+                    WHERE landmark_id = \(landmark.description) AND status <> 'cancelled' AND party_size BETWEEN 1 AND 10000
                     AND starts_at >= \(start) AND starts_at < \(end)
                     """, logger: logger
                 ).collect().map { row in
@@ -89,7 +89,7 @@ public enum PostgresStore {
                             try await db.query(
                                 """
                                 SELECT COALESCE(SUM(party_size), 0)::FLOAT8 FROM reservations
-                                WHERE landmark_id = \(new.landmarkID.description) AND status <> 'cancelled'
+                                WHERE landmark_id = \(new.landmarkID.description) AND status <> 'cancelled' AND party_size BETWEEN 1 AND 10000
                                 AND starts_at >= \(start) AND starts_at < \(end)
                                 """, logger: logger
                             ).collect().first.map { try $0.decode(Double.self) } ?? 0

@@ -85,7 +85,7 @@ public enum SQLiteStore {
                 try await reader().query(
                     """
                     SELECT starts_at, party_size FROM reservations
-                    WHERE landmark_id = ? AND status <> 'cancelled' AND starts_at >= ? AND starts_at < ?
+                    WHERE landmark_id = ? AND status <> 'cancelled' AND party_size BETWEEN 1 AND 10000 AND starts_at >= ? AND starts_at < ?
                     """,
                     [.text(landmark.description), .float(from.timeIntervalSince1970), .float(to.timeIntervalSince1970)]
                 ).map { row in
@@ -109,7 +109,7 @@ public enum SQLiteStore {
                             try await db.query(
                                 """
                                 SELECT TOTAL(party_size) AS booked FROM reservations
-                                WHERE landmark_id = ? AND status <> 'cancelled' AND starts_at >= ? AND starts_at < ?
+                                WHERE landmark_id = ? AND status <> 'cancelled' AND party_size BETWEEN 1 AND 10000 AND starts_at >= ? AND starts_at < ?
                                 """,
                                 [
                                     .text(new.landmarkID.description),

@@ -152,6 +152,16 @@ struct AvailabilityTests {
         #expect(over.map(\.taken) == [8])
     }
 
+    @Test func partiesBeyondTheBoundStoredByAnOlderServerNeverTrapAndDoNotCount() throws {
+        // Two parties of Int.max overflowed the running sum (a trap that took the server down).
+        let date = try Fixture.date("2026-12-01T10:00:00-08:00")
+        let parties = [(date: date, partySize: Int.max), (date: date, partySize: Int.max), (date: date, partySize: 3)]
+        for landmark in [try Fixture.halfDome, Landmark.builtIn[1].with(capacity: .some(nil))] {
+            let counted = Capacity.availability(of: landmark, on: [try day("2026-12-01")], parties: parties)
+            #expect(counted.map(\.taken) == [3])
+        }
+    }
+
     // MARK: The JSON shape
 
     @Test func theJSONShapeIsStableAndReadsBack() throws {

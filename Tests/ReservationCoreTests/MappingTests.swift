@@ -98,10 +98,16 @@ struct MappingTests {
 
     // MARK: partySize
 
-    @Test(arguments: [0, -1, -300])
-    func partySizeBelowOneIsRejected(_ size: Int) {
+    @Test(arguments: [0, -1, -300, 10_001, Int.max, Int.min])
+    func partySizeOutsideOneToTenThousandIsRejected(_ size: Int) {
         let record = Fixture.record(["partySize": .integer(Int64(size))])
         #expect(Fixture.rejection(of: record) == .invalidPartySize(size))
+    }
+
+    @Test(arguments: [1, 10_000])
+    func partySizeAtTheBoundsMaps(_ size: Int) throws {
+        let record = Fixture.record(["partySize": .integer(Int64(size))])
+        #expect(try Reservation(ReservationApiModel(json: record), catalog: .builtIn).partySize == size)
     }
 
     @Test func missingPartySizeIsRejected() {

@@ -173,8 +173,8 @@ struct ServiceTests {
         #expect(try await service.fetch().reservations.isEmpty)
     }
 
-    @Test(arguments: [0, -1])
-    func partySizeBelowOneThrows(_ size: Int) throws {
+    @Test(arguments: [0, -1, 10_001, Int.max])
+    func partySizeOutsideOneToTenThousandThrows(_ size: Int) throws {
         let error = try #require(throws: ReservationError.self) {
             try Fixture.request(on: "2026-12-01T10:00:00Z", party: size)
         }

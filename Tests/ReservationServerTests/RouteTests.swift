@@ -133,6 +133,11 @@ struct RouteTests {
         ),
         (Fixture.body(Fixture.goldenGate, "2031-06-01T10:00:00Z", 0), .badRequest, "party size 0"),
         (Fixture.body(Fixture.goldenGate, "2031-06-01T10:00:00Z", -3), .badRequest, "party size -3"),
+        (Fixture.body(Fixture.goldenGate, "2031-06-01T10:00:00Z", 10_001), .badRequest, "from 1 to 10,000"),
+        (
+            Fixture.body(Fixture.goldenGate, "2031-06-01T10:00:00Z", Int.max), .badRequest,
+            "party size 9223372036854775807"
+        ),
         (
             #"{"landmarkId":"\#(Fixture.goldenGate)","date":"2031-06-01T10:00:00Z","partySize":"2"}"#, .badRequest,
             "partySize"

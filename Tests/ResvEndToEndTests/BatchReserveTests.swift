@@ -66,7 +66,7 @@ struct BatchReserveTests {
         #expect(run.stdout.isEmpty)
         #expect(
             run.stderrLines == [
-                "resv: line 5001: party size 0 is invalid: it must be at least 1",
+                "resv: line 5001: party size 0 is invalid: it must be from 1 to 10,000",
                 "resv: 1 of 10000 requests are invalid: nothing was reserved",
             ])
         #expect(try sandbox.storeBytes() == before)

@@ -32,7 +32,7 @@ struct ReserveCommand: ResvCommand {
 
     @Option(
         name: [.long, .customShort("n")], parsing: .unconditional,
-        help: ArgumentHelp("How many people (at least 1).", valueName: "n"))
+        help: ArgumentHelp("How many people (1 to 10,000).", valueName: "n"))
     var partySize: Int?
 
     @Option(

@@ -78,7 +78,7 @@ struct Completer: Sendable {
         // A word still being typed before the cursor word cannot happen: readline splits at the cursor word.
         if scanned.endsInWord { words.removeLast() }
         guard let commandName = words.first else {
-            return (commands.map(\.name) + Self.replWords).filter { $0.hasPrefix(word) }.sorted()
+            return Set(commands.map(\.name) + Self.replWords).filter { $0.hasPrefix(word) }.sorted()
         }
         if commandName == "help", words.count == 1 {
             return commands.map(\.name).filter { $0.hasPrefix(word) }.sorted()
