@@ -6,6 +6,12 @@ import Foundation
 /// Accepts `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`. Rejects a date without
 /// a time, a time without a zone, and impossible values (February 30, hour 25,
 /// month 13, second 60) instead of rolling them over as Foundation does.
+///
+/// One rule for every backend: a date must be writable and readable back
+/// exactly. Dates are whole seconds (a fraction is accepted and dropped, never
+/// rounded up into the next second, day or year), and in UTC they must fall
+/// in the years 0000 to 9999, so `format` always writes `YYYY-MM-DDTHH:MM:SSZ`
+/// (what jq's `fromdateiso8601` reads).
 public enum DateTime {
     /// Parses a date-time with a zone designator.
     public static func parse(_ text: String) throws(DateParseError) -> Date {
@@ -36,14 +42,8 @@ public enum DateTime {
         else { throw fail(.notADateTime) }
         guard scanner.take(UInt8(ascii: ":")), let second = scanner.digits(2) else { throw fail(.missingSeconds) }
 
-        var fraction = 0.0
         if scanner.take(UInt8(ascii: ".")) || scanner.take(UInt8(ascii: ",")) {
             guard let digits = scanner.digitRun(), !digits.isEmpty else { throw fail(.notADateTime) }
-            var scale = 0.1
-            for digit in digits.prefix(9) {
-                fraction += Double(digit) * scale
-                scale /= 10
-            }
         }
 
         let offsetSeconds: Int
@@ -71,33 +71,31 @@ public enum DateTime {
 
         let days = Self.daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
-        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+        guard Self.writableSeconds.contains(seconds) else { throw fail(.outsideFourDigitYears) }
+        return Date(timeIntervalSince1970: Double(seconds))
     }
 
-    /// ISO 8601 in UTC with `Z`; milliseconds only when the date has them.
+    /// 0000-01-01T00:00:00Z through 9999-12-31T23:59:59Z, in seconds since 1970.
+    static let writableSeconds = -62_167_219_200...253_402_300_799
+
+    /// `YYYY-MM-DDTHH:MM:SSZ` in UTC: the whole second (a fraction is dropped).
+    /// Every date `parse` gives is within four-digit years; any other date (only
+    /// arithmetic could make one) is written at the nearest end of that range,
+    /// never a trap or a text that `parse` would refuse.
     public static func format(_ date: Date) -> String {
         let interval = date.timeIntervalSince1970
-        var seconds = Int(interval.rounded(.down))
-        var millis = Int(((interval - Double(seconds)) * 1000).rounded())
-        if millis == 1000 {
-            seconds += 1
-            millis = 0
-        }
+        let whole = interval.isNaN ? 0 : interval.rounded(.down)
+        let seconds = Int(
+            min(max(whole, Double(writableSeconds.lowerBound)), Double(writableSeconds.upperBound)))
         let days = seconds.floorDivided(by: 86_400)
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civilFromDays(days)
-        guard (0...9999).contains(year) else {
-            // A year with more than four digits or a sign: only a zone offset at the
-            // parser's limits gets here. Written the slow way, rarely.
-            let time = format(year: 0, month: month, day: day, secondOfDay: secondOfDay, millis: millis)
-            return (year < 0 ? "-" : "") + pad(abs(year), 4) + time.dropFirst(4)
-        }
-        return format(year: year, month: month, day: day, secondOfDay: secondOfDay, millis: millis)
+        return format(year: year, month: month, day: day, secondOfDay: secondOfDay)
     }
 
-    /// `YYYY-MM-DDTHH:MM:SS[.mmm]Z`, written into the string's own storage.
-    private static func format(year: Int, month: Int, day: Int, secondOfDay: Int, millis: Int) -> String {
-        String(unsafeUninitializedCapacity: 24) { text in
+    /// `YYYY-MM-DDTHH:MM:SSZ`, written into the string's own storage.
+    private static func format(year: Int, month: Int, day: Int, secondOfDay: Int) -> String {
+        String(unsafeUninitializedCapacity: 20) { text in
             var position = 0
             func put(_ value: Int, _ width: Int) {
                 var value = value
@@ -122,10 +120,6 @@ public enum DateTime {
             put(secondOfDay % 3600 / 60, 2)
             put(":")
             put(secondOfDay % 60, 2)
-            if millis != 0 {
-                put(".")
-                put(millis, 3)
-            }
             put("Z")
             return position
         }
@@ -167,10 +161,6 @@ public enum DateTime {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-    }
 }
 
 /// A date the parser refused, with the reason in words.
@@ -187,6 +177,8 @@ public struct DateParseError: Error, Sendable, Equatable, LocalizedError {
         case hourOutOfRange(Int)
         case minuteOutOfRange(Int)
         case secondOutOfRange(Int)
+        /// In UTC the date is before the year 0000 or after 9999: it could not be written back.
+        case outsideFourDigitYears
     }
 
     public var input: String
@@ -207,6 +199,7 @@ public struct DateParseError: Error, Sendable, Equatable, LocalizedError {
         case .hourOutOfRange(let hour): "hour \(hour) is out of range (00-23)"
         case .minuteOutOfRange(let minute): "minute \(minute) is out of range (00-59)"
         case .secondOutOfRange(let second): "second \(second) is out of range (00-59)"
+        case .outsideFourDigitYears: "in UTC it falls outside the years 0000 to 9999"
         }
     }
 

@@ -111,7 +111,7 @@ struct LedgerTests {
                 == .object([
                     "id": .string("5a1b2c3d-0000-4000-8000-0000000000ad"),
                     "landmarkId": .string(Fixture.halfDomeID),
-                    "date": .string("2026-12-05T09:00:00.500Z"),
+                    "date": .string("2026-12-05T09:00:00Z"),
                     "partySize": .integer(3),
                     "status": .string("pending"),
                 ]))

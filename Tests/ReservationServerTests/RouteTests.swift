@@ -128,6 +128,10 @@ struct RouteTests {
         (Fixture.body(Fixture.goldenGate, "2031-06-01T25:00:00Z", 2), .badRequest, "25:00"),
         (Fixture.body(Fixture.goldenGate, "2001-06-01T10:00:00Z", 2), .badRequest, "in the past"),
         (
+            Fixture.body(Fixture.goldenGate, "9999-12-31T23:59:59-14:00", 2), .badRequest,
+            "outside the years 0000 to 9999"
+        ),
+        (
             #"{"landmarkId":"\#(Fixture.goldenGate)","date":"2031-06-01T10:00:00Z"}"#, .badRequest,
             "partySize is missing"
         ),
