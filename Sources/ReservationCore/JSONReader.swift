@@ -9,8 +9,10 @@ import Foundation
 ///
 /// Numbers keep the kinds the store had with JSONDecoder: a whole number that
 /// fits in Int64 is `.integer` (also when written `4.0` or `1e2`), any other
-/// finite number `.double`. In an object whose key repeats, the first value
-/// wins. A leading byte order mark is skipped. Everything else RFC 8259
+/// finite number `.double`, unless writing that double would change its text
+/// (`12345678901234567890123`, `1.50`): then it is `.number` with its text,
+/// so a rewrite keeps it exactly. An object whose key repeats is an error, not
+/// a silent choice of one value. A leading byte order mark is skipped. Everything else RFC 8259
 /// forbids is an error naming its line and column: trailing commas, unescaped
 /// control characters, invalid UTF-8, unpaired surrogate escapes, leading
 /// zeros, numbers beyond Double, and text after the value.
@@ -70,6 +72,7 @@ struct JSONReader: ~Copyable {
     }
 
     private mutating func object() throws(Fault) -> JSONValue {
+        let start = index
         try enter()
         index += 1
         skipWhitespace()
@@ -101,9 +104,10 @@ struct JSONReader: ~Copyable {
                 index += 1
                 depth -= 1
                 var fields = [String: JSONValue](minimumCapacity: fieldStack.count - base)
-                for (key, value) in fieldStack[base...] {
-                    // The first of repeated keys wins, as with JSONDecoder.
-                    if let first = fields.updateValue(value, forKey: key) { fields[key] = first }
+                for (key, value) in fieldStack[base...] where fields.updateValue(value, forKey: key) != nil {
+                    // Keeping either value would lose the other on the next write.
+                    let shown = key.count > 40 ? key.prefix(40) + "…" : key
+                    throw Fault(offset: start, message: "the key \"\(shown)\" appears twice in this object")
                 }
                 fieldStack.removeSubrange(base...)
                 return .object(fields)
@@ -343,9 +347,9 @@ struct JSONReader: ~Copyable {
             let shown = text.count > 24 ? text.prefix(24) + "…" : text
             throw Fault(offset: start, message: "number \(shown) is too large to represent")
         }
-        // Digits alone beyond Int64 stay a double even when they round to Int64.min.
+        // Digits alone beyond Int64 are never taken for an integer, even when they round to Int64.min.
         if !whole, double == double.rounded(), double >= -0x1p63, double < 0x1p63 { return .integer(Int64(double)) }
-        return .double(double)
+        return JSONWriter.text(of: double) == text ? .double(double) : .number(text)
     }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }

@@ -7,6 +7,10 @@ public enum JSONValue: Sendable, Hashable {
     case bool(Bool)
     case integer(Int64)
     case double(Double)
+    /// A number kept as it was written, because neither `Int64` nor `Double`
+    /// would write it back the same (an integer beyond Int64, more digits than
+    /// a Double holds): fields resv does not know survive a rewrite exactly.
+    case number(String)
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
@@ -29,7 +33,7 @@ public enum JSONValue: Sendable, Hashable {
         switch self {
         case .null: "null"
         case .bool: "a boolean"
-        case .integer, .double: "a number"
+        case .integer, .double, .number: "a number"
         case .string: "a string"
         case .array: "an array"
         case .object: "an object"
@@ -67,6 +71,7 @@ extension JSONValue: Codable {
         case .bool(let value): try container.encode(value)
         case .integer(let value): try container.encode(value)
         case .double(let value): try container.encode(value)
+        case .number(let text): try container.encode(Decimal(string: text) ?? 0)
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)

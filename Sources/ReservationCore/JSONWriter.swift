@@ -71,6 +71,7 @@ public struct JSONWriter: Sendable {
         case .bool(let flag): flag ? append("true") : append("false")
         case .integer(let number): writeInteger(number)
         case .double(let number): writeDouble(number)
+        case .number(let text): bytes.append(contentsOf: text.utf8)
         case .string(let text): write(string: text)
         case .array(let elements):
             guard !elements.isEmpty else { return append("[]") }
@@ -114,9 +115,14 @@ public struct JSONWriter: Sendable {
 
     /// Shortest round-tripping form, without a `.0` on whole numbers (as JSONEncoder writes them).
     private mutating func writeDouble(_ number: Double) {
+        bytes.append(contentsOf: Self.text(of: number).utf8)
+    }
+
+    /// How a double is written.
+    static func text(of number: Double) -> String {
         var text = number.description
         if text.hasSuffix(".0") { text.removeLast(2) }
-        bytes.append(contentsOf: text.utf8)
+        return text
     }
 
     /// A string in quotes; `"`, `\` and control characters escaped, `/` and non-ASCII as they are.

@@ -187,6 +187,8 @@ extension ReservationApiModel {
         case .double(let value)?:
             guard let int = Int(exactly: value) else { throw .malformed("\(key) \(value) is not a whole number") }
             return int
+        case .number(let text)?:
+            throw .malformed("\(key) \(text.count > 24 ? text.prefix(24) + "…" : text) is out of range")
         case let other?: throw .malformed("\(key) is \(other.typeName), not a number")
         }
     }

@@ -132,6 +132,7 @@ extension CreateReservationRequest {
         case .integer(let value)?:
             guard let exact = Int(exactly: value) else { throw .invalidRequestField("partySize", "is out of range") }
             partySize = exact
+        case .number?: throw .invalidRequestField("partySize", "is out of range")
         case let other?: throw .invalidRequestField("partySize", "must be a whole number, not \(other.typeName)")
         }
         self.init(landmarkId: landmarkId, date: date, partySize: partySize, status: try text("status"))
