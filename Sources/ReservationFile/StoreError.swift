@@ -6,9 +6,11 @@ public enum StoreError: Error, Sendable, LocalizedError {
     case corrupt(path: String, detail: String)
     /// The file was written by a newer resv. It is never overwritten.
     case unsupportedVersion(path: String, version: Int64, supported: Int)
-    /// The file exists but cannot be read.
+    /// The file exists but cannot be read, or is not a file (a directory, a FIFO, a device).
     case unreadable(path: String, reason: String)
-    /// A step of the atomic write failed; the old file is untouched.
+    /// The file is larger than the store size limit; it was not read, and is never overwritten.
+    case tooLarge(path: String, bytes: Int, limit: Int)
+    /// A step of the atomic write failed, or the store's mode forbids writing it; the old file is untouched.
     case unwritable(path: String, step: String, reason: String)
     /// Another process held the store's lock for longer than the bound.
     case lockTimeout(path: String, seconds: Double)
@@ -21,6 +23,9 @@ public enum StoreError: Error, Sendable, LocalizedError {
             "\(path) has store version \(version), newer than this resv understands (\(supported)); it was left unchanged: upgrade resv"
         case .unreadable(let path, let reason):
             "cannot read \(path): \(reason)"
+        case .tooLarge(let path, let bytes, let limit):
+            "\(path) is \(Self.size(bytes)), more than the \(Self.size(limit)) resv reads; it was left unchanged: "
+                + "set RESV_MAX_STORE_BYTES to a larger number of bytes to read it"
         case .unwritable(let path, let step, let reason):
             "cannot write \(path) (\(step): \(reason)); the store was left unchanged"
         case .lockTimeout(let path, let seconds):
@@ -28,8 +33,16 @@ public enum StoreError: Error, Sendable, LocalizedError {
         }
     }
 
-    private static func format(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
+    /// "300 MiB (314572800 bytes)", or "900 bytes".
+    private static func size(_ bytes: Int) -> String {
+        let units = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")]
+        guard let (unit, name) = units.first(where: { bytes >= $0.0 }) else { return "\(bytes) bytes" }
+        return "\(format(Double(bytes) / Double(unit))) \(name) (\(bytes) bytes)"
+    }
+
+    /// Whole numbers without a fraction, others to one decimal.
+    private static func format(_ number: Double) -> String {
+        number == number.rounded() ? String(Int(number)) : String(format: "%.1f", number)
     }
 }
 

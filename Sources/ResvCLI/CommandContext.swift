@@ -98,6 +98,12 @@ public struct CommandContext: Sendable {
             }
             store.lockTimeout = .milliseconds(Int((seconds * 1000).rounded()))
         }
+        if let text = context.environment["RESV_MAX_STORE_BYTES"] {
+            guard let bytes = Int(text), bytes > 0 else {
+                throw CLIError.invalidSetting("RESV_MAX_STORE_BYTES", text, "a whole number of bytes")
+            }
+            store.maxBytes = bytes
+        }
         return .jsonFile(store, now: context.now)
     }
 

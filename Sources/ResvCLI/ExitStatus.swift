@@ -23,7 +23,7 @@ extension ExitStatus {
             }
         case let error as StoreError:
             switch error {
-            case .corrupt, .unsupportedVersion: return dataError
+            case .corrupt, .unsupportedVersion, .tooLarge: return dataError
             case .unreadable: return unavailable
             case .unwritable: return cannotWrite
             case .lockTimeout: return temporary

@@ -55,21 +55,6 @@ struct JSONFileStoreTests {
         #expect(try mode(url.path) == 0o640)
     }
 
-    @Test func temporaryFilesOfAWriterThatDiedAreRemovedByTheNextWriter() async throws {
-        // What a `kill -9` between mkstemp and rename leaves: a half-written temporary file.
-        let abandoned = directory.appendingPathComponent(".store.json.Ab12Cd").path
-        let unrelated = directory.appendingPathComponent(".store.json.notes").path
-        try Data("{\"version\": 1, \"reserv".utf8).write(to: URL(fileURLWithPath: abandoned))
-        try Data("keep".utf8).write(to: URL(fileURLWithPath: unrelated))
-
-        _ = try await service().fetch()
-        #expect(FileManager.default.fileExists(atPath: abandoned), "a read takes no lock and removes nothing")
-
-        _ = try await service().reserve(request())
-        #expect(!FileManager.default.fileExists(atPath: abandoned))
-        #expect(FileManager.default.fileExists(atPath: unrelated))
-    }
-
     @Test func aRefusedBatchLeavesTheFileUntouched() async throws {
         let service = service()
         _ = try await service.reserve(request())
