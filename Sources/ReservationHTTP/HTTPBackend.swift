@@ -83,21 +83,36 @@ public struct RetryPolicy: Sendable {
     public var attempts = 3
     public var base: Double = 0.2
     public var cap: Double = 5
-    /// Retry-After values above this are not waited for: the error is reported.
-    public var longestWait: Double = 30
-    public var sleep: @Sendable (Double) async throws -> Void = { seconds in
-        try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
-    }
+    /// The longest Retry-After honoured. A longer one, or one that is not a number
+    /// of seconds (an HTTP-date, `-1`, `nan`, `1e309`), is ignored: the usual backoff applies.
+    public var longestWait: Double = 60
+    public var sleep: @Sendable (Double) async throws -> Void = { try await RetryPolicy.pause($0) }
     public var random: @Sendable (Double) -> Double = { Double.random(in: 0...$0) }
 
     public init() {}
 
-    /// The wait before retry number `retry` (1, 2, …).
-    func delay(before retry: Int, retryAfter: Double?) -> Double? {
-        if let retryAfter {
-            return retryAfter <= longestWait ? retryAfter : nil
-        }
-        return random(min(cap, base * pow(2, Double(retry - 1))))
+    /// Sleeps `seconds`; nothing for a wait that is not a positive number, and at most an hour,
+    /// so no value can trap converting it to a duration.
+    public static func pause(_ seconds: Double) async throws {
+        guard seconds > 0 else { return }  // false for nan too
+        try await Task.sleep(for: .milliseconds(Int(min(seconds, 3600) * 1000)))
+    }
+
+    /// The wait before retry number `retry` (1, 2, …), given the answer's Retry-After header.
+    func delay(before retry: Int, retryAfter: String?) -> Double {
+        if let seconds = retryAfter.flatMap(Self.seconds(retryAfter:)), seconds <= longestWait { return seconds }
+        let top = min(cap, base * pow(2, Double(max(0, retry - 1))))
+        return top.isFinite && top > 0 ? random(top) : 0
+    }
+
+    /// A Retry-After in seconds: digits, perhaps a fraction (RFC 9110's delay-seconds, leniently).
+    /// Nil for anything else: an HTTP-date, a sign, an exponent, `inf`, `nan`.
+    static func seconds(retryAfter text: String) -> Double? {
+        let text = text.trimmingCharacters(in: .whitespaces)
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let digits = { (part: Substring) in !part.isEmpty && part.allSatisfy { $0 >= "0" && $0 <= "9" } }
+        guard parts.allSatisfy(digits), let seconds = Double(text), seconds.isFinite else { return nil }
+        return seconds
     }
 }
 

@@ -27,8 +27,8 @@ struct ServerClient: Sendable {
             do {
                 response = try await transport.send(request)
             } catch let failure as TransportFailure {
-                if retryable, attempt < policy.attempts, let wait = policy.delay(before: attempt, retryAfter: nil) {
-                    try await policy.sleep(wait)
+                if retryable, attempt < policy.attempts {
+                    try await policy.sleep(policy.delay(before: attempt, retryAfter: nil))
                     attempt += 1
                     continue
                 }
@@ -37,11 +37,8 @@ struct ServerClient: Sendable {
                 }
                 throw HTTPBackendError.unavailable(configuration.baseURL, failure.explanation)
             }
-            if retryable, attempt < policy.attempts, response.status == 429 || (500..<600).contains(response.status),
-                let wait = policy.delay(
-                    before: attempt, retryAfter: response.headers["retry-after"].flatMap(Double.init))
-            {
-                try await policy.sleep(wait)
+            if retryable, attempt < policy.attempts, response.status == 429 || (500..<600).contains(response.status) {
+                try await policy.sleep(policy.delay(before: attempt, retryAfter: response.headers["retry-after"]))
                 attempt += 1
                 continue
             }

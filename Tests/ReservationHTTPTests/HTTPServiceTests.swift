@@ -57,10 +57,11 @@ struct HTTPServiceTests {
         #expect(script.waits.withLock { $0 } == [0.2, 0.4])  // base · 2^n, the top of each range
     }
 
-    @Test func retryAfterIsHonouredAndTooLongIsNotWaited() async throws {
-        let script = Script { request, index in
+    /// Waits before the retries of a GET answered 429 with `retryAfter` every time.
+    static func waits(retryAfter: String) async throws -> [Double] {
+        let script = Script { request, _ in
             if request.url.path == "/landmarks" { return Self.ok(Self.landmarks) }
-            return HTTPResponseData(status: 429, headers: ["Retry-After": index < 3 ? "2" : "3600"])
+            return HTTPResponseData(status: 429, headers: ["Retry-After": retryAfter])
         }
         do {
             _ = try await script.service.fetch()
@@ -69,7 +70,49 @@ struct HTTPServiceTests {
         } catch {
             Issue.record("expected rateLimited, got \(error)")
         }
-        #expect(script.waits.withLock { $0 }.allSatisfy { $0 == 2 })
+        return script.waits.withLock { $0 }
+    }
+
+    @Test(arguments: [("2", 2.0), ("0", 0), ("1.5", 1.5), (" 7 ", 7), ("60", 60)])
+    func retryAfterInSecondsIsHonoured(header: String, seconds: Double) async throws {
+        #expect(try await Self.waits(retryAfter: header) == [seconds, seconds])
+    }
+
+    /// Not a number of seconds up to a minute: the header is ignored, the usual backoff applies
+    /// (and nothing traps converting it to a duration).
+    @Test(arguments: [
+        "61", "3600", "-1", "-1e300", "-inf", "inf", "nan", "1e309", "1e3", "0x10", "+5", "5.", ".5", "",
+        String(repeating: "9", count: 400), "Wed, 21 Oct 2015 07:28:00 GMT",
+    ])
+    func aRetryAfterThatIsNotSecondsWithinAMinuteIsIgnored(header: String) async throws {
+        #expect(try await Self.waits(retryAfter: header) == [0.2, 0.4])
+    }
+
+    @Test(arguments: [-1e300, -.infinity, .nan, -1, 0, -0.0])
+    func sleepingForNoTimeReturnsAtOnce(seconds: Double) async throws {
+        let clock = ContinuousClock()
+        let elapsed = try await clock.measure { try await RetryPolicy().sleep(seconds) }
+        #expect(elapsed < .milliseconds(100))
+    }
+
+    @Test(arguments: [.infinity, 1e300, 1e18])
+    func anEndlessSleepIsCancellableAndDoesNotTrap(seconds: Double) async throws {
+        let pause = Task { try await RetryPolicy().sleep(seconds) }
+        pause.cancel()
+        await #expect(throws: CancellationError.self) { try await pause.value }
+    }
+
+    @Test func aNonsensicalBackoffWaitsNothing() {
+        var policy = RetryPolicy()
+        policy.random = { $0 }
+        for (base, cap) in [(Double.nan, 5.0), (0.2, .infinity), (-1, 5), (0.2, -3), (1e308, 1e308 * 10)] {
+            policy.base = base
+            policy.cap = cap
+            for retry in [0, 1, 2, 5000] {
+                let wait: Double? = policy.delay(before: retry, retryAfter: nil)
+                #expect(wait.map { $0.isFinite && $0 >= 0 } == true, "base \(base), cap \(cap), retry \(retry)")
+            }
+        }
     }
 
     @Test func confirmIsSentOnceAndCreatesCarryOneKeyAcrossRetries() async throws {
