@@ -70,6 +70,9 @@ public enum ReservationError: Error, Sendable, LocalizedError {
                 "'\(text)' matches \(candidates.count) reservations: \(list.joined(separator: ", ")); give more digits"
         case .noCapacity(let landmark, let day, let requested, let booked):
             let capacity = landmark.capacity ?? 0
+            if requested > capacity {
+                return "a party of \(requested) is larger than \(landmark.name)'s capacity of \(capacity) a day"
+            }
             return "\(landmark.name) is full on \(day): \(booked) of \(capacity) places taken, \(requested) requested"
         case .cannotConfirmCancelled(let reservation):
             return "reservation \(reservation.id.short) is cancelled and cannot be confirmed; make a new reservation"

@@ -2,6 +2,7 @@ import Foundation
 import ReservationCore
 import ReservationFile
 import ReservationHTTP
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -63,8 +64,8 @@ public struct CommandContext: Sendable {
         outputIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
     }
 
-    /// Writes a message line to stderr.
-    func say(_ line: String) { messages.write(line + "\n") }
+    /// Writes a message line to stderr, data in it made safe for a terminal.
+    func say(_ line: String) { messages.write(line.terminalSafe + "\n") }
 
     /// Writes the one line of a failed command to stderr, with its script line when it has one.
     func fail(_ message: String) { say("resv: " + (scriptLine.map { "line \($0): " } ?? "") + message) }
@@ -154,24 +155,46 @@ public struct CommandContext: Sendable {
 /// A destination for text: stdout, stderr, or a buffer in tests.
 public struct TextSink: Sendable {
     public var write: @Sendable (String) -> Void
+    /// The first error a write met since the last call (an errno), which the
+    /// command's caller turns into exit 74; a closed pipe is not one.
+    public var takeFailure: @Sendable () -> Int32? = { nil }
 
     public init(write: @escaping @Sendable (String) -> Void) { self.write = write }
 
-    public static let standardOutput = TextSink { writeAll(STDOUT_FILENO, $0) }
-    public static let standardError = TextSink { writeAll(STDERR_FILENO, $0) }
+    public static let standardOutput = descriptor(STDOUT_FILENO)
+    public static let standardError = descriptor(STDERR_FILENO)
 
-    private static func writeAll(_ fd: Int32, _ text: String) {
+    /// Writes to `fd`. After a failed write the rest of the command's text is
+    /// dropped, so a full disk is reported once, not written around.
+    private static func descriptor(_ fd: Int32) -> TextSink {
+        let failure = Atomic<Int32>(0)
+        var sink = TextSink { text in
+            guard failure.load(ordering: .relaxed) == 0 else { return }
+            let error = writeAll(fd, text)
+            // A closed pipe (`resv list | head`) is the reader's choice: quiet.
+            if error != 0, error != EPIPE { failure.store(error, ordering: .relaxed) }
+        }
+        sink.takeFailure = {
+            let error = failure.exchange(0, ordering: .relaxed)
+            return error == 0 ? nil : error
+        }
+        return sink
+    }
+
+    /// 0, or the errno of the write that failed.
+    private static func writeAll(_ fd: Int32, _ text: String) -> Int32 {
         var text = text
-        text.withUTF8 { buffer in
+        return text.withUTF8 { buffer in
             var offset = 0
             while offset < buffer.count {
                 let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    return  // A closed pipe (`resv list | head`) is not an error worth a crash.
+                    return errno
                 }
                 offset += written
             }
+            return 0
         }
     }
 }

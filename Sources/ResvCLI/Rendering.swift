@@ -144,7 +144,7 @@ struct Renderer {
     func details(_ reservation: Reservation) -> String {
         let lines: [(String, String)] = [
             ("ID", reservation.id.description),
-            ("Landmark", "\(reservation.landmark.name) (\(reservation.landmark.location))"),
+            ("Landmark", "\(reservation.landmark.name) (\(reservation.landmark.location))".terminalSafe),
             ("Date", localDate(reservation.date)),
             ("Party", String(reservation.partySize)),
             ("Status", paint(reservation.status.rawValue, style(for: reservation.status))),
@@ -154,7 +154,7 @@ struct Renderer {
 
     /// "1a2b3c4d  Half Dome  2026-12-01 02:00 PST  party of 4"
     func summary(_ reservation: Reservation) -> String {
-        "\(reservation.id.short)  \(reservation.landmark.name)  \(localDate(reservation.date))  party of \(reservation.partySize)"
+        "\(reservation.id.short)  \(reservation.landmark.name.terminalSafe)  \(localDate(reservation.date))  party of \(reservation.partySize)"
     }
 
     private static func landmarkJSON(_ landmark: Landmark) -> JSONValue { LandmarkApiModel(landmark).json }
@@ -208,7 +208,7 @@ struct Renderer {
         var style: Style?
 
         init(_ text: String, alignRight: Bool = false, style: Style? = nil) {
-            self.text = text
+            self.text = text.terminalSafe
             self.alignRight = alignRight
             self.style = style
         }
@@ -245,5 +245,40 @@ struct Renderer {
             Cell(title, alignRight: rows[0][column].alignRight, style: .bold)
         }
         return line(headerCells) + rows.map(line).joined()
+    }
+}
+
+extension String {
+    /// The text with what a terminal would obey written out instead: C0 and C1
+    /// control characters (escape sequences that retitle a window or move the
+    /// cursor, a carriage return that overwrites a line) and bidirectional
+    /// overrides, from data a store or a server holds. JSON output needs none
+    /// of this: JSON escapes them itself.
+    var terminalSafe: String {
+        guard unicodeScalars.contains(where: \.isUnsafeOnATerminal) else { return self }
+        var safe = String.UnicodeScalarView()
+        for scalar in unicodeScalars {
+            guard scalar.isUnsafeOnATerminal else {
+                safe.append(scalar)
+                continue
+            }
+            let written: String
+            switch scalar {
+            case "\n": written = "\\n"
+            case "\r": written = "\\r"
+            case "\t": written = "\\t"
+            case "\u{1B}": written = "\\e"
+            default: written = "\\u{" + String(scalar.value, radix: 16) + "}"
+            }
+            safe.append(contentsOf: written.unicodeScalars)
+        }
+        return String(safe)
+    }
+}
+
+extension Unicode.Scalar {
+    fileprivate var isUnsafeOnATerminal: Bool {
+        value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value)
+            || (0x2066...0x2069).contains(value)
     }
 }

@@ -82,6 +82,13 @@ public enum ResvMain {
 
     /// Runs `arguments` (without the program name) and returns the exit status.
     public static func run(_ arguments: [String], context: CommandContext) async -> Int32 {
+        if arguments.first == "help", arguments.count > 1, let topic = arguments.dropFirst().first(where: { !$0.hasPrefix("-") }),
+            !subcommandNames.contains(topic)
+        {
+            // The library's help prints the root's text for any word; a typo deserves its own answer.
+            context.fail("unknown command '\(topic)' (see 'resv --help')")
+            return ExitStatus.usage
+        }
         let command: any ParsableCommand
         do {
             command = try Resv.parseAsRoot(arguments)
@@ -100,6 +107,10 @@ public enum ResvMain {
         }
         do {
             try await resvCommand.run(in: context)
+            if let error = context.output.takeFailure() {
+                context.fail("cannot write the output: \(String(cString: strerror(error)))")
+                return ExitStatus.cannotWriteOutput
+            }
             return ExitStatus.success
         } catch let failure as ReplFailure {
             return failure.status  // Each failing line has printed its own message.
@@ -120,17 +131,40 @@ public enum ResvMain {
             context.output.write(Resv.fullMessage(for: error) + "\n")
             return ExitStatus.success
         }
-        let subcommandNames = Resv.configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
         if let first = arguments.first, !first.hasPrefix("-"), !subcommandNames.contains(first) {
             context.fail("unknown command '\(first)' (see 'resv --help')")
             return ExitStatus.usage
         }
         var message = ExitStatus.oneLine(Resv.message(for: error))
+        // A check of the command's own (missing --landmark…) can come before the parser
+        // names an option it does not know; the unknown option is the better answer.
+        if let first = arguments.first, let unknown = unknownOption(in: arguments.dropFirst(), of: first),
+            !message.contains(unknown)
+        {
+            message = "unknown option '\(unknown)'"
+        }
         if message.hasSuffix(".") { message.removeLast() }
         let subcommand = arguments.first.flatMap { name in subcommandNames.contains(name) ? name : nil }
         let helpHint = subcommand.map { "resv \($0) --help" } ?? "resv --help"
         context.fail("\(lowercasingFirst(message)) (see '\(helpHint)')")
         return code == 64 || code == 1 ? ExitStatus.usage : code
+    }
+
+    private static var subcommandNames: [String] {
+        Resv.configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+    }
+
+    /// The first `--name` among `arguments` that `command` does not take (values after `--` aside).
+    private static func unknownOption(in arguments: ArraySlice<String>, of command: String) -> String? {
+        guard let info = Completer(toolInfo: Resv._dumpHelp()).commands.first(where: { $0.name == command }) else {
+            return nil
+        }
+        let known = Set(info.options.flatMap(\.names) + ["--help", "-h"])
+        for argument in arguments.prefix(while: { $0 != "--" }) where argument.hasPrefix("--") {
+            let name = String(argument.split(separator: "=", maxSplits: 1).first ?? "")
+            if !known.contains(name) { return name }
+        }
+        return nil
     }
 
     private static func lowercasingFirst(_ text: String) -> String {

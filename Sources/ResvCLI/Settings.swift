@@ -85,6 +85,12 @@ struct ConfigFile: Sendable {
         guard case .object(let fields) = json else {
             throw .invalidConfig(url.path, "expected a JSON object of settings, found \(json.typeName)")
         }
+        for key in SettingKey.allCases {
+            switch fields[key.rawValue] {
+            case nil, .string?: break
+            case let other?: throw .invalidConfig(url.path, "\(key.rawValue) must be a string, not \(other.typeName)")
+            }
+        }
         let file = ConfigFile(url: url, fields: fields)
         if file.string(.token) != nil {
             var info = stat()
@@ -93,6 +99,11 @@ struct ConfigFile: Sendable {
             }
         }
         return file
+    }
+
+    /// Keys that are no setting: kept, and warned about (a typo would otherwise do nothing).
+    var unknownKeys: [String] {
+        fields.keys.filter { SettingKey(rawValue: $0) == nil }.sorted()
     }
 
     func string(_ key: SettingKey) -> String? {
@@ -168,6 +179,22 @@ extension CommandContext {
         return xdgHome("XDG_CONFIG_HOME", ".config").appendingPathComponent("resv/config.json")
     }
 
+    /// `~` and `~/…` with `$HOME`, as a shell would (Foundation asks the user database).
+    func expandingHome(_ path: String) -> String {
+        guard path == "~" || path.hasPrefix("~/") else { return path }
+        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
+        return home + path.dropFirst()
+    }
+
+    /// An absolute path for a file named on the command line, for a config file that
+    /// outlives the folder it was set from.
+    func absolutePath(_ path: String) -> String {
+        let expanded = expandingHome(path)
+        if expanded.hasPrefix("/") { return URL(fileURLWithPath: expanded).standardizedFileURL.path }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(expanded)
+            .standardizedFileURL.path
+    }
+
     /// `$NAME` when it is an absolute path, else `~/fallback` (the XDG rule).
     func xdgHome(_ name: String, _ fallback: String) -> URL {
         if let path = environment[name], path.hasPrefix("/") { return URL(fileURLWithPath: path) }
@@ -184,6 +211,11 @@ extension CommandContext {
     func settings(store storeFlag: String?, server serverFlag: String?, config: String?) throws(CLIError) -> Settings {
         let configURL = configURL(flag: config)
         let file = try ConfigFile.load(configURL)
+        for key in file.unknownKeys {
+            say(
+                "resv: warning: \(configURL.path) has a key '\(key)' that is no setting "
+                    + "(\(SettingKey.allCases.map(\.rawValue).joined(separator: ", "))); it is ignored")
+        }
         func resolve(_ key: SettingKey, flag: String?) -> Setting? {
             if let flag, !flag.isEmpty { return Setting(value: flag, source: .flag) }
             if let value = environment[key.environment], !value.isEmpty {
@@ -192,7 +224,7 @@ extension CommandContext {
             return file.string(key).map { Setting(value: $0, source: .configFile) }
         }
         let store =
-            resolve(.store, flag: storeFlag)
+            resolve(.store, flag: storeFlag).map { Setting(value: expandingHome($0.value), source: $0.source) }
             ?? Setting(value: defaultStoreURL.path, source: .defaultValue)
         return Settings(
             configPath: configURL,

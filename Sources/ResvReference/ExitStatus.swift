@@ -11,6 +11,8 @@ public enum ExitStatus {
     public static let unavailable: Int32 = 69
     /// The store cannot be written (EX_CANTCREAT).
     public static let cannotWrite: Int32 = 73
+    /// The output cannot be written: a full disk behind stdout (EX_IOERR).
+    public static let cannotWriteOutput: Int32 = 74
     /// Temporary failure: lock timeout, rate limit; retry later (EX_TEMPFAIL).
     public static let temporary: Int32 = 75
     /// Not authorised (EX_NOPERM).

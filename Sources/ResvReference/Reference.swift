@@ -33,15 +33,20 @@ public enum Reference {
             detail: "bad date, party size, unknown landmark, unknown option, an invalid batch line"),
         ExitCode(
             code: ExitStatus.dataError, summary: "bad data",
-            detail: "the store is not valid JSON or is from a newer resv (left unchanged), or a server's answer is "
-                + "not valid JSON, is cut short, or holds an invalid reservation"),
+            detail: "the store is not valid JSON, is from a newer resv or is larger than RESV_MAX_STORE_BYTES "
+                + "(left unchanged), or a server's answer is not valid JSON, is cut short, or holds an invalid "
+                + "reservation"),
         ExitCode(
             code: ExitStatus.unavailable, summary: "backend unavailable",
-            detail: "the store cannot be read, or the server cannot be reached, timed out or failed (5xx) after retries"
-        ),
+            detail: "the store cannot be read or is not a file (a directory, a FIFO, a device), or the server "
+                + "cannot be reached, timed out or failed (5xx) after retries"),
         ExitCode(
             code: ExitStatus.cannotWrite, summary: "store cannot be written",
-            detail: "a full disk, a read-only directory (the store is left unchanged)"),
+            detail: "a full disk, a read-only directory, a store file its owner may not write, a lock file that is "
+                + "a link (the store is left unchanged)"),
+        ExitCode(
+            code: ExitStatus.cannotWriteOutput, summary: "output cannot be written",
+            detail: "stdout failed (a full disk); what the command did is done. A reader that closes the pipe early (head) is no error"),
         ExitCode(
             code: ExitStatus.temporary, summary: "temporary failure",
             detail: "another resv held the store's lock too long, or the server kept answering 429; retry"),
@@ -73,6 +78,10 @@ public enum Reference {
         Item(
             name: "RESV_LOCK_TIMEOUT",
             text: "Seconds a change waits for another resv's lock on the store before exiting 75 (default 5)."),
+        Item(
+            name: "RESV_MAX_STORE_BYTES",
+            text: "The largest store file read, in bytes; a larger one is refused before it is read, exit 65 "
+                + "(default 268435456, 256 MiB)."),
         Item(name: "NO_COLOR", text: "When set and not empty: no colour, even on a terminal."),
         Item(name: "TERM", text: "When dumb: no colour."),
         Item(name: "TZ", text: "The time zone of dates in tables; JSON dates are always UTC."),
@@ -92,8 +101,9 @@ public enum Reference {
                 + "\"landmarks\": [...] to replace the built-in catalog. Created 0600."),
         Item(
             name: "$XDG_DATA_HOME/resv/reservations.json.lock",
-            text: "The lock beside the store (any store: its path and .lock): every change holds an exclusive "
-                + "flock on it. Never renamed; safe to leave."),
+            text: "The lock beside the store (any store: its path and .lock; for a symbolic link, beside the file "
+                + "it points to): every change holds an exclusive flock on it. Never renamed, never followed if it "
+                + "is a link; safe to leave."),
         Item(
             name: "$XDG_STATE_HOME/resv/history",
             text: "The REPL's history, 1,000 lines, readable by its owner only."),

@@ -129,8 +129,11 @@ public struct CapacityModel: Sendable {
                     held[id] = (landmarkIndex, dayIndex, party, pending ? .pending : .confirmed)
                     ids.append(id)
                 case .refused(let message):
+                    let capacity = landmark.capacity ?? 0
                     let expected =
-                        "\(landmark.name) is full on \(day): \(before) of \(landmark.capacity ?? 0) places taken, \(party) requested"
+                        party > capacity
+                        ? "a party of \(party) is larger than \(landmark.name)'s capacity of \(capacity) a day"
+                        : "\(landmark.name) is full on \(day): \(before) of \(capacity) places taken, \(party) requested"
                     if fits { problems.append("step \(step): refused \(party) with \(before) taken: \(message)") }
                     if message != expected { problems.append("step \(step): '\(message)', expected '\(expected)'") }
                 }

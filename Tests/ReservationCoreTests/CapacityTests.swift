@@ -164,6 +164,13 @@ struct CapacityTests {
         #expect(message == "Half Dome is full on 2026-12-01: 280 of 300 places taken, 30 requested")
     }
 
+    @Test func aPartyLargerThanTheDaysCapacitySaysSo() async throws {
+        let error = try await #require(throws: ReservationError.self) {
+            try await Fixture.service().reserve(Fixture.request(on: "2026-12-01T11:00:00-08:00", party: 301))
+        }
+        #expect(error.errorDescription == "a party of 301 is larger than Half Dome's capacity of 300 a day")
+    }
+
     @Test func concurrentReservesNeverExceedTheCapacity() async throws {
         let service = Fixture.service()
         let request = try Fixture.request(on: "2026-12-01T10:00:00-08:00", party: 7)

@@ -70,7 +70,7 @@ struct BadInputTests {
         // Capacity: Half Dome takes 300 a day.
         Case(
             arguments: reserve(partySize: "301"), status: 1,
-            message: "Half Dome is full on 2030-12-01: 0 of 300 places taken, 301 requested"),
+            message: "a party of 301 is larger than Half Dome's capacity of 300 a day"),
     ]
 
     @Test(arguments: cases)

@@ -102,8 +102,8 @@ struct ConfigCommand: ParsableCommand {
                 guard value == nil else { throw CLIError.tokenOnCommandLine }
                 newValue = try readSecretLine(prompt: "token: ", context: context)
             } else {
-                guard let value else { throw ValidationError("missing the value of \(key.rawValue)") }
-                newValue = value
+                guard let value else { throw CLIError.invalidSetting(key.rawValue, "", "a value after the key") }
+                newValue = key == .store && !value.isEmpty ? context.absolutePath(value) : value
             }
             try key.validate(newValue)
             var config = try ConfigFile.load(context.configURL(flag: file.config))

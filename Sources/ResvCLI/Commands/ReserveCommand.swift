@@ -131,6 +131,6 @@ struct ReserveCommand: ResvCommand {
         }
         let renderer = Renderer(options.output, context: context)
         renderer.write(reservations: created, to: context.output)
-        if renderer.format == .table { context.say("Reserved \(created.count) visits.") }
+        if renderer.format == .table { context.say("Reserved \(created.count) visit\(created.count == 1 ? "" : "s").") }
     }
 }
