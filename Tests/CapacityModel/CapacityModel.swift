@@ -201,7 +201,7 @@ public struct ModelFailure: Error, CustomStringConvertible {
 }
 
 /// SplitMix64: the same sequence for the same seed on every machine.
-public struct SeededRandom: Sendable {
+public struct SeededRandom: Sendable, RandomNumberGenerator {
     private var state: UInt64
 
     public init(seed: UInt64) { state = seed }

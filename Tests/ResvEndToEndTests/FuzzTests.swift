@@ -1,17 +1,6 @@
+import CapacityModel
 import Foundation
 import Testing
-
-/// A small seeded generator, so a failing case can be replayed from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// JSON texts a hostile or broken program could leave where resv expects its data.
 enum HostileJSON {
@@ -94,7 +83,7 @@ struct FuzzTests {
 
     @Test(arguments: [0x5EED_0001, 0x5EED_0002] as [UInt64])
     func generatedStoresNeverCrashResv(seed: UInt64) throws {
-        var rng = SplitMix64(state: seed)
+        var rng = SeededRandom(seed: seed)
         let commands: [[String]] = [
             ["list", "--all"], ["list", "--json"], ["availability", "Half Dome", "--from", "2030-06-01", "--to", "2030-06-03"],
             ["availability", "Tiny Tower", "--from", "2030-06-01", "--to", "2030-06-03", "--json"],
