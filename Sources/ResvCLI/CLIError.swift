@@ -18,6 +18,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
     case invalidConfig(String, String)
     /// The config file holds a token and others may read it.
     case insecureConfig(String)
+    /// A server is chosen but no token is set.
+    case noToken
     /// The config file cannot be written.
     case unwritableConfig(String, String)
     /// `--offline` without a server to have cached.
@@ -47,6 +49,9 @@ public enum CLIError: Error, Sendable, LocalizedError {
             "the config file \(path) is invalid: \(why)"
         case .insecureConfig(let path):
             "the config file \(path) holds a token but others can read it: run 'chmod 600 \(path)'"
+        case .noToken:
+            "no token is set for the server: set RESV_TOKEN or run 'resv config set token' "
+                + "(an admin makes one with 'resv-server token create')"
         case .unwritableConfig(let path, let why):
             "cannot write the config file \(path): \(why)"
         case .offlineNeedsServer:

@@ -120,6 +120,8 @@ public struct CommandContext: Sendable {
         }
         let idle = try settings.seconds(settings.connectTimeout, .connectTimeout)
         let total = try settings.seconds(settings.requestTimeout, .requestTimeout)
+        // Every route but /health needs a token: say what is missing rather than "refused".
+        if settings.token == nil, !options.offline { throw CLIError.noToken }
         var configuration = HTTPBackendConfiguration(
             baseURL: url, token: settings.token?.value, idempotencyKey: idempotencyKey)
         configuration.cache = responseCache(url, token: settings.token?.value)

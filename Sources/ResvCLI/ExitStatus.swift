@@ -33,7 +33,7 @@ extension ExitStatus {
             case .invalidSetting, .emptyRange, .nestedRepl, .unreadableInput, .batchRejected, .invalidConfig,
                 .offlineNeedsServer, .unknownSetting, .tokenOnCommandLine:
                 return usage
-            case .insecureConfig: return notAuthorised
+            case .insecureConfig, .noToken: return notAuthorised
             case .settingNotSet, .batchRefused: return refused
             case .unwritableConfig: return cannotWrite
             }

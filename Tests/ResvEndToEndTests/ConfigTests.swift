@@ -126,6 +126,16 @@ struct ConfigTests {
         #expect(unset.stderr.contains("server is not set"))
     }
 
+    @Test func aServerWithoutATokenSaysTheTokenIsMissing() throws {
+        let setup = try Setup()
+        let run = try setup.sandbox.resv(["list"], environment: ["RESV_SERVER": "http://127.0.0.1:1"])
+        #expect(run.status == 77)
+        #expect(
+            run.stderrLines == [
+                "resv: no token is set for the server: set RESV_TOKEN or run 'resv config set token' (an admin makes one with 'resv-server token create')"
+            ])
+    }
+
     @Test func badServerSettingsAreUsageErrors() throws {
         let setup = try Setup()
         let cases: [([String], [String: String], String)] = [
