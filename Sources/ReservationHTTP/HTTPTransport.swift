@@ -42,6 +42,8 @@ public enum TransportFailure: Error, Sendable, Equatable {
     case connectionLost(String)
     /// A response began but its body ended early.
     case truncated(String)
+    /// The body is larger than `HTTPTransport.largestBody`: declared so, or sent so.
+    case tooLarge
 }
 
 /// The HTTP exchange the backend runs on: a closure, so tests can swap it
@@ -53,6 +55,14 @@ public struct HTTPTransport: Sendable {
         self.send = send
     }
 
+    /// The largest response body the client accepts: 64 MiB, far above any list a
+    /// server has reason to send, and low enough that a server (or a proxy) that
+    /// sends without end cannot fill the memory.
+    public static let largestBody = 64 << 20
+
+    /// "64 MiB", for messages.
+    public static var largestBodyDescription: String { "\(largestBody >> 20) MiB" }
+
     /// The `curl` program (Debian's curl package) run once per request.
     ///
     /// Not URLSession: FoundationNetworking links libcurl and its ~35 shared
@@ -61,13 +71,17 @@ public struct HTTPTransport: Sendable {
     /// costs the same few milliseconds, but only for commands that talk to a
     /// server. The request goes to curl on stdin as a config file, so the token
     /// never appears on a command line (`ps`). `idleTimeout` bounds connecting
-    /// and every stall; `requestTimeout` the whole request.
-    public static func curl(idleTimeout: TimeInterval, requestTimeout: TimeInterval, program: String = "curl")
-        -> HTTPTransport
-    {
+    /// and every stall; `requestTimeout` the whole request. A body above
+    /// `largestBody` is refused (`TransportFailure.tooLarge`): curl stops at a
+    /// larger declared length, and is stopped once it has written more.
+    public static func curl(
+        idleTimeout: TimeInterval, requestTimeout: TimeInterval, program: String = "curl",
+        largestBody: Int = HTTPTransport.largestBody
+    ) -> HTTPTransport {
         HTTPTransport { request in
             try await CurlRun(
-                request: request, idleTimeout: idleTimeout, requestTimeout: requestTimeout, program: program
+                request: request, idleTimeout: idleTimeout, requestTimeout: requestTimeout, program: program,
+                largestBody: largestBody
             ).response()
         }
     }
@@ -80,6 +94,13 @@ struct CurlRun {
     let idleTimeout: TimeInterval
     let requestTimeout: TimeInterval
     let program: String
+    var largestBody = HTTPTransport.largestBody
+
+    /// Room for the header blocks in curl's output, beyond the body (curl takes
+    /// at most 100 KiB per header line).
+    static let headerAllowance = 1 << 20
+    /// The most of curl's error messages kept.
+    static let largestMessage = 64 << 10
 
     /// A value in a curl config file: double-quoted, with `\\`, `\"` and control characters escaped.
     static func quoted(_ text: String) -> String {
@@ -97,7 +118,13 @@ struct CurlRun {
         return out + "\""
     }
 
+    /// A number of seconds curl can take: at least a millisecond, at most a day.
+    static func seconds(_ value: TimeInterval) -> TimeInterval {
+        value.isFinite ? min(max(value, 0.001), 86_400) : 86_400
+    }
+
     var config: String {
+        let idleTimeout = Self.seconds(idleTimeout)
         var lines = [
             "url = \(Self.quoted(request.url.absoluteString))",
             "request = \(Self.quoted(request.method))",
@@ -105,7 +132,8 @@ struct CurlRun {
             "dump-header = \"-\"",
             "connect-timeout = \(idleTimeout)",
             "speed-limit = 1", "speed-time = \(max(1, Int(idleTimeout.rounded(.up))))",
-            "max-time = \(requestTimeout)",
+            "max-time = \(Self.seconds(requestTimeout))",
+            "max-filesize = \(largestBody)",
             // No curl default headers we did not ask for.
             "header = \"Expect:\"", "header = \"User-Agent: resv\"",
         ]
@@ -147,8 +175,8 @@ struct CurlRun {
         try? theirs.close()
         // Ctrl-C (a cancelled task) ends curl at once; its answer, if any, is then not wanted.
         let pid = process.processIdentifier
-        let (data, message, status) = await withTaskCancellationHandler {
-            await exchange(ends[0], output, errors, exited.stream)
+        let ((data, end), message, status) = await withTaskCancellationHandler {
+            await exchange(ends[0], output, errors, exited.stream, stop: { kill(pid, SIGKILL) })
         } onCancel: {
             kill(pid, SIGKILL)
         }
@@ -156,8 +184,18 @@ struct CurlRun {
         try Task.checkCancellation()
         let detail = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             .replacingOccurrences(of: "curl: ", with: "")
+        // curl was stopped, whatever its status says.
+        switch end {
+        case .complete: break
+        case .overLimit: throw TransportFailure.tooLarge
+        case .failed: throw TransportFailure.connectionLost("cannot read curl's output")
+        }
         switch status {
-        case 0: return try Self.parse(data)
+        case 0:
+            let response = try Self.parse(data)
+            guard response.body.count <= largestBody else { throw TransportFailure.tooLarge }
+            return response
+        case 63: throw TransportFailure.tooLarge  // "Maximum file size exceeded": a larger Content-Length
         case 127: throw TransportFailure.cannotConnect("curl is not installed (apt-get install curl)")
         case 28: throw TransportFailure.timedOut
         case 18: throw TransportFailure.truncated(detail)
@@ -167,10 +205,13 @@ struct CurlRun {
     }
 
     /// Sends the config on curl's stdin, then reads its output and error
-    /// streams to their end and waits for its exit status.
+    /// streams to their end and waits for its exit status. When curl writes
+    /// more than a body of the largest size and its headers, `stop` ends it and
+    /// the rest is never read.
     private func exchange(
-        _ input: Int32, _ output: Pipe, _ errors: Pipe, _ exited: AsyncStream<Int32>
-    ) async -> (Data, Data, Int32) {
+        _ input: Int32, _ output: Pipe, _ errors: Pipe, _ exited: AsyncStream<Int32>,
+        stop: @escaping @Sendable () -> Void
+    ) async -> ((Data, ReadEnd), Data, Int32) {
         let bytes = Array(config.utf8)
         var sent = 0
         while sent < bytes.count {
@@ -180,8 +221,17 @@ struct CurlRun {
             sent += count
         }
         shutdown(input, Int32(SHUT_WR))
-        async let out = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
-        async let err = Task.detached { errors.fileHandleForReading.readDataToEndOfFile() }.value
+        let limit = largestBody + Self.headerAllowance
+        async let out = Task.detached {
+            let (data, end) = Self.read(output.fileHandleForReading, keeping: limit)
+            if end != .complete { stop() }
+            return (data, end)
+        }.value
+        async let err = Task.detached {
+            let (message, end) = Self.read(errors.fileHandleForReading, keeping: Self.largestMessage)
+            if end != .complete { stop() }  // no curl has that much to say
+            return message
+        }.value
         let (data, message) = await (out, err)
         var status: Int32 = -1
         for await code in exited {
@@ -189,6 +239,43 @@ struct CurlRun {
             break
         }
         return (data, message, status)
+    }
+
+    /// How a bounded read ended.
+    enum ReadEnd { case complete, overLimit, failed }
+
+    /// Reads `handle` to its end, keeping at most `limit` bytes. Past the limit, or
+    /// on a read error, it stops at once: the writer must then be stopped, or it
+    /// would block on a full pipe.
+    static func read(_ handle: FileHandle, keeping limit: Int) -> (data: Data, end: ReadEnd) {
+        // In pieces of a mebibyte, joined at the end: a growing Data would hold
+        // its old and its new buffer at once, twice the answer at the worst moment.
+        let piece = 1 << 20
+        var pieces: [Data] = []
+        var total = 0
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        func joined() -> Data {
+            var data = Data(capacity: total)
+            for index in pieces.indices {
+                data.append(pieces[index])
+                pieces[index] = Data()
+            }
+            return data
+        }
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return (joined(), .complete) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return (Data(), .failed)
+            }
+            guard total + count <= limit else { return (Data(), .overLimit) }
+            if pieces.isEmpty || pieces[pieces.count - 1].count + count > piece {
+                pieces.append(Data(capacity: piece))
+            }
+            pieces[pieces.count - 1].append(contentsOf: chunk[..<count])
+            total += count
+        }
     }
 
     /// Splits curl's output: header blocks (skipping 1xx ones), then the body.

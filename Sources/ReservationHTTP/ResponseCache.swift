@@ -5,9 +5,15 @@ import ReservationCore
 /// (and for `--offline` and Tab completion, which never use the network).
 /// One folder per server and user, under `$XDG_CACHE_HOME/resv/servers/`; the
 /// folder's name is a hash of the URL and the token, so the token itself is
-/// never written anywhere.
+/// never written anywhere. A folder holds a file per list route, each at most
+/// `largestFile`, and no temporary file outlives the write that made it for long.
 public struct ResponseCache: Sendable {
     public let folder: URL
+
+    /// The largest answer saved or read back: what the client accepts from a server.
+    public static let largestFile = HTTPTransport.largestBody
+    /// Temporary files older than this were left by a writer that was killed.
+    static let leftoverAge: TimeInterval = 60
 
     public init(cacheHome: URL, baseURL: URL, token: String?) {
         let identity = baseURL.absoluteString + "\n" + (token ?? "")
@@ -20,9 +26,12 @@ public struct ResponseCache: Sendable {
         public let saved: Date
     }
 
+    /// What `name` answered last; nil when absent or larger than `largestFile` (never read whole).
     public func load(_ name: String) -> Entry? {
         let url = folder.appendingPathComponent(name + ".json")
-        guard let body = try? Data(contentsOf: url),
+        guard let file = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? file.close() }
+        guard let body = try? file.read(upToCount: Self.largestFile + 1) ?? Data(), body.count <= Self.largestFile,
             let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
             let saved = attributes[.modificationDate] as? Date
         else { return nil }
@@ -36,9 +45,12 @@ public struct ResponseCache: Sendable {
     }
 
     /// Saves a body atomically (a whole old file or a whole new one), readable by its owner only.
-    /// A cache that cannot be written is not an error: the answer was good.
+    /// A cache that cannot be written is not an error: the answer was good. A body
+    /// larger than `largestFile` is not saved.
     public func save(_ name: String, _ body: Data) {
+        guard body.count <= Self.largestFile else { return }
         let manager = FileManager.default
+        removeLeftovers()
         try? manager.createDirectory(
             at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let url = folder.appendingPathComponent(name + ".json")
@@ -46,6 +58,19 @@ public struct ResponseCache: Sendable {
         guard manager.createFile(atPath: temporary.path, contents: body, attributes: [.posixPermissions: 0o600])
         else { return }
         if rename(temporary.path, url.path) != 0 { try? manager.removeItem(at: temporary) }
+    }
+
+    /// Removes the temporary files of writers that were killed before their rename.
+    func removeLeftovers() {
+        let manager = FileManager.default
+        guard let names = try? manager.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+            let path = folder.appendingPathComponent(name).path
+            guard let modified = (try? manager.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                Date().timeIntervalSince(modified) > Self.leftoverAge
+            else { continue }
+            try? manager.removeItem(atPath: path)
+        }
     }
 
     /// FNV-1a, 64 bits, twice with different seeds: a stable folder name that

@@ -27,6 +27,7 @@ struct ServerClient: Sendable {
             do {
                 response = try await transport.send(request)
             } catch let failure as TransportFailure {
+                if failure == .tooLarge { throw tooLarge }  // a second try would be as large
                 if retryable, attempt < policy.attempts {
                     try await policy.sleep(policy.delay(before: attempt, retryAfter: nil))
                     attempt += 1
@@ -37,6 +38,8 @@ struct ServerClient: Sendable {
                 }
                 throw HTTPBackendError.unavailable(configuration.baseURL, failure.explanation)
             }
+            // Whatever the transport: one that read more than this should not have.
+            guard response.body.count <= HTTPTransport.largestBody else { throw tooLarge }
             if retryable, attempt < policy.attempts, response.status == 429 || (500..<600).contains(response.status) {
                 try await policy.sleep(policy.delay(before: attempt, retryAfter: response.headers["retry-after"]))
                 attempt += 1
@@ -68,6 +71,11 @@ struct ServerClient: Sendable {
         }
     }
 
+    /// An answer larger than the client accepts.
+    var tooLarge: HTTPBackendError {
+        badShape("the server's answer is larger than \(HTTPTransport.largestBodyDescription), the most resv accepts")
+    }
+
     func refusal(_ reply: ServerReply, _ what: String) -> HTTPBackendError {
         HTTPBackendError.refused(reply.status, reply.reason ?? "\(what) was refused (\(reply.status))")
     }
@@ -84,6 +92,7 @@ extension TransportFailure {
         case .timedOut: "no answer within the timeout"
         case .connectionLost(let why): "the connection broke: \(why)"
         case .truncated(let why): "the body was cut short: \(why)"
+        case .tooLarge: "the answer is larger than \(HTTPTransport.largestBodyDescription)"
         }
     }
 }

@@ -34,8 +34,8 @@ public enum Reference {
         ExitCode(
             code: ExitStatus.dataError, summary: "bad data",
             detail: "the store is not valid JSON, is from a newer resv or is larger than RESV_MAX_STORE_BYTES "
-                + "(left unchanged), or a server's answer is not valid JSON, is cut short, or holds an invalid "
-                + "reservation"),
+                + "(left unchanged), or a server's answer is not valid JSON, is cut short, is larger than 64 MiB, "
+                + "or holds an invalid reservation"),
         ExitCode(
             code: ExitStatus.unavailable, summary: "backend unavailable",
             detail: "the store cannot be read or is not a file (a directory, a FIFO, a device), or the server "
@@ -115,8 +115,9 @@ public enum Reference {
                 + "and others can read it."),
         Item(
             name: "$XDG_CACHE_HOME/resv/servers/",
-            text: "The last answers of each server (one folder per URL and token, named by a hash): read when "
-                + "the server cannot be reached, with --offline, and by Tab completion."),
+            text: "The last answers of each server (one folder per URL and token, named by a hash; a file per "
+                + "list, at most 64 MiB): read when the server cannot be reached, with --offline, and by Tab "
+                + "completion."),
     ]
 
     /// Each example: what it does (name), then the commands (text).
