@@ -84,6 +84,12 @@ extension ReservationService {
             },
             reserve: { requests in
                 try online()
+                let baseKey = configuration.idempotencyKey ?? "resv-\(UUID().uuidString.lowercased())"
+                let keys = requests.indices.map { requests.count == 1 ? baseKey : "\(baseKey)-\($0 + 1)" }
+                // Every key checked before any request, so none is booked and then taken back.
+                guard keys.allSatisfy({ HeaderValue.isValid($0, longest: HeaderValue.longestKey) }) else {
+                    throw HeaderValue.badKey
+                }
                 let catalog = try await catalog()
                 var failures: [BatchFailure] = []
                 var landmarks: [Landmark] = []
@@ -97,13 +103,10 @@ extension ReservationService {
                 if !failures.isEmpty { throw ReservationError.batchRejected(failures, total: requests.count) }
 
                 var created: [Reservation] = []
-                let baseKey = configuration.idempotencyKey ?? "resv-\(UUID().uuidString.lowercased())"
-                for (index, (request, landmark)) in zip(requests, landmarks).enumerated() {
+                for (key, (request, landmark)) in zip(keys, zip(requests, landmarks)) {
                     let body = CreateReservationRequest(
                         landmarkId: landmark.id.description, date: DateTime.format(request.date),
                         partySize: request.partySize, status: request.status.rawValue)
-                    let key =
-                        requests.count == 1 ? baseKey : "\(baseKey)-\(index + 1)"
                     do {
                         let reply = try await client.send("POST", "reservations", body: body.json, idempotencyKey: key)
                         guard reply.status == 200 || reply.status == 201 else {

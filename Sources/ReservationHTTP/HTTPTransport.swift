@@ -222,16 +222,16 @@ struct CurlRun {
         }
         shutdown(input, Int32(SHUT_WR))
         let limit = largestBody + Self.headerAllowance
-        async let out = Task.detached {
+        async let out = Self.onThread {
             let (data, end) = Self.read(output.fileHandleForReading, keeping: limit)
             if end != .complete { stop() }
             return (data, end)
-        }.value
-        async let err = Task.detached {
+        }
+        async let err = Self.onThread {
             let (message, end) = Self.read(errors.fileHandleForReading, keeping: Self.largestMessage)
             if end != .complete { stop() }  // no curl has that much to say
             return message
-        }.value
+        }
         let (data, message) = await (out, err)
         var status: Int32 = -1
         for await code in exited {
@@ -239,6 +239,14 @@ struct CurlRun {
             break
         }
         return (data, message, status)
+    }
+
+    /// Runs `work`, which blocks (reading a pipe), on a thread of its own: the
+    /// cooperative pool has only a thread per core, and a fetch reads two curls' two pipes.
+    static func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: work()) }
+        }
     }
 
     /// How a bounded read ended.

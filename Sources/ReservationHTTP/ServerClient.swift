@@ -15,9 +15,17 @@ struct ServerClient: Sendable {
         var url = configuration.baseURL.appendingPathComponent(path)
         if !query.isEmpty { url.append(queryItems: query) }
         var headers = ["Accept": "application/json"]
-        if let token = configuration.token { headers["Authorization"] = "Bearer \(token)" }
+        if let token = configuration.token {
+            guard HeaderValue.isValid(token, longest: HeaderValue.longestToken) else { throw HeaderValue.badToken }
+            headers["Authorization"] = "Bearer \(token)"
+        }
         if body != nil { headers["Content-Type"] = "application/json" }
-        if let idempotencyKey { headers["Idempotency-Key"] = idempotencyKey }
+        if let idempotencyKey {
+            guard HeaderValue.isValid(idempotencyKey, longest: HeaderValue.longestKey) else {
+                throw HeaderValue.badKey
+            }
+            headers["Idempotency-Key"] = idempotencyKey
+        }
         let request = HTTPRequestData(method: method, url: url, headers: headers, body: body?.encoded())
         let retryable = method == "GET" || (method == "POST" && idempotencyKey != nil)
         let policy = configuration.retry
@@ -95,4 +103,32 @@ extension TransportFailure {
         case .tooLarge: "the answer is larger than \(HTTPTransport.largestBodyDescription)"
         }
     }
+}
+
+/// Text from the user that becomes a request header: the token, the
+/// `Idempotency-Key`. Only printable ASCII without spaces goes, so no value
+/// can end a header and start another (`k\r\nX-Injected: yes`) or reach the
+/// server other than as typed.
+public enum HeaderValue {
+    /// The longest `Idempotency-Key`, as resv-server takes it (a batch's `-n` included).
+    public static let longestKey = 255
+    /// The longest token.
+    public static let longestToken = 4096
+
+    /// Whether `text` is 1 to `longest` printable ASCII characters (0x21–0x7E).
+    public static func isValid(_ text: String, longest: Int) -> Bool {
+        (1...longest).contains(text.utf8.count) && text.utf8.allSatisfy { (0x21...0x7E).contains($0) }
+    }
+
+    /// What an `Idempotency-Key` must be, for messages.
+    public static let keyRule = "1 to \(longestKey) printable ASCII characters, without spaces or line breaks"
+    /// What a token must be, for messages.
+    public static let tokenRule = "printable ASCII characters, without spaces or line breaks"
+
+    /// Refused before anything is sent, as the server would refuse it (400).
+    static let badKey = HTTPBackendError.refused(
+        400, "the Idempotency-Key must be \(keyRule) (a batch adds -1, -2, …)")
+    static let badToken = HTTPBackendError.refused(
+        400, "the token must be \(tokenRule): set RESV_TOKEN (or 'resv config set token') to what "
+            + "'resv-server token create' printed")
 }

@@ -122,9 +122,9 @@ public struct CommandContext: Sendable {
         let total = try settings.seconds(settings.requestTimeout, .requestTimeout)
         // Every route but /health needs a token: say what is missing rather than "refused".
         if settings.token == nil, !options.offline { throw CLIError.noToken }
-        var configuration = HTTPBackendConfiguration(
-            baseURL: url, token: settings.token?.value, idempotencyKey: idempotencyKey)
-        configuration.cache = responseCache(url, token: settings.token?.value)
+        let token = try settings.checkedToken()
+        var configuration = HTTPBackendConfiguration(baseURL: url, token: token, idempotencyKey: idempotencyKey)
+        configuration.cache = responseCache(url, token: token)
         let messages = self.messages
         configuration.cacheMode =
             options.offline

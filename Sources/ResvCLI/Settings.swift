@@ -1,5 +1,6 @@
 import Foundation
 import ReservationCore
+import ReservationHTTP
 
 #if canImport(Glibc)
     import Glibc
@@ -55,10 +56,17 @@ enum SettingKey: String, CaseIterable, Sendable {
             guard let seconds = Double(value), seconds > 0, seconds.isFinite else {
                 throw .invalidSetting(rawValue, value, "a number of seconds above 0")
             }
-        case .store, .token:
+        case .store:
             guard !value.isEmpty else { throw .invalidSetting(rawValue, value, "a non-empty value") }
+        case .token:
+            guard HeaderValue.isValid(value, longest: HeaderValue.longestToken) else {
+                throw .invalidSetting(rawValue, "****", Self.tokenExpectation)  // never shown, even when wrong
+            }
         }
     }
+
+    /// What a token must be: it goes into a header, where a line break would start another.
+    static let tokenExpectation = "a token of \(HeaderValue.tokenRule)"
 }
 
 /// The config file: a JSON object of settings (`resv config set` writes it).
@@ -159,6 +167,17 @@ struct Settings: Sendable {
         case .connectTimeout: connectTimeout
         case .requestTimeout: requestTimeout
         }
+    }
+
+    /// The token, when it can go into a header as it is.
+    func checkedToken() throws(CLIError) -> String? {
+        guard let token else { return nil }
+        guard HeaderValue.isValid(token.value, longest: HeaderValue.longestToken) else {
+            throw .invalidSetting(
+                token.source == .environment ? SettingKey.token.environment : SettingKey.token.rawValue, "****",
+                SettingKey.tokenExpectation)
+        }
+        return token.value
     }
 
     func seconds(_ setting: Setting, _ key: SettingKey) throws(CLIError) -> Double {

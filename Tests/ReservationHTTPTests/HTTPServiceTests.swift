@@ -23,11 +23,15 @@ struct HTTPServiceTests {
 
         init(_ answer: @escaping @Sendable (HTTPRequestData, Int) throws -> HTTPResponseData) { self.answer = answer }
 
-        var service: ReservationService {
+        var service: ReservationService { service() }
+
+        /// The backend over this script, with the token `t0k` unless `change` says otherwise.
+        func service(_ change: (inout HTTPBackendConfiguration) -> Void = { _ in }) -> ReservationService {
             var retry = RetryPolicy()
             retry.sleep = { [weak self] seconds in self?.waits.withLock { $0.append(seconds) } }
             retry.random = { $0 }  // the top of each jitter range, to check the bounds
-            let configuration = HTTPBackendConfiguration(baseURL: HTTPServiceTests.base, token: "t0k", retry: retry)
+            var configuration = HTTPBackendConfiguration(baseURL: HTTPServiceTests.base, token: "t0k", retry: retry)
+            change(&configuration)
             return .http(
                 configuration,
                 transport: HTTPTransport { request in

@@ -102,7 +102,7 @@ struct ResponseLimitTests {
         let clock = ContinuousClock()
         let start = clock.now
         await #expect(throws: TransportFailure.tooLarge) { _ = try await transport.send(request) }
-        #expect(clock.now - start < .seconds(20))
+        #expect(clock.now - start < .seconds(60), "it ends (a busy test run can take a while)")
         for _ in 0..<50 where fake.isRunning { try await Task.sleep(for: .milliseconds(100)) }
         #expect(!fake.isRunning, "curl is stopped")
     }

@@ -7,14 +7,16 @@ import Testing
 @Suite("resv against untrusted servers and strings")
 struct UntrustedServerTests {
     /// Runs `resv` with `server` (a URL) as RESV_SERVER, in a sandbox of its own.
-    func resv(_ server: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+    func resv(_ server: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil)
+        throws -> Run
+    {
         let sandbox = try Sandbox()
         var env = [
             "RESV_SERVER": server, "RESV_TOKEN": "resv_test",
             "XDG_CACHE_HOME": sandbox.directory.appendingPathComponent("cache").path,
         ]
         env.merge(environment) { _, new in new }
-        return try sandbox.resv(arguments, environment: env)
+        return try sandbox.resv(arguments, environment: env, stdin: stdin)
     }
 
     func resv(_ server: FaultServer, _ arguments: String..., environment: [String: String] = [:]) throws -> Run {
@@ -78,5 +80,75 @@ struct UntrustedServerTests {
         #expect(run.status == 65, "\(run.stderr)")
         #expect(run.stderr.contains("the server's answer is larger than 64 MiB"), "\(run.stderr)")
         #expect(Date().timeIntervalSince(start) < 20)
+    }
+
+    // MARK: Strings that become headers
+
+    static let reserve = ["reserve", "-l", "Golden Gate Bridge", "-d", "2031-06-01T10:00:00Z", "-n", "2"]
+
+    /// A server that books everything, to see what reaches it.
+    static func bookingServer() throws -> FaultServer {
+        try FaultServer(
+            FaultTests.routes { request, _ in
+                request.method == "POST"
+                    ? .respond(status: 201, body: FaultTests.good) : .respond(status: 200, body: "[]")
+            })
+    }
+
+    @Test(arguments: [
+        "k\r\nX-Injected: yes", "k\nX-Injected: yes", "two words", "ключ", "", String(repeating: "k", count: 256),
+    ])
+    func anIdempotencyKeyThatIsNotPrintableASCIIIsRefusedBeforeAnyRequest(key: String) throws {
+        let server = try Self.bookingServer()
+        defer { server.stop() }
+        let run = try resv(server.url, Self.reserve + ["--idempotency-key", key])
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(
+            run.stderr == "resv: --idempotency-key must be 1 to 255 printable ASCII characters, "
+                + "without spaces or line breaks (see 'resv reserve --help')\n")
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func aKeyOf255PrintableCharactersIsSentAsItIs() throws {
+        let server = try Self.bookingServer()
+        defer { server.stop() }
+        let key = String(repeating: "k", count: 250) + "!~:/="
+        let run = try resv(server.url, Self.reserve + ["--idempotency-key", key])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(server.requests.filter { $0.method == "POST" }.map { $0.headers["idempotency-key"] } == [key])
+    }
+
+    @Test func anInjectingKeyIsRefusedAtTheReplToo() throws {
+        let server = try Self.bookingServer()
+        defer { server.stop() }
+        // A carriage return inside the quoted word: the one line break a REPL line can hold.
+        let line = "reserve -l 'Golden Gate Bridge' -d 2031-06-01T10:00:00Z -n 2 --idempotency-key 'k\rX-Injected:yes'"
+        let run = try resv(server.url, ["repl"], stdin: line + "\n")
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("resv: line 1: --idempotency-key must be 1 to 255 printable ASCII"), "\(run.stderr)")
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test(arguments: ["resv_x\r\nX-Injected: yes", "resv_x\n", "two words", "tökén"])
+    func aTokenThatIsNotPrintableASCIIIsNeverSentNorShown(token: String) throws {
+        let server = try Self.bookingServer()
+        defer { server.stop() }
+        for arguments in [["list"], Self.reserve] {
+            let run = try resv(server.url, arguments, environment: ["RESV_TOKEN": token])
+            #expect(run.status == 64, "\(run.stderr)")
+            #expect(
+                run.stderr == "resv: RESV_TOKEN='****' is invalid: expected a token of printable ASCII characters, "
+                    + "without spaces or line breaks\n")
+        }
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func configSetRefusesATokenThatCannotBeAHeader() throws {
+        let sandbox = try Sandbox()
+        let config = sandbox.directory.appendingPathComponent("config.json").path
+        let run = try sandbox.resv(["config", "set", "token", "--config", config], stdin: "two words\n")
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(!run.stderr.contains("two words"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: config))
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ReservationCore
+import ReservationHTTP
 import ResvReference
 
 struct ReserveCommand: ResvCommand {
@@ -48,13 +49,18 @@ struct ReserveCommand: ResvCommand {
     @Option(
         help: ArgumentHelp(
             "On a server: the Idempotency-Key of this booking, so a script that retries it never books twice "
-                + "(default: a new key per run; a batch adds -1, -2, … per line).",
+                + "(1 to 255 printable ASCII characters, no spaces; default: a new key per run; a batch adds "
+                + "-1, -2, … per line).",
             valueName: "key"))
     var idempotencyKey: String?
 
     @OptionGroup var options: CommonOptions
 
     func validate() throws {
+        // It becomes a request header: nothing that could end the header and start another.
+        if let idempotencyKey, !HeaderValue.isValid(idempotencyKey, longest: HeaderValue.longestKey) {
+            throw ValidationError("--idempotency-key must be \(HeaderValue.keyRule)")
+        }
         if batch != nil {
             let given = [("--landmark", landmark != nil), ("--date", date != nil), ("--party-size", partySize != nil)]
                 .filter(\.1).map(\.0)
