@@ -74,13 +74,14 @@ let package = Package(
         ),
         // Development tool of scripts/generate-docs; not shipped.
         .executableTarget(name: "resv-docs", dependencies: ["ResvReference"]),
-        // The capacity model every backend's tests run against; built for tests only.
+        // The capacity model every backend's tests run against, and generators of hostile
+        // JSON for the fuzz tests; built for tests only.
         .target(name: "CapacityModel", dependencies: ["ReservationCore"], path: "Tests/CapacityModel"),
         .testTarget(name: "ReservationCoreTests", dependencies: ["ReservationCore"]),
         .testTarget(
             name: "ReservationFileTests", dependencies: ["CapacityModel", "ReservationCore", "ReservationFile"]),
         .testTarget(name: "ResvCLITests", dependencies: ["ResvCLI"]),
-        .testTarget(name: "ReservationHTTPTests", dependencies: ["ReservationCore", "ReservationHTTP"]),
+        .testTarget(name: "ReservationHTTPTests", dependencies: ["CapacityModel", "ReservationCore", "ReservationHTTP"]),
         .testTarget(
             name: "ReservationServerTests",
             dependencies: [
