@@ -130,8 +130,11 @@ extension Sandbox {
     }
 }
 
-/// One run of the built `resv`, started with posix_spawn and reaped with
-/// `wait4`, which reports its peak memory; killed if it outlives `deadline`.
+/// One run of the built `resv` under a small Python parent, which reports the
+/// child's peak memory (`RUSAGE_CHILDREN`) and kills it if it outlives
+/// `deadline`. Not posix_spawn from this process: its child shares this (large)
+/// test process's memory until exec, and Linux counts that in the child's
+/// `ru_maxrss`.
 struct Spawned {
     var status: Int32 = -1
     var stderr = ""
@@ -140,38 +143,29 @@ struct Spawned {
     var elapsed = Duration.zero
     var killed = false
 
+    static let parent = """
+        import resource, subprocess, sys
+        try:
+            run = subprocess.run(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, timeout=float(sys.argv[1]))
+            code = run.returncode if run.returncode >= 0 else 128 - run.returncode
+        except subprocess.TimeoutExpired:
+            code = 999
+        print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code)
+        """
+
     init(_ arguments: [String], environment: [String: String], deadline: Duration) throws {
-        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("resv-stderr-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: errors) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, errors.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = ([Binary.resv.path] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in argv + envp { free(pointer) } }
-        var pid = pid_t()
         let clock = ContinuousClock()
         let started = clock.now
-        let spawned = posix_spawn(&pid, Binary.resv.path, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
-        var wait: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &wait, WNOHANG, &usage) == 0 {
-            if clock.now - started > deadline {
-                kill(pid, SIGKILL)
-                killed = true
-                wait4(pid, &wait, 0, &usage)
-                break
-            }
-            usleep(5_000)
-        }
+        let seconds = Double(deadline.components.seconds)
+        let run = try runProcess(
+            "/usr/bin/python3", ["-c", Self.parent, String(seconds), Binary.resv.path] + arguments,
+            environment: environment, stdin: nil)
         elapsed = clock.now - started
-        // As the shell reports it: the exit code, or 128 + the signal.
-        status = wait & 0x7f == 0 ? (wait >> 8) & 0xff : 128 + wait & 0x7f
-        peakKiB = usage.ru_maxrss
-        stderr = try String(contentsOf: errors, encoding: .utf8)
+        let figures = run.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard figures.count == 2 else { throw POSIXError(.EIO) }
+        peakKiB = figures[0]
+        killed = figures[1] == 999
+        status = killed ? 137 : Int32(figures[1])
+        stderr = run.stderr
     }
 }
