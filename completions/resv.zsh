@@ -258,8 +258,8 @@ _resv_config() {
     case "${state}" in
     command)
         local -ar subcommands=(
-            'list:Every setting, its value and where it comes from (the token as ****).'
-            'get:Print one setting'\''s value (the token as ****).'
+            'list:Every setting, its value and where it comes from (the token, and a server'\''s password, as ****).'
+            'get:Print one setting'\''s value (the token, and a server'\''s password, as ****).'
             'set:Write a setting to the config file.'
             'unset:Remove a setting from the config file.'
             'path:Print the config file'\''s path.'

@@ -27,30 +27,46 @@ public enum HTTPBackendError: Error, Sendable, LocalizedError {
     public var errorDescription: String? {
         switch self {
         case .unavailable(let url, let why):
-            return "cannot reach the server at \(url.absoluteString): \(why)"
+            return "cannot reach the server at \(url.redacted): \(why)"
         case .notAuthorised(let url, let status, let reason):
             if status == 401 {
-                return "the server at \(url.absoluteString) refused the token (401): set RESV_TOKEN "
+                return "the server at \(url.redacted) refused the token (401): set RESV_TOKEN "
                     + "(or 'resv config set token') to a token from 'resv-server token create'"
             }
-            return "the server at \(url.absoluteString) forbids this (\(status)\(reason.map { ": \($0)" } ?? ""))"
+            return "the server at \(url.redacted) forbids this (\(status)\(reason.map { ": \($0)" } ?? ""))"
         case .rateLimited(let url):
-            return "the server at \(url.absoluteString) is rate limiting (429) and did not recover; retry later"
+            return "the server at \(url.redacted) is rate limiting (429) and did not recover; retry later"
         case .serverError(let url, let status, let reason):
-            return "the server at \(url.absoluteString) failed (\(status)\(reason.map { ": \($0)" } ?? ""))"
+            return "the server at \(url.redacted) failed (\(status)\(reason.map { ": \($0)" } ?? ""))"
         case .badResponse(let url, let why):
-            return "the server at \(url.absoluteString) sent an invalid response: \(why)"
+            return "the server at \(url.redacted) sent an invalid response: \(why)"
         case .invalidReservation(let why):
             return "the server returned an invalid reservation: \(why)"
         case .refused(_, let reason):
             return reason
         case .nothingCached(let url):
-            return "nothing cached for \(url.absoluteString) yet: run 'resv list' once while the server is reachable"
+            return "nothing cached for \(url.redacted) yet: run 'resv list' once while the server is reachable"
         case .offlineChange:
             return "--offline reads the cache only: reserving, cancelling and confirming need the server"
         case .offlineAvailability:
             return "--offline reads the cache only: availability counts every user's reservations and needs the server"
         }
+    }
+}
+
+extension URL {
+    /// The URL as messages show it: without the user name and password it may
+    /// carry (`http://ada:secret@host:8080/` → `http://host:8080/`).
+    public var redacted: String { Self.redacting(absoluteString) }
+
+    /// `text`, a URL or not, with what may be user-info replaced by `replacement`:
+    /// whatever comes between `://` and the last `@` before any `?` or `#`. A `/`
+    /// does not end the search, so a password holding one is removed too.
+    public static func redacting(_ text: String, with replacement: String = "") -> String {
+        guard let scheme = text.range(of: "://") else { return text }
+        let end = text[scheme.upperBound...].firstIndex { $0 == "?" || $0 == "#" } ?? text.endIndex
+        guard let at = text[scheme.upperBound..<end].lastIndex(of: "@") else { return text }
+        return String(text[..<scheme.upperBound]) + replacement + text[text.index(after: at)...]
     }
 }
 

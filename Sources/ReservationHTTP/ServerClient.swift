@@ -129,6 +129,7 @@ public enum HeaderValue {
     static let badKey = HTTPBackendError.refused(
         400, "the Idempotency-Key must be \(keyRule) (a batch adds -1, -2, …)")
     static let badToken = HTTPBackendError.refused(
-        400, "the token must be \(tokenRule): set RESV_TOKEN (or 'resv config set token') to what "
+        400,
+        "the token must be \(tokenRule): set RESV_TOKEN (or 'resv config set token') to what "
             + "'resv-server token create' printed")
 }

@@ -116,7 +116,7 @@ public struct CommandContext: Sendable {
             url.host?.isEmpty == false
         else {
             let name = [.environment: "RESV_SERVER", .flag: "--server"][server.source] ?? "server"
-            throw CLIError.invalidSetting(name, server.value, "an http:// or https:// URL")
+            throw CLIError.invalidSetting(name, URL.redacting(server.value), "an http:// or https:// URL")
         }
         let idle = try settings.seconds(settings.connectTimeout, .connectTimeout)
         let total = try settings.seconds(settings.requestTimeout, .requestTimeout)
@@ -131,7 +131,7 @@ public struct CommandContext: Sendable {
             ? .offline
             : .fallback(stale: { age in
                 messages.write(
-                    "resv: warning: cannot reach \(url.absoluteString); showing what it answered \(Self.describe(age: age))\n"
+                    "resv: warning: cannot reach \(url.redacted); showing what it answered \(Self.describe(age: age))\n"
                 )
             })
         return .http(configuration, transport: .curl(idleTimeout: idle, requestTimeout: total))

@@ -51,7 +51,7 @@ enum SettingKey: String, CaseIterable, Sendable {
         case .server:
             guard let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
                 url.host?.isEmpty == false
-            else { throw .invalidSetting(rawValue, value, "an http:// or https:// URL") }
+            else { throw .invalidSetting(rawValue, URL.redacting(value), "an http:// or https:// URL") }
         case .connectTimeout, .requestTimeout:
             guard let seconds = Double(value), seconds > 0, seconds.isFinite else {
                 throw .invalidSetting(rawValue, value, "a number of seconds above 0")

@@ -125,7 +125,8 @@ struct UntrustedServerTests {
         let line = "reserve -l 'Golden Gate Bridge' -d 2031-06-01T10:00:00Z -n 2 --idempotency-key 'k\rX-Injected:yes'"
         let run = try resv(server.url, ["repl"], stdin: line + "\n")
         #expect(run.status == 64, "\(run.stderr)")
-        #expect(run.stderr.hasPrefix("resv: line 1: --idempotency-key must be 1 to 255 printable ASCII"), "\(run.stderr)")
+        #expect(
+            run.stderr.hasPrefix("resv: line 1: --idempotency-key must be 1 to 255 printable ASCII"), "\(run.stderr)")
         #expect(server.requests.isEmpty)
     }
 
@@ -150,5 +151,72 @@ struct UntrustedServerTests {
         #expect(run.status == 64, "\(run.stderr)")
         #expect(!run.stderr.contains("two words"), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: config))
+    }
+
+    // MARK: Passwords in server URLs
+
+    static let secretURL = "http://ada:s3cret@127.0.0.1:1"
+
+    /// Expects `run` to say nothing of the user name or password of `secretURL`.
+    static func expectNoSecret(_ run: Run, sourceLocation: SourceLocation = #_sourceLocation) {
+        for text in [run.stdout, run.stderr] {
+            #expect(!text.contains("s3cret") && !text.contains("ada"), "\(text)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func anUnreachableServerIsNamedWithoutItsPassword() throws {
+        let sandbox = try Sandbox()
+        let fromEnvironment = try resv(Self.secretURL, ["list"])
+        let fromFlag = try resv("http://127.0.0.1:2", ["list", "--server", Self.secretURL])
+        let config = sandbox.directory.appendingPathComponent("config.json")
+        try Data(#"{"server": "\#(Self.secretURL)/", "token": "resv_test"}"#.utf8).write(to: config)
+        chmod(config.path, 0o600)
+        let fromConfig = try sandbox.resv(["list", "--config", config.path], environment: ["RESV_STORE": ""])
+        for run in [fromEnvironment, fromFlag, fromConfig] {
+            #expect(run.status == 69, "\(run.stderr)")
+            #expect(run.stderr.hasPrefix("resv: cannot reach the server at http://127.0.0.1:1"), "\(run.stderr)")
+            Self.expectNoSecret(run)
+        }
+        let offline = try resv(Self.secretURL, ["list", "--offline"])
+        #expect(offline.stderr.hasPrefix("resv: nothing cached for http://127.0.0.1:1"), "\(offline.stderr)")
+        Self.expectNoSecret(offline)
+    }
+
+    @Test func aServerThatIsNotHTTPIsRefusedWithoutItsPassword() throws {
+        let run = try resv("ftp://ada:s3cret@127.0.0.1:1", ["list"])
+        #expect(run.status == 64)
+        #expect(run.stderr == "resv: RESV_SERVER='ftp://127.0.0.1:1' is invalid: expected an http:// or https:// URL\n")
+        let sandbox = try Sandbox()
+        let config = sandbox.directory.appendingPathComponent("config.json").path
+        let set = try sandbox.resv(["config", "set", "server", "ftp://ada:s3cret@h", "--config", config])
+        #expect(set.status == 64)
+        Self.expectNoSecret(set)
+    }
+
+    @Test func configShowsAServersPasswordAsStars() throws {
+        let sandbox = try Sandbox()
+        let environment = ["RESV_SERVER": Self.secretURL]
+        let list = try sandbox.resv(["config", "list"], environment: environment)
+        #expect(list.stdout.contains("server          http://****@127.0.0.1:1  (environment)"), "\(list.stdout)")
+        #expect(list.stderr.hasPrefix("using the server http://127.0.0.1:1;"), "\(list.stderr)")
+        let get = try sandbox.resv(["config", "get", "server"], environment: environment)
+        #expect(get.stdout == "http://****@127.0.0.1:1\n")
+        for run in [list, get] { Self.expectNoSecret(run) }
+    }
+
+    @Test func theStaleCacheWarningNamesTheServerWithoutItsPassword() throws {
+        let server = try FaultServer(FaultTests.routes { _, _ in .respond(status: 200, body: "[\(FaultTests.good)]") })
+        let url = server.url.replacingOccurrences(of: "http://", with: "http://ada:s3cret@")
+        let sandbox = try Sandbox()
+        let environment = [
+            "RESV_SERVER": url, "RESV_TOKEN": "resv_test",
+            "XDG_CACHE_HOME": sandbox.directory.appendingPathComponent("cache").path,
+        ]
+        #expect(try sandbox.resv(["list"], environment: environment).status == 0)
+        server.stop()
+        let run = try sandbox.resv(["list"], environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("resv: warning: cannot reach \(server.url); showing"), "\(run.stderr)")
+        Self.expectNoSecret(run)
     }
 }

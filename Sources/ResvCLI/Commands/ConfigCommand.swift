@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ReservationCore
+import ReservationHTTP
 
 /// `resv config`: the settings, where each comes from, and the config file.
 struct ConfigCommand: ParsableCommand {
@@ -25,13 +26,18 @@ struct ConfigCommand: ParsableCommand {
         var config: String?
     }
 
+    /// A setting as shown: the token as `****`, and so the user name and password of a server URL.
     static func shown(_ key: SettingKey, _ setting: Setting) -> String {
-        key == .token ? "****" : setting.value
+        switch key {
+        case .token: "****"
+        case .server: URL.redacting(setting.value, with: "****@")
+        default: setting.value
+        }
     }
 
     struct List: ResvCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Every setting, its value and where it comes from (the token as ****).")
+            abstract: "Every setting, its value and where it comes from (the token, and a server's password, as ****).")
 
         @OptionGroup var file: FileOptions
         @Flag(help: "Print JSON: {key: {value, source}}.")
@@ -59,13 +65,15 @@ struct ConfigCommand: ParsableCommand {
                 let name = key.rawValue.padding(toLength: width, withPad: " ", startingAt: 0)
                 context.output.write("\(name)  \(ConfigCommand.shown(key, setting))  (\(setting.source.rawValue))\n")
             }
-            let backend = settings.chosenServer.map { "server \($0.value)" } ?? "file \(settings.store.value)"
+            let backend =
+                settings.chosenServer.map { "server \(URL.redacting($0.value))" } ?? "file \(settings.store.value)"
             context.say("using the \(backend); config file \(settings.configPath.path)")
         }
     }
 
     struct Get: ResvCommand {
-        static let configuration = CommandConfiguration(abstract: "Print one setting's value (the token as ****).")
+        static let configuration = CommandConfiguration(
+            abstract: "Print one setting's value (the token, and a server's password, as ****).")
 
         @Argument(help: "store, server, token, connectTimeout or requestTimeout.")
         var key: String
