@@ -97,7 +97,8 @@ public struct CommandContext: Sendable {
             guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
                 throw CLIError.invalidSetting("RESV_LOCK_TIMEOUT", text, "a number of seconds")
             }
-            store.lockTimeout = .milliseconds(Int((seconds * 1000).rounded()))
+            // A day is as good as forever here, and 1e300 seconds would not fit a duration.
+            store.lockTimeout = .milliseconds(Int((min(seconds, 86_400) * 1000).rounded()))
         }
         if let text = context.environment["RESV_MAX_STORE_BYTES"] {
             guard let bytes = Int(text), bytes > 0 else {

@@ -62,6 +62,18 @@ struct ResponseLimitTests {
         #expect(run.config.contains("\nmax-filesize = 67108864\n"))
     }
 
+    @Test(arguments: [1e300, .infinity, .nan, -1, 0])
+    func curlIsGivenTimeoutsItCanTake(seconds: Double) {
+        let run = CurlRun(
+            request: HTTPRequestData(method: "GET", url: URL(string: "http://h:1/reservations")!),
+            idleTimeout: seconds, requestTimeout: seconds, program: "curl")
+        let lines = run.config.split(separator: "\n")
+        for name in ["connect-timeout", "max-time", "speed-time"] {
+            let value = lines.first { $0.hasPrefix(name + " = ") }.flatMap { Double($0.dropFirst(name.count + 3)) }
+            #expect(value.map { $0 > 0 && $0 <= 86_400 } == true, "\(name) for \(seconds): \(run.config)")
+        }
+    }
+
     /// A stand-in for curl in a temporary folder: a shell script that writes its
     /// process id to `pid` and then runs `body`.
     final class FakeCurl {

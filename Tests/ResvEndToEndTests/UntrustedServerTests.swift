@@ -219,4 +219,18 @@ struct UntrustedServerTests {
         #expect(run.stderr.hasPrefix("resv: warning: cannot reach \(server.url); showing"), "\(run.stderr)")
         Self.expectNoSecret(run)
     }
+
+    // MARK: Seconds
+
+    /// Timeouts so large that they overflow an Int of milliseconds are a long wait, never a trap.
+    @Test(arguments: ["1e300", "1e18", "9223372036854775807"])
+    func hugeTimeoutsDoNotTrap(seconds: String) throws {
+        let server = try resv(
+            "http://127.0.0.1:1", ["list"],
+            environment: ["RESV_CONNECT_TIMEOUT": seconds, "RESV_REQUEST_TIMEOUT": seconds])
+        #expect(server.status == 69, "\(server.stderr)")
+        #expect(server.stderr.hasPrefix("resv: cannot reach the server at http://127.0.0.1:1"), "\(server.stderr)")
+        let file = try Sandbox().resv(["list"], environment: ["RESV_LOCK_TIMEOUT": seconds])
+        #expect(file.status == 0, "\(file.stderr)")
+    }
 }
