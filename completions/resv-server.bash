@@ -129,9 +129,34 @@ __resv-server_offer_flags_options() {
 
 __resv-server_add_completions() {
     local completion
+    if [[ "${1}" != -W ]]; then
+        # File and folder names: readline quotes them and marks folders.
+        compopt -o filenames 2>/dev/null
+        while IFS='' read -r completion; do
+            COMPREPLY+=("${completion}")
+        done < <(IFS=$'\n' compgen "${@}" -- "${cur}")
+        return
+    fi
+    # Words, one a line, taken as they are: compgen -W would expand $(...) in them.
+    local -a words=()
+    local special=false folder=false
     while IFS='' read -r completion; do
-        COMPREPLY+=("${completion}")
-    done < <(IFS=$'\n' compgen "${@}" -- "${cur}")
+        [[ -n "${completion}" && "${completion}" == "${cur}"* ]] || continue
+        words+=("${completion}")
+        [[ "${completion}" == *[^[:alnum:]_./:@%+,=-]* ]] && special=true
+        [[ -d "${completion}" ]] && folder=true
+    done <<< "${2}"
+    if "${special}" && "${folder}"; then
+        # Quoted here: as file names, readline would add a slash to the folder's name.
+        for completion in "${words[@]}"; do
+            printf -v completion '%q' "${completion}"
+            COMPREPLY+=("${completion}")
+        done
+        return
+    fi
+    # Readline quotes a word with a space or a shell character only in a file name.
+    "${special}" && compopt -o filenames 2>/dev/null
+    COMPREPLY+=("${words[@]}")
 }
 
 __resv-server_custom_complete() {
@@ -259,4 +284,4 @@ _resv-server_help() {
     __resv-server_offer_flags_options -1
 }
 
-complete -o filenames -F _resv-server resv-server
+complete -F _resv-server resv-server

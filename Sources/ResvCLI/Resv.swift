@@ -127,8 +127,9 @@ public enum ResvMain {
     private static func reportParseError(_ error: any Error, arguments: [String], context: CommandContext) -> Int32 {
         let code = Resv.exitCode(for: error).rawValue
         if code == 0 {
-            // --help, help, --version, --generate-completion-script: their text is the data.
-            context.output.write(Resv.fullMessage(for: error) + "\n")
+            // --help, help, --version, --generate-completion-script: their text is the data
+            // (the bash script finished: see BashCompletionScript).
+            context.output.write(BashCompletionScript.finished(Resv.fullMessage(for: error)) + "\n")
             return ExitStatus.success
         }
         if let first = arguments.first, !first.hasPrefix("-"), !subcommandNames.contains(first) {

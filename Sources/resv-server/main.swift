@@ -20,6 +20,27 @@ struct ResvServer: AsyncParsableCommand {
         version: Reference.version,
         subcommands: [Serve.self, TokenCommand.self]
     )
+
+    /// swift-argument-parser's own `main`, except that the bash completion script
+    /// it prints is finished (see BashCompletionScript).
+    static func main() async {
+        do {
+            var command = try await asyncParseAsRoot(nil)
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let message = fullMessage(for: error)
+            let finished = BashCompletionScript.finished(message)
+            guard finished == message else {
+                print(finished)
+                return
+            }
+            exit(withError: error)
+        }
+    }
 }
 
 struct DatabaseOptions: ParsableArguments {
