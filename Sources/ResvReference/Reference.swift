@@ -52,7 +52,8 @@ public enum Reference {
             detail: "another resv held the store's lock too long, or the server kept answering 429; retry"),
         ExitCode(
             code: ExitStatus.notAuthorised, summary: "not authorised",
-            detail: "the server refused the token (401, 403), or a config file holding a token is readable by others"),
+            detail: "no token is set for the server, the server refused the token (401, 403), "
+                + "or a config file holding a token is readable by others"),
         ExitCode(
             code: ExitStatus.interrupted, summary: "interrupted",
             detail: "Ctrl-C; a change is written whole or not at all, so the store is as before or fully updated"),
