@@ -64,17 +64,28 @@ public enum ResvMain {
     public static func runProcess(_ arguments: [String]) async -> Int32 {
         let context = CommandContext.live()
         let interrupts = Atomic<Int>(0)
-        return await Interrupts.cancellable(alsoOnInterrupt: {
+        let status = await Interrupts.cancellable(alsoOnInterrupt: {
             let count = interrupts.add(1, ordering: .sequentiallyConsistent).newValue
-            if count > 1 { endNow() }
-            DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { endNow() }
+            if count > 1 { endNowUnlessEnded() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { endNowUnlessEnded() }
         }) {
             await run(arguments, context: context)
         }
+        // The command ended: from now on the last resort stands down (one status, one message).
+        // If it has already begun, it is ending the process with 130; let it.
+        if ending.exchange(true, ordering: .sequentiallyConsistent) {
+            while true { pause() }
+        }
+        return status
     }
 
-    /// The last resort after Ctrl-C: the message and status of an interrupted command, now.
-    private static func endNow() -> Never {
+    /// Set once by whichever ends the process first: the command, or the last resort.
+    private static let ending = Atomic<Bool>(false)
+
+    /// The last resort after Ctrl-C: the message and status of an interrupted command, now,
+    /// unless the command has ended meanwhile and is returning its own status.
+    private static func endNowUnlessEnded() {
+        guard !ending.exchange(true, ordering: .sequentiallyConsistent) else { return }
         let message = "resv: interrupted\n"
         _ = message.withCString { write(STDERR_FILENO, $0, strlen($0)) }
         _exit(ExitStatus.interrupted)
