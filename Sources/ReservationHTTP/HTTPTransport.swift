@@ -10,12 +10,18 @@ public struct HTTPRequestData: Sendable, Hashable {
     public var url: URL
     public var headers: [String: String]
     public var body: Data?
+    /// The most seconds this exchange may take in all (connecting, waiting, reading
+    /// the body): what is left of the command's deadline. Nil: the transport's own limit.
+    public var timeout: TimeInterval?
 
-    public init(method: String, url: URL, headers: [String: String] = [:], body: Data? = nil) {
+    public init(
+        method: String, url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: TimeInterval? = nil
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.timeout = timeout
     }
 }
 
