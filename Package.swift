@@ -29,8 +29,10 @@ let package = Package(
     targets: [
         .target(name: "ReservationCore"),
         .target(name: "ReservationFile", dependencies: ["ReservationCore"]),
-        // The HTTP backend, over the curl program (see HTTPTransport.curl): no packages to build.
-        .target(name: "ReservationHTTP", dependencies: ["ReservationCore"]),
+        // The HTTP backend, over libcurl loaded on the first request (see HTTPTransport.libcurl):
+        // no packages to build, and no libcurl-dev (CCurl declares the little of its ABI it uses).
+        .target(name: "CCurl"),
+        .target(name: "ReservationHTTP", dependencies: ["ReservationCore", "CCurl"]),
         // Exit codes and the reference text of --help and the man page; no dependencies,
         // so the man page tool can use it without being taken for a second command-line tool.
         .target(name: "ResvReference"),

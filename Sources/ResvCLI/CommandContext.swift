@@ -135,7 +135,7 @@ public struct CommandContext: Sendable {
                     "resv: warning: cannot reach \(url.redacted); showing what it answered \(Self.describe(age: age))\n"
                 )
             })
-        return .http(configuration, transport: .curl(idleTimeout: idle, requestTimeout: total))
+        return .http(configuration, transport: .libcurl(connectTimeout: idle, requestTimeout: total))
     }
 
     /// The cache of one server's answers for one token, under `$XDG_CACHE_HOME`.

@@ -215,40 +215,4 @@ struct HTTPServiceTests {
             }
         }
     }
-
-    @Test func curlConfigQuotesEverything() {
-        #expect(CurlRun.quoted(#"a "b" \c"#) == #""a \"b\" \\c""#)
-        #expect(CurlRun.quoted("line\nbreak\ttab") == #""line\nbreak\ttab""#)
-        let run = CurlRun(
-            request: HTTPRequestData(
-                method: "POST", url: URL(string: "http://h:1/reservations")!,
-                headers: ["Authorization": "Bearer x"], body: Data(#"{"a":"\""}"#.utf8)),
-            idleTimeout: 5, requestTimeout: 30, program: "curl")
-        #expect(run.config.contains(#"header = "Authorization: Bearer x""#))
-        #expect(run.config.contains(#"data-binary = "{\"a\":\"\\\"\"}""#))
-        #expect(run.config.contains("max-time = 30"))
-    }
-
-    @Test func aMissingCurlIsAnErrorNotACrash() async throws {
-        let transport = HTTPTransport.curl(idleTimeout: 1, requestTimeout: 1, program: "resv-no-such-curl")
-        let request = HTTPRequestData(method: "GET", url: URL(string: "http://127.0.0.1:1/")!)
-        for _ in 0..<20 {  // the write to its stdin races its exit
-            do {
-                _ = try await transport.send(request)
-                Issue.record("a missing program cannot answer")
-            } catch let failure as TransportFailure {
-                #expect(failure == .cannotConnect("curl is not installed (apt-get install curl)"))
-            }
-        }
-    }
-
-    @Test func curlOutputIsSplitAfterInterimHeaders() throws {
-        let raw =
-            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nRetry-After: 3\r\nContent-Type: application/json\r\n\r\n{\"x\":1}"
-        let response = try CurlRun.parse(Data(raw.utf8))
-        #expect(response.status == 201)
-        #expect(response.headers["retry-after"] == "3")
-        #expect(String(decoding: response.body, as: UTF8.self) == #"{"x":1}"#)
-        #expect(throws: TransportFailure.self) { try CurlRun.parse(Data("garbage".utf8)) }
-    }
 }

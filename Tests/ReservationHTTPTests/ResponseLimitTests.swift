@@ -55,89 +55,62 @@ struct ResponseLimitTests {
                 + "the server's answer is larger than 64 MiB, the most resv accepts")
     }
 
-    @Test func curlIsToldTheLimit() {
-        let run = CurlRun(
-            request: HTTPRequestData(method: "GET", url: URL(string: "http://h:1/reservations")!),
-            idleTimeout: 5, requestTimeout: 30, program: "curl")
-        #expect(run.config.contains("\nmax-filesize = 67108864\n"))
+    /// A transport over libcurl with the given body limit.
+    static func transport(limit: Int) -> HTTPTransport {
+        .libcurl(connectTimeout: 5, requestTimeout: 60, largestBody: limit)
     }
 
-    @Test(arguments: [1e300, .infinity, .nan, -1, 0])
-    func curlIsGivenTimeoutsItCanTake(seconds: Double) {
-        let run = CurlRun(
-            request: HTTPRequestData(method: "GET", url: URL(string: "http://h:1/reservations")!),
-            idleTimeout: seconds, requestTimeout: seconds, program: "curl")
-        let lines = run.config.split(separator: "\n")
-        for name in ["connect-timeout", "max-time", "speed-time"] {
-            let value = lines.first { $0.hasPrefix(name + " = ") }.flatMap { Double($0.dropFirst(name.count + 3)) }
-            #expect(value.map { $0 > 0 && $0 <= 86_400 } == true, "\(name) for \(seconds): \(run.config)")
-        }
+    static func get(_ server: LoopbackServer) -> HTTPRequestData {
+        HTTPRequestData(method: "GET", url: URL(string: server.url + "/reservations")!)
     }
 
-    /// A stand-in for curl in a temporary folder: a shell script that writes its
-    /// process id to `pid` and then runs `body`.
-    final class FakeCurl {
-        let folder: URL
-        var program: String { folder.appendingPathComponent("curl").path }
-        var pidFile: URL { folder.appendingPathComponent("pid") }
-
-        init(_ body: String) throws {
-            folder = FileManager.default.temporaryDirectory
-                .appendingPathComponent("resv-fake-curl-\(UUID().uuidString.prefix(8))", isDirectory: true)
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try Data("#!/bin/sh\necho $$ > '\(pidFile.path)'\n\(body)\n".utf8).write(
-                to: folder.appendingPathComponent("curl"))
-            chmod(program, 0o755)
-        }
-
-        deinit { try? FileManager.default.removeItem(at: folder) }
-
-        /// Whether the fake's process still runs (a zombie not yet reaped counts as gone).
-        var isRunning: Bool {
-            guard let text = try? String(contentsOf: pidFile, encoding: .utf8),
-                let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
-            else { return false }
-            let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?
-                .split(separator: ")").last?.split(separator: " ").first
-            return state != nil && state != "Z"
-        }
-    }
-
-    /// A curl that writes a header and then never stops: it is stopped once it
-    /// has written more than the limit, so memory stays bounded.
+    /// A server that sends a header and then never stops: the transfer is stopped
+    /// once past the limit (the server's writes then fail), so memory stays bounded.
     @Test(arguments: [1 << 20, HTTPTransport.largestBody])
-    func anEndlessBodyIsCutOffAndCurlStopped(limit: Int) async throws {
-        let fake = try FakeCurl(#"printf 'HTTP/1.1 200 OK\r\n\r\n'; exec cat /dev/zero"#)
-        let transport = HTTPTransport.curl(
-            idleTimeout: 5, requestTimeout: 30, program: fake.program, largestBody: limit)
-        let request = HTTPRequestData(method: "GET", url: URL(string: "http://127.0.0.1:1/reservations")!)
+    func anEndlessBodyIsCutOff(limit: Int) async throws {
+        let stopped = Recorder(false)
+        let server = try LoopbackServer { connection in
+            guard connection.request() != nil else { return }
+            connection.send("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")
+            let zeros = [UInt8](repeating: 0, count: 256 << 10)
+            while connection.send(zeros) {}
+            stopped.change { $0 = true }
+        }
         // That it ends at all is the point (a body without end would hold this test for ever);
-        // how fast is the benchmark's business: under a full parallel run it took 89 s, alone ~1 s.
-        await #expect(throws: TransportFailure.tooLarge) { _ = try await transport.send(request) }
-        for _ in 0..<50 where fake.isRunning { try await Task.sleep(for: .milliseconds(100)) }
-        #expect(!fake.isRunning, "curl is stopped")
+        // how fast is the benchmark's business.
+        await #expect(throws: TransportFailure.tooLarge) {
+            _ = try await Self.transport(limit: limit).send(Self.get(server))
+        }
+        for _ in 0..<50 where !stopped.value { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(stopped.value, "the connection is closed")
     }
 
-    /// Header blocks do not count against the body's limit; a body of exactly the limit is read.
+    /// Headers (and a 1xx before them) do not count against the body's limit; a body of exactly the limit is read.
     @Test func aBodyOfTheLimitAfterItsHeadersIsRead() async throws {
         let limit = 1 << 20
-        let fake = try FakeCurl(
-            #"printf 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nX-Pad: %04000d\r\n\r\n' 0; "#
-                + "head -c \(limit) /dev/zero")
-        let transport = HTTPTransport.curl(
-            idleTimeout: 5, requestTimeout: 30, program: fake.program, largestBody: limit)
-        let request = HTTPRequestData(method: "GET", url: URL(string: "http://127.0.0.1:1/reservations")!)
-        let response = try await transport.send(request)
+        let server = try LoopbackServer { connection in
+            guard connection.request() != nil else { return }
+            connection.send("HTTP/1.1 100 Continue\r\n\r\n")
+            connection.send(
+                "HTTP/1.1 200 OK\r\nX-Pad: \(String(repeating: "0", count: 4000))\r\nContent-Length: \(limit)\r\n\r\n")
+            connection.send([UInt8](repeating: 0, count: limit))
+            connection.waitForClose()
+        }
+        let response = try await Self.transport(limit: limit).send(Self.get(server))
         #expect(response.status == 200)
         #expect(response.body.count == limit)
     }
 
-    @Test func curlsOwnRefusalOfALargerDeclaredLengthIsTooLarge() async throws {
-        // curl's exit status 63: "Maximum file size exceeded".
-        let fake = try FakeCurl("echo 'curl: (63) Maximum file size exceeded' >&2; exit 63")
-        let transport = HTTPTransport.curl(idleTimeout: 5, requestTimeout: 30, program: fake.program)
-        let request = HTTPRequestData(method: "GET", url: URL(string: "http://127.0.0.1:1/reservations")!)
-        await #expect(throws: TransportFailure.tooLarge) { _ = try await transport.send(request) }
+    @Test func aLargerDeclaredLengthIsRefusedBeforeTheBody() async throws {
+        let limit = 1 << 20
+        let server = try LoopbackServer { connection in
+            guard connection.request() != nil else { return }
+            connection.send("HTTP/1.1 200 OK\r\nContent-Length: \(limit + 1)\r\n\r\n")
+            connection.waitForClose()
+        }
+        await #expect(throws: TransportFailure.tooLarge) {
+            _ = try await Self.transport(limit: limit).send(Self.get(server))
+        }
     }
 
     // MARK: The cache

@@ -1,0 +1,214 @@
+import Foundation
+import Testing
+
+@testable import ReservationHTTP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `HTTPTransport.libcurl` against real servers on loopback ports: what it
+/// sends, what it reads, how every failure ends, and that connections are reused.
+@Suite("libcurl transport")
+struct LibCurlTransportTests {
+    static let transport = HTTPTransport.libcurl(connectTimeout: 5, requestTimeout: 30)
+
+    static func request(
+        _ server: LoopbackServer, _ method: String = "GET", _ path: String = "/reservations",
+        headers: [String: String] = [:], body: String? = nil, timeout: TimeInterval? = nil
+    ) -> HTTPRequestData {
+        HTTPRequestData(
+            method: method, url: URL(string: server.url + path)!, headers: headers, body: body.map { Data($0.utf8) },
+            timeout: timeout)
+    }
+
+    /// A server answering every request on a connection with `body`, recording each request's head.
+    static func echoing(_ heads: Recorder<[String]>, body: String = "[]") throws -> LoopbackServer {
+        try LoopbackServer { connection in
+            while let head = connection.request() {
+                heads.change { $0.append(head) }
+                guard connection.respond(body, headers: "Retry-After: 3\r\nContent-Type: application/json\r\n") else {
+                    return
+                }
+            }
+        }
+    }
+
+    @Test func sendsTheHeadersGivenAndNoExpectAndReadsTheAnswer() async throws {
+        let heads = Recorder<[String]>([])
+        let server = try Self.echoing(heads, body: #"{"x":1}"#)
+        let response = try await Self.transport.send(
+            Self.request(server, headers: ["Authorization": "Bearer t0k", "Accept": "application/json"]))
+        #expect(response.status == 200)
+        #expect(response.headers["retry-after"] == "3")
+        #expect(response.headers["content-type"] == "application/json")
+        #expect(String(decoding: response.body, as: UTF8.self) == #"{"x":1}"#)
+        let head = try #require(heads.value.first)
+        let lines = head.split(separator: "\r\n").map(String.init)
+        #expect(lines.first == "GET /reservations HTTP/1.1")
+        #expect(lines.contains("Authorization: Bearer t0k"))
+        #expect(lines.contains("User-Agent: resv"))
+        #expect(!lines.contains { $0.lowercased().hasPrefix("expect:") })
+    }
+
+    /// A kept handle carries nothing of one request into the next: a GET after a POST has no body.
+    @Test func eachMethodIsSentAsAskedOnOneConnection() async throws {
+        let heads = Recorder<[String]>([])
+        let server = try Self.echoing(heads)
+        let big = String(repeating: "b", count: 200_000)  // above libcurl's Expect: 100-continue threshold
+        for (method, body) in [("POST", #"{"a":"\""}"#), ("GET", nil), ("DELETE", nil), ("POST", ""), ("POST", big)] {
+            let response = try await Self.transport.send(Self.request(server, method, body: body))
+            #expect(response.status == 200, "\(method)")
+        }
+        let firstLines = heads.value.map { $0.split(separator: "\r\n").first.map(String.init) }
+        #expect(firstLines == ["POST", "GET", "DELETE", "POST", "POST"].map { "\($0) /reservations HTTP/1.1" })
+        let lengths = heads.value.map { head in
+            head.split(separator: "\r\n").first { $0.hasPrefix("Content-Length:") } ?? "none"
+        }
+        #expect(lengths == ["Content-Length: 10", "none", "none", "Content-Length: 0", "Content-Length: 200000"])
+        #expect(server.accepted == 1, "one connection for all five")
+    }
+
+    @Test func connectionsAreReusedAcrossRequestsAndConcurrentOnesGetTheirOwn() async throws {
+        let heads = Recorder<[String]>([])
+        let server = try Self.echoing(heads)
+        for _ in 0..<5 { _ = try await Self.transport.send(Self.request(server)) }
+        #expect(server.accepted == 1)
+        // Two at once, as a fetch sends them, then more: no more connections than were ever in use at once.
+        async let first = Self.transport.send(Self.request(server, "GET", "/landmarks"))
+        async let second = Self.transport.send(Self.request(server))
+        _ = try await (first, second)
+        for _ in 0..<5 { _ = try await Self.transport.send(Self.request(server)) }
+        #expect(server.accepted <= 2)
+        #expect(heads.value.count == 12)
+    }
+
+    /// libcurl reads 1xx answers itself; the status and headers are the final answer's.
+    @Test func anInterimAnswerIsNotTakenForTheResponse() async throws {
+        let server = try LoopbackServer { connection in
+            guard connection.request() != nil else { return }
+            connection.send("HTTP/1.1 100 Continue\r\nX-Interim: yes\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n")
+            connection.respond("{}", status: "201 Created", headers: "Location: /reservations/1\r\n")
+            connection.waitForClose()
+        }
+        let response = try await Self.transport.send(Self.request(server, "POST", body: "{}"))
+        #expect(response.status == 201)
+        #expect(response.headers["location"] == "/reservations/1")
+        #expect(response.headers["x-interim"] == nil)
+        #expect(response.headers["link"] == nil)
+        #expect(String(decoding: response.body, as: UTF8.self) == "{}")
+    }
+
+    @Test func aBodyCutShortIsTruncated() async throws {
+        let server = try LoopbackServer { connection in
+            guard connection.request() != nil else { return }
+            connection.send("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n[1,2,3")
+        }
+        do {
+            _ = try await Self.transport.send(Self.request(server))
+            Issue.record("a cut body cannot answer")
+        } catch TransportFailure.truncated {}
+    }
+
+    @Test func aResetMidBodyIsALostConnection() async throws {
+        let server = try LoopbackServer { connection in
+            guard connection.request() != nil else { return }
+            connection.send("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n[1,2,3")
+            usleep(50_000)
+            connection.reset()
+        }
+        do {
+            _ = try await Self.transport.send(Self.request(server))
+            Issue.record("a reset connection cannot answer")
+        } catch TransportFailure.connectionLost, TransportFailure.truncated {}
+    }
+
+    /// Sending to a connection the server has reset gives EPIPE, never a SIGPIPE
+    /// that would end the process (this test would not return).
+    @Test func aServerThatResetsWhileTheBodyIsSentDoesNotKillTheProcess() async throws {
+        let server = try LoopbackServer { connection in
+            var byte: UInt8 = 0
+            _ = recv(connection.fd, &byte, 1, 0)
+            connection.reset()
+        }
+        let body = String(repeating: "x", count: 8 << 20)
+        for _ in 0..<3 {
+            await #expect(throws: TransportFailure.self) {
+                _ = try await Self.transport.send(Self.request(server, "POST", body: body))
+            }
+        }
+    }
+
+    @Test func aRefusedConnectionCannotConnect() async throws {
+        let server = try LoopbackServer { _ in }
+        server.stop()
+        do {
+            _ = try await Self.transport.send(Self.request(server))
+            Issue.record("nobody listens")
+        } catch TransportFailure.cannotConnect(let why) {
+            #expect(!why.isEmpty)
+        }
+    }
+
+    @Test func anEmptyAnswerIsALostConnection() async throws {
+        let server = try LoopbackServer { connection in _ = connection.request() }
+        do {
+            _ = try await Self.transport.send(Self.request(server))
+            Issue.record("no answer")
+        } catch TransportFailure.connectionLost {}
+    }
+
+    /// A server that accepts and never answers.
+    static func hung() throws -> LoopbackServer {
+        try LoopbackServer { connection in
+            _ = connection.request()
+            connection.waitForClose()
+        }
+    }
+
+    @Test func aHungServerIsBoundedByTheRequestsTimeLeft() async throws {
+        let server = try Self.hung()
+        // Neither the stall bound (20 s) nor the transport's own limit (60 s) ends it.
+        let transport = HTTPTransport.libcurl(connectTimeout: 20, requestTimeout: 60)
+        let clock = ContinuousClock()
+        let elapsed = await clock.measure {
+            await #expect(throws: TransportFailure.timedOut) {
+                _ = try await transport.send(Self.request(server, timeout: 0.3))
+            }
+        }
+        // 0.3 s alone; the bound leaves room for a loaded machine running every test at once.
+        #expect(elapsed < .seconds(10), "\(elapsed)")
+    }
+
+    @Test func cancellingEndsTheRequestAtOnce() async throws {
+        let server = try Self.hung()
+        let request = Self.request(server)
+        let task = Task { try await Self.transport.send(request) }
+        try await Task.sleep(for: .milliseconds(300))
+        let clock = ContinuousClock()
+        let elapsed = await clock.measure {
+            task.cancel()
+            await #expect(throws: CancellationError.self) { _ = try await task.value }
+        }
+        #expect(elapsed < .seconds(1), "\(elapsed)")  // ~1 ms alone
+        // The transport still works afterwards.
+        let heads = Recorder<[String]>([])
+        let echo = try Self.echoing(heads)
+        #expect(try await Self.transport.send(Self.request(echo)).status == 200)
+    }
+
+    @Test(arguments: [1e300, .infinity, -.infinity, .nan, -1, 0, 1e-9])
+    func anyTimeoutBecomesMillisecondsLibcurlCanTake(seconds: Double) async throws {
+        let milliseconds = LibCurlTransfer.milliseconds(seconds)
+        #expect((1...86_400_000).contains(milliseconds), "\(seconds) → \(milliseconds)")
+        let heads = Recorder<[String]>([])
+        let server = try Self.echoing(heads)
+        let transport = HTTPTransport.libcurl(connectTimeout: seconds, requestTimeout: seconds)
+        if milliseconds >= 1000 {
+            #expect(try await transport.send(Self.request(server, timeout: seconds)).status == 200)
+        } else {
+            // Too little time for anything: an answer or a timeout, not a trap.
+            _ = try? await transport.send(Self.request(server, timeout: seconds))
+        }
+    }
+}
