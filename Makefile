@@ -8,13 +8,14 @@
 #                 in-process benchmarks (Benchmarks/Package.swift, ordo-one/benchmark)
 SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# What resv needs: libreadline-dev for `resv repl`; curl, which its HTTP backend runs.
-PACKAGES := libreadline-dev curl
+# What resv needs: libreadline-dev for `resv repl`; libcurl4, which its HTTP backend loads
+# on the first request (no libcurl-dev: Sources/CCurl declares what it uses).
+PACKAGES := libreadline-dev libcurl4
 # What the tests need besides: jq (the end-to-end tests pipe `resv list --json` through it),
 # groff-base (the man pages read without warnings), postgresql (resv-server's tests run on
 # PostgreSQL too: scripts/with-postgres starts one), python3-venv (schemathesis), sqlite3
 # (the capacity tests count the rows a server stored).
-TEST_PACKAGES := $(PACKAGES) jq groff-base postgresql python3-venv sqlite3
+TEST_PACKAGES := $(PACKAGES) jq groff-base postgresql python3-venv sqlite3 curl
 ARGS ?= list
 # The shipped binary: the Swift runtime and Foundation linked in, which halves
 # start-up (BENCHMARKS.md). Its own build folder, so debug builds are not redone.
