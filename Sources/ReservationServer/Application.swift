@@ -7,23 +7,31 @@ import ServiceLifecycle
 /// The router of every route, over one store. Tests drive it with
 /// `app.test(.router)`; `buildApplication` serves it.
 public func buildRouter(
-    store: ServerStore, catalog: LandmarkCatalog = .builtIn, now: @escaping @Sendable () -> Date = { Date() }
+    store: ServerStore, catalog: LandmarkCatalog = .builtIn, now: @escaping @Sendable () -> Date = { Date() },
+    options: ServerOptions = ServerOptions()
 ) -> Router<ServerContext> {
     let router = Router(context: ServerContext.self)
     router.add(middleware: ErrorMiddleware())
-    ReservationRoutes(store: store, catalog: catalog, now: now).add(to: router)
+    if options.metrics != nil { router.add(middleware: MetricsMiddleware()) }
+    let routes = router.group().add(
+        middleware: AuthMiddleware(tokens: TokenCache(store: store, lifetime: options.tokenLifetime)))
+    if let limit = options.rateLimit { routes.add(middleware: RateLimitMiddleware(limit)) }
+    OperationsRoutes(store: store, metrics: options.metrics).add(to: router, authenticated: routes)
+    ReservationRoutes(store: store, catalog: catalog, now: now).add(to: routes)
     return router
 }
 
-/// The server: the router on `host:port`, and the hourly purge of idempotency
-/// keys older than `keyLifetime`. `onListening` receives the bound port (useful with port 0).
+/// The server: the router on `host:port` with `options.limits`, and the hourly
+/// purge of idempotency keys older than `keyLifetime`. `onListening` receives
+/// the bound port (useful with port 0).
 public func buildApplication(
     store: ServerStore, host: String, port: Int, logger: Logger, catalog: LandmarkCatalog = .builtIn,
-    keyLifetime: Duration = .seconds(24 * 3600),
+    options: ServerOptions = ServerOptions(), keyLifetime: Duration = .seconds(24 * 3600),
     onListening: @escaping @Sendable (Int) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
     Application(
-        router: buildRouter(store: store, catalog: catalog),
+        router: buildRouter(store: store, catalog: catalog, options: options),
+        server: options.limits.server,
         configuration: .init(address: .hostname(host, port: port), serverName: "resv-server"),
         services: [KeyPurge(store: store, lifetime: keyLifetime, logger: logger)],
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },

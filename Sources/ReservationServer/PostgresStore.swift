@@ -8,7 +8,7 @@ import ReservationCore
 /// idempotency key, a landmark's day) take a transaction-scoped advisory lock
 /// first, so two servers never book the same key twice or past capacity.
 public enum PostgresStore {
-    static let schemaVersion = 1
+    static let schemaVersion = 2
 
     /// Connects with a `postgres://user:password@host:port/database?sslmode=…` URL.
     /// `run` is the client's connection pool; the caller keeps it running
@@ -19,27 +19,7 @@ public enum PostgresStore {
         var configuration = try configuration(url)
         configuration.options.maximumConnections = connections
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        let store = ServerStore(
-            user: { hash in
-                try await client.query("SELECT user_id FROM tokens WHERE hash = \(hash)", logger: logger)
-                    .collect().first.map { UserID(try $0.decode(Int64.self)) }
-            },
-            addToken: { name, hash in
-                try await client.withTransaction(logger: logger) { db in
-                    let now = Date().timeIntervalSince1970
-                    try await db.query(
-                        "INSERT INTO users (name, created_at) VALUES (\(name), \(now)) ON CONFLICT (name) DO NOTHING",
-                        logger: logger)
-                    guard
-                        let id = try await db.query("SELECT id FROM users WHERE name = \(name)", logger: logger)
-                            .collect().first.map({ try $0.decode(Int64.self) })
-                    else { throw StoreError.corruptRow("user \(name) vanished") }
-                    try await db.query(
-                        "INSERT INTO tokens (hash, user_id, created_at) VALUES (\(hash), \(id), \(now))", logger: logger
-                    )
-                    return UserID(id)
-                }
-            },
+        var store = ServerStore(
             list: { user in
                 try await client.query(
                     "SELECT id, landmark_id, date, party_size, status FROM reservations WHERE user_id = \(user.rawValue) ORDER BY starts_at, id",
@@ -145,6 +125,7 @@ public enum PostgresStore {
             },
             close: {}
         )
+        store.tokens = .postgres(client, logger: logger)
         return (store, client)
     }
 
@@ -162,6 +143,9 @@ public enum PostgresStore {
             }
             guard version < schemaVersion else { return }
             for statement in schema { try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+            for statement in SchemaUpgrades.statements(SchemaUpgrades.postgres, from: version) {
+                try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
             try await db.query("DELETE FROM resv_schema", logger: logger)
             try await db.query("INSERT INTO resv_schema (version) VALUES (\(schemaVersion))", logger: logger)
         }

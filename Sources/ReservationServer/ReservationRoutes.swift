@@ -47,11 +47,8 @@ struct ReservationRoutes: Sendable {
         lists = store.exclusive ? ListCache() : nil
     }
 
-    func add(to router: Router<ServerContext>) {
-        router.get("/health") { _, _ in
-            Response.json(status: .ok, body: Array(#"{"status":"ok"}"#.utf8))
-        }
-        let routes = router.group().add(middleware: AuthMiddleware(tokens: TokenCache(store: store)))
+    /// Adds the routes to `routes`, the group behind `AuthMiddleware` (see `buildRouter`).
+    func add(to routes: RouterGroup<ServerContext>) {
         routes.get("/landmarks") { _, _ in Response.json(status: .ok, body: landmarksBody) }
         routes.get("/landmarks/:id/availability", use: availability)
         routes.get("/reservations", use: list)
@@ -154,10 +151,12 @@ struct ReservationRoutes: Sendable {
         switch try await store.create(user, record, key) {
         case .created(let reservation):
             lists?.invalidate(user)
+            ServerMetrics.bookingsMade.increment()
             var headers = HTTPFields()
             headers[.location] = "/reservations/\(reservation.id)"
             return .json(status: .created, body: Wire.body(reservation), headers: headers)
         case .noCapacity(let booked):
+            ServerMetrics.bookingsRefused.increment()
             let day = record.capacity?.day.text ?? ""
             throw APIError(
                 ReservationError.noCapacity(

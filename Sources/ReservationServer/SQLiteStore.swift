@@ -14,7 +14,7 @@ import Synchronization
 /// (group commit: many bookings per fsync, each in its own savepoint); reads
 /// use their own connections and never wait for a write.
 public enum SQLiteStore {
-    static let schemaVersion = 1
+    static let schemaVersion = 2
     static let readerCount = 2
 
     /// Opens (creating) the database at `path`. With `serving`, takes the
@@ -49,26 +49,6 @@ public enum SQLiteStore {
         }
 
         var store = ServerStore(
-            user: { hash in
-                try await reader().query("SELECT user_id FROM tokens WHERE hash = ?", [.text(hash)])
-                    .first?.column("user_id")?.integer.map { UserID(Int64($0)) }
-            },
-            addToken: { name, hash in
-                try await writer.perform { db in
-                    let now = Date().timeIntervalSince1970
-                    _ = try await db.query(
-                        "INSERT INTO users (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-                        [.text(name), .float(now)])
-                    guard
-                        let id = try await db.query("SELECT id FROM users WHERE name = ?", [.text(name)])
-                            .first?.column("id")?.integer
-                    else { throw StoreError.corruptRow("user \(name) vanished") }
-                    _ = try await db.query(
-                        "INSERT INTO tokens (hash, user_id, created_at) VALUES (?, ?, ?)",
-                        [.text(hash), .integer(id), .float(now)])
-                    return UserID(Int64(id))
-                }
-            },
             list: { user in
                 try await reader().query(
                     "SELECT \(columns) FROM reservations WHERE user_id = ? ORDER BY starts_at, id",
@@ -184,6 +164,7 @@ public enum SQLiteStore {
             }
         )
         store.exclusive = serving
+        store.tokens = .sqlite(writer: writer, reader: reader)
         return store
     }
 
@@ -233,6 +214,9 @@ public enum SQLiteStore {
         _ = try await db.query("BEGIN IMMEDIATE")
         do {
             for statement in schema { _ = try await db.query(statement) }
+            for statement in SchemaUpgrades.statements(SchemaUpgrades.sqlite, from: version) {
+                _ = try await db.query(statement)
+            }
             _ = try await db.query("PRAGMA user_version = \(schemaVersion)")
             _ = try await db.query("COMMIT")
         } catch {

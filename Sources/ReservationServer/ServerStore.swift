@@ -80,10 +80,6 @@ public struct ServerStore: Sendable {
     /// True when this process is the only writer (an SQLite file under its
     /// server lock), so reads may be cached between this process's writes.
     public var exclusive: Bool = false
-    /// The user a token hash belongs to.
-    public var user: @Sendable (_ tokenHash: String) async throws -> UserID?
-    /// Adds a token (by its hash) for the user `name`, creating the user when new.
-    public var addToken: @Sendable (_ name: String, _ tokenHash: String) async throws -> UserID
     public var list: @Sendable (UserID) async throws -> [StoredReservation]
     public var get: @Sendable (UserID, Reservation.ID) async throws -> StoredReservation?
     /// Date and party size of every user's active reservations at a landmark in [from, to).
@@ -99,6 +95,8 @@ public struct ServerStore: Sendable {
     /// Deletes idempotency keys older than the date; returns how many.
     public var purgeKeys: @Sendable (_ olderThan: Date) async throws -> Int
     public var close: @Sendable () async throws -> Void
+    /// Creating, listing, revoking and checking tokens, and the health check.
+    public var tokens: TokenStore = .unavailable
 }
 
 /// Failures of the storage layer, with what to do next.

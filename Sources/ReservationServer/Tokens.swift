@@ -19,20 +19,68 @@ public enum Token {
     }
 }
 
-/// Token hash → user, remembered once found: tokens are never reassigned, so
-/// a hit stays true; misses always ask the store (a token created since).
+/// Token hash → user, remembered for `lifetime` at most, so a token revoked
+/// (or expired) on any instance stops working here within that time. Misses
+/// always ask the store (a token created since). A lookup that goes to the
+/// store also notes the token's last use, at most once a minute per token.
 final class TokenCache: Sendable {
-    private let store: ServerStore
-    private let known = Mutex<[String: UserID]>([:])
+    /// How long a found token is trusted before the store is asked again.
+    /// Measured (BENCHMARKS.md): asking on every request costs GET /reservations
+    /// little on SQLite, but the default keeps revocation well inside 5 s.
+    static let defaultLifetime: Duration = .seconds(2)
 
-    init(store: ServerStore) { self.store = store }
+    private struct Entry {
+        var grant: TokenGrant
+        var checked: ContinuousClock.Instant
+    }
+
+    private let tokens: TokenStore
+    private let lifetime: Duration
+    private let known = Mutex<[String: Entry]>([:])
+    /// When this process last wrote each token's last use.
+    private let touched = Mutex<[String: ContinuousClock.Instant]>([:])
+
+    init(store: ServerStore, lifetime: Duration = TokenCache.defaultLifetime) {
+        tokens = store.tokens
+        self.lifetime = lifetime
+    }
 
     func user(for token: some StringProtocol) async throws -> UserID? {
         guard !token.isEmpty, token.utf8.count <= 512 else { return nil }
         let hash = Token.hash(token)
-        if let user = known.withLock({ $0[hash] }) { return user }
-        guard let user = try await store.user(hash) else { return nil }
-        known.withLock { $0[hash] = user }
+        let now = ContinuousClock.now
+        let date = Date()
+        if let entry = known.withLock({ $0[hash] }), now - entry.checked < lifetime {
+            return Self.valid(entry.grant, at: date)
+        }
+        guard let grant = try await tokens.grant(hash), let user = Self.valid(grant, at: date) else {
+            _ = known.withLock { $0.removeValue(forKey: hash) }
+            return nil
+        }
+        known.withLock { entries in
+            // Bounded: a flood of distinct tokens cannot grow it without end.
+            if entries.count >= 10_000 { entries.removeAll(keepingCapacity: true) }
+            entries[hash] = Entry(grant: grant, checked: now)
+        }
+        noteUse(hash, now: now, date: date)
         return user
+    }
+
+    private static func valid(_ grant: TokenGrant, at date: Date) -> UserID? {
+        if let expiry = grant.expiresAt, expiry <= date { return nil }
+        return grant.user
+    }
+
+    /// Writes the last use in the background: a request never waits for it.
+    private func noteUse(_ hash: String, now: ContinuousClock.Instant, date: Date) {
+        let due = touched.withLock { last -> Bool in
+            if let previous = last[hash], now - previous < .seconds(TokenStore.touchResolution) { return false }
+            if last.count >= 10_000 { last.removeAll(keepingCapacity: true) }
+            last[hash] = now
+            return true
+        }
+        guard due else { return }
+        let tokens = tokens
+        Task { try? await tokens.touch(hash, date) }
     }
 }

@@ -84,14 +84,65 @@ struct Serve: AsyncParsableCommand {
         completion: .file(extensions: ["json"]))
     var landmarks: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a client has to send a whole request (head and body) from its first byte; then the connection is closed.",
+            valueName: "seconds"))
+    var requestTimeout: Double = 10
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a connection may stay open with no request under way (keep-alive); then it is closed.",
+            valueName: "seconds"))
+    var idleTimeout: Double = 60
+
+    @Option(
+        help: ArgumentHelp(
+            "Requests a second each token may make (bursts up to the same number); more get 429 with Retry-After. Default: no limit.",
+            valueName: "n"))
+    var rateLimit: Double?
+
+    @Flag(help: "Serve no /metrics (Prometheus text, no token needed, by default).")
+    var noMetrics = false
+
+    /// How long a token found in the database is trusted before it is checked
+    /// again (so a revoked token stops within this time); for measurements.
+    @Option(help: .hidden)
+    var tokenRecheck: Double = 2
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        for (name, value) in [("--request-timeout", requestTimeout), ("--idle-timeout", idleTimeout)] {
+            guard value.isFinite, value > 0, value <= 86_400 else {
+                throw ValidationError("\(name) must be a number of seconds above 0 and at most 86400")
+            }
+        }
+        if let rateLimit, RateLimit(perSecond: rateLimit) == nil || rateLimit > 1_000_000 {
+            throw ValidationError("--rate-limit must be a number of requests a second above 0 and at most 1000000")
+        }
+        guard tokenRecheck.isFinite, (0...5).contains(tokenRecheck) else {
+            throw ValidationError("--token-recheck must be 0 to 5 seconds")
+        }
+    }
+
+    /// The options the flags give.
+    var serverOptions: ServerOptions {
+        var options = ServerOptions()
+        options.limits = ConnectionLimits(
+            requestTimeout: .milliseconds(Int64(requestTimeout * 1000)),
+            idleTimeout: .milliseconds(Int64(idleTimeout * 1000)))
+        options.rateLimit = rateLimit.flatMap(RateLimit.init(perSecond:))
+        options.tokenLifetime = .milliseconds(Int64(tokenRecheck * 1000))
+        return options
     }
 
     func run() async throws {
         let logger = bootstrapLogging(logLevel.level)
         let host = host
         let port = port
+        var settings = serverOptions
+        if !noMetrics { settings.metrics = ServerMetrics.bootstrap() }
+        let serverOptions = settings
         let catalog: LandmarkCatalog
         do {
             catalog = try landmarks.map(CatalogFile.load) ?? .builtIn
@@ -102,7 +153,7 @@ struct Serve: AsyncParsableCommand {
         try await runReportingErrors(logger) {
             try await Database.withStore(options.database, logger: logger, serving: true) { store in
                 let app = buildApplication(
-                    store: store, host: host, port: port, logger: logger, catalog: catalog,
+                    store: store, host: host, port: port, logger: logger, catalog: catalog, options: serverOptions,
                     onListening: { bound in logger.notice("listening on http://\(host):\(bound)") })
                 try await app.runService()
             }
@@ -112,7 +163,8 @@ struct Serve: AsyncParsableCommand {
 
 struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "token", abstract: "Manage users' bearer tokens.", subcommands: [Create.self])
+        commandName: "token", abstract: "Manage users' bearer tokens.",
+        subcommands: [Create.self, List.self, Revoke.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -128,6 +180,12 @@ struct TokenCommand: AsyncParsableCommand {
 
         @OptionGroup var options: DatabaseOptions
 
+        @Option(
+            help: ArgumentHelp(
+                "How long the token works: a number with s, m, h or d (90m, 12h, 30d). Default: until revoked.",
+                valueName: "duration"))
+        var expiresIn: TokenLifetime?
+
         func validate() throws {
             guard !name.trimmingCharacters(in: .whitespaces).isEmpty, name.count <= 200 else {
                 throw ValidationError("the user name must be 1 to 200 characters, not blank")
@@ -138,9 +196,10 @@ struct TokenCommand: AsyncParsableCommand {
             let logger = bootstrapLogging(.warning)
             let name = name
             let token = Token.generate()
+            let expiresAt = expiresIn.map { Date().addingTimeInterval($0.seconds) }
             try await runReportingErrors(logger) {
                 _ = try await Database.withStore(options.database, logger: logger) { store in
-                    try await store.addToken(name, Token.hash(token))
+                    try await store.tokens.create(name, Token.hash(token), expiresAt)
                 }
             }
             print(token)

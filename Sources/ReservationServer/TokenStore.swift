@@ -1,0 +1,219 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SQLiteNIO
+
+/// A token as `token list` shows it: whose it is and when it was made and
+/// used, never the token or its hash.
+public struct TokenInfo: Sendable, Hashable {
+    public var user: String
+    public var createdAt: Date
+    public var lastUsedAt: Date?
+    public var expiresAt: Date?
+}
+
+/// What a token's hash stands for: its user, until `expiresAt` when it has one.
+public struct TokenGrant: Sendable, Hashable {
+    public var user: UserID
+    public var expiresAt: Date?
+}
+
+/// The token calls an operator and the authentication need, per engine
+/// (`ServerStore.tokens`). Tokens are kept only as their SHA-256.
+public struct TokenStore: Sendable {
+    /// Adds a token (by its hash) for the user `name`, creating the user when new.
+    public var create: @Sendable (_ name: String, _ tokenHash: String, _ expiresAt: Date?) async throws -> UserID
+    /// What a token hash grants, expired or not; nil when unknown or revoked.
+    public var grant: @Sendable (_ tokenHash: String) async throws -> TokenGrant?
+    /// Every token, by user name and then age.
+    public var list: @Sendable () async throws -> [TokenInfo]
+    /// Deletes every token of the user `name`; returns how many there were.
+    public var revoke: @Sendable (_ name: String) async throws -> Int
+    /// Notes that the token was used at `date` (at most once a minute is kept).
+    public var touch: @Sendable (_ tokenHash: String, _ date: Date) async throws -> Void
+    /// A user's name.
+    public var name: @Sendable (UserID) async throws -> String?
+    /// A cheap query, for `/health`: throws when the database cannot answer.
+    public var ping: @Sendable () async throws -> Void
+
+    /// A store without token calls: every call throws.
+    public static let unavailable = TokenStore(
+        create: { _, _, _ in throw StoreError.corruptRow("this store keeps no tokens") },
+        grant: { _ in throw StoreError.corruptRow("this store keeps no tokens") },
+        list: { throw StoreError.corruptRow("this store keeps no tokens") },
+        revoke: { _ in throw StoreError.corruptRow("this store keeps no tokens") },
+        touch: { _, _ in throw StoreError.corruptRow("this store keeps no tokens") },
+        name: { _ in throw StoreError.corruptRow("this store keeps no tokens") },
+        ping: { throw StoreError.corruptRow("this store keeps no tokens") }
+    )
+
+    /// A last use closer than this to the kept one is not written again.
+    static let touchResolution: TimeInterval = 60
+}
+
+/// The schema steps after version 1, shared in spirit by both engines:
+/// `(version, statements)` brings the version before it to `version`.
+enum SchemaUpgrades {
+    static let sqlite: [(version: Int, statements: [String])] = [
+        (2, ["ALTER TABLE tokens ADD COLUMN last_used_at REAL", "ALTER TABLE tokens ADD COLUMN expires_at REAL"])
+    ]
+    static let postgres: [(version: Int, statements: [String])] = [
+        (
+            2,
+            [
+                "ALTER TABLE tokens ADD COLUMN IF NOT EXISTS last_used_at DOUBLE PRECISION",
+                "ALTER TABLE tokens ADD COLUMN IF NOT EXISTS expires_at DOUBLE PRECISION",
+            ]
+        )
+    ]
+
+    /// The statements that bring a database at `version` (0 for a new one, whose
+    /// version-1 tables the engine's `schema` has just created) up to date.
+    static func statements(_ steps: [(version: Int, statements: [String])], from version: Int) -> [String] {
+        steps.filter { $0.version > version }.flatMap(\.statements)
+    }
+}
+
+extension TokenStore {
+    /// SQLite: reads on the readers, writes through the one writer.
+    static func sqlite(writer: SQLiteWriter, reader: @escaping @Sendable () -> SQLiteConnection) -> TokenStore {
+        TokenStore(
+            create: { name, hash, expiresAt in
+                try await writer.perform { db in
+                    let now = Date().timeIntervalSince1970
+                    _ = try await db.query(
+                        "INSERT INTO users (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                        [.text(name), .float(now)])
+                    guard
+                        let id = try await db.query("SELECT id FROM users WHERE name = ?", [.text(name)])
+                            .first?.column("id")?.integer
+                    else { throw StoreError.corruptRow("user \(name) vanished") }
+                    _ = try await db.query(
+                        "INSERT INTO tokens (hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                        [.text(hash), .integer(id), .float(now), expiresAt.map { .float($0.timeIntervalSince1970) } ?? .null])
+                    return UserID(Int64(id))
+                }
+            },
+            grant: { hash in
+                guard
+                    let row = try await reader().query(
+                        "SELECT user_id, expires_at FROM tokens WHERE hash = ?", [.text(hash)]
+                    ).first, let user = row.column("user_id")?.integer
+                else { return nil }
+                return TokenGrant(
+                    user: UserID(Int64(user)),
+                    expiresAt: row.column("expires_at")?.double.map(Date.init(timeIntervalSince1970:)))
+            },
+            list: {
+                try await reader().query(
+                    """
+                    SELECT users.name, tokens.created_at, tokens.last_used_at, tokens.expires_at
+                    FROM tokens JOIN users ON users.id = tokens.user_id ORDER BY users.name, tokens.created_at
+                    """
+                ).map { row in
+                    guard let name = row.column("name")?.string, let created = row.column("created_at")?.double else {
+                        throw StoreError.corruptRow("a token without a user or a creation date")
+                    }
+                    return TokenInfo(
+                        user: name, createdAt: Date(timeIntervalSince1970: created),
+                        lastUsedAt: row.column("last_used_at")?.double.map(Date.init(timeIntervalSince1970:)),
+                        expiresAt: row.column("expires_at")?.double.map(Date.init(timeIntervalSince1970:)))
+                }
+            },
+            revoke: { name in
+                try await writer.perform { db in
+                    try await db.query(
+                        "DELETE FROM tokens WHERE user_id IN (SELECT id FROM users WHERE name = ?) RETURNING user_id",
+                        [.text(name)]
+                    ).count
+                }
+            },
+            touch: { hash, date in
+                let at = date.timeIntervalSince1970
+                _ = try await writer.perform { db in
+                    try await db.query(
+                        "UPDATE tokens SET last_used_at = ? WHERE hash = ? AND (last_used_at IS NULL OR last_used_at < ?)",
+                        [.float(at), .text(hash), .float(at - TokenStore.touchResolution)])
+                }
+            },
+            name: { user in
+                try await reader().query("SELECT name FROM users WHERE id = ?", [.integer(Int(user.rawValue))])
+                    .first?.column("name")?.string
+            },
+            ping: {
+                _ = try await reader().query("SELECT 1")
+            }
+        )
+    }
+
+    /// PostgreSQL: every call one statement or transaction on the pool.
+    static func postgres(_ client: PostgresClient, logger: Logger) -> TokenStore {
+        TokenStore(
+            create: { name, hash, expiresAt in
+                try await client.withTransaction(logger: logger) { db in
+                    let now = Date().timeIntervalSince1970
+                    let expires = expiresAt?.timeIntervalSince1970
+                    try await db.query(
+                        "INSERT INTO users (name, created_at) VALUES (\(name), \(now)) ON CONFLICT (name) DO NOTHING",
+                        logger: logger)
+                    guard
+                        let id = try await db.query("SELECT id FROM users WHERE name = \(name)", logger: logger)
+                            .collect().first.map({ try $0.decode(Int64.self) })
+                    else { throw StoreError.corruptRow("user \(name) vanished") }
+                    try await db.query(
+                        "INSERT INTO tokens (hash, user_id, created_at, expires_at) VALUES (\(hash), \(id), \(now), \(expires))",
+                        logger: logger)
+                    return UserID(id)
+                }
+            },
+            grant: { hash in
+                try await client.query("SELECT user_id, expires_at FROM tokens WHERE hash = \(hash)", logger: logger)
+                    .collect().first.map { row in
+                        let (user, expires) = try row.decode((Int64, Double?).self)
+                        return TokenGrant(user: UserID(user), expiresAt: expires.map(Date.init(timeIntervalSince1970:)))
+                    }
+            },
+            list: {
+                try await client.query(
+                    """
+                    SELECT users.name, tokens.created_at, tokens.last_used_at, tokens.expires_at
+                    FROM tokens JOIN users ON users.id = tokens.user_id ORDER BY users.name, tokens.created_at
+                    """, logger: logger
+                ).collect().map { row in
+                    let (name, created, used, expires) = try row.decode((String, Double, Double?, Double?).self)
+                    return TokenInfo(
+                        user: name, createdAt: Date(timeIntervalSince1970: created),
+                        lastUsedAt: used.map(Date.init(timeIntervalSince1970:)),
+                        expiresAt: expires.map(Date.init(timeIntervalSince1970:)))
+                }
+            },
+            revoke: { name in
+                try await client.query(
+                    "DELETE FROM tokens WHERE user_id IN (SELECT id FROM users WHERE name = \(name)) RETURNING user_id",
+                    logger: logger
+                ).collect().count
+            },
+            touch: { hash, date in
+                let at = date.timeIntervalSince1970
+                let before = at - TokenStore.touchResolution
+                try await client.query(
+                    "UPDATE tokens SET last_used_at = \(at) WHERE hash = \(hash) AND (last_used_at IS NULL OR last_used_at < \(before))",
+                    logger: logger)
+            },
+            name: { user in
+                try await client.query("SELECT name FROM users WHERE id = \(user.rawValue)", logger: logger)
+                    .collect().first.map { try $0.decode(String.self) }
+            },
+            ping: {
+                try await client.query("SELECT 1", logger: logger)
+            }
+        )
+    }
+}
+
+extension ServerStore {
+    /// Adds a token (by its hash) that never expires for the user `name`, creating the user when new.
+    public func addToken(_ name: String, _ tokenHash: String) async throws -> UserID {
+        try await tokens.create(name, tokenHash, nil)
+    }
+}
