@@ -46,6 +46,8 @@ run: build
 
 test: test-deps
 	swift build
+	# icalendar, which the tests read `--format ics` with, pinned in .build-venv/.
+	scripts/test-python -c ''
 	RESV_REQUIRE_POSTGRES=1 scripts/with-postgres swift test
 	scripts/schemathesis-check "$$(swift build --show-bin-path)/resv-server"
 	scripts/generate-docs --check

@@ -30,6 +30,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
     case tokenOnCommandLine
     /// `config get` of a setting that has no value.
     case settingNotSet(String)
+    /// A profile (`--profile`, RESV_PROFILE, the config file's `"profile"`) the config file does not have.
+    case unknownProfile(String, String, known: [String])
 
     public var errorDescription: String? {
         switch self {
@@ -60,6 +62,11 @@ public enum CLIError: Error, Sendable, LocalizedError {
             "'\(key)' is not a setting: use one of \(SettingKey.allCases.map(\.rawValue).joined(separator: ", "))"
         case .settingNotSet(let key):
             "\(key) is not set (flag, environment or config file)"
+        case .unknownProfile(let name, let path, let known):
+            "no profile '\(name)' in \(path): "
+                + (known.isEmpty
+                    ? "make it with 'resv config set server URL --profile \(name)'"
+                    : "use \((known + [ConfigFile.defaultProfile]).joined(separator: ", ")), or make it with 'resv config set KEY VALUE --profile \(name)'")
         case .tokenOnCommandLine:
             "a token on the command line would show in 'ps' and your shell history: run 'resv config set token' and type it, or pipe it in"
         }

@@ -19,6 +19,13 @@ public struct BackendOptions: ParsableArguments, Sendable {
 
     @Option(
         help: ArgumentHelp(
+            "The config file's profile to use (default: $RESV_PROFILE, else the one 'resv config use' chose).",
+            valueName: "name"),
+        completion: ShellCompletion.profileNames)
+    public var profile: String?
+
+    @Option(
+        help: ArgumentHelp(
             "The config file (default: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).", valueName: "path"),
         completion: .file(extensions: ["json"]))
     public var config: String?
@@ -37,7 +44,7 @@ public struct BackendOptions: ParsableArguments, Sendable {
 
 /// How results are printed.
 public enum OutputFormat: String, CaseIterable, ExpressibleByArgument, Sendable {
-    case table, json, ndjson
+    case table, json, ndjson, csv, ics
 }
 
 /// Output options shared by every command that prints results.
@@ -45,7 +52,11 @@ public struct OutputOptions: ParsableArguments, Sendable {
     @Flag(help: "Print JSON (same as --format json).")
     var json = false
 
-    @Option(help: "Output format; ndjson prints one object per line (default: table).")
+    @Option(
+        help: """
+            Output format (default: table): json, ndjson (one object per line), csv (RFC 4180, a header row, \
+            CRLF line ends) or ics (an RFC 5545 calendar, for reservations).
+            """)
     var format: OutputFormat?
 
     @Flag(name: .shortAndLong, help: "List every skipped record with its reason.")
@@ -60,6 +71,13 @@ public struct OutputOptions: ParsableArguments, Sendable {
     }
 
     var resolvedFormat: OutputFormat { json ? .json : (format ?? .table) }
+
+    /// Refuses a format this command cannot print (`command` as in its help: "resv landmarks").
+    func check(_ supported: [OutputFormat], command: String) throws {
+        guard let format, !supported.contains(format) else { return }
+        throw ValidationError(
+            "\(command) cannot print --format \(format.rawValue): use \(supported.map(\.rawValue).joined(separator: ", "))")
+    }
 }
 
 /// The options every data command takes: backend and output.

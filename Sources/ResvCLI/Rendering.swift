@@ -1,5 +1,6 @@
 import Foundation
 import ReservationCore
+import Synchronization
 
 /// A value with a stable JSON shape (DESIGN.md): add fields, never rename.
 protocol JSONOutput {
@@ -47,13 +48,18 @@ struct Renderer {
     /// Built once per renderer: creating a DateFormatter per row dominated a 10,000-row table.
     private let dateFormatter: DateFormatter
 
+    /// When this output is made: the DTSTAMP of calendar events.
+    let now: Date
+
     init(_ options: OutputOptions, context: CommandContext) {
-        self.init(format: options.resolvedFormat, colour: context.usesColour, timeZone: context.timeZone)
+        self.init(
+            format: options.resolvedFormat, colour: context.usesColour, timeZone: context.timeZone, now: context.now())
     }
 
-    init(format: OutputFormat, colour: Bool, timeZone: TimeZone) {
+    init(format: OutputFormat, colour: Bool, timeZone: TimeZone, now: Date = Date()) {
         self.format = format
         self.colour = colour
+        self.now = now
         dateFormatter = DateFormatter()
         dateFormatter.locale = Locale(identifier: "en_US_POSIX")
         dateFormatter.timeZone = timeZone
@@ -62,24 +68,41 @@ struct Renderer {
 
     // MARK: JSON
 
-    /// A list: one array in JSON, one object per line in NDJSON, else `table`.
-    /// JSON goes to `output` in pieces as it is written, so a long list is
-    /// never held twice in memory.
-    func write<Value>(
-        list values: [Value], json: (Value) -> JSONValue, to output: TextSink, table: () -> String
-    ) {
-        write(
-            list: values, element: { writer, value, depth in writer.write(json(value), depth: depth) }, to: output,
-            table: table)
+    /// How one kind of value is written in the formats besides JSON.
+    struct Shape<Value> {
+        var csvColumns: [String]
+        var csvFields: (Value) -> [String?]
+        /// Only reservations are calendar events; commands listing anything else refuse `--format ics`.
+        var event: ((inout ICalendarWriter, Value) -> Void)?
     }
 
-    /// `write(list:json:to:table:)` for values that write themselves.
+    /// A list: one array in JSON, one object per line in NDJSON, a header and
+    /// a record per value in CSV, a calendar in ICS, else `table`. The text
+    /// goes to `output` in pieces as it is written, so a long list is never
+    /// held twice in memory.
     func write<Value>(
-        list values: [Value], element: (inout JSONWriter, Value, Int) -> Void, to output: TextSink,
+        list values: [Value], json: (Value) -> JSONValue, shape: Shape<Value>, to output: TextSink,
         table: () -> String
     ) {
+        write(
+            list: values, element: { writer, value, depth in writer.write(json(value), depth: depth) }, shape: shape,
+            to: output, table: table)
+    }
+
+    /// `write(list:json:shape:to:table:)` for values that write themselves.
+    func write<Value>(
+        list values: [Value], element: (inout JSONWriter, Value, Int) -> Void, shape: Shape<Value>,
+        to output: TextSink, table: () -> String
+    ) {
         let pretty = format == .json
-        guard format != .table else { return output.write(table()) }
+        switch format {
+        case .table: return output.write(table())
+        case .csv: return writeCSV(values, shape: shape, to: output)
+        case .ics:
+            guard let event = shape.event else { return writeCSV(values, shape: shape, to: output) }
+            return writeCalendar(values, event: event, to: output)
+        case .json, .ndjson: break
+        }
         guard !values.isEmpty || !pretty else { return output.write(pretty ? "[]\n" : "") }
         var writer = JSONWriter(pretty: pretty, capacity: 1 << 17)
         func flush() { output.write(String(decoding: writer.take(), as: UTF8.self)) }
@@ -97,13 +120,46 @@ struct Renderer {
         flush()
     }
 
+    private func writeCSV<Value>(_ values: [Value], shape: Shape<Value>, to output: TextSink) {
+        var csv = CSVWriter(columns: shape.csvColumns)
+        for value in values {
+            csv.row(shape.csvFields(value))
+            if csv.text.utf8.count >= 1 << 16 { output.write(csv.take()) }
+        }
+        output.write(csv.take())
+    }
+
+    private func writeCalendar<Value>(
+        _ values: [Value], event: (inout ICalendarWriter, Value) -> Void, to output: TextSink
+    ) {
+        var calendar = ICalendarWriter(stamp: now)
+        for value in values {
+            event(&calendar, value)
+            if calendar.text.utf8.count >= 1 << 16 { output.write(calendar.take()) }
+        }
+        calendar.finish()
+        output.write(calendar.take())
+    }
+
+    static var reservationShape: Shape<Reservation> {
+        Shape(
+            csvColumns: CSVShape.reservationColumns, csvFields: CSVShape.fields,
+            event: { calendar, reservation in calendar.event(reservation) })
+    }
+
     /// A single result: one object in JSON and NDJSON, else `human`.
     func single(_ value: some JSONOutput, human: () -> String) -> String {
         single(writing: { writer in writer.write(value.json) }, human: human)
     }
 
-    /// A single reservation: its JSON shape, else `human`.
+    /// A single reservation: its JSON shape, a one-record CSV or a one-event calendar, else `human`.
     func single(_ reservation: Reservation, human: () -> String) -> String {
+        if format == .csv || format == .ics {
+            let text = Mutex("")
+            let sink = TextSink { piece in text.withLock { $0 += piece } }
+            write(reservations: [reservation], to: sink)
+            return text.withLock { $0 }
+        }
         var shape = ReservationJSONWriter()
         return single(writing: { writer in shape.write(reservation, to: &writer, depth: 0) }, human: human)
     }
@@ -124,7 +180,7 @@ struct Renderer {
         func element(_ writer: inout JSONWriter, _ reservation: Reservation, _ depth: Int) {
             shape.write(reservation, to: &writer, depth: depth)
         }
-        write(list: reservations, element: element, to: output) {
+        write(list: reservations, element: element, shape: Self.reservationShape, to: output) {
             table(
                 header: ["ID", "DATE", "LANDMARK", "PARTY", "STATUS"],
                 rows: reservations.map { reservation in
@@ -160,7 +216,8 @@ struct Renderer {
     private static func landmarkJSON(_ landmark: Landmark) -> JSONValue { LandmarkApiModel(landmark).json }
 
     func write(landmarks: [Landmark], to output: TextSink) {
-        write(list: landmarks, json: Self.landmarkJSON, to: output) {
+        let shape = Shape<Landmark>(csvColumns: CSVShape.landmarkColumns, csvFields: CSVShape.fields)
+        write(list: landmarks, json: Self.landmarkJSON, shape: shape, to: output) {
             table(
                 header: ["ID", "NAME", "CATEGORY", "LOCATION", "CAPACITY"],
                 rows: landmarks.map { landmark in
@@ -176,7 +233,8 @@ struct Renderer {
 
     /// Places per day: `DATE TAKEN CAPACITY LEFT`, a full day's LEFT in yellow.
     func write(availability days: [DayAvailability], to output: TextSink) {
-        write(list: days, json: \.json, to: output) {
+        let shape = Shape<DayAvailability>(csvColumns: CSVShape.availabilityColumns, csvFields: CSVShape.fields)
+        write(list: days, json: \.json, shape: shape, to: output) {
             table(
                 header: ["DATE", "TAKEN", "CAPACITY", "LEFT"],
                 rows: days.map { day in

@@ -18,8 +18,12 @@ public struct Resv: ParsableCommand {
         discussion: """
             Works on a local JSON file by default ($XDG_DATA_HOME/resv/reservations.json, \
             or --store / RESV_STORE), or on a resv-server (--server / RESV_SERVER with RESV_TOKEN, \
-            or 'resv config set server'). Data goes to stdout, messages to stderr; --json and \
-            --format ndjson print stable JSON for scripts. Exit codes: \(Reference.exitCodeSummary).
+            or 'resv config set server'), or on what a profile of the config file names (--profile, \
+            RESV_PROFILE, 'resv config use'). The options every command takes (--store, --server, \
+            --profile, --config, --offline, --json, --format) may also come before the subcommand: \
+            resv --profile work list. Data goes to stdout, messages to stderr; --json and --format ndjson \
+            print stable JSON for scripts, --format csv CSV and --format ics an iCalendar file. \
+            Exit codes: \(Reference.exitCodeSummary).
             """,
         version: version,
         subcommands: [
@@ -92,7 +96,8 @@ public enum ResvMain {
     }
 
     /// Runs `arguments` (without the program name) and returns the exit status.
-    public static func run(_ arguments: [String], context: CommandContext) async -> Int32 {
+    public static func run(_ typed: [String], context: CommandContext) async -> Int32 {
+        let arguments = LeadingOptions.moved(typed)
         if arguments.first == "help", arguments.count > 1, let topic = arguments.dropFirst().first(where: { !$0.hasPrefix("-") }),
             !subcommandNames.contains(topic)
         {

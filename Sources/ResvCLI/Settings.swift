@@ -29,6 +29,11 @@ extension SettingSource {
 struct Setting: Sendable, Equatable {
     var value: String
     var source: SettingSource
+    /// The config file's profile the value was read from; nil for its top level and other sources.
+    var profile: String? = nil
+
+    /// "config file, profile work", "environment", …, for `config list`.
+    var origin: String { profile.map { "\(source.rawValue), profile \($0)" } ?? source.rawValue }
 }
 
 /// The keys of the config file, with their environment variables.
@@ -70,11 +75,41 @@ enum SettingKey: String, CaseIterable, Sendable {
 }
 
 /// The config file: a JSON object of settings (`resv config set` writes it).
-/// Keys it does not know are kept. One holding a token must be private to its
-/// owner, or it is refused.
+/// Its top-level settings are the default profile; `"profiles"` holds named
+/// ones (`{"work": {"server": …, "token": …}}`) and `"profile"` the one in
+/// use. Keys it does not know are kept. One holding a token anywhere must be
+/// private to its owner, or it is refused.
 struct ConfigFile: Sendable {
     let url: URL
     var fields: [String: JSONValue]
+
+    /// The name that means the top level: never a key of `"profiles"`.
+    static let defaultProfile = "default"
+    /// Keys of the top level that are no setting.
+    static let profileKeys = ["profile", "profiles"]
+
+    /// A profile name: letters, digits, `.`, `_` and `-` (it is typed, completed and shown in messages).
+    static func checkProfileName(_ name: String) throws(CLIError) {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+        guard !name.isEmpty, name.count <= 64, name.allSatisfy(allowed.contains) else {
+            throw .invalidSetting("profile", name, "a name of up to 64 letters, digits, '.', '_' or '-'")
+        }
+    }
+
+    /// The named profiles' settings.
+    var profiles: [String: [String: JSONValue]] {
+        guard case .object(let profiles)? = fields["profiles"] else { return [:] }
+        return profiles.compactMapValues { value in
+            if case .object(let settings) = value { return settings }
+            return nil
+        }
+    }
+
+    /// The profile the file chooses (`"profile"`), if any.
+    var chosenProfile: String? {
+        if case .string(let name)? = fields["profile"], !name.isEmpty { return name }
+        return nil
+    }
 
     /// The file's settings; a missing file has none.
     static func load(_ url: URL) throws(CLIError) -> ConfigFile {
@@ -93,14 +128,33 @@ struct ConfigFile: Sendable {
         guard case .object(let fields) = json else {
             throw .invalidConfig(url.path, "expected a JSON object of settings, found \(json.typeName)")
         }
-        for key in SettingKey.allCases {
-            switch fields[key.rawValue] {
-            case nil, .string?: break
-            case let other?: throw .invalidConfig(url.path, "\(key.rawValue) must be a string, not \(other.typeName)")
+        func checkStrings(_ settings: [String: JSONValue], _ prefix: String) throws(CLIError) {
+            for key in SettingKey.allCases {
+                switch settings[key.rawValue] {
+                case nil, .string?: break
+                case let other?:
+                    throw .invalidConfig(url.path, "\(prefix)\(key.rawValue) must be a string, not \(other.typeName)")
+                }
             }
         }
+        try checkStrings(fields, "")
+        switch fields["profile"] {
+        case nil, .string?: break
+        case let other?: throw .invalidConfig(url.path, "profile must be a string, not \(other.typeName)")
+        }
+        switch fields["profiles"] {
+        case nil: break
+        case .object(let profiles)?:
+            for (name, settings) in profiles {
+                guard case .object(let settings) = settings else {
+                    throw .invalidConfig(url.path, "profiles.\(name) must be an object of settings, not \(settings.typeName)")
+                }
+                try checkStrings(settings, "profiles.\(name).")
+            }
+        case let other?: throw .invalidConfig(url.path, "profiles must be an object of profiles, not \(other.typeName)")
+        }
         let file = ConfigFile(url: url, fields: fields)
-        if file.string(.token) != nil {
+        if file.string(.token) != nil || file.profiles.keys.contains(where: { file.string(.token, profile: $0) != nil }) {
             var info = stat()
             if stat(url.path, &info) == 0, info.st_mode & 0o077 != 0 {
                 throw .insecureConfig(url.path)
@@ -111,12 +165,31 @@ struct ConfigFile: Sendable {
 
     /// Keys that are no setting: kept, and warned about (a typo would otherwise do nothing).
     var unknownKeys: [String] {
-        fields.keys.filter { SettingKey(rawValue: $0) == nil }.sorted()
+        let top = fields.keys.filter { SettingKey(rawValue: $0) == nil && !Self.profileKeys.contains($0) }
+        let nested = profiles.flatMap { name, settings in
+            settings.keys.filter { SettingKey(rawValue: $0) == nil }.map { "profiles.\(name).\($0)" }
+        }
+        return (top + nested).sorted()
     }
 
-    func string(_ key: SettingKey) -> String? {
-        if case .string(let value)? = fields[key.rawValue], !value.isEmpty { return value }
+    /// A setting of the top level, or of the named profile.
+    func string(_ key: SettingKey, profile: String? = nil) -> String? {
+        let settings = profile.map { profiles[$0] ?? [:] } ?? fields
+        if case .string(let value)? = settings[key.rawValue], !value.isEmpty { return value }
         return nil
+    }
+
+    /// Sets (or with nil removes) a setting of the top level or of a profile, which is made when new.
+    mutating func set(_ key: SettingKey, _ value: String?, profile: String?) {
+        guard let profile else {
+            fields[key.rawValue] = value.map(JSONValue.string)
+            return
+        }
+        var all = profiles
+        var settings = all[profile] ?? [:]
+        settings[key.rawValue] = value.map(JSONValue.string)
+        all[profile] = settings
+        fields["profiles"] = .object(all.mapValues(JSONValue.object))
     }
 
     /// Writes the file atomically, readable by its owner only (it may hold a token).
@@ -152,6 +225,8 @@ struct Settings: Sendable {
     }
 
     var configPath: URL
+    /// The profile in use: its name (`default` for the config file's top level) and where that came from.
+    var profile: Setting
     var store: Setting
     var server: Setting?
     var token: Setting?
@@ -223,11 +298,35 @@ extension CommandContext {
 
     /// Resolves every setting for `options`.
     func settings(_ options: BackendOptions) throws(CLIError) -> Settings {
-        try settings(store: options.store, server: options.server, config: options.config)
+        try settings(store: options.store, server: options.server, profile: options.profile, config: options.config)
     }
 
-    /// Resolves every setting from these flags (nil when not given).
-    func settings(store storeFlag: String?, server serverFlag: String?, config: String?) throws(CLIError) -> Settings {
+    /// The profile chosen by `--profile`, else RESV_PROFILE, else the config file's `"profile"`;
+    /// nil for the top level. One the file does not have is an error.
+    func chosenProfile(flag: String?, in file: ConfigFile) throws(CLIError) -> (name: String?, setting: Setting) {
+        let setting: Setting
+        if let flag, !flag.isEmpty {
+            setting = Setting(value: flag, source: .flag)
+        } else if let name = environment["RESV_PROFILE"], !name.isEmpty {
+            setting = Setting(value: name, source: .environment)
+        } else if let name = file.chosenProfile {
+            setting = Setting(value: name, source: .configFile)
+        } else {
+            return (nil, Setting(value: ConfigFile.defaultProfile, source: .defaultValue))
+        }
+        guard setting.value != ConfigFile.defaultProfile else { return (nil, setting) }
+        try ConfigFile.checkProfileName(setting.value)
+        guard file.profiles[setting.value] != nil else {
+            throw .unknownProfile(setting.value, file.url.path, known: file.profiles.keys.sorted())
+        }
+        return (setting.value, setting)
+    }
+
+    /// Resolves every setting from these flags (nil when not given): flag > environment >
+    /// the chosen profile of the config file > its top level > default.
+    func settings(store storeFlag: String?, server serverFlag: String?, profile profileFlag: String? = nil, config: String?)
+        throws(CLIError) -> Settings
+    {
         let configURL = configURL(flag: config)
         let file = try ConfigFile.load(configURL)
         for key in file.unknownKeys {
@@ -235,21 +334,32 @@ extension CommandContext {
                 "resv: warning: \(configURL.path) has a key '\(key)' that is no setting "
                     + "(\(SettingKey.allCases.map(\.rawValue).joined(separator: ", "))); it is ignored")
         }
+        let (profile, profileSetting) = try chosenProfile(flag: profileFlag, in: file)
         func resolve(_ key: SettingKey, flag: String?) -> Setting? {
             if let flag, !flag.isEmpty { return Setting(value: flag, source: .flag) }
             if let value = environment[key.environment], !value.isEmpty {
                 return Setting(value: value, source: .environment)
             }
+            if let profile, let value = file.string(key, profile: profile) {
+                return Setting(value: value, source: .configFile, profile: profile)
+            }
             return file.string(key).map { Setting(value: $0, source: .configFile) }
         }
         let store =
-            resolve(.store, flag: storeFlag).map { Setting(value: expandingHome($0.value), source: $0.source) }
+            resolve(.store, flag: storeFlag).map { Setting(value: expandingHome($0.value), source: $0.source, profile: $0.profile) }
             ?? Setting(value: defaultStoreURL.path, source: .defaultValue)
+        let server = resolve(.server, flag: serverFlag)
+        var token = resolve(.token, flag: nil)
+        // A profile's server never gets the top level's token: that one belongs to another server.
+        if let server, server.profile != nil, let held = token, held.source == .configFile, held.profile == nil {
+            token = nil
+        }
         return Settings(
             configPath: configURL,
+            profile: profileSetting,
             store: store,
-            server: resolve(.server, flag: serverFlag),
-            token: resolve(.token, flag: nil),
+            server: server,
+            token: token,
             connectTimeout: resolve(.connectTimeout, flag: nil) ?? Setting(value: "5", source: .defaultValue),
             requestTimeout: resolve(.requestTimeout, flag: nil) ?? Setting(value: "30", source: .defaultValue))
     }

@@ -14,6 +14,17 @@ enum ShellCompletion {
         return snapshot.landmarkNames.filter { $0.lowercased().hasPrefix(prefix.lowercased()) }
     }
 
+    /// The config file's profiles (the one `--config` names, else the usual one), and `default`.
+    static let profileNames = CompletionKind.custom { words, _, prefix in
+        profiles(config: flag("--config", in: words)).filter { $0.hasPrefix(prefix) }
+    }
+
+    /// The profile names of a config file, `default` among them; none when it cannot be read.
+    static func profiles(config: String?, context: CommandContext = .live()) -> [String] {
+        guard let file = try? ConfigFile.load(context.configURL(flag: config)) else { return [] }
+        return (file.profiles.keys + [ConfigFile.defaultProfile]).sorted()
+    }
+
     static func reservationIDs(_ statuses: Reservation.Status...) -> CompletionKind {
         let wanted = Set(statuses)
         return .custom { words, _, prefix in
@@ -26,25 +37,30 @@ enum ShellCompletion {
     /// `--config`, else the environment and config file): the store file read
     /// without a lock, or a server's cached answers, never the network.
     static func snapshot(for words: [String]) -> ReservationSnapshot? {
-        func flag(_ name: String) -> String? {
-            var value: String?
-            for (index, word) in words.enumerated() {
-                if word == name, index + 1 < words.count {
-                    value = unquoted(words[index + 1])
-                } else if word.hasPrefix(name + "=") {
-                    value = unquoted(String(word.dropFirst(name.count + 1)))
-                }
+        localSnapshot(
+            store: flag("--store", in: words), server: flag("--server", in: words),
+            profile: flag("--profile", in: words), config: flag("--config", in: words))
+    }
+
+    /// The last value of option `name` among the words being completed.
+    private static func flag(_ name: String, in words: [String]) -> String? {
+        var value: String?
+        for (index, word) in words.enumerated() {
+            if word == name, index + 1 < words.count {
+                value = unquoted(words[index + 1])
+            } else if word.hasPrefix(name + "=") {
+                value = unquoted(String(word.dropFirst(name.count + 1)))
             }
-            return value
         }
-        return localSnapshot(store: flag("--store"), server: flag("--server"), config: flag("--config"))
+        return value
     }
 
     /// The local data for these flags: the store file, or the cached answers of the server.
     static func localSnapshot(
-        store: String?, server: String?, config: String?, context: CommandContext = .live()
+        store: String?, server: String?, profile: String? = nil, config: String?, context: CommandContext = .live()
     ) -> ReservationSnapshot? {
-        guard let settings = try? context.settings(store: store, server: server, config: config) else { return nil }
+        guard let settings = try? context.settings(store: store, server: server, profile: profile, config: config)
+        else { return nil }
         guard let server = settings.chosenServer else {
             return try? JSONFileStore(url: URL(fileURLWithPath: settings.store.value)).snapshot()
         }

@@ -69,6 +69,9 @@ public enum Reference {
             text: "The bearer token for the server (never a flag: argv shows in ps). Never printed."),
         Item(name: "RESV_CONFIG", text: "The config file, when --config is not given."),
         Item(
+            name: "RESV_PROFILE",
+            text: "The config file's profile to use, when --profile is not given (before the file's own choice)."),
+        Item(
             name: "RESV_CONNECT_TIMEOUT",
             text:
                 "Seconds without progress (connecting, or waiting for data) before a request to the server is given up (default 5)."
@@ -111,7 +114,8 @@ public enum Reference {
         Item(
             name: "$XDG_CONFIG_HOME/resv/config.json",
             text:
-                "Settings: {\"store\": ..., \"server\": ..., \"token\": ..., \"connectTimeout\": ..., \"requestTimeout\": ...}. "
+                "Settings: {\"store\": ..., \"server\": ..., \"token\": ..., \"connectTimeout\": ..., \"requestTimeout\": ...}, "
+                + "the profile default; \"profiles\": {\"work\": {...}} holds named ones and \"profile\" the one in use. "
                 + "Below flags and the environment. Written 0600 by resv config set; refused when it holds a token "
                 + "and others can read it."),
         Item(
@@ -158,6 +162,29 @@ public enum Reference {
                 export RESV_SERVER=http://127.0.0.1:8080 RESV_TOKEN="$(cat ~/.resv-token)"
                 resv reserve -l "Half Dome" -d 2026-12-01T10:00:00-08:00 -n 2 --idempotency-key nightly-2026-12-01
                 resv list --offline
+                """),
+        Item(
+            name: "The coming visits into a spreadsheet (CSV, a header row, the JSON field names):",
+            text: """
+                resv list --format csv > visits.csv
+                """),
+        Item(
+            name: "Every visit into a calendar (iCalendar; import the file again to update it):",
+            text: """
+                resv list --all --format ics > visits.ics
+                """),
+        Item(
+            name: "The three largest parties, largest first:",
+            text: """
+                resv list --sort party-size --reverse --limit 3
+                """),
+        Item(
+            name: "A work server beside the personal store, as profiles; options before the subcommand:",
+            text: """
+                resv config set server https://resv.example.com --profile work
+                resv config set token --profile work < ~/.resv-token
+                resv config use work
+                resv --profile default list
                 """),
         Item(
             name: "The interactive prompt, then the same commands from a file:",

@@ -19,6 +19,10 @@ struct ConfigTests {
         }
 
         func resv(_ arguments: String..., environment: [String: String] = [:], stdin: String? = nil) throws -> Run {
+            try resv(arguments, environment: environment, stdin: stdin)
+        }
+
+        func resv(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> Run {
             var env = [
                 "RESV_STORE": "", "XDG_CONFIG_HOME": sandbox.directory.appendingPathComponent("config").path,
                 "XDG_DATA_HOME": sandbox.directory.appendingPathComponent("data").path,

@@ -31,6 +31,10 @@ struct AvailabilityCommand: ResvCommand {
 
     @OptionGroup var options: CommonOptions
 
+    func validate() throws {
+        try options.output.check([.table, .json, .ndjson, .csv], command: "resv availability")
+    }
+
     func run(in context: CommandContext) async throws {
         let service = try context.service(options.backend)
         let (from, to, now) = (from, to, context.now())

@@ -7,24 +7,52 @@ import ReservationHTTP
 struct ConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "config",
-        abstract: "Show and change settings (store, server, token, timeouts).",
+        abstract: "Show and change settings (store, server, token, timeouts) and profiles.",
         discussion: """
             A setting comes from a flag, else the environment (RESV_STORE, RESV_SERVER, RESV_TOKEN, \
             RESV_CONNECT_TIMEOUT, RESV_REQUEST_TIMEOUT), else the config file, else its default. \
             'set' and 'unset' change the config file; the token is never printed.
+
+            Profiles: the config file's top-level settings are the profile 'default'; \
+            {"profiles": {"work": {"server": ..., "token": ...}}} holds others, each with its own store, \
+            server and token (a setting a profile lacks comes from the top level, but never the top \
+            level's token for a profile's server). The profile in use is --profile, else RESV_PROFILE, \
+            else the one 'resv config use' wrote; 'set', 'unset' and 'get' act on it.
             """,
-        subcommands: [List.self, Get.self, Set.self, Unset.self, Path.self],
+        subcommands: [List.self, Get.self, Set.self, Unset.self, Use.self, Path.self],
         defaultSubcommand: List.self)
 
-    /// Only `--config` matters here: where the file is.
+    /// Where the file is, and which of its profiles.
     struct FileOptions: ParsableArguments {
+        @Option(
+            help: ArgumentHelp(
+                "The profile (default: $RESV_PROFILE, else the one 'resv config use' chose; 'default' is the "
+                    + "file's top level).", valueName: "name"),
+            completion: ShellCompletion.profileNames)
+        var profile: String?
+
         @Option(
             help: ArgumentHelp(
                 "The config file (default: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).",
                 valueName: "path"),
             completion: .file(extensions: ["json"]))
         var config: String?
+
+        /// The file, and the profile that `set` and `unset` change (nil: the top level);
+        /// a new profile is allowed only when named by `--profile`.
+        func target(in context: CommandContext) throws(CLIError) -> (file: ConfigFile, profile: String?) {
+            let file = try ConfigFile.load(context.configURL(flag: config))
+            if let profile, !profile.isEmpty {
+                guard profile != ConfigFile.defaultProfile else { return (file, nil) }
+                try ConfigFile.checkProfileName(profile)
+                return (file, profile)
+            }
+            return (file, try context.chosenProfile(flag: nil, in: file).name)
+        }
     }
+
+    /// " (profile work)" after a message about a profile's setting.
+    static func inProfile(_ profile: String?) -> String { profile.map { " (profile \($0))" } ?? "" }
 
     /// A setting as shown: the token as `****`, and so the user name and password of a server URL.
     static func shown(_ key: SettingKey, _ setting: Setting) -> String {
@@ -44,30 +72,34 @@ struct ConfigCommand: ParsableCommand {
         var json = false
 
         func run(in context: CommandContext) async throws {
-            let settings = try context.settings(store: nil, server: nil, config: file.config)
-            var rows: [(SettingKey, Setting)] = []
+            let settings = try context.settings(store: nil, server: nil, profile: file.profile, config: file.config)
+            // The profile first: which one is in use, and why.
+            var rows: [(String, String, Setting)] = [("profile", settings.profile.value, settings.profile)]
             for key in SettingKey.allCases {
-                if let setting = settings.setting(key) { rows.append((key, setting)) }
+                if let setting = settings.setting(key) {
+                    rows.append((key.rawValue, ConfigCommand.shown(key, setting), setting))
+                }
             }
             if json {
                 var fields: [String: JSONValue] = [:]
-                for (key, setting) in rows {
-                    fields[key.rawValue] = .object([
-                        "value": .string(ConfigCommand.shown(key, setting)), "source": .string(setting.source.rawValue),
-                    ])
+                for (name, shown, setting) in rows {
+                    var entry: [String: JSONValue] = ["value": .string(shown), "source": .string(setting.source.rawValue)]
+                    if let profile = setting.profile { entry["profile"] = .string(profile) }
+                    fields[name] = .object(entry)
                 }
                 context.output.write(
                     String(decoding: JSONValue.object(fields).encoded(pretty: true), as: UTF8.self) + "\n")
                 return
             }
-            let width = rows.map(\.0.rawValue.count).max() ?? 0
-            for (key, setting) in rows {
-                let name = key.rawValue.padding(toLength: width, withPad: " ", startingAt: 0)
-                context.output.write("\(name)  \(ConfigCommand.shown(key, setting))  (\(setting.source.rawValue))\n")
+            let width = rows.map(\.0.count).max() ?? 0
+            for (name, shown, setting) in rows {
+                let padded = name.padding(toLength: width, withPad: " ", startingAt: 0)
+                context.output.write("\(padded)  \(shown)  (\(setting.origin))\n")
             }
             let backend =
                 settings.chosenServer.map { "server \(URL.redacting($0.value))" } ?? "file \(settings.store.value)"
-            context.say("using the \(backend); config file \(settings.configPath.path)")
+            context.say(
+                "using the \(backend) (profile \(settings.profile.value)); config file \(settings.configPath.path)")
         }
     }
 
@@ -81,7 +113,8 @@ struct ConfigCommand: ParsableCommand {
 
         func run(in context: CommandContext) async throws {
             guard let key = SettingKey(rawValue: key) else { throw CLIError.unknownSetting(self.key) }
-            guard let setting = try context.settings(store: nil, server: nil, config: file.config).setting(key) else {
+            let settings = try context.settings(store: nil, server: nil, profile: file.profile, config: file.config)
+            guard let setting = settings.setting(key) else {
                 throw CLIError.settingNotSet(key.rawValue)
             }
             context.output.write(ConfigCommand.shown(key, setting) + "\n")
@@ -114,10 +147,10 @@ struct ConfigCommand: ParsableCommand {
                 newValue = key == .store && !value.isEmpty ? context.absolutePath(value) : value
             }
             try key.validate(newValue)
-            var config = try ConfigFile.load(context.configURL(flag: file.config))
-            config.fields[key.rawValue] = .string(newValue)
+            var (config, profile) = try file.target(in: context)
+            config.set(key, newValue, profile: profile)
             try config.save()
-            context.say("set \(key.rawValue) in \(config.url.path)")
+            context.say("set \(key.rawValue) in \(config.url.path)\(ConfigCommand.inProfile(profile))")
         }
     }
 
@@ -130,13 +163,50 @@ struct ConfigCommand: ParsableCommand {
 
         func run(in context: CommandContext) async throws {
             guard let key = SettingKey(rawValue: key) else { throw CLIError.unknownSetting(self.key) }
-            var config = try ConfigFile.load(context.configURL(flag: file.config))
-            guard config.fields.removeValue(forKey: key.rawValue) != nil else {
-                context.say("\(key.rawValue) was not set in \(config.url.path)")
+            var (config, profile) = try file.target(in: context)
+            if let profile, config.profiles[profile] == nil {
+                throw CLIError.unknownProfile(profile, config.url.path, known: config.profiles.keys.sorted())
+            }
+            guard config.string(key, profile: profile) != nil else {
+                context.say("\(key.rawValue) was not set in \(config.url.path)\(ConfigCommand.inProfile(profile))")
                 return
             }
+            config.set(key, nil, profile: profile)
             try config.save()
-            context.say("unset \(key.rawValue) in \(config.url.path)")
+            context.say("unset \(key.rawValue) in \(config.url.path)\(ConfigCommand.inProfile(profile))")
+        }
+    }
+
+    struct Use: ResvCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a profile the one in use (written to the config file; 'default' is its top level).")
+
+        @Argument(help: "A profile of the config file, or default.", completion: ShellCompletion.profileNames)
+        var name: String
+
+        @Option(
+            help: ArgumentHelp(
+                "The config file (default: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).",
+                valueName: "path"),
+            completion: .file(extensions: ["json"]))
+        var config: String?
+
+        func run(in context: CommandContext) async throws {
+            var file = try ConfigFile.load(context.configURL(flag: config))
+            if name == ConfigFile.defaultProfile {
+                file.fields["profile"] = nil
+            } else {
+                try ConfigFile.checkProfileName(name)
+                guard file.profiles[name] != nil else {
+                    throw CLIError.unknownProfile(name, file.url.path, known: file.profiles.keys.sorted())
+                }
+                file.fields["profile"] = .string(name)
+            }
+            try file.save()
+            context.say("using profile \(name) (\(file.url.path))")
+            if let overriding = context.environment["RESV_PROFILE"], !overriding.isEmpty, overriding != name {
+                context.say("resv: warning: RESV_PROFILE=\(overriding) is set and comes first")
+            }
         }
     }
 

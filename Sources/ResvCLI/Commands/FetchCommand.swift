@@ -9,6 +9,11 @@ struct FetchCommand: ResvCommand {
 
     @OptionGroup var options: CommonOptions
 
+    func validate() throws {
+        // A report is one object with a nested count per reason, not a list of records.
+        try options.output.check([.table, .json, .ndjson], command: "resv fetch")
+    }
+
     /// The stable `--json` shape of a fetch report.
     struct Report: JSONOutput {
         var valid: Int

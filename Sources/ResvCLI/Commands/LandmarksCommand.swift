@@ -9,6 +9,10 @@ struct LandmarksCommand: ResvCommand {
 
     @OptionGroup var options: CommonOptions
 
+    func validate() throws {
+        try options.output.check([.table, .json, .ndjson, .csv], command: "resv landmarks")
+    }
+
     func run(in context: CommandContext) async throws {
         let service = try context.service(options.backend)
         let catalog = try await service.landmarks()

@@ -5,7 +5,19 @@ import ReservationCore
 struct ListCommand: ResvCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List reservations, sorted by date (active ones unless asked otherwise).")
+        abstract: "List reservations, sorted by date (active ones unless asked otherwise).",
+        discussion: """
+            --sort orders by date, landmark (its name, in any case), party-size or status (pending, \
+            confirmed, cancelled); ties go by date, then id. --reverse turns the whole order round, and \
+            --limit N keeps the first N after that (a limit above the count keeps all).
+            """)
+
+    /// What `--sort` orders by.
+    enum SortKey: String, CaseIterable, ExpressibleByArgument, Sendable {
+        case date, landmark
+        case partySize = "party-size"
+        case status
+    }
 
     @Option(
         name: .customLong("status"),
@@ -28,7 +40,24 @@ struct ListCommand: ResvCommand {
     @Option(help: ArgumentHelp("Only reservations on or before this ISO 8601 date-time.", valueName: "date"))
     var to: String?
 
+    @Option(help: "The order: date, landmark, party-size or status (default: date).")
+    var sort: SortKey = .date
+
+    @Flag(help: "The opposite order (latest first with the default sort).")
+    var reverse = false
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Show at most this many (1 or more), after sorting.", valueName: "n"))
+    var limit: Int?
+
     @OptionGroup var options: CommonOptions
+
+    func validate() throws {
+        if let limit, limit < 1 {
+            throw ValidationError("--limit must be 1 or more, not \(limit) (leave it out to list all)")
+        }
+    }
 
     func run(in context: CommandContext) async throws {
         let fromDate = try from.map(DateTime.parseInput)
@@ -42,12 +71,15 @@ struct ListCommand: ResvCommand {
 
         let wanted: Set<Reservation.Status> =
             !statuses.isEmpty ? Set(statuses) : all ? Set(Reservation.Status.allCases) : [.pending, .confirmed]
-        let reservations = snapshot.reservations.filter { reservation in
+        let matching = snapshot.reservations.filter { reservation in
             wanted.contains(reservation.status)
                 && (landmarkID.map { reservation.landmark.id == $0 } ?? true)
                 && (fromDate.map { reservation.date >= $0 } ?? true)
                 && (toDate.map { reservation.date <= $0 } ?? true)
-        }.sortedByDate
+        }
+        var ordered = matching.sorted(by: sort)
+        if reverse { ordered.reverse() }
+        let reservations = Array(ordered.prefix(limit ?? ordered.count))
 
         let renderer = Renderer(options.output, context: context)
         renderer.write(reservations: reservations, to: context.output)
@@ -57,5 +89,37 @@ struct ListCommand: ResvCommand {
                 total == 0 ? "No reservations yet: make one with 'resv reserve'." : "No matching reservations.")
         }
     }
+}
 
+extension Array where Element == Reservation {
+    /// The reservations in `key`'s order; ties by date, then id, so the order never depends on the store's.
+    func sorted(by key: ListCommand.SortKey) -> [Reservation] {
+        let byDate = sortedByDate
+        guard key != .date else { return byDate }
+        // Sorting the date order by (key, position in it) keeps the date order among equal keys.
+        func statusRank(_ status: Reservation.Status) -> Int {
+            switch status {
+            case .pending: 0
+            case .confirmed: 1
+            case .cancelled: 2
+            }
+        }
+        func before(_ a: Reservation, _ b: Reservation) -> Bool? {
+            switch key {
+            case .date: return nil
+            case .landmark:
+                let (x, y) = (a.landmark.name, b.landmark.name)
+                let (lowerX, lowerY) = (x.lowercased(), y.lowercased())
+                if lowerX != lowerY { return lowerX < lowerY }
+                return x == y ? nil : x < y
+            case .partySize: return a.partySize == b.partySize ? nil : a.partySize < b.partySize
+            case .status:
+                let (x, y) = (statusRank(a.status), statusRank(b.status))
+                return x == y ? nil : x < y
+            }
+        }
+        return byDate.enumerated().sorted { first, second in
+            before(first.element, second.element) ?? (first.offset < second.offset)
+        }.map(\.element)
+    }
 }

@@ -24,6 +24,7 @@ struct Completer: Sendable {
     struct LocalData: Sendable {
         var landmarkNames: [String] = []
         var reservationIDs: [String] = []
+        var profileNames: [String] = []
     }
 
     static let replWords = ["exit", "quit", "help"]
@@ -77,6 +78,19 @@ struct Completer: Sendable {
         var words = scanned.words
         // A word still being typed before the cursor word cannot happen: readline splits at the cursor word.
         if scanned.endsInWord { words.removeLast() }
+        // Options every command takes may come first (`--profile work list`): complete them and their values there.
+        let leading = LeadingOptions.prefixLength(words)
+        if leading == words.count, let common = commands.first(where: { $0.name == "list" }) {
+            if let previous = words.last, LeadingOptions.valued.contains(previous),
+                let option = common.option(named: previous)
+            {
+                return values(of: option, word: word, data: data)
+            }
+            if word.hasPrefix("-") {
+                return (LeadingOptions.valued.union(LeadingOptions.flags)).filter { $0.hasPrefix(word) }.sorted()
+            }
+        }
+        words.removeFirst(leading)
         guard let commandName = words.first else {
             return Set(commands.map(\.name) + Self.replWords).filter { $0.hasPrefix(word) }.sorted()
         }
@@ -86,10 +100,7 @@ struct Completer: Sendable {
         guard let command = commands.first(where: { $0.name == commandName }) else { return [] }
 
         if let previous = words.dropFirst().last, let option = command.option(named: previous), option.takesValue {
-            if option.names.contains("--landmark") {
-                return data.landmarkNames.filter { $0.lowercased().hasPrefix(word.lowercased()) }.sorted()
-            }
-            return option.values.filter { $0.hasPrefix(word) }
+            return values(of: option, word: word, data: data)
         }
         if word.hasPrefix("-") {
             let used = Set(words)
@@ -104,6 +115,17 @@ struct Completer: Sendable {
             return data.landmarkNames.filter { $0.lowercased().hasPrefix(word.lowercased()) }.sorted()
         }
         return []
+    }
+}
+
+extension Completer {
+    /// The values Tab offers after `option`.
+    private func values(of option: Option, word: String, data: LocalData) -> [String] {
+        if option.names.contains("--landmark") {
+            return data.landmarkNames.filter { $0.lowercased().hasPrefix(word.lowercased()) }.sorted()
+        }
+        if option.names.contains("--profile") { return data.profileNames.filter { $0.hasPrefix(word) } }
+        return option.values.filter { $0.hasPrefix(word) }
     }
 }
 

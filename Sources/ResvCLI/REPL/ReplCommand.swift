@@ -33,7 +33,8 @@ struct ReplCommand: ResvCommand {
         // A line with its own backend flags or idempotency key opens its own.
         lineContext.openService = { options, context in
             let own =
-                options.store != nil || options.server != nil || options.config != nil || options.offline
+                options.store != nil || options.server != nil || options.profile != nil || options.config != nil
+                || options.offline
                 || context.idempotencyKey != nil
             return own ? try CommandContext.openConfiguredService(options, context) : service
         }
@@ -132,11 +133,14 @@ struct ReplCommand: ResvCommand {
     /// Landmark names and id prefixes for Tab: the store file, or a server's
     /// cached answers (kept fresh by the commands typed), never the network.
     static func localData(_ backend: BackendOptions, _ context: CommandContext) -> Completer.LocalData {
+        let profiles = ShellCompletion.profiles(config: backend.config, context: context)
         guard
             let snapshot = ShellCompletion.localSnapshot(
-                store: backend.store, server: backend.server, config: backend.config, context: context)
-        else { return Completer.LocalData() }
-        return Completer.LocalData(landmarkNames: snapshot.landmarkNames, reservationIDs: snapshot.completionIDs())
+                store: backend.store, server: backend.server, profile: backend.profile, config: backend.config,
+                context: context)
+        else { return Completer.LocalData(profileNames: profiles) }
+        return Completer.LocalData(
+            landmarkNames: snapshot.landmarkNames, reservationIDs: snapshot.completionIDs(), profileNames: profiles)
     }
 }
 
