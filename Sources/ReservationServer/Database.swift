@@ -106,11 +106,15 @@ public enum Database {
     /// A connection failure in a few words: the server's message, or the socket's.
     static func reason(_ error: PSQLError, host: String, port: Int) -> String {
         if let message = error.serverInfo?[.message] { return message }
-        if let underlying = error.underlying {
+        if var underlying = error.underlying {
+            if let failures = underlying as? NIOConnectionError, let first = failures.connectionErrors.first?.error {
+                underlying = first
+            }
             if let io = underlying as? IOError { return "cannot connect to \(host):\(port): \(String(cString: strerror(io.errnoCode)))" }
             if case ChannelError.connectTimeout = underlying { return "no answer from \(host):\(port) (connect timeout)" }
             return "cannot connect to \(host):\(port): \(underlying)"
         }
+        if error.code == .serverClosedConnection { return "\(host):\(port) closed the connection before answering" }
         return "cannot connect to \(host):\(port): \(error.code)"
     }
 

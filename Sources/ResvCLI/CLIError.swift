@@ -24,6 +24,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
     case unwritableConfig(String, String)
     /// `--offline` without a server to have cached.
     case offlineNeedsServer
+    /// `whoami` on a JSON file store, which has no users.
+    case noServerUser
     /// A config key that does not exist.
     case unknownSetting(String)
     /// A token given where it would show in `ps` or shell history.
@@ -56,6 +58,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
                 + "(an admin makes one with 'resv-server token create')"
         case .unwritableConfig(let path, let why):
             "cannot write the config file \(path): \(why)"
+        case .noServerUser:
+            "the JSON file store has no users: whoami asks a server (--server, RESV_SERVER) whose token is whose"
         case .offlineNeedsServer:
             "--offline reads a server's cached answers, but no server is configured (--server, RESV_SERVER)"
         case .unknownSetting(let key):

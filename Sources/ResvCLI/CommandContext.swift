@@ -113,6 +113,14 @@ public struct CommandContext: Sendable {
     func httpService(_ server: Setting, _ settings: Settings, _ options: BackendOptions) throws
         -> ReservationService
     {
+        let (configuration, transport) = try httpBackend(server, settings, options)
+        return .http(configuration, transport: transport)
+    }
+
+    /// How to reach `server`: its configuration (token, timeouts, cache) and transport.
+    func httpBackend(_ server: Setting, _ settings: Settings, _ options: BackendOptions) throws
+        -> (HTTPBackendConfiguration, HTTPTransport)
+    {
         guard let url = URL(string: server.value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
             url.host?.isEmpty == false
         else {
@@ -135,7 +143,7 @@ public struct CommandContext: Sendable {
                     "resv: warning: cannot reach \(url.redacted); showing what it answered \(Self.describe(age: age))\n"
                 )
             })
-        return .http(configuration, transport: .libcurl(connectTimeout: idle, requestTimeout: total))
+        return (configuration, .libcurl(connectTimeout: idle, requestTimeout: total))
     }
 
     /// The cache of one server's answers for one token, under `$XDG_CACHE_HOME`.

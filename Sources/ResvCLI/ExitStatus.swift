@@ -31,7 +31,7 @@ extension ExitStatus {
         case let error as CLIError:
             switch error {
             case .invalidSetting, .emptyRange, .nestedRepl, .unreadableInput, .batchRejected, .invalidConfig,
-                .offlineNeedsServer, .unknownSetting, .tokenOnCommandLine, .unknownProfile:
+                .offlineNeedsServer, .noServerUser, .unknownSetting, .tokenOnCommandLine, .unknownProfile:
                 return usage
             case .insecureConfig, .noToken: return notAuthorised
             case .settingNotSet, .batchRefused: return refused

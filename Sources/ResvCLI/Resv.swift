@@ -29,6 +29,7 @@ public struct Resv: ParsableCommand {
         subcommands: [
             ListCommand.self, ReserveCommand.self, CancelCommand.self, ConfirmCommand.self, ShowCommand.self,
             AvailabilityCommand.self, FetchCommand.self, LandmarksCommand.self, ConfigCommand.self, ReplCommand.self,
+            WhoamiCommand.self,
         ],
         defaultSubcommand: ListCommand.self
     )

@@ -1,0 +1,292 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What an operator of `resv-server` relies on (DESIGN.md, "Server operations"),
+/// against the built binary on a loopback port and real databases.
+@Suite("resv-server operations")
+struct OperationsTests {
+    static let halfDome = "937fea60-bb7b-4ee8-85da-c79962987917"  // capacity 300 a day
+
+    static func database(_ engine: String, in sandbox: Sandbox) throws -> String {
+        engine == "sqlite"
+            ? sandbox.directory.appendingPathComponent("server.sqlite").path
+            : try #require(ProcessInfo.processInfo.environment["RESV_TEST_POSTGRES_URL"])
+    }
+
+    static func server(_ arguments: [String]) throws -> Run {
+        try runProcess(Binary.server.path, arguments, environment: [:], stdin: nil)
+    }
+
+    /// A random day far ahead, so tests sharing a PostgreSQL database never share a day.
+    static func futureDate() -> String {
+        let day = Int.random(in: 0..<300_000)
+        let date = Date(timeIntervalSince1970: 4_102_444_800 + Double(day) * 86_400 + 36_000)
+        return ISO8601DateFormatter().string(from: date)
+    }
+
+    @Test(arguments: ServerTests.databases)
+    func tokensAreListedRevokedAndExpire(engine: String) async throws {
+        let sandbox = try Sandbox()
+        let database = try Self.database(engine, in: sandbox)
+        let name = "ada-\(UUID().uuidString.prefix(6))"
+        let token = try ServerProcess.createToken(name, database: database)
+        let server = try ServerProcess(database: database)
+        defer { server.stop() }
+        let short = try Self.server(["token", "create", name + "-short", "--database", database, "--expires-in", "3s"])
+        #expect(short.status == 0, "\(short.stderr)")
+        let shortCreated = ContinuousClock.now
+
+        let (status, body) = try await server.request("GET", "/whoami", token: token)
+        #expect(status == 200)
+        #expect(String(decoding: body, as: UTF8.self) == #"{"user":"\#(name)"}"#)
+        let shortToken = short.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let beforeExpiry = try await server.request("GET", "/whoami", token: shortToken).0
+        if ContinuousClock.now - shortCreated < .seconds(2.5) { #expect(beforeExpiry == 200) }
+
+        // resv whoami through the client's own HTTP backend.
+        let whoami = try sandbox.resv(
+            "whoami", environment: ["RESV_SERVER": "http://127.0.0.1:\(server.port)", "RESV_TOKEN": token])
+        #expect(whoami.status == 0, "\(whoami.stderr)")
+        #expect(whoami.stdout == name + "\n")
+
+        let list = try Self.server(["token", "list", "--database", database, "--json"])
+        #expect(list.status == 0, "\(list.stderr)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+        let mine = rows.filter { ($0["user"] as? String)?.hasPrefix(name) == true }
+        #expect(mine.count == 2)
+        #expect(mine.allSatisfy { $0["createdAt"] is String })
+        #expect(mine.contains { $0["lastUsedAt"] is String }, "the used token shows its last use")
+        #expect(!list.stdout.contains(token) && !list.stdout.contains(String(token.dropFirst(5).prefix(16))))
+        let table = try Self.server(["token", "list", "--database", database])
+        #expect(table.stdout.hasPrefix("USER"))
+        #expect(table.stdout.contains(name))
+
+        // The short token expires; the revoked one stops within 5 s on the running server.
+        try await Task.sleep(until: shortCreated + .seconds(3.2))
+        #expect(try await server.request("GET", "/whoami", token: shortToken).0 == 401)
+        let revoke = try Self.server(["token", "revoke", name, "--database", database])
+        #expect(revoke.status == 0, "\(revoke.stderr)")
+        #expect(revoke.stderr == "resv-server: revoked 1 token of \(name)\n")
+        let start = ContinuousClock.now
+        while try await server.request("GET", "/whoami", token: token).0 == 200 {
+            #expect(ContinuousClock.now - start < .seconds(5))
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(try await server.request("GET", "/reservations", token: token).0 == 401)
+        let again = try Self.server(["token", "revoke", name, "--database", database])
+        #expect(again.status == 1)
+        #expect(again.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func whoamiOnAFileStoreSaysThereIsNoServerUser() throws {
+        let sandbox = try Sandbox()
+        let run = try sandbox.resv("whoami")
+        #expect(run.status == 64)
+        #expect(run.stderrLines.count == 1)
+        #expect(run.stderr.contains("no users"))
+    }
+
+    @Test(arguments: ServerTests.databases)
+    func metricsAndHealth(engine: String) async throws {
+        let sandbox = try Sandbox()
+        let database = try Self.database(engine, in: sandbox)
+        let token = try ServerProcess.createToken("m-\(UUID().uuidString.prefix(6))", database: database)
+        let server = try ServerProcess(database: database)
+        defer { server.stop() }
+        let health = try await server.request("GET", "/health", token: nil)
+        #expect(health.0 == 200)
+        #expect(String(decoding: health.1, as: UTF8.self) == #"{"status":"ok","database":"reachable"}"#)
+        let date = Self.futureDate()
+        let body = #"{"landmarkId":"\#(Self.halfDome)","date":"\#(date)","partySize":200}"#
+        #expect(try await server.request("POST", "/reservations", token: token, body: body).0 == 201)
+        #expect(try await server.request("POST", "/reservations", token: token, body: body).0 == 409)
+        #expect(try await server.request("GET", "/reservations", token: "resv_wrong").0 == 401)
+
+        let (status, data) = try await server.request("GET", "/metrics", token: nil)
+        #expect(status == 200)
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(text.contains(#"resv_http_requests_total{route="/reservations",method="POST",status="201"} 1"#))
+        #expect(text.contains(#"resv_http_requests_total{route="/reservations",method="POST",status="409"} 1"#))
+        #expect(text.contains(#"resv_http_requests_total{route="/reservations",method="GET",status="401"} 1"#))
+        #expect(text.contains(#"resv_http_request_duration_seconds_bucket{route="/health",method="GET",status="200",le="+Inf"} 1"#))
+        #expect(text.contains(#"resv_bookings_total{outcome="made"} 1"#))
+        #expect(text.contains(#"resv_bookings_total{outcome="no_capacity"} 1"#))
+        #expect(!text.contains(token))
+
+        // One access line per request, metrics or not.
+        let log = try String(contentsOf: server.log, encoding: .utf8)
+        #expect(log.split(separator: "\n").filter { $0.contains("POST /reservations") }.count == 2)
+
+        let quiet = try ServerProcess(database: engine == "sqlite" ? database + "-2" : database, arguments: ["--no-metrics"])
+        defer { quiet.stop() }
+        #expect(try await quiet.request("GET", "/metrics", token: nil).0 == 404)
+    }
+
+    @Test func rateLimitAnswers429WithRetryAfter() async throws {
+        let sandbox = try Sandbox()
+        let database = try Self.database("sqlite", in: sandbox)
+        let token = try ServerProcess.createToken("r", database: database)
+        let other = try ServerProcess.createToken("s", database: database)
+        let server = try ServerProcess(database: database, arguments: ["--rate-limit", "2"])
+        defer { server.stop() }
+        let curl = try runProcess(
+            "/usr/bin/env",
+            ["curl", "-s", "-i", "-H", "Authorization: Bearer \(token)"]
+                + Array(repeating: "http://127.0.0.1:\(server.port)/whoami", count: 4),
+            environment: ["PATH": "/usr/bin:/bin"], stdin: nil)
+        #expect(curl.stdout.components(separatedBy: "HTTP/1.1 200").count - 1 == 2, "\(curl.stdout)")
+        #expect(curl.stdout.components(separatedBy: "HTTP/1.1 429").count - 1 == 2)
+        #expect(curl.stdout.contains("Retry-After: 1\r\n"))
+        #expect(curl.stdout.contains(#""code":"rateLimited""#))
+        // Per token: another token is not held back, and the first is again after its wait.
+        #expect(try await server.request("GET", "/whoami", token: other).0 == 200)
+        try await Task.sleep(for: .seconds(1.1))
+        #expect(try await server.request("GET", "/whoami", token: token).0 == 200)
+    }
+
+    @Test func databaseFilesAreOwnerOnlyWhateverTheUmask() async throws {
+        let sandbox = try Sandbox()
+        let database = try Self.database("sqlite", in: sandbox)
+        let create = try runProcess(
+            "/bin/sh", ["-c", "umask 022; exec \"$0\" token create u --database \"$1\"", Binary.server.path, database],
+            environment: [:], stdin: nil)
+        #expect(create.status == 0, "\(create.stderr)")
+        let serve = try runProcess(
+            "/bin/sh",
+            [
+                "-c",
+                "umask 000; \"$0\" serve --database \"$1\" --port 0 2>/dev/null & sleep 2; ls -l \"$1\"*; stat -c '%a %n' \"$1\"*; kill $!",
+                Binary.server.path, database,
+            ], environment: [:], stdin: nil)
+        let modes = serve.stdout.split(separator: "\n").filter { $0.first?.isNumber == true }
+        #expect(modes.count >= 3, "\(serve.stdout)")
+        for line in modes { #expect(line.hasPrefix("600 "), "\(line)") }
+    }
+
+    @Test func unreachablePostgresIsOneLineAndExit69() throws {
+        let start = ContinuousClock.now
+        let run = try Self.server(["serve", "--database", "postgres://resv@127.0.0.1:1/resv", "--port", "0"])
+        #expect(ContinuousClock.now - start < .seconds(15))
+        #expect(run.status == 69)
+        #expect(run.stderrLines.count == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("Connection refused"))
+    }
+
+    /// 1,000 connections that send nothing or half a request do not keep
+    /// `/health` waiting, and the half-sent ones are closed at --request-timeout.
+    @Test func slowAndIdleConnectionsDoNotStarveHealth() async throws {
+        raiseDescriptorLimit(to: 4096)
+        let sandbox = try Sandbox()
+        let database = try Self.database("sqlite", in: sandbox)
+        let server = try ServerProcess(database: database, arguments: ["--request-timeout", "3", "--idle-timeout", "6"])
+        defer { server.stop() }
+        var sockets: [Int32] = []
+        defer { for socket in sockets { close(socket) } }
+        for index in 0..<1000 {
+            let socket = try #require(connectLoopback(port: server.port))
+            if index % 2 == 0 {
+                let partial = "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: "
+                _ = partial.withCString { send(socket, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            }
+            sockets.append(socket)
+        }
+        // The median of five, so one pause of a machine busy with other tests does not decide.
+        var times: [Duration] = []
+        for _ in 0..<5 {
+            let start = ContinuousClock.now
+            let (status, _) = try await server.request("GET", "/health", token: nil)
+            times.append(ContinuousClock.now - start)
+            #expect(status == 200)
+        }
+        #expect(times.sorted()[2] < .seconds(1), "GET /health took \(times) beside 1,000 slow connections")
+        // Past the request timeout, every half-sent request's connection is closed.
+        try await Task.sleep(for: .seconds(4))
+        let closed = sockets.enumerated().filter { $0.offset % 2 == 0 }.filter { isClosed($0.element) }.count
+        #expect(closed == 500)
+        // Past the idle timeout, the silent ones too.
+        try await Task.sleep(for: .seconds(3))
+        #expect(sockets.filter(isClosed).count == 1000)
+    }
+}
+
+/// Three servers on one PostgreSQL database, as a team runs them behind a balancer.
+@Suite("resv-server instances on one PostgreSQL")
+struct InstancesTests {
+    /// 90 concurrent requests for parties of 10 (room for 30 of them), spread over
+    /// three instances, book exactly the capacity; a key used on one instance gets
+    /// the same answer replayed on another.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["RESV_TEST_POSTGRES_URL"] != nil))
+    func threeInstancesBookExactlyTheCapacity() async throws {
+        let database = try #require(ProcessInfo.processInfo.environment["RESV_TEST_POSTGRES_URL"])
+        let token = try ServerProcess.createToken("team-\(UUID().uuidString.prefix(6))", database: database)
+        let servers = try (0..<3).map { _ in try ServerProcess(database: database, logLevel: "notice") }
+        defer { for server in servers { server.stop() } }
+        let body = #"{"landmarkId":"\#(OperationsTests.halfDome)","date":"\#(OperationsTests.futureDate())","partySize":10}"#
+
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<90 {
+                let server = servers[index % 3]
+                group.addTask { try await server.request("POST", "/reservations", token: token, body: body).0 }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == 201 }.count == 30, "\(statuses)")
+        #expect(statuses.filter { $0 == 409 }.count == 60)
+        var booked = 0
+        for server in servers {
+            let (_, data) = try await server.request("GET", "/reservations", token: token)
+            let list = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+            booked = list.reduce(0) { $0 + (($1["partySize"] as? Int) ?? 0) }
+        }
+        #expect(booked == 300)
+
+        let key = "replay-\(UUID().uuidString)"
+        let other = #"{"landmarkId":"7c6984ff-188e-417e-b476-ec5f30b8d745","date":"\#(OperationsTests.futureDate())","partySize":2}"#
+        let first = try await servers[0].request("POST", "/reservations", token: token, headers: ["Idempotency-Key": key], body: other)
+        let second = try await servers[1].request("POST", "/reservations", token: token, headers: ["Idempotency-Key": key], body: other)
+        let third = try await servers[2].request("POST", "/reservations", token: token, headers: ["Idempotency-Key": key], body: other)
+        #expect(first.0 == 201)
+        #expect(second.0 == 201 && third.0 == 201)
+        #expect(second.1 == first.1 && third.1 == first.1)
+    }
+}
+
+/// A TCP connection to 127.0.0.1:`port`, or nil.
+func connectLoopback(port: Int) -> Int32? {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { return nil }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+    }
+    guard connected == 0 else {
+        close(descriptor)
+        return nil
+    }
+    return descriptor
+}
+
+/// True when the peer has closed the connection (a read would return 0 or fail).
+func isClosed(_ descriptor: Int32) -> Bool {
+    var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    guard poll(&poller, 1, 0) == 1 else { return false }
+    var byte: UInt8 = 0
+    return recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) <= 0
+}
+
+/// Lifts this process's soft limit on open files (its children inherit it).
+func raiseDescriptorLimit(to wanted: rlim_t) {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < wanted else { return }
+    limit.rlim_cur = min(wanted, limit.rlim_max)
+    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+}
