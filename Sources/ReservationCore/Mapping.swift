@@ -355,6 +355,8 @@ public struct ReservationSnapshot: Sendable {
     public let reservations: [Reservation]
     public let rejected: [RejectedRecord]
     public let catalog: LandmarkCatalog
+    /// Where the records came from: the backend itself, or a server's answers cached earlier.
+    public var source: SnapshotSource = .backend
 
     public init(reservations: [Reservation], rejected: [RejectedRecord], catalog: LandmarkCatalog) {
         self.reservations = reservations
@@ -394,4 +396,13 @@ public struct ReservationSnapshot: Sendable {
         }
         return (reservations, rejected, positions)
     }
+}
+
+/// Where a snapshot's records came from.
+public enum SnapshotSource: Sendable {
+    /// Read from the backend just now.
+    case backend
+    /// A server's answer saved at `saved`, read because the server was not asked:
+    /// `unreachable` says why it could not be reached (nil with `--offline`).
+    case cache(saved: Date, unreachable: (any Error)?)
 }

@@ -42,6 +42,10 @@ public enum ReservationError: Error, Sendable, LocalizedError {
     case unexpectedCount(expected: Int, got: Int)
     /// A `ReservationService.unimplemented` endpoint was called.
     case unimplemented(String)
+    /// A refusal a server explained with its code and its words (the same words
+    /// the file backend prints for the same failure, as the server writes them
+    /// from this type).
+    case refusedByServer(ErrorCode, String)
 
     public var errorDescription: String? {
         switch self {
@@ -89,6 +93,8 @@ public enum ReservationError: Error, Sendable, LocalizedError {
             return "the backend returned \(got) reservations for \(expected) requests"
         case .unimplemented(let endpoint):
             return "\(endpoint) is not implemented"
+        case .refusedByServer(_, let reason):
+            return reason
         }
     }
 }

@@ -92,6 +92,15 @@ public struct ReservationLedger: Sendable {
         try setStatus(.confirmed, of: id)
     }
 
+    /// Confirms several reservations, all or none: an unknown or cancelled id changes nothing.
+    public mutating func confirm(_ ids: [Reservation.ID]) throws(ReservationError) -> [StatusChange] {
+        var draft = self
+        var changes: [StatusChange] = []
+        for id in ids { changes.append(try draft.confirm(id)) }
+        self = draft
+        return changes
+    }
+
     private mutating func setStatus(_ status: Reservation.Status, of id: Reservation.ID) throws(ReservationError)
         -> StatusChange
     {

@@ -79,8 +79,9 @@ public struct ReservationService: Sendable {
     /// Sets reservations' status to cancelled, keeping the records; all or none,
     /// in one change of the backend. Changes come back in the order of the ids.
     public var cancel: @Sendable ([Reservation.ID]) async throws -> [StatusChange]
-    /// Moves a pending reservation to confirmed.
-    public var confirm: @Sendable (Reservation.ID) async throws -> StatusChange
+    /// Moves pending reservations to confirmed, all or none, in one change of the
+    /// backend (a cancelled one refuses the whole change). Changes come back in the order of the ids.
+    public var confirm: @Sendable ([Reservation.ID]) async throws -> [StatusChange]
     /// Places taken and left per day at the landmark the user named (id, id
     /// prefix or name), counting every reservation the backend holds (on a
     /// server, every user's). The backend resolves the landmark against its own
@@ -97,7 +98,7 @@ public struct ReservationService: Sendable {
         fetch: @escaping @Sendable () async throws -> ReservationSnapshot,
         reserve: @escaping @Sendable ([NewReservation]) async throws -> [Reservation],
         cancel: @escaping @Sendable ([Reservation.ID]) async throws -> [StatusChange],
-        confirm: @escaping @Sendable (Reservation.ID) async throws -> StatusChange,
+        confirm: @escaping @Sendable ([Reservation.ID]) async throws -> [StatusChange],
         availability: (
             @Sendable (_ landmark: String, _ days: @Sendable (Landmark) throws -> [CalendarDay]) async throws
                 -> LandmarkAvailability
@@ -139,6 +140,13 @@ extension ReservationService {
         return changes[0]
     }
 
+    /// Confirms one reservation.
+    public func confirm(_ id: Reservation.ID) async throws -> StatusChange {
+        let changes = try await confirm([id])
+        guard changes.count == 1 else { throw ReservationError.unexpectedCount(expected: 1, got: changes.count) }
+        return changes[0]
+    }
+
     /// Every endpoint throws `ReservationError.unimplemented` naming itself;
     /// tests start here and override what they exercise.
     public static let unimplemented = ReservationService(
@@ -165,7 +173,7 @@ extension ReservationService {
                 try await state.update { try $0.reserve(requests, now: now()) }
             },
             cancel: { ids in try await state.update { try $0.cancel(ids) } },
-            confirm: { id in try await state.update { try $0.confirm(id) } }
+            confirm: { ids in try await state.update { try $0.confirm(ids) } }
         )
     }
 }

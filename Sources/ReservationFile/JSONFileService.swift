@@ -12,7 +12,7 @@ extension ReservationService {
             fetch: { try store.snapshot() },
             reserve: { requests in try await store.update { try $0.reserve(requests, now: now()) } },
             cancel: { ids in try await store.update { try $0.cancel(ids) } },
-            confirm: { id in try await store.update { try $0.confirm(id) } }
+            confirm: { ids in try await store.update { try $0.confirm(ids) } }
         )
     }
 }

@@ -15,8 +15,10 @@ public enum HTTPBackendError: Error, Sendable, LocalizedError {
     case badResponse(URL, String)
     /// A create, cancel or confirm answered with a record that does not map.
     case invalidReservation(String)
-    /// Another refusal the server explained (400, 404, 409, 413, 422 …).
+    /// Another refusal the server explained (400, 404, 409, 413, 422 …) without a code this client knows.
     case refused(Int, String)
+    /// The server has no such route: it is older than this client.
+    case missingRoute(URL, String)
     /// `--offline` (or an unreachable server) and nothing cached for this server and token.
     case nothingCached(URL)
     /// `--offline` with a command that changes reservations.
@@ -44,6 +46,8 @@ public enum HTTPBackendError: Error, Sendable, LocalizedError {
             return "the server returned an invalid reservation: \(why)"
         case .refused(_, let reason):
             return reason
+        case .missingRoute(let url, let route):
+            return "the server at \(url.redacted) has no route \(route): it is older than this resv; upgrade resv-server"
         case .nothingCached(let url):
             return "nothing cached for \(url.redacted) yet: run 'resv list' once while the server is reachable"
         case .offlineChange:
@@ -75,6 +79,11 @@ public struct HTTPBackendConfiguration: Sendable {
     /// Last good answers, for `--offline` and for when the server cannot be reached.
     public var cache: ResponseCache?
     public var cacheMode: CacheMode = .fallback(stale: { _ in })
+    /// Called once when `--offline` reads the cache, with the age of what it reads.
+    public var offlineNotice: @Sendable (TimeInterval) -> Void = { _ in }
+    /// The most seconds one command may spend on the server, retries and slow
+    /// bodies included (`RESV_REQUEST_TIMEOUT`); nil: no bound but the transport's.
+    public var commandTimeout: TimeInterval?
     /// The server's base URL, e.g. http://127.0.0.1:8080.
     public var baseURL: URL
     /// The bearer token; never printed.
@@ -141,6 +150,12 @@ struct ServerReply {
     /// The `reason` of an error body.
     var reason: String? {
         if case .string(let reason)? = json?["reason"] { return reason }
+        return nil
+    }
+
+    /// The `code` of an error body, when it is one this client knows.
+    var code: ErrorCode? {
+        if case .string(let code)? = json?["code"] { return ErrorCode(rawValue: code) }
         return nil
     }
 }

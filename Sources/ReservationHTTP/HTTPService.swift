@@ -7,9 +7,10 @@ extension ReservationService {
     /// server speaking them). Every record goes through the one mapping, as
     /// with the file store; landmarks come from the server's catalog.
     ///
-    /// A server has no batch route, so a batch is booked one create at a time,
-    /// each with its own `Idempotency-Key`; when one is refused, the ones
-    /// already booked are cancelled again, so the batch stays all or nothing.
+    /// A batch, a cancel or a confirm of several is one request and one
+    /// transaction on the server, all or nothing. What this client changes is
+    /// written through to its cache, so a read from the cache (`--offline`, or a
+    /// server that cannot be reached) never contradicts it.
     public static func http(_ configuration: HTTPBackendConfiguration, transport: HTTPTransport)
         -> ReservationService
     {
@@ -18,35 +19,38 @@ extension ReservationService {
 
         /// A list route's records: from the server (saving them to the cache),
         /// or from the cache when offline or when the server cannot be reached.
-        @Sendable func records(_ name: String) async throws -> [JSONValue] {
-            @Sendable func cached(_ error: any Error) throws -> [JSONValue] {
+        @Sendable func records(_ name: String) async throws -> (records: [JSONValue], source: SnapshotSource) {
+            @Sendable func cached(_ error: any Error, unreachable: Bool) throws -> ([JSONValue], SnapshotSource) {
                 guard let (records, saved) = configuration.cache?.records(name) else { throw error }
-                if case .fallback(let stale) = configuration.cacheMode, !state.warned.withLock({ $0 }) {
-                    state.warned.withLock { $0 = true }
-                    stale(Date().timeIntervalSince(saved))
+                let age = Date().timeIntervalSince(saved)
+                if !state.warned.withLock({ warned in defer { warned = true }; return warned }) {
+                    switch configuration.cacheMode {
+                    case .fallback(let stale): stale(age)
+                    case .offline: configuration.offlineNotice(age)
+                    }
                 }
-                return records
+                return (records, .cache(saved: saved, unreachable: unreachable ? error : nil))
             }
             if case .offline = configuration.cacheMode {
-                return try cached(HTTPBackendError.nothingCached(configuration.baseURL))
+                return try cached(HTTPBackendError.nothingCached(configuration.baseURL), unreachable: false)
             }
             let reply: ServerReply
             do {
                 reply = try await client.send("GET", name)
             } catch let error as HTTPBackendError {
-                guard case .unavailable = error else { throw error }
-                return try cached(error)
+                guard case .unavailable = error, CacheFallback.allowed else { throw error }
+                return try cached(error, unreachable: true)
             }
             guard reply.status == 200, case .array(let records)? = reply.json else {
                 throw client.badShape("GET /\(name) did not answer a JSON array (\(reply.status))")
             }
             configuration.cache?.save(name, reply.body)
-            return records
+            return (records, .backend)
         }
 
         @Sendable func catalog() async throws -> LandmarkCatalog {
             if let catalog = state.catalog.withLock({ $0 }) { return catalog }
-            let catalog = LandmarkCatalog(records: try await records("landmarks"))
+            let catalog = LandmarkCatalog(records: try await records("landmarks").records)
             state.catalog.withLock { $0 = catalog }
             return catalog
         }
@@ -56,8 +60,8 @@ extension ReservationService {
             if case .offline = configuration.cacheMode { throw HTTPBackendError.offlineChange }
         }
 
-        @Sendable func reservation(_ reply: ServerReply, _ catalog: LandmarkCatalog) throws -> Reservation {
-            guard let json = reply.json else { throw HTTPBackendError.invalidReservation("the body is empty") }
+        @Sendable func reservation(_ json: JSONValue?, _ catalog: LandmarkCatalog) throws -> Reservation {
+            guard let json else { throw HTTPBackendError.invalidReservation("the body is empty") }
             do {
                 return try Reservation(ReservationApiModel(json: json), catalog: catalog)
             } catch {
@@ -65,12 +69,42 @@ extension ReservationService {
             }
         }
 
-        /// The reservation as it is now; 404 is the reservation layer's not-found.
-        @Sendable func current(_ id: Reservation.ID, _ catalog: LandmarkCatalog) async throws -> Reservation {
-            let reply = try await client.send("GET", "reservations/\(id)")
-            if reply.status == 404 { throw ReservationError.reservationNotFound(id.description) }
-            guard reply.status == 200 else { throw client.refusal(reply, "GET /reservations/\(id)") }
-            return try reservation(reply, catalog)
+        /// Cancels or confirms `ids` in one request: `POST /reservations/cancel` or `/confirm`.
+        @Sendable func setStatus(_ verb: String, _ ids: [Reservation.ID]) async throws -> [StatusChange] {
+            try online()
+            guard !ids.isEmpty else { return [] }
+            let catalog = try await catalog()
+            let route = "reservations/\(verb)"
+            let body = JSONValue.object(["ids": .array(ids.map { .string($0.description) })])
+            let reply = try await client.send("POST", route, body: body)
+            guard reply.status == 200 else {
+                // The id the file store would name, so both backends say the same.
+                if reply.code == .reservationNotFound, let id = firstFailureID(reply) ?? ids.first?.description {
+                    throw ReservationError.reservationNotFound(id)
+                }
+                throw client.refusal(reply, "POST /\(route)")
+            }
+            guard case .array(let items)? = reply.json, items.count == ids.count else {
+                throw client.badShape("POST /\(route) did not answer one change per id")
+            }
+            var changes: [StatusChange] = []
+            var records: [JSONValue] = []
+            for item in items {
+                guard case .string(let text)? = item["previousStatus"], let previous = Reservation.Status(rawValue: text)
+                else { throw client.badShape("POST /\(route) answered a change without a previousStatus") }
+                let changed = try reservation(item["reservation"], catalog)
+                changes.append(StatusChange(reservation: changed, previous: previous))
+                if let record = item["reservation"] { records.append(record) }
+            }
+            configuration.cache?.writeThrough("reservations", records)
+            return changes
+        }
+
+        /// The `id` of the first refused item of a batch answer.
+        @Sendable func firstFailureID(_ reply: ServerReply) -> String? {
+            guard case .array(let failures)? = reply.json?["failures"], case .string(let id)? = failures.first?["id"]
+            else { return nil }
+            return id
         }
 
         return ReservationService(
@@ -79,86 +113,70 @@ extension ReservationService {
                 // Both at once: each is a request of its own (a child task, so a
                 // failure or a cancel of one ends the other).
                 async let landmarks = catalog()
-                let reservations = try await records("reservations")
-                return ReservationSnapshot(records: reservations, catalog: try await landmarks)
+                let (reservations, source) = try await records("reservations")
+                var snapshot = ReservationSnapshot(records: reservations, catalog: try await landmarks)
+                snapshot.source = source
+                return snapshot
             },
             reserve: { requests in
                 try online()
-                let baseKey = configuration.idempotencyKey ?? "resv-\(UUID().uuidString.lowercased())"
-                let keys = requests.indices.map { requests.count == 1 ? baseKey : "\(baseKey)-\($0 + 1)" }
-                // Every key checked before any request, so none is booked and then taken back.
-                guard keys.allSatisfy({ HeaderValue.isValid($0, longest: HeaderValue.longestKey) }) else {
-                    throw HeaderValue.badKey
-                }
+                let key = configuration.idempotencyKey ?? "resv-\(UUID().uuidString.lowercased())"
+                guard HeaderValue.isValid(key, longest: HeaderValue.longestKey) else { throw HeaderValue.badKey }
                 let catalog = try await catalog()
                 var failures: [BatchFailure] = []
-                var landmarks: [Landmark] = []
+                var bodies: [JSONValue] = []
                 for (index, request) in requests.enumerated() {
                     do throws(ReservationError) {
-                        landmarks.append(try catalog.landmark(matching: request.landmark))
+                        let landmark = try catalog.landmark(matching: request.landmark)
+                        bodies.append(
+                            CreateReservationRequest(
+                                landmarkId: landmark.id.description, date: DateTime.format(request.date),
+                                partySize: request.partySize, status: request.status.rawValue
+                            ).json)
                     } catch {
                         failures.append(BatchFailure(index: index, error: error))
                     }
                 }
                 if !failures.isEmpty { throw ReservationError.batchRejected(failures, total: requests.count) }
-
-                var created: [Reservation] = []
-                for (key, (request, landmark)) in zip(keys, zip(requests, landmarks)) {
-                    let body = CreateReservationRequest(
-                        landmarkId: landmark.id.description, date: DateTime.format(request.date),
-                        partySize: request.partySize, status: request.status.rawValue)
-                    do {
-                        let reply = try await client.send("POST", "reservations", body: body.json, idempotencyKey: key)
-                        guard reply.status == 200 || reply.status == 201 else {
-                            throw client.refusal(reply, "POST /reservations")
-                        }
-                        created.append(try reservation(reply, catalog))
-                    } catch {
-                        // All or nothing: take back what this batch booked.
-                        for booked in created { _ = try? await client.send("DELETE", "reservations/\(booked.id)") }
-                        throw error
+                guard !bodies.isEmpty else { return [] }
+                // One request for one booking; one request and one transaction for a batch.
+                let batch = bodies.count > 1
+                let route = batch ? "reservations/batch" : "reservations"
+                let reply = try await client.send(
+                    "POST", route, body: batch ? .object(["reservations": .array(bodies)]) : bodies[0],
+                    idempotencyKey: key)
+                guard reply.status == 200 || reply.status == 201 else {
+                    if batch, reply.code == .batchRejected, case .array(let items)? = reply.json?["failures"] {
+                        throw ReservationError.batchRejected(
+                            try items.map { item in
+                                guard case .integer(let number)? = item["request"], (1...Int64(bodies.count)).contains(number),
+                                    case .string(let reason)? = item["reason"]
+                                else { throw client.badShape("POST /\(route) named a refused request that is not in the batch") }
+                                let code = item["code"].flatMap { code -> ErrorCode? in
+                                    if case .string(let text) = code { return ErrorCode(rawValue: text) }
+                                    return nil
+                                } ?? .batchRejected
+                                return BatchFailure(index: Int(number) - 1, error: .refusedByServer(code, reason))
+                            }, total: requests.count)
                     }
+                    throw client.refusal(reply, "POST /\(route)")
                 }
+                let records: [JSONValue]
+                if batch {
+                    guard case .array(let items)? = reply.json, items.count == bodies.count else {
+                        throw client.badShape("POST /\(route) did not answer one reservation per request")
+                    }
+                    records = items
+                } else {
+                    guard let json = reply.json else { throw HTTPBackendError.invalidReservation("the body is empty") }
+                    records = [json]
+                }
+                let created = try records.map { try reservation($0, catalog) }
+                configuration.cache?.writeThrough("reservations", records)
                 return created
             },
-            cancel: { ids in
-                try online()
-                let catalog = try await catalog()
-                var changes: [StatusChange] = []
-                for id in ids {
-                    let before = try await current(id, catalog)
-                    let reply = try await client.send("DELETE", "reservations/\(id)")
-                    switch reply.status {
-                    case 200:
-                        changes.append(
-                            StatusChange(reservation: try reservation(reply, catalog), previous: before.status))
-                    case 204:
-                        changes.append(
-                            StatusChange(reservation: before.with(status: .cancelled), previous: before.status))
-                    case 404:
-                        throw ReservationError.reservationNotFound(id.description)
-                    default:
-                        throw client.refusal(reply, "DELETE /reservations/\(id)")
-                    }
-                }
-                return changes
-            },
-            confirm: { id in
-                try online()
-                let catalog = try await catalog()
-                let before = try await current(id, catalog)
-                let reply = try await client.send("POST", "reservations/\(id)/confirm")
-                switch reply.status {
-                case 200:
-                    return StatusChange(reservation: try reservation(reply, catalog), previous: before.status)
-                case 404:
-                    throw ReservationError.reservationNotFound(id.description)
-                case 409:
-                    throw ReservationError.cannotConfirmCancelled(before)
-                default:
-                    throw client.refusal(reply, "POST /reservations/\(id)/confirm")
-                }
-            },
+            cancel: { ids in try await setStatus("cancel", ids) },
+            confirm: { ids in try await setStatus("confirm", ids) },
             availability: { text, range in
                 // Only the server sees every user's reservations: a cached list would undercount.
                 if case .offline = configuration.cacheMode { throw HTTPBackendError.offlineAvailability }
@@ -186,6 +204,12 @@ extension ReservationService {
             }
         )
     }
+}
+
+/// Whether reads may fall back on the cache when the server cannot be reached.
+/// `resv fetch` means "read afresh" and turns it off for its run.
+public enum CacheFallback {
+    @TaskLocal public static var allowed = true
 }
 
 /// What one backend value remembers between calls: the server's catalog (read

@@ -255,9 +255,10 @@ struct LibCurlHandles: @unchecked Sendable {
 
     /// Handles not in use, the last returned last.
     private static let pool = Mutex<[LibCurlHandles]>([])
-    /// Enough for a few servers' transfers at once (a fetch runs two); the least
-    /// recently used beyond are closed.
-    private static let kept = 16
+    /// Enough for many servers' transfers at once (a fetch runs two; the tests run
+    /// dozens of servers in one process, and 16 let one test's handles close
+    /// another's connections); the least recently used beyond are closed.
+    private static let kept = 64
 
     /// The handles that last talked to `url`'s server (each multi handle keeps its
     /// own connections, so theirs is the likeliest open), else new ones.

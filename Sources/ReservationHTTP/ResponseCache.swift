@@ -1,6 +1,10 @@
 import Foundation
 import ReservationCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The last good answers of a server, for reading when it cannot be reached
 /// (and for `--offline` and Tab completion, which never use the network).
 /// One folder per server and user, under `$XDG_CACHE_HOME/resv/servers/`; the
@@ -58,6 +62,35 @@ public struct ResponseCache: Sendable {
         guard manager.createFile(atPath: temporary.path, contents: body, attributes: [.posixPermissions: 0o600])
         else { return }
         if rename(temporary.path, url.path) != 0 { try? manager.removeItem(at: temporary) }
+    }
+
+    /// Writes a change this client made through to the cached list `name`: each
+    /// record replaces the cached one with the same `id`, or is added. So an
+    /// offline read never contradicts what this client did. A list never cached
+    /// stays uncached (a list of only these would look complete). Two clients
+    /// writing at once take turns (a lock file), so neither loses the other's change.
+    public func writeThrough(_ name: String, _ changed: [JSONValue]) {
+        guard !changed.isEmpty else { return }
+        let lockPath = folder.appendingPathComponent(".lock").path
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_EX) == 0, let (records, _) = records(name) else { return }
+        var updated = records
+        var position: [String: Int] = [:]
+        for (index, record) in updated.enumerated() {
+            if case .string(let id)? = record["id"] { position[id.lowercased()] = index }
+        }
+        for record in changed {
+            guard case .string(let id)? = record["id"] else { continue }
+            if let index = position[id.lowercased()] {
+                updated[index] = record
+            } else {
+                position[id.lowercased()] = updated.count
+                updated.append(record)
+            }
+        }
+        save(name, JSONValue.array(updated).encoded())
     }
 
     /// Removes the temporary files of writers that were killed before their rename.

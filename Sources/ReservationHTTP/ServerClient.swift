@@ -26,21 +26,36 @@ struct ServerClient: Sendable {
             }
             headers["Idempotency-Key"] = idempotencyKey
         }
-        let request = HTTPRequestData(method: method, url: url, headers: headers, body: body?.encoded())
+        var request = HTTPRequestData(method: method, url: url, headers: headers, body: body?.encoded())
         let retryable = method == "GET" || (method == "POST" && idempotencyKey != nil)
         let policy = configuration.retry
+        let clock = ContinuousClock()
+        // One deadline for the whole command: every try, every wait between tries and every body.
+        let deadline = configuration.commandTimeout.map { CommandDeadline.deadline(after: $0) }
+        /// Seconds left before the deadline (nil: none), after `extra` more.
+        func left(after extra: Double = 0) -> Double? {
+            deadline.map { Double(($0 - clock.now) / .milliseconds(1)) / 1000 - extra }
+        }
         var attempt = 1
         while true {
+            if let left = left() {
+                guard left > 0 else { throw timedOut }
+                request.timeout = left
+            }
             let response: HTTPResponseData
             do {
                 response = try await transport.send(request)
             } catch let failure as TransportFailure {
                 if failure == .tooLarge { throw tooLarge }  // a second try would be as large
                 if retryable, attempt < policy.attempts {
-                    try await policy.sleep(policy.delay(before: attempt, retryAfter: nil))
-                    attempt += 1
-                    continue
+                    let delay = policy.delay(before: attempt, retryAfter: nil)
+                    if (left(after: delay) ?? 1) > 0 {
+                        try await policy.sleep(delay)
+                        attempt += 1
+                        continue
+                    }
                 }
+                if failure == .timedOut, let left = left(), left <= 0.05 { throw timedOut }
                 if case .truncated(let why) = failure {
                     throw HTTPBackendError.badResponse(configuration.baseURL, "the body was cut short (\(why))")
                 }
@@ -49,12 +64,22 @@ struct ServerClient: Sendable {
             // Whatever the transport: one that read more than this should not have.
             guard response.body.count <= HTTPTransport.largestBody else { throw tooLarge }
             if retryable, attempt < policy.attempts, response.status == 429 || (500..<600).contains(response.status) {
-                try await policy.sleep(policy.delay(before: attempt, retryAfter: response.headers["retry-after"]))
-                attempt += 1
-                continue
+                let delay = policy.delay(before: attempt, retryAfter: response.headers["retry-after"])
+                if (left(after: delay) ?? 1) > 0 {
+                    try await policy.sleep(delay)
+                    attempt += 1
+                    continue
+                }
             }
             return try reply(response, for: request)
         }
+    }
+
+    /// The command's time on the server is up.
+    private var timedOut: HTTPBackendError {
+        let seconds = configuration.commandTimeout.map { $0 == $0.rounded() ? "\(Int(min($0, 1e9)))" : "\($0)" } ?? ""
+        return HTTPBackendError.unavailable(
+            configuration.baseURL, "no answer within \(seconds) s (RESV_REQUEST_TIMEOUT bounds each command)")
     }
 
     private func reply(_ response: HTTPResponseData, for request: HTTPRequestData) throws -> ServerReply {
@@ -84,12 +109,35 @@ struct ServerClient: Sendable {
         badShape("the server's answer is larger than \(HTTPTransport.largestBodyDescription), the most resv accepts")
     }
 
-    func refusal(_ reply: ServerReply, _ what: String) -> HTTPBackendError {
-        HTTPBackendError.refused(reply.status, reply.reason ?? "\(what) was refused (\(reply.status))")
+    /// A route's refusal, by its code: the reservation layer's own error when the
+    /// server named one this client knows, so both backends give the same exit
+    /// code; a route the server lacks (an older server); else by status.
+    func refusal(_ reply: ServerReply, _ what: String) -> any Error {
+        let reason = reply.reason ?? "\(what) was refused (\(reply.status))"
+        if let code = reply.code { return ReservationError.refusedByServer(code, reason) }
+        if reply.status == 404 || reply.status == 405, reply.json?["code"] == nil,
+            reply.reason?.hasPrefix("no route") ?? (reply.json == nil)
+        {
+            return HTTPBackendError.missingRoute(configuration.baseURL, what)
+        }
+        return HTTPBackendError.refused(reply.status, reason)
     }
 
     func badShape(_ what: String) -> HTTPBackendError {
         HTTPBackendError.badResponse(configuration.baseURL, what)
+    }
+}
+
+/// When the command that runs began: the start of its one deadline on the
+/// server (`HTTPBackendConfiguration.commandTimeout`). Set by the command line
+/// for each command (a REPL line too); without it a request starts its own.
+public enum CommandDeadline {
+    @TaskLocal public static var start: ContinuousClock.Instant?
+
+    static func deadline(after seconds: TimeInterval) -> ContinuousClock.Instant {
+        // At most a day: a larger bound is no bound, and would not fit a duration.
+        let bounded = seconds.isFinite ? min(max(seconds, 0), 86_400) : 86_400
+        return (start ?? .now) + .milliseconds(Int((bounded * 1000).rounded()))
     }
 }
 
@@ -110,7 +158,7 @@ extension TransportFailure {
 /// can end a header and start another (`k\r\nX-Injected: yes`) or reach the
 /// server other than as typed.
 public enum HeaderValue {
-    /// The longest `Idempotency-Key`, as resv-server takes it (a batch's `-n` included).
+    /// The longest `Idempotency-Key`, as resv-server takes it.
     public static let longestKey = 255
     /// The longest token.
     public static let longestToken = 4096
@@ -127,7 +175,7 @@ public enum HeaderValue {
 
     /// Refused before anything is sent, as the server would refuse it (400).
     static let badKey = HTTPBackendError.refused(
-        400, "the Idempotency-Key must be \(keyRule) (a batch adds -1, -2, …)")
+        400, "the Idempotency-Key must be \(keyRule)")
     static let badToken = HTTPBackendError.refused(
         400,
         "the token must be \(tokenRule): set RESV_TOKEN (or 'resv config set token') to what "

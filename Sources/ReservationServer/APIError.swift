@@ -3,27 +3,48 @@ import HTTPTypes
 import Hummingbird
 import ReservationCore
 
-/// An error answered as `{"error": true, "reason": "…"}` with its status.
-/// Every failure reaches the client through this type: `ErrorMiddleware`
-/// turns the rest (router, body limit, unexpected) into one.
+/// An error answered as `{"error": true, "reason": "…", "code": "…"}` with its
+/// status, and for a batch the refused items (`failures`). Every failure reaches
+/// the client through this type: `ErrorMiddleware` turns the rest (router, body
+/// limit, unexpected) into one.
 public struct APIError: HTTPResponseError, Sendable {
     public let status: HTTPResponse.Status
     public let reason: String
+    public let code: ErrorCode
+    /// A batch's refused items: `{"request": n}` (from 1) or `{"id": …}`, with their code and reason.
+    public var failures: [JSONValue] = []
 
-    public init(_ status: HTTPResponse.Status, _ reason: String) {
+    public init(_ status: HTTPResponse.Status, _ code: ErrorCode, _ reason: String) {
         self.status = status
+        self.code = code
         self.reason = reason
     }
 
+    /// An error whose code follows from its status alone.
+    public init(_ status: HTTPResponse.Status, _ reason: String) {
+        let code: ErrorCode =
+            switch status {
+            case .unauthorized: .unauthorized
+            case .forbidden: .forbidden
+            case .notFound, .methodNotAllowed: .noRoute
+            case .contentTooLarge: .bodyTooLarge
+            case .tooManyRequests: .rateLimited
+            case .unprocessableContent: .idempotencyKeyReused
+            case _ where status.code >= 500: .internalError
+            default: .invalidRequest
+            }
+        self.init(status, code, reason)
+    }
+
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        Response.json(status: status, body: Wire.errorBody(reason))
+        Response.json(status: status, body: Wire.errorBody(reason, code: code, failures: failures))
     }
 
     static let unauthorized = APIError(
         .unauthorized, "missing or unknown bearer token: send 'Authorization: Bearer TOKEN' (resv-server token create)")
 
     static func notFound(_ id: Reservation.ID) -> APIError {
-        APIError(.notFound, "no reservation \(id)")
+        APIError(.notFound, .reservationNotFound, "no reservation \(id)")
     }
 
     /// The one place a reservation-layer error becomes an HTTP status; the
@@ -39,8 +60,9 @@ public struct APIError: HTTPResponseError, Sendable {
                 .invalidReservationID, .ambiguousLandmark, .ambiguousReservationID, .batchRejected, .invalidDays:
                 .badRequest
             case .unexpectedCount, .unimplemented: .internalServerError
+            case .refusedByServer: .badGateway
             }
-        self.init(status, error.localizedDescription)
+        self.init(status, error.code, error.localizedDescription)
     }
 }
 

@@ -50,71 +50,17 @@ public enum PostgresStore {
                     try await storedResponse(db, user: user, key: key, logger: logger)
                 }
             },
-            create: { user, record, key in
-                let new = record.reservation
-                return try await client.withTransaction(logger: logger) { db -> CreateOutcome in
-                    if let key {
-                        let lock = "key \(user.rawValue) \(key.key)"
-                        try await db.query("SELECT pg_advisory_xact_lock(hashtextextended(\(lock), 0))", logger: logger)
-                        if let kept = try await storedResponse(db, user: user, key: key.key, logger: logger) {
-                            return .replay(kept)
-                        }
-                    }
-                    if let capacity = record.capacity {
-                        let start = capacity.day.start.timeIntervalSince1970
-                        let end = capacity.day.end.timeIntervalSince1970
-                        let lock = "day \(new.landmarkID) \(start)"
-                        try await db.query("SELECT pg_advisory_xact_lock(hashtextextended(\(lock), 0))", logger: logger)
-                        let total =
-                            try await db.query(
-                                """
-                                SELECT COALESCE(SUM(party_size), 0)::FLOAT8 FROM reservations
-                                WHERE landmark_id = \(new.landmarkID.description) AND status <> 'cancelled' AND party_size BETWEEN 1 AND 10000
-                                AND starts_at >= \(start) AND starts_at < \(end)
-                                """, logger: logger
-                            ).collect().first.map { try $0.decode(Double.self) } ?? 0
-                        let booked = Int(exactly: total.rounded()) ?? Int.max
-                        if !Capacity.fits(new.partySize, booked: booked, capacity: capacity.limit) {
-                            return .noCapacity(booked: booked)
-                        }
-                    }
-                    let now = Date().timeIntervalSince1970
-                    try await db.query(
-                        """
-                        INSERT INTO reservations (id, user_id, landmark_id, date, starts_at, party_size, status, created_at)
-                        VALUES (\(new.id.description), \(user.rawValue), \(new.landmarkID.description), \(new.date),
-                                \(record.startsAt), \(new.partySize), \(new.status.rawValue), \(now))
-                        """, logger: logger)
-                    if let key {
-                        let body = ByteBuffer(bytes: Wire.body(new))
-                        try await db.query(
-                            """
-                            INSERT INTO idempotency_keys (user_id, key, request_hash, status, body, created_at)
-                            VALUES (\(user.rawValue), \(key.key), \(key.requestHash), 201, \(body), \(now))
-                            """, logger: logger)
-                    }
-                    return .created(new)
+            create: { user, records, key, response in
+                try await client.withTransaction(logger: logger) { db in
+                    try await Booking.create(
+                        records, user: user, key: key, response: response,
+                        in: PostgresTransaction(db: db, logger: logger))
                 }
             },
-            setStatus: { user, id, status in
-                try await client.withTransaction(logger: logger) { db -> StatusOutcome in
-                    guard
-                        let current = try await db.query(
-                            "SELECT id, landmark_id, date, party_size, status FROM reservations WHERE id = \(id.description) AND user_id = \(user.rawValue) FOR UPDATE",
-                            logger: logger
-                        ).collect().first.map(reservation)
-                    else { return .notFound }
-                    switch StatusTransition(from: current.status, to: status) {
-                    case .refused: return .conflict(current)
-                    case .unchanged: return .changed(current, previous: current.status)
-                    case .to(let newStatus):
-                        try await db.query(
-                            "UPDATE reservations SET status = \(newStatus.rawValue) WHERE id = \(id.description)",
-                            logger: logger)
-                        var changed = current
-                        changed.status = newStatus
-                        return .changed(changed, previous: current.status)
-                    }
+            setStatus: { user, ids, status in
+                try await client.withTransaction(logger: logger) { db in
+                    try await Booking.setStatus(
+                        status, of: ids, user: user, in: PostgresTransaction(db: db, logger: logger))
                 }
             },
             purgeKeys: { cutoff in
@@ -151,7 +97,7 @@ public enum PostgresStore {
         }
     }
 
-    private static func reservation(_ row: PostgresRow) throws -> StoredReservation {
+    static func reservation(_ row: PostgresRow) throws -> StoredReservation {
         let (idText, landmarkText, date, partySize, statusText) = try row.decode(
             (String, String, String, Int, String).self)
         guard let id = Reservation.ID(idText), let landmarkID = Landmark.ID(landmarkText),
@@ -160,7 +106,7 @@ public enum PostgresStore {
         return StoredReservation(id: id, landmarkID: landmarkID, date: date, partySize: partySize, status: status)
     }
 
-    private static func storedResponse(_ db: PostgresConnection, user: UserID, key: String, logger: Logger)
+    static func storedResponse(_ db: PostgresConnection, user: UserID, key: String, logger: Logger)
         async throws -> StoredResponse?
     {
         try await db.query(

@@ -29,6 +29,10 @@ public struct ServerContext: RequestContext {
 struct ReservationRoutes: Sendable {
     /// The largest request body accepted; larger ones get 413.
     static let bodyLimit = 64 * 1024
+    /// The largest body of a batch route: room for `batchLimit` requests.
+    static let batchBodyLimit = 8 << 20
+    /// The most requests (or ids) one batch route takes.
+    static let batchLimit = 10_000
     /// An `Idempotency-Key` is 1 to 255 visible ASCII characters.
     static let maxKeyLength = 255
 
@@ -54,6 +58,9 @@ struct ReservationRoutes: Sendable {
         routes.get("/reservations", use: list)
         routes.get("/reservations/:id", use: get)
         routes.post("/reservations", use: create)
+        routes.post("/reservations/batch", use: createBatch)
+        routes.post("/reservations/cancel", use: cancelBatch)
+        routes.post("/reservations/confirm", use: confirmBatch)
         routes.delete("/reservations/:id", use: cancel)
         routes.post("/reservations/:id/confirm", use: confirm)
     }
@@ -77,16 +84,17 @@ struct ReservationRoutes: Sendable {
         _ = try context.requireUser()
         let text = context.parameters.get("id") ?? ""
         guard let id = Landmark.ID(text) else {
-            throw APIError(.badRequest, "'\(text.prefix(64))' is not a landmark id (a UUID)")
+            throw APIError(.badRequest, .unknownLandmark, "'\(text.prefix(64))' is not a landmark id (a UUID)")
         }
         guard let landmark = catalog[id] else {
-            throw APIError(.notFound, "landmark \(id) is not a known landmark (GET /landmarks lists them)")
+            throw APIError(
+                .notFound, .unknownLandmark, "landmark \(id) is not a known landmark (GET /landmarks lists them)")
         }
         let calendar = Capacity.calendar(for: landmark)
         func day(_ name: String) throws(APIError) -> CalendarDay? {
             guard let text = request.uri.queryParameters.get(name) else { return nil }
             guard let day = CalendarDay(text) else {
-                throw APIError(.badRequest, "\(name) '\(text.prefix(64))' is not a day: give YYYY-MM-DD")
+                throw APIError(.badRequest, .invalidDays, "\(name) '\(text.prefix(64))' is not a day: give YYYY-MM-DD")
             }
             return day
         }
@@ -115,26 +123,101 @@ struct ReservationRoutes: Sendable {
     }
 
     @Sendable func cancel(_ request: Request, context: ServerContext) async throws -> Response {
-        try await setStatus(.cancelled, context: context)
+        let outcome = try await setStatus(.cancelled, of: [try reservationID(context)], context: context)
+        return .json(status: .ok, body: Wire.body(outcome[0].0))
     }
 
     @Sendable func confirm(_ request: Request, context: ServerContext) async throws -> Response {
-        try await setStatus(.confirmed, context: context)
+        let outcome = try await setStatus(.confirmed, of: [try reservationID(context)], context: context)
+        return .json(status: .ok, body: Wire.body(outcome[0].0))
     }
 
-    private func setStatus(_ status: Reservation.Status, context: ServerContext) async throws -> Response {
+    /// `POST /reservations/cancel` `{"ids": […]}`: all or none, in one transaction.
+    @Sendable func cancelBatch(_ request: Request, context: ServerContext) async throws -> Response {
+        let ids = try await batchIDs(request, context: context)
+        return .json(status: .ok, body: Wire.body(try await setStatus(.cancelled, of: ids, context: context)))
+    }
+
+    /// `POST /reservations/confirm` `{"ids": […]}`: all or none, in one transaction.
+    @Sendable func confirmBatch(_ request: Request, context: ServerContext) async throws -> Response {
+        let ids = try await batchIDs(request, context: context)
+        return .json(status: .ok, body: Wire.body(try await setStatus(.confirmed, of: ids, context: context)))
+    }
+
+    private func setStatus(_ status: Reservation.Status, of ids: [Reservation.ID], context: ServerContext)
+        async throws -> [(StoredReservation, previous: Reservation.Status)]
+    {
         let user = try context.requireUser()
-        let id = try reservationID(context)
-        switch try await store.setStatus(user, id, status) {
-        case .notFound:
-            throw APIError.notFound(id)
-        case .changed(let reservation, let previous):
-            if reservation.status != previous { lists?.invalidate(user) }
-            return .json(status: .ok, body: Wire.body(reservation))
-        case .conflict:
-            throw APIError(
-                .conflict, "reservation \(id) is cancelled and cannot be confirmed; make a new reservation")
+        switch try await store.setStatus(user, ids, status) {
+        case .notFound(let missing):
+            var error =
+                missing.count == 1
+                ? APIError.notFound(missing[0])
+                : APIError(
+                    .notFound, .reservationNotFound,
+                    "\(missing.count) of \(ids.count) reservations not found, nothing changed: no reservation "
+                        + missing.prefix(3).map(\.description).joined(separator: ", ")
+                        + (missing.count > 3 ? " and \(missing.count - 3) more" : ""))
+            error.failures = missing.map {
+                Wire.failure(("id", .string($0.description)), code: .reservationNotFound, reason: "no reservation \($0)")
+            }
+            throw error
+        case .conflict(let cancelled):
+            let one = { (reservation: StoredReservation) in
+                // The file store's words (ReservationError.cannotConfirmCancelled).
+                "reservation \(reservation.id.short) is cancelled and cannot be confirmed; make a new reservation"
+            }
+            var error = APIError(
+                .conflict, .cannotConfirmCancelled,
+                cancelled.count == 1
+                    ? one(cancelled[0])
+                    : "\(cancelled.count) of \(ids.count) reservations are cancelled and cannot be confirmed, nothing changed: "
+                        + cancelled.prefix(3).map(\.id.description).joined(separator: ", "))
+            error.failures = cancelled.map {
+                Wire.failure(("id", .string($0.id.description)), code: .cannotConfirmCancelled, reason: one($0))
+            }
+            throw error
+        case .changed(let changes):
+            if changes.contains(where: { $0.0.status != $0.previous }) { lists?.invalidate(user) }
+            return changes
         }
+    }
+
+    /// The ids of a cancel or confirm of several: `{"ids": ["<uuid>", …]}`, 1 to `batchLimit` whole UUIDs.
+    private func batchIDs(_ request: Request, context: ServerContext) async throws -> [Reservation.ID] {
+        var request = request
+        let body = Data(try await request.collectBody(upTo: Self.batchBodyLimit).readableBytesView)
+        let json: JSONValue
+        do { json = try JSONValue.parse(body) } catch {
+            throw APIError(.badRequest, .invalidJSON, "the request body is not valid JSON: \(error.detail)")
+        }
+        guard case .array(let items)? = json["ids"] else {
+            throw APIError(.badRequest, .invalidRequest, #"the body must be {"ids": ["<reservation id>", …]}"#)
+        }
+        guard (1...Self.batchLimit).contains(items.count) else {
+            throw APIError(
+                .badRequest, .invalidRequest, "ids must hold 1 to \(Self.batchLimit) reservation ids, not \(items.count)")
+        }
+        var ids: [Reservation.ID] = []
+        var failures: [JSONValue] = []
+        for (index, item) in items.enumerated() {
+            if case .string(let text) = item, let id = Reservation.ID(text) {
+                ids.append(id)
+            } else {
+                failures.append(
+                    Wire.failure(
+                        ("request", .integer(Int64(index + 1))), code: .invalidReservationId,
+                        reason: "ids[\(index)] is not a reservation id: give the whole UUID"))
+            }
+        }
+        guard failures.isEmpty else {
+            var error = APIError(
+                .badRequest, .invalidReservationId,
+                "\(failures.count) of \(items.count) ids are not reservation ids (whole UUIDs), nothing changed")
+            error.failures = failures
+            throw error
+        }
+        return ids
     }
 
     @Sendable func create(_ request: Request, context: ServerContext) async throws -> Response {
@@ -143,24 +226,21 @@ struct ReservationRoutes: Sendable {
         let body = Data(try await request.collectBody(upTo: Self.bodyLimit).readableBytesView)
         // Parsed once: for the key's hash and for the checks.
         let json = Result { () throws(JSONSyntaxError) in try JSONValue.parse(body) }
-        let key = try idempotencyKey(request.headers, body: body, json: json)
+        let key = try idempotencyKey(request.headers, route: "POST /reservations", body: body, json: json)
         if let key, let kept = try await store.storedResponse(user, key.key) {
             return try replay(kept, for: key)
         }
-        let (record, landmark) = try newRecord(json)
-        switch try await store.create(user, record, key) {
-        case .created(let reservation):
+        let (record, landmark) = try newRecord(try parsed(json))
+        switch try await store.create(user, [record], key, { Wire.body($0[0]) }) {
+        case .created(let reservations):
             lists?.invalidate(user)
             ServerMetrics.bookingsMade.increment()
             var headers = HTTPFields()
-            headers[.location] = "/reservations/\(reservation.id)"
-            return .json(status: .created, body: Wire.body(reservation), headers: headers)
-        case .noCapacity(let booked):
+            headers[.location] = "/reservations/\(reservations[0].id)"
+            return .json(status: .created, body: Wire.body(reservations[0]), headers: headers)
+        case .noCapacity(let refused):
             ServerMetrics.bookingsRefused.increment()
-            let day = record.capacity?.day.text ?? ""
-            throw APIError(
-                ReservationError.noCapacity(
-                    landmark, day: day, requested: record.reservation.partySize, booked: booked))
+            throw APIError(noCapacity(record, landmark, booked: refused.first?.booked ?? 0))
         case .replay(let kept):
             // Another request with this key committed first.
             guard let key else { throw APIError(.internalServerError, "a replay without an Idempotency-Key") }
@@ -168,22 +248,95 @@ struct ReservationRoutes: Sendable {
         }
     }
 
-    /// Checks a create body with the core's rules and prepares its row.
-    private func newRecord(_ parsed: Result<JSONValue, JSONSyntaxError>) throws(APIError) -> (NewRecord, Landmark) {
-        let json: JSONValue
-        switch parsed {
-        case .success(let value): json = value
-        case .failure(let error): throw APIError(.badRequest, "the request body is not valid JSON: \(error.detail)")
+    /// `POST /reservations/batch` `{"reservations": [CreateReservationRequest, …]}`:
+    /// every request booked or none, in one transaction, capacity counted across
+    /// the batch; every refused request named by its number (from 1) and reason.
+    @Sendable func createBatch(_ request: Request, context: ServerContext) async throws -> Response {
+        let user = try context.requireUser()
+        var request = request
+        let body = Data(try await request.collectBody(upTo: Self.batchBodyLimit).readableBytesView)
+        let json = Result { () throws(JSONSyntaxError) in try JSONValue.parse(body) }
+        let key = try idempotencyKey(request.headers, route: "POST /reservations/batch", body: body, json: json)
+        if let key, let kept = try await store.storedResponse(user, key.key) {
+            return try replay(kept, for: key)
         }
+        guard case .array(let items)? = try parsed(json)["reservations"] else {
+            throw APIError(
+                .badRequest, .invalidRequest, #"the body must be {"reservations": [CreateReservationRequest, …]}"#)
+        }
+        guard (1...Self.batchLimit).contains(items.count) else {
+            throw APIError(
+                .badRequest, .invalidRequest,
+                "reservations must hold 1 to \(Self.batchLimit) requests, not \(items.count)")
+        }
+        var checked: [(NewRecord, Landmark)] = []
+        var failures: [(index: Int, error: APIError)] = []
+        for (index, item) in items.enumerated() {
+            do throws(APIError) {
+                checked.append(try newRecord(item))
+            } catch {
+                failures.append((index, error))
+            }
+        }
+        if !failures.isEmpty {
+            throw batchRejected(failures, total: items.count, status: .badRequest)
+        }
+        switch try await store.create(user, checked.map(\.0), key, { Wire.body($0) }) {
+        case .created(let reservations):
+            lists?.invalidate(user)
+            return .json(status: .created, body: Wire.body(reservations))
+        case .noCapacity(let refused):
+            let failures = refused.map { item in
+                let (record, landmark) = checked[item.index]
+                return (item.index, APIError(noCapacity(record, landmark, booked: item.booked)))
+            }
+            throw batchRejected(failures, total: items.count, status: .conflict)
+        case .replay(let kept):
+            guard let key else { throw APIError(.internalServerError, "a replay without an Idempotency-Key") }
+            return try replay(kept, for: key)
+        }
+    }
+
+    /// The refusal of a whole batch, naming each refused request.
+    private func batchRejected(_ failures: [(index: Int, error: APIError)], total: Int, status: HTTPResponse.Status)
+        -> APIError
+    {
+        let listed = failures.prefix(3).map { "request \($0.index + 1): \($0.error.reason)" }
+        let more = failures.count > 3 ? "; and \(failures.count - 3) more" : ""
+        var error = APIError(
+            status, .batchRejected,
+            "\(failures.count) of \(total) requests refused, nothing reserved: " + listed.joined(separator: "; ") + more)
+        error.failures = failures.map {
+            Wire.failure(("request", .integer(Int64($0.index + 1))), code: $0.error.code, reason: $0.error.reason)
+        }
+        return error
+    }
+
+    private func noCapacity(_ record: NewRecord, _ landmark: Landmark, booked: Int) -> ReservationError {
+        .noCapacity(
+            landmark, day: record.capacity?.day.text ?? "", requested: record.reservation.partySize, booked: booked)
+    }
+
+    private func parsed(_ json: Result<JSONValue, JSONSyntaxError>) throws(APIError) -> JSONValue {
+        switch json {
+        case .success(let value): return value
+        case .failure(let error):
+            throw APIError(.badRequest, .invalidJSON, "the request body is not valid JSON: \(error.detail)")
+        }
+    }
+
+    /// Checks a create body with the core's rules and prepares its row.
+    private func newRecord(_ json: JSONValue) throws(APIError) -> (NewRecord, Landmark) {
         let wire: CreateReservationRequest
         do { wire = try CreateReservationRequest(json: json) } catch { throw APIError(error) }
         guard let landmarkID = Landmark.ID(wire.landmarkId) else {
-            throw APIError(.badRequest, "landmarkId '\(wire.landmarkId.prefix(64))' is not a UUID")
+            throw APIError(.badRequest, .unknownLandmark, "landmarkId '\(wire.landmarkId.prefix(64))' is not a UUID")
         }
         let checked: NewReservation
         do { checked = try NewReservation(wire, now: now()) } catch { throw APIError(error) }
         guard let landmark = catalog[landmarkID] else {
-            throw APIError(.notFound, "landmarkId \(landmarkID) is not a known landmark (GET /landmarks lists them)")
+            throw APIError(
+                .notFound, .unknownLandmark, "landmarkId \(landmarkID) is not a known landmark (GET /landmarks lists them)")
         }
         let reservation = StoredReservation(
             id: Reservation.ID(UUID()), landmarkID: landmarkID, date: DateTime.format(checked.date),
@@ -201,8 +354,9 @@ struct ReservationRoutes: Sendable {
     /// The request's `Idempotency-Key` with a hash of what was asked: the body
     /// as canonical JSON when it parses (so spacing and key order do not make a
     /// different request), else its bytes.
-    private func idempotencyKey(_ headers: HTTPFields, body: Data, json: Result<JSONValue, JSONSyntaxError>)
-        throws(APIError) -> IdempotencyKey?
+    private func idempotencyKey(
+        _ headers: HTTPFields, route: String, body: Data, json: Result<JSONValue, JSONSyntaxError>
+    ) throws(APIError) -> IdempotencyKey?
     {
         guard let key = headers[.idempotencyKey] else { return nil }
         guard (1...Self.maxKeyLength).contains(key.utf8.count), key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
@@ -212,7 +366,7 @@ struct ReservationRoutes: Sendable {
         }
         let canonical = (try? json.get().encoded()) ?? body
         var hash = SHA256()
-        hash.update(data: Array("POST /reservations\n".utf8))
+        hash.update(data: Array((route + "\n").utf8))
         hash.update(data: canonical)
         return IdempotencyKey(key: key, requestHash: Hex.string(hash.finalize()))
     }
@@ -220,7 +374,7 @@ struct ReservationRoutes: Sendable {
     private func replay(_ kept: StoredResponse, for key: IdempotencyKey) throws(APIError) -> Response {
         guard kept.requestHash == key.requestHash else {
             throw APIError(
-                .unprocessableContent,
+                .unprocessableContent, .idempotencyKeyReused,
                 "Idempotency-Key '\(key.key)' was already used with a different request; use a new key")
         }
         var headers = HTTPFields()
@@ -232,7 +386,8 @@ struct ReservationRoutes: Sendable {
     private func reservationID(_ context: ServerContext) throws(APIError) -> Reservation.ID {
         let text = context.parameters.get("id") ?? ""
         guard let id = Reservation.ID(text) else {
-            throw APIError(.badRequest, "'\(text.prefix(64))' is not a reservation id: give the whole UUID")
+            throw APIError(
+                .badRequest, .invalidReservationId, "'\(text.prefix(64))' is not a reservation id: give the whole UUID")
         }
         return id
     }

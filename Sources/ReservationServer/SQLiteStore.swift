@@ -77,76 +77,15 @@ public enum SQLiteStore {
             storedResponse: { user, key in
                 try await storedResponse(reader(), user: user, key: key)
             },
-            create: { user, record, key in
+            create: { user, records, key, response in
                 try await writer.perform { db in
-                    if let key, let kept = try await storedResponse(db, user: user, key: key.key) {
-                        return .replay(kept)
-                    }
-                    let new = record.reservation
-                    if let capacity = record.capacity {
-                        // TOTAL, a float, cannot overflow as SUM can with huge parties.
-                        let total =
-                            try await db.query(
-                                """
-                                SELECT TOTAL(party_size) AS booked FROM reservations
-                                WHERE landmark_id = ? AND status <> 'cancelled' AND party_size BETWEEN 1 AND 10000 AND starts_at >= ? AND starts_at < ?
-                                """,
-                                [
-                                    .text(new.landmarkID.description),
-                                    .float(capacity.day.start.timeIntervalSince1970),
-                                    .float(capacity.day.end.timeIntervalSince1970),
-                                ]
-                            ).first?.column("booked")?.double ?? 0
-                        let booked = Int(exactly: total.rounded()) ?? Int.max
-                        if !Capacity.fits(new.partySize, booked: booked, capacity: capacity.limit) {
-                            return .noCapacity(booked: booked)
-                        }
-                    }
-                    let now = Date().timeIntervalSince1970
-                    _ = try await db.query(
-                        """
-                        INSERT INTO reservations (id, user_id, landmark_id, date, starts_at, party_size, status, created_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                        [
-                            .text(new.id.description), .integer(Int(user.rawValue)), .text(new.landmarkID.description),
-                            .text(new.date), .float(record.startsAt), .integer(new.partySize),
-                            .text(new.status.rawValue), .float(now),
-                        ])
-                    if let key {
-                        _ = try await db.query(
-                            """
-                            INSERT INTO idempotency_keys (user_id, key, request_hash, status, body, created_at)
-                            VALUES (?, ?, ?, 201, ?, ?)
-                            """,
-                            [
-                                .integer(Int(user.rawValue)), .text(key.key), .text(key.requestHash),
-                                .blob(ByteBuffer(bytes: Wire.body(new))), .float(now),
-                            ])
-                    }
-                    return .created(new)
+                    try await Booking.create(
+                        records, user: user, key: key, response: response, in: SQLiteTransaction(db: db))
                 }
             },
-            setStatus: { user, id, status in
+            setStatus: { user, ids, status in
                 try await writer.perform { db in
-                    guard
-                        let current = try await db.query(
-                            "SELECT \(columns) FROM reservations WHERE id = ? AND user_id = ?",
-                            [.text(id.description), .integer(Int(user.rawValue))]
-                        ).first.map(reservation)
-                    else { return .notFound }
-                    let next = StatusTransition(from: current.status, to: status)
-                    switch next {
-                    case .refused: return .conflict(current)
-                    case .unchanged: return .changed(current, previous: current.status)
-                    case .to(let newStatus):
-                        _ = try await db.query(
-                            "UPDATE reservations SET status = ? WHERE id = ?",
-                            [.text(newStatus.rawValue), .text(id.description)])
-                        var changed = current
-                        changed.status = newStatus
-                        return .changed(changed, previous: current.status)
-                    }
+                    try await Booking.setStatus(status, of: ids, user: user, in: SQLiteTransaction(db: db))
                 }
             },
             purgeKeys: { cutoff in
@@ -168,9 +107,9 @@ public enum SQLiteStore {
         return store
     }
 
-    private static let columns = "id, landmark_id, date, party_size, status"
+    static let columns = "id, landmark_id, date, party_size, status"
 
-    private static func reservation(_ row: SQLiteRow) throws -> StoredReservation {
+    static func reservation(_ row: SQLiteRow) throws -> StoredReservation {
         guard let idText = row.column("id")?.string, let id = Reservation.ID(idText),
             let landmarkText = row.column("landmark_id")?.string, let landmarkID = Landmark.ID(landmarkText),
             let date = row.column("date")?.string, let partySize = row.column("party_size")?.integer,
@@ -179,7 +118,7 @@ public enum SQLiteStore {
         return StoredReservation(id: id, landmarkID: landmarkID, date: date, partySize: partySize, status: status)
     }
 
-    private static func storedResponse(_ db: SQLiteConnection, user: UserID, key: String) async throws
+    static func storedResponse(_ db: SQLiteConnection, user: UserID, key: String) async throws
         -> StoredResponse?
     {
         guard
@@ -282,24 +221,6 @@ final class ServerLock: Sendable {
 
     func release() {
         close(descriptor)
-    }
-}
-
-/// What a cancel or confirm does to a status: cancel always ends cancelled;
-/// confirm moves pending to confirmed and is refused for a cancelled one.
-enum StatusTransition: Equatable {
-    case to(Reservation.Status)
-    case unchanged
-    case refused
-
-    init(from current: Reservation.Status, to target: Reservation.Status) {
-        if current == target {
-            self = .unchanged
-        } else if target == .confirmed && current == .cancelled {
-            self = .refused
-        } else {
-            self = .to(target)
-        }
     }
 }
 

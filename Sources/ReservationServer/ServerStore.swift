@@ -55,23 +55,6 @@ public struct StoredResponse: Sendable, Hashable {
     public var requestHash: String
 }
 
-/// What a create did.
-public enum CreateOutcome: Sendable {
-    case created(StoredReservation)
-    /// The landmark is full that day: `booked` people already.
-    case noCapacity(booked: Int)
-    /// The idempotency key was used before: the kept response (its hash may differ from this request's).
-    case replay(StoredResponse)
-}
-
-/// What a cancel or confirm did.
-public enum StatusOutcome: Sendable {
-    case notFound
-    case changed(StoredReservation, previous: Reservation.Status)
-    /// Confirming a cancelled reservation.
-    case conflict(StoredReservation)
-}
-
 /// The server's storage, one value per database: a struct of closures with a
 /// factory per engine (`SQLiteStore.open`, `PostgresStore.open`), like the
 /// client's `ReservationService`. Every closure is scoped to one user, except
@@ -86,12 +69,16 @@ public struct ServerStore: Sendable {
     public var parties: @Sendable (Landmark.ID, _ from: Date, _ to: Date) async throws -> [(date: Date, partySize: Int)]
     /// The response kept for this user's key, if any (a read; `create` checks again when it writes).
     public var storedResponse: @Sendable (UserID, _ key: String) async throws -> StoredResponse?
-    /// Books `record` for the user, all in one transaction: the idempotency key
-    /// (a replay when it was used before), the capacity check, the insert, and
-    /// the response body kept for the key.
-    public var create: @Sendable (UserID, NewRecord, IdempotencyKey?) async throws -> CreateOutcome
-    /// Sets the status (cancelled or confirmed) of one of the user's reservations.
-    public var setStatus: @Sendable (UserID, Reservation.ID, Reservation.Status) async throws -> StatusOutcome
+    /// Books `records` for the user, all or none, in one transaction: the
+    /// idempotency key (a replay when it was used before), the capacity checks,
+    /// the inserts, and `response` (the body of the answer) kept for the key.
+    /// The rules are `Booking.create`'s.
+    public var create:
+        @Sendable (UserID, [NewRecord], IdempotencyKey?, _ response: @escaping @Sendable ([StoredReservation]) -> [UInt8])
+            async throws -> CreateOutcome
+    /// Sets the status (cancelled or confirmed) of the user's reservations, all
+    /// or none, in one transaction, by `Booking.setStatus`'s rules.
+    public var setStatus: @Sendable (UserID, [Reservation.ID], Reservation.Status) async throws -> StatusOutcome
     /// Deletes idempotency keys older than the date; returns how many.
     public var purgeKeys: @Sendable (_ olderThan: Date) async throws -> Int
     public var close: @Sendable () async throws -> Void

@@ -29,8 +29,32 @@ enum Wire {
         .init(JSONValue.array(days.map(\.json)).encoded())
     }
 
-    static func errorBody(_ reason: String) -> [UInt8] {
-        .init(JSONValue.object(["error": .bool(true), "reason": .string(reason)]).encoded())
+    static func errorBody(_ reason: String, code: ErrorCode, failures: [JSONValue] = []) -> [UInt8] {
+        var body: [String: JSONValue] = ["error": .bool(true), "reason": .string(reason), "code": .string(code.rawValue)]
+        if !failures.isEmpty { body["failures"] = .array(failures) }
+        return .init(JSONValue.object(body).encoded())
+    }
+
+    /// A refused item of a batch: `{"request": n}` (from 1) or `{"id": …}`, its code and reason.
+    static func failure(_ item: (String, JSONValue), code: ErrorCode, reason: String) -> JSONValue {
+        .object([item.0: item.1, "code": .string(code.rawValue), "reason": .string(reason)])
+    }
+
+    /// The answer of a cancel or confirm of several: each reservation now, with its status before.
+    static func body(_ changes: [(StoredReservation, previous: Reservation.Status)]) -> [UInt8] {
+        var writer = JSONWriter(pretty: false, capacity: 190 * changes.count + 2)
+        writer.append("[")
+        for (index, change) in changes.enumerated() {
+            if index > 0 { writer.append(",") }
+            writer.beginObject()
+            writer.key("previousStatus", first: true, depth: 0)
+            writer.write(string: change.previous.rawValue)
+            writer.key("reservation", depth: 0)
+            write(change.0, to: &writer)
+            writer.endObject(depth: 0)
+        }
+        writer.append("]")
+        return writer.take()
     }
 
     private static func write(_ reservation: StoredReservation, to writer: inout JSONWriter) {

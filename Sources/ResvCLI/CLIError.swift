@@ -32,6 +32,9 @@ public enum CLIError: Error, Sendable, LocalizedError {
     case tokenOnCommandLine
     /// `config get` of a setting that has no value.
     case settingNotSet(String)
+    /// A reservation id the cache of a server does not hold, read because the server
+    /// cannot be reached (its reason) or with `--offline` (nil): the truth is unknown.
+    case notCached(String, age: String, unreachable: String?)
     /// A profile (`--profile`, RESV_PROFILE, the config file's `"profile"`) the config file does not have.
     case unknownProfile(String, String, known: [String])
 
@@ -64,6 +67,11 @@ public enum CLIError: Error, Sendable, LocalizedError {
             "--offline reads a server's cached answers, but no server is configured (--server, RESV_SERVER)"
         case .unknownSetting(let key):
             "'\(key)' is not a setting: use one of \(SettingKey.allCases.map(\.rawValue).joined(separator: ", "))"
+        case .notCached(let text, let age, let unreachable?):
+            "\(unreachable); its answers cached \(age) have no reservation matching '\(text)'"
+        case .notCached(let text, let age, nil):
+            "--offline: the server's answers cached \(age) have no reservation matching '\(text)'; "
+                + "run without --offline to ask the server"
         case .settingNotSet(let key):
             "\(key) is not set (flag, environment or config file)"
         case .unknownProfile(let name, let path, let known):

@@ -134,7 +134,11 @@ public struct CommandContext: Sendable {
         let token = try settings.checkedToken()
         var configuration = HTTPBackendConfiguration(baseURL: url, token: token, idempotencyKey: idempotencyKey)
         configuration.cache = responseCache(url, token: token)
+        configuration.commandTimeout = total
         let messages = self.messages
+        configuration.offlineNotice = { age in
+            messages.write("resv: note: --offline: showing what \(url.redacted) answered \(Self.describe(age: age))\n")
+        }
         configuration.cacheMode =
             options.offline
             ? .offline

@@ -11,16 +11,9 @@ extension ExitStatus {
     static func code(for error: any Error) -> Int32 {
         switch error {
         case let error as ReservationError:
-            switch error {
-            case .invalidDate, .dateInPast, .invalidPartySize, .invalidInitialStatus, .unknownLandmark,
-                .ambiguousLandmark, .invalidReservationID, .invalidRequestField, .batchRejected, .invalidDays:
-                return usage
-            case .unexpectedCount:
-                return dataError
-            case .reservationNotFound, .ambiguousReservationID, .noCapacity, .cannotConfirmCancelled,
-                .unimplemented:
-                return refused
-            }
+            // By its wire code: a server's refusal and the same failure met by a file
+            // store get the same exit code.
+            return code(for: error.code)
         case let error as StoreError:
             switch error {
             case .corrupt, .unsupportedVersion, .tooLarge: return dataError
@@ -36,18 +29,38 @@ extension ExitStatus {
             case .insecureConfig, .noToken: return notAuthorised
             case .settingNotSet, .batchRefused: return refused
             case .unwritableConfig: return cannotWrite
+            case .notCached: return unavailable
             }
         case let error as HTTPBackendError:
             switch error {
-            case .unavailable, .serverError, .nothingCached: return unavailable
+            case .unavailable, .serverError, .nothingCached, .missingRoute: return unavailable
             case .notAuthorised: return notAuthorised
             case .rateLimited: return temporary
             case .badResponse, .invalidReservation: return dataError
             case .offlineChange, .offlineAvailability: return usage
             case .refused(let status, _): return [400, 413, 422].contains(status) ? usage : refused
             }
+        case let error as ExitCode:
+            return error.rawValue
+        case is ValidationError, is DateParseError:
+            return usage
+        case is JSONSyntaxError:
+            return dataError
         default:
-            return refused
+            // Every error resv throws has its code above: one that reaches here is a bug.
+            return internalError
+        }
+    }
+
+    /// The exit code of each kind of wire error code, the one table both backends go through.
+    static func code(for code: ErrorCode) -> Int32 {
+        switch code.kind {
+        case .invalidInput: usage
+        case .refused: refused
+        case .notAuthorised: notAuthorised
+        case .temporary: temporary
+        case .unavailable: unavailable
+        case .badData: dataError
         }
     }
 

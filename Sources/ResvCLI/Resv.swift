@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ReservationHTTP
 import ReservationCore
 import ResvReference
 import Synchronization
@@ -123,7 +124,8 @@ public enum ResvMain {
             }
         }
         do {
-            try await resvCommand.run(in: context)
+            // The command's one deadline on a server starts now (RESV_REQUEST_TIMEOUT).
+            try await CommandDeadline.$start.withValue(.now) { try await resvCommand.run(in: context) }
             if let error = context.output.takeFailure() {
                 context.fail("cannot write the output: \(String(cString: strerror(error)))")
                 return ExitStatus.cannotWriteOutput

@@ -1,5 +1,6 @@
 import Foundation
 import ReservationCore
+import ResvReference
 
 extension CommandContext {
     /// Reads every reservation afresh and reports on stderr what did not map.
@@ -7,6 +8,45 @@ extension CommandContext {
         let snapshot = try await service.fetch()
         reportSkipped(snapshot, verbose: options.output.verbose)
         return snapshot
+    }
+
+    /// The reservation `text` names in `snapshot`. When the snapshot is a server's
+    /// cached answer that has none, the truth is unknown (it may be newer than the
+    /// cache): that is exit 69 with the reason, never "no reservation matches".
+    func reservation(matching text: String, in snapshot: ReservationSnapshot) throws -> Reservation {
+        let found = Result { () throws(ReservationError) in try snapshot.reservation(matching: text) }
+        guard case .failure(.reservationNotFound) = found, case .cache(let saved, let unreachable) = snapshot.source
+        else { return try found.get() }
+        throw CLIError.notCached(
+            text, age: Self.describe(age: now().timeIntervalSince(saved)),
+            unreachable: unreachable.map { ExitStatus.message(for: $0) })
+    }
+
+    /// The reservations the texts name, each once, in order.
+    func reservations(matching texts: [String], in snapshot: ReservationSnapshot) throws -> [Reservation] {
+        var targets: [Reservation] = []
+        for text in texts {
+            let reservation = try reservation(matching: text, in: snapshot)
+            if !targets.contains(where: { $0.id == reservation.id }) { targets.append(reservation) }
+        }
+        return targets
+    }
+
+    /// Prints what a cancel or confirm did: a line per reservation on a terminal
+    /// ("Cancelled …", "Already cancelled: …"), else the reservations (one object for one id).
+    func report(_ changes: [StatusChange], done: String, single: Bool, _ output: OutputOptions) {
+        let renderer = Renderer(output, context: self)
+        if renderer.format == .table {
+            self.output.write(
+                changes.map { change in
+                    (change.changed ? "\(done) " : "Already \(done.lowercased()): ")
+                        + renderer.summary(change.reservation) + "\n"
+                }.joined())
+        } else if single {
+            self.output.write(renderer.reservation(changes[0].reservation))
+        } else {
+            renderer.write(reservations: changes.map(\.reservation), to: self.output)
+        }
     }
 
     /// Counts records that did not map on stderr; `--verbose` lists each with its reason.

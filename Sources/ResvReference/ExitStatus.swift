@@ -9,6 +9,8 @@ public enum ExitStatus {
     public static let dataError: Int32 = 65
     /// The backend is unavailable (EX_UNAVAILABLE).
     public static let unavailable: Int32 = 69
+    /// An error resv does not expect: a bug (EX_SOFTWARE).
+    public static let internalError: Int32 = 70
     /// The store cannot be written (EX_CANTCREAT).
     public static let cannotWrite: Int32 = 73
     /// The output cannot be written: a full disk behind stdout (EX_IOERR).

@@ -27,7 +27,8 @@ public enum Reference {
         ExitCode(code: ExitStatus.success, summary: "success"),
         ExitCode(
             code: ExitStatus.refused, summary: "refused",
-            detail: "unknown or ambiguous id, no capacity, confirming a cancelled reservation, a server's 404 or 409"),
+            detail: "unknown or ambiguous id, no capacity, confirming a cancelled reservation; the same failure "
+                + "gets the same code from a store file and from a server (by the code of the server's answer)"),
         ExitCode(
             code: ExitStatus.usage, summary: "usage or invalid input",
             detail: "bad date, party size, unknown landmark, unknown option, an invalid batch line"),
@@ -39,7 +40,11 @@ public enum Reference {
         ExitCode(
             code: ExitStatus.unavailable, summary: "backend unavailable",
             detail: "the store cannot be read or is not a file (a directory, a FIFO, a device), or the server "
-                + "cannot be reached, timed out or failed (5xx) after retries"),
+                + "cannot be reached, gave no answer within RESV_REQUEST_TIMEOUT, failed (5xx) after retries or "
+                + "lacks a route (an older resv-server); an id that the cache of an unreachable server does not hold"),
+        ExitCode(
+            code: ExitStatus.internalError, summary: "internal error",
+            detail: "an error resv does not expect: a bug; please report it with the command that met it"),
         ExitCode(
             code: ExitStatus.cannotWrite, summary: "store cannot be written",
             detail: "a full disk, a read-only directory, a store file its owner may not write, a lock file that is "

@@ -68,11 +68,17 @@ struct Reply: Sendable {
     var json: Any? { try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) }
     var object: [String: Any] { json as? [String: Any] ?? [:] }
     var array: [[String: Any]] { json as? [[String: Any]] ?? [] }
-    /// The `reason` of an error body; nil unless the body is exactly `{"error": true, "reason": …}`.
+    /// The `reason` of an error body; nil unless the body is `{"error": true, "reason": …, "code": …}`
+    /// (and, for a batch, `failures`), with a code of the one vocabulary.
     var reason: String? {
-        guard object.count == 2, object["error"] as? Bool == true else { return nil }
+        guard object["error"] as? Bool == true, code != nil,
+            Set(object.keys).isSubset(of: ["error", "reason", "code", "failures"])
+        else { return nil }
         return object["reason"] as? String
     }
+
+    /// The `code` of an error body, when it is one of `ErrorCode`'s.
+    var code: ErrorCode? { (object["code"] as? String).flatMap(ErrorCode.init(rawValue:)) }
 }
 
 extension Harness {

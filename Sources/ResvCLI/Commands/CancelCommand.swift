@@ -22,24 +22,9 @@ struct CancelCommand: ResvCommand {
     func run(in context: CommandContext) async throws {
         let service = try context.service(options.backend)
         let snapshot = try await context.fetch(from: service, options)
-        var targets: [Reservation] = []
-        for text in ids {
-            let reservation = try snapshot.reservation(matching: text)
-            if !targets.contains(where: { $0.id == reservation.id }) { targets.append(reservation) }
-        }
+        let targets = try context.reservations(matching: ids, in: snapshot)
         // One change of the store for all of them: all are cancelled or none.
         let changes = try await service.cancel(targets.map(\.id))
-        let renderer = Renderer(options.output, context: context)
-        if renderer.format == .table {
-            context.output.write(
-                changes.map { change in
-                    (change.changed ? "Cancelled " : "Already cancelled: ") + renderer.summary(change.reservation)
-                        + "\n"
-                }.joined())
-        } else if ids.count == 1 {
-            context.output.write(renderer.reservation(changes[0].reservation))
-        } else {
-            renderer.write(reservations: changes.map(\.reservation), to: context.output)
-        }
+        context.report(changes, done: "Cancelled", single: ids.count == 1, options.output)
     }
 }

@@ -5,25 +5,27 @@ import ReservationCore
 struct ConfirmCommand: ResvCommand {
     static let configuration = CommandConfiguration(
         commandName: "confirm",
-        abstract: "Confirm a pending reservation.",
-        discussion: "A confirmed reservation stays confirmed; a cancelled one cannot be confirmed (exit 1).")
+        abstract: "Confirm pending reservations.",
+        discussion: """
+            Each ID is a reservation id or a unique prefix of at least 4 hex digits. \
+            Every ID is checked before anything changes: one unknown, ambiguous or \
+            cancelled ID confirms nothing (a cancelled one cannot be confirmed: exit 1). \
+            A confirmed reservation stays confirmed, and says so.
+            """)
 
     @Argument(
-        help: "A reservation id or unique prefix (at least 4 hex digits).",
+        help: "Reservation ids or unique prefixes (at least 4 hex digits).",
         completion: ShellCompletion.reservationIDs(.pending))
-    var id: String
+    var ids: [String]
 
     @OptionGroup var options: CommonOptions
 
     func run(in context: CommandContext) async throws {
         let service = try context.service(options.backend)
         let snapshot = try await context.fetch(from: service, options)
-        let target = try snapshot.reservation(matching: id)
-        let change = try await service.confirm(target.id)
-        let renderer = Renderer(options.output, context: context)
-        context.output.write(
-            renderer.single(change.reservation) {
-                (change.changed ? "Confirmed " : "Already confirmed: ") + renderer.summary(change.reservation) + "\n"
-            })
+        let targets = try context.reservations(matching: ids, in: snapshot)
+        // One change of the store for all of them: all are confirmed or none.
+        let changes = try await service.confirm(targets.map(\.id))
+        context.report(changes, done: "Confirmed", single: ids.count == 1, options.output)
     }
 }

@@ -1,11 +1,18 @@
 import ArgumentParser
 import Foundation
 import ReservationCore
+import ReservationHTTP
 
 struct FetchCommand: ResvCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
-        abstract: "Read everything from the backend afresh and report what maps and what is skipped.")
+        abstract: "Read everything from the backend afresh and report what maps and what is skipped.",
+        discussion: """
+            On a server, fetch means the server: when it cannot be reached, fetch fails \
+            (exit 69) rather than report the cache. With --offline it reports the cache, \
+            and says so. --json carries where the data came from ("source": file, server \
+            or cache) and when ("at").
+            """)
 
     @OptionGroup var options: CommonOptions
 
@@ -25,6 +32,10 @@ struct FetchCommand: ResvCommand {
         var skippedByReason: [String: Int]
         var landmarks: Int
         var skippedLandmarks: Int
+        /// "file", "server" or "cache".
+        var source: String
+        /// When the data was read (file, server) or saved (cache).
+        var at: Date
 
         var json: JSONValue {
             .object([
@@ -33,13 +44,27 @@ struct FetchCommand: ResvCommand {
                 "cancelled": .integer(Int64(cancelled)), "skipped": .integer(Int64(skipped)),
                 "skippedByReason": .object(skippedByReason.mapValues { .integer(Int64($0)) }),
                 "landmarks": .integer(Int64(landmarks)), "skippedLandmarks": .integer(Int64(skippedLandmarks)),
+                "source": .string(source), "at": .string(DateTime.format(at)),
             ])
         }
     }
 
     func run(in context: CommandContext) async throws {
         let service = try context.service(options.backend)
-        let snapshot = try await service.fetch()
+        let readAt = context.now()
+        let snapshot = try await CacheFallback.$allowed.withValue(false) { try await service.fetch() }
+        let source: String
+        let at: Date
+        switch snapshot.source {
+        case .backend:
+            source = try context.settings(options.backend).chosenServer == nil ? "file" : "server"
+            at = readAt
+        case .cache(let saved, let unreachable):
+            // Fetch reads afresh: the cache is no answer, unless --offline asked for it.
+            if let unreachable { throw unreachable }
+            source = "cache"
+            at = saved
+        }
         let reservations = snapshot.reservations
         var byReason: [String: Int] = [:]
         for record in snapshot.rejected { byReason[record.reason.code, default: 0] += 1 }
@@ -47,7 +72,8 @@ struct FetchCommand: ResvCommand {
             valid: reservations.count, active: reservations.active.count, pending: reservations.pending.count,
             confirmed: reservations.confirmed.count, cancelled: reservations.cancelled.count,
             skipped: snapshot.rejected.count, skippedByReason: byReason,
-            landmarks: snapshot.catalog.landmarks.count, skippedLandmarks: snapshot.catalog.rejected.count)
+            landmarks: snapshot.catalog.landmarks.count, skippedLandmarks: snapshot.catalog.rejected.count,
+            source: source, at: at)
 
         if options.output.verbose {
             for record in snapshot.rejected { context.say("resv: skipped \(context.describe(record))") }

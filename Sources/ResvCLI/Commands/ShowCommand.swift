@@ -17,7 +17,7 @@ struct ShowCommand: ResvCommand {
     func run(in context: CommandContext) async throws {
         let service = try context.service(options.backend)
         let snapshot = try await context.fetch(from: service, options)
-        let reservation = try snapshot.reservation(matching: id)
+        let reservation = try context.reservation(matching: id, in: snapshot)
         context.output.write(Renderer(options.output, context: context).reservation(reservation))
     }
 }

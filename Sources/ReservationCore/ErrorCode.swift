@@ -1,0 +1,94 @@
+/// The machine-readable `code` of an error on the wire
+/// (`{"error": true, "reason": "…", "code": "noCapacity"}`): one vocabulary for
+/// the server and the client, defined once here, so a failure gets the same
+/// message and the same exit code whichever backend met it.
+///
+/// Codes are stable: add, never rename. A client that meets a code it does not
+/// know (a newer server) falls back on the HTTP status.
+public enum ErrorCode: String, Sendable, CaseIterable {
+    // The reservation layer's refusals (`ReservationError.code`).
+    case invalidDate
+    case dateInPast
+    case invalidPartySize
+    case invalidStatus
+    case unknownLandmark
+    case ambiguousLandmark
+    case invalidReservationId
+    case reservationNotFound
+    case ambiguousReservationId
+    case noCapacity
+    case cannotConfirmCancelled
+    case invalidDays
+    case invalidRequest
+    case batchRejected
+    // The protocol's.
+    case invalidJSON
+    case bodyTooLarge
+    case idempotencyKeyReused
+    case unauthorized
+    case forbidden
+    case noRoute
+    case rateLimited
+    case internalError
+    case invalidResponse
+
+    /// What kind of failure a code is; each kind has one exit code (DESIGN.md, "Exit codes").
+    public enum Kind: Sendable, Equatable {
+        /// The request itself is wrong: a bad date, party size, landmark, body (64).
+        case invalidInput
+        /// A valid request the data refuses: no such id, no room (1).
+        case refused
+        /// No token, a wrong one, or not allowed (77).
+        case notAuthorised
+        /// Try again later (75).
+        case temporary
+        /// The backend cannot do this: it failed, or lacks the route (69).
+        case unavailable
+        /// An answer that is not what the contract says (65).
+        case badData
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .invalidDate, .dateInPast, .invalidPartySize, .invalidStatus, .unknownLandmark, .ambiguousLandmark,
+            .invalidReservationId, .invalidDays, .invalidRequest, .batchRejected, .invalidJSON, .bodyTooLarge,
+            .idempotencyKeyReused:
+            .invalidInput
+        case .reservationNotFound, .ambiguousReservationId, .noCapacity, .cannotConfirmCancelled:
+            .refused
+        case .unauthorized, .forbidden:
+            .notAuthorised
+        case .rateLimited:
+            .temporary
+        case .noRoute, .internalError:
+            .unavailable
+        case .invalidResponse:
+            .badData
+        }
+    }
+}
+
+extension ReservationError {
+    /// This error's code on the wire.
+    public var code: ErrorCode {
+        switch self {
+        case .invalidDate: .invalidDate
+        case .dateInPast: .dateInPast
+        case .invalidPartySize: .invalidPartySize
+        case .invalidInitialStatus: .invalidStatus
+        case .unknownLandmark: .unknownLandmark
+        case .ambiguousLandmark: .ambiguousLandmark
+        case .invalidReservationID: .invalidReservationId
+        case .reservationNotFound: .reservationNotFound
+        case .ambiguousReservationID: .ambiguousReservationId
+        case .noCapacity: .noCapacity
+        case .cannotConfirmCancelled: .cannotConfirmCancelled
+        case .invalidDays: .invalidDays
+        case .invalidRequestField: .invalidRequest
+        case .batchRejected: .batchRejected
+        case .unexpectedCount: .invalidResponse
+        case .unimplemented: .internalError
+        case .refusedByServer(let code, _): code
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import ReservationCore
+
+/// What an engine supplies to the booking rules: the reads and writes of one
+/// transaction, and its way of serialising what must not interleave (SQLite's
+/// one writer does that already; PostgreSQL takes advisory and row locks).
+/// The rules themselves are written once, in `Booking`.
+protocol BookingTransaction {
+    /// Holds off every other writer of this user's idempotency key until the transaction ends.
+    func lock(key: String, user: UserID) async throws
+    /// The response kept for this user's key, if any.
+    func storedResponse(key: String, user: UserID) async throws -> StoredResponse?
+    /// Holds off every other booking of this landmark-day until the transaction ends.
+    func lock(_ day: BookingDay) async throws
+    /// People booked at the landmark in the day: active reservations with a valid party size.
+    func booked(_ day: BookingDay) async throws -> Int
+    func insert(_ reservation: StoredReservation, user: UserID, startsAt: Double, now: Double) async throws
+    func keep(_ response: StoredResponse, key: String, user: UserID, now: Double) async throws
+    /// One of the user's reservations, locked until the transaction ends; nil when it has none with this id.
+    func reservationForUpdate(_ id: Reservation.ID, user: UserID) async throws -> StoredReservation?
+    func setStatus(_ status: Reservation.Status, of id: Reservation.ID) async throws
+}
+
+/// A landmark's day, as capacity counts it: [start, end) in the landmark's zone.
+struct BookingDay: Hashable, Comparable {
+    let landmark: Landmark.ID
+    let start: Double
+    let end: Double
+
+    init(landmark: Landmark.ID, day: Capacity.Day) {
+        self.landmark = landmark
+        start = day.start.timeIntervalSince1970
+        end = day.end.timeIntervalSince1970
+    }
+
+    /// The order days are locked in, so two batches never wait on each other crosswise.
+    static func < (a: BookingDay, b: BookingDay) -> Bool {
+        (a.landmark.description, a.start) < (b.landmark.description, b.start)
+    }
+}
+
+/// What a create (one request or a batch) did.
+public enum CreateOutcome: Sendable {
+    /// Every request booked, in request order.
+    case created([StoredReservation])
+    /// Nothing booked: these requests (index from 0, people already booked that day,
+    /// counting the requests of the batch before them that fit) do not fit.
+    case noCapacity([(index: Int, booked: Int)])
+    /// The idempotency key was used before: the kept response (its hash may differ from this request's).
+    case replay(StoredResponse)
+}
+
+/// What a cancel or confirm of several reservations did; all or nothing.
+public enum StatusOutcome: Sendable {
+    /// Each reservation as it is now, with its status before, in request order.
+    case changed([(StoredReservation, previous: Reservation.Status)])
+    /// Nothing changed: the user has no reservation with these ids.
+    case notFound([Reservation.ID])
+    /// Nothing changed: these are cancelled and cannot be confirmed.
+    case conflict([StoredReservation])
+}
+
+/// The server's booking rules, the same on every engine: an idempotent replay,
+/// then the capacity sums of the days concerned, then the fit of every request
+/// (counting the batch's earlier ones), then the inserts and the response kept
+/// for the key; status changes are checked all before any is written.
+enum Booking {
+    static func create(
+        _ records: [NewRecord], user: UserID, key: IdempotencyKey?, response: ([StoredReservation]) -> [UInt8],
+        in transaction: some BookingTransaction
+    ) async throws -> CreateOutcome {
+        if let key {
+            try await transaction.lock(key: key.key, user: user)
+            if let kept = try await transaction.storedResponse(key: key.key, user: user) { return .replay(kept) }
+        }
+        let days = records.map { record in
+            record.capacity.map { BookingDay(landmark: record.reservation.landmarkID, day: $0.day) }
+        }
+        var booked: [BookingDay: Int] = [:]
+        for day in Set(days.compactMap { $0 }).sorted() {
+            try await transaction.lock(day)
+            booked[day] = try await transaction.booked(day)
+        }
+        var refused: [(index: Int, booked: Int)] = []
+        for (index, record) in records.enumerated() {
+            guard let capacity = record.capacity, let day = days[index], let already = booked[day] else { continue }
+            if Capacity.fits(record.reservation.partySize, booked: already, capacity: capacity.limit) {
+                booked[day] = already + record.reservation.partySize
+            } else {
+                refused.append((index, already))
+            }
+        }
+        guard refused.isEmpty else { return .noCapacity(refused) }
+        let now = Date().timeIntervalSince1970
+        for record in records {
+            try await transaction.insert(record.reservation, user: user, startsAt: record.startsAt, now: now)
+        }
+        let created = records.map(\.reservation)
+        if let key {
+            let kept = StoredResponse(status: 201, body: response(created), requestHash: key.requestHash)
+            try await transaction.keep(kept, key: key.key, user: user, now: now)
+        }
+        return .created(created)
+    }
+
+    /// Cancels (`.cancelled`) or confirms (`.confirmed`) the user's reservations `ids`.
+    static func setStatus(
+        _ status: Reservation.Status, of ids: [Reservation.ID], user: UserID, in transaction: some BookingTransaction
+    ) async throws -> StatusOutcome {
+        var current: [Reservation.ID: StoredReservation] = [:]
+        var missing: Set<Reservation.ID> = []
+        // Locked in one order, so two changes never wait on each other crosswise.
+        for id in Set(ids).sorted(by: { $0.description < $1.description }) {
+            if let reservation = try await transaction.reservationForUpdate(id, user: user) {
+                current[id] = reservation
+            } else {
+                missing.insert(id)
+            }
+        }
+        guard missing.isEmpty else { return .notFound(ids.filter(missing.contains)) }
+        var changes: [(StoredReservation, previous: Reservation.Status)] = []
+        var conflicts: [StoredReservation] = []
+        for id in ids {
+            guard let reservation = current[id] else { continue }
+            switch StatusTransition(from: reservation.status, to: status) {
+            case .refused:
+                conflicts.append(reservation)
+            case .unchanged:
+                changes.append((reservation, previous: reservation.status))
+            case .to(let next):
+                var changed = reservation
+                changed.status = next
+                current[id] = changed
+                changes.append((changed, previous: reservation.status))
+            }
+        }
+        guard conflicts.isEmpty else { return .conflict(conflicts) }
+        for (reservation, previous) in changes where reservation.status != previous {
+            try await transaction.setStatus(reservation.status, of: reservation.id)
+        }
+        return .changed(changes)
+    }
+}
+
+/// What a cancel or confirm does to a status: cancel always ends cancelled;
+/// confirm moves pending to confirmed and is refused for a cancelled one.
+enum StatusTransition: Equatable {
+    case to(Reservation.Status)
+    case unchanged
+    case refused
+
+    init(from current: Reservation.Status, to target: Reservation.Status) {
+        if current == target {
+            self = .unchanged
+        } else if target == .confirmed && current == .cancelled {
+            self = .refused
+        } else {
+            self = .to(target)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ReservationCore
+
+/// The booking rules' reads and writes on PostgreSQL, inside one transaction.
+/// Several servers may share the database, so what must not interleave takes a
+/// transaction-scoped advisory lock (a key, a landmark-day) or a row lock.
+struct PostgresTransaction: BookingTransaction {
+    let db: PostgresConnection
+    let logger: Logger
+
+    func lock(key: String, user: UserID) async throws {
+        try await advisoryLock("key \(user.rawValue) \(key)")
+    }
+
+    func storedResponse(key: String, user: UserID) async throws -> StoredResponse? {
+        try await PostgresStore.storedResponse(db, user: user, key: key, logger: logger)
+    }
+
+    func lock(_ day: BookingDay) async throws {
+        try await advisoryLock("day \(day.landmark) \(day.start)")
+    }
+
+    func booked(_ day: BookingDay) async throws -> Int {
+        let total =
+            try await db.query(
+                """
+                SELECT COALESCE(SUM(party_size), 0)::FLOAT8 FROM reservations
+                WHERE landmark_id = \(day.landmark.description) AND status <> 'cancelled' AND party_size BETWEEN 1 AND 10000
+                AND starts_at >= \(day.start) AND starts_at < \(day.end)
+                """, logger: logger
+            ).collect().first.map { try $0.decode(Double.self) } ?? 0
+        return Int(exactly: total.rounded()) ?? Int.max
+    }
+
+    func insert(_ reservation: StoredReservation, user: UserID, startsAt: Double, now: Double) async throws {
+        try await db.query(
+            """
+            INSERT INTO reservations (id, user_id, landmark_id, date, starts_at, party_size, status, created_at)
+            VALUES (\(reservation.id.description), \(user.rawValue), \(reservation.landmarkID.description),
+                    \(reservation.date), \(startsAt), \(reservation.partySize), \(reservation.status.rawValue), \(now))
+            """, logger: logger)
+    }
+
+    func keep(_ response: StoredResponse, key: String, user: UserID, now: Double) async throws {
+        let body = ByteBuffer(bytes: response.body)
+        try await db.query(
+            """
+            INSERT INTO idempotency_keys (user_id, key, request_hash, status, body, created_at)
+            VALUES (\(user.rawValue), \(key), \(response.requestHash), \(response.status), \(body), \(now))
+            """, logger: logger)
+    }
+
+    func reservationForUpdate(_ id: Reservation.ID, user: UserID) async throws -> StoredReservation? {
+        try await db.query(
+            "SELECT id, landmark_id, date, party_size, status FROM reservations WHERE id = \(id.description) AND user_id = \(user.rawValue) FOR UPDATE",
+            logger: logger
+        ).collect().first.map(PostgresStore.reservation)
+    }
+
+    func setStatus(_ status: Reservation.Status, of id: Reservation.ID) async throws {
+        try await db.query(
+            "UPDATE reservations SET status = \(status.rawValue) WHERE id = \(id.description)", logger: logger)
+    }
+
+    private func advisoryLock(_ name: String) async throws {
+        try await db.query("SELECT pg_advisory_xact_lock(hashtextextended(\(name), 0))", logger: logger)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import ReservationCore
+import SQLiteNIO
+
+/// The booking rules' reads and writes on SQLite, inside one of `SQLiteWriter`'s
+/// transactions. Its one writing connection already serialises every write, so
+/// the locks are nothing here.
+struct SQLiteTransaction: BookingTransaction {
+    let db: SQLiteConnection
+
+    func lock(key: String, user: UserID) async throws {}
+
+    func storedResponse(key: String, user: UserID) async throws -> StoredResponse? {
+        try await SQLiteStore.storedResponse(db, user: user, key: key)
+    }
+
+    func lock(_ day: BookingDay) async throws {}
+
+    func booked(_ day: BookingDay) async throws -> Int {
+        // TOTAL, a float, cannot overflow as SUM can with huge parties.
+        let total =
+            try await db.query(
+                """
+                SELECT TOTAL(party_size) AS booked FROM reservations
+                WHERE landmark_id = ? AND status <> 'cancelled' AND party_size BETWEEN 1 AND 10000 AND starts_at >= ? AND starts_at < ?
+                """,
+                [.text(day.landmark.description), .float(day.start), .float(day.end)]
+            ).first?.column("booked")?.double ?? 0
+        return Int(exactly: total.rounded()) ?? Int.max
+    }
+
+    func insert(_ reservation: StoredReservation, user: UserID, startsAt: Double, now: Double) async throws {
+        _ = try await db.query(
+            """
+            INSERT INTO reservations (id, user_id, landmark_id, date, starts_at, party_size, status, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(reservation.id.description), .integer(Int(user.rawValue)),
+                .text(reservation.landmarkID.description), .text(reservation.date), .float(startsAt),
+                .integer(reservation.partySize), .text(reservation.status.rawValue), .float(now),
+            ])
+    }
+
+    func keep(_ response: StoredResponse, key: String, user: UserID, now: Double) async throws {
+        _ = try await db.query(
+            """
+            INSERT INTO idempotency_keys (user_id, key, request_hash, status, body, created_at)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .integer(Int(user.rawValue)), .text(key), .text(response.requestHash), .integer(response.status),
+                .blob(ByteBuffer(bytes: response.body)), .float(now),
+            ])
+    }
+
+    func reservationForUpdate(_ id: Reservation.ID, user: UserID) async throws -> StoredReservation? {
+        try await db.query(
+            "SELECT \(SQLiteStore.columns) FROM reservations WHERE id = ? AND user_id = ?",
+            [.text(id.description), .integer(Int(user.rawValue))]
+        ).first.map(SQLiteStore.reservation)
+    }
+
+    func setStatus(_ status: Reservation.Status, of id: Reservation.ID) async throws {
+        _ = try await db.query(
+            "UPDATE reservations SET status = ? WHERE id = ?", [.text(status.rawValue), .text(id.description)])
+    }
+}
