@@ -198,22 +198,22 @@ _resv() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    list|reserve|cancel|confirm|show|availability|fetch|landmarks|config|repl|help)
+    list|reserve|cancel|confirm|show|availability|fetch|landmarks|config|repl|whoami|help)
         # Offer subcommand argument completions
         "_resv_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'list reserve cancel confirm show availability fetch landmarks config repl help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'list reserve cancel confirm show availability fetch landmarks config repl whoami help' -- "${cur}"))
         ;;
     esac
 }
 
 _resv_list() {
     repeating_flags=()
-    non_repeating_flags=(--all --offline --json --verbose -v --version -h --help)
+    non_repeating_flags=(--all --reverse --offline --json --verbose -v --version -h --help)
     repeating_options=(--status)
-    non_repeating_options=(--landmark -l --from --to --store --server --config --format)
+    non_repeating_options=(--landmark -l --from --to --sort --limit --store --server --profile --config --format)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -232,6 +232,13 @@ _resv_list() {
     '--to')
         return
         ;;
+    '--sort')
+        __resv_add_completions -W 'date'$'\n''landmark'$'\n''party-size'$'\n''status'
+        return
+        ;;
+    '--limit')
+        return
+        ;;
     '--store')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
@@ -239,12 +246,16 @@ _resv_list() {
     '--server')
         return
         ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion list -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
     '--format')
-        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
     esac
@@ -254,7 +265,7 @@ _resv_reserve() {
     repeating_flags=()
     non_repeating_flags=(--pending --offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--landmark -l --date -d --party-size -n --batch --idempotency-key --store --server --config --format)
+    non_repeating_options=(--landmark -l --date -d --party-size -n --batch --idempotency-key --store --server --profile --config --format)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -283,12 +294,16 @@ _resv_reserve() {
     '--server')
         return
         ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion reserve -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
     '--format')
-        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
     esac
@@ -298,7 +313,7 @@ _resv_cancel() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --config --format)
+    non_repeating_options=(--store --server --profile --config --format)
     __resv_offer_flags_options -1
 
     # Offer option value completions
@@ -310,12 +325,16 @@ _resv_cancel() {
     '--server')
         return
         ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion cancel -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
     '--format')
-        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
     esac
@@ -333,8 +352,8 @@ _resv_confirm() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --config --format)
-    __resv_offer_flags_options 1
+    non_repeating_options=(--store --server --profile --config --format)
+    __resv_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
@@ -345,19 +364,23 @@ _resv_confirm() {
     '--server')
         return
         ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion confirm -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
     '--format')
-        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
     esac
 
     # Offer positional completions
     case "${positional_number}" in
-    1)
+    *)
         __resv_add_completions -W "$(__resv_custom_complete ---completion confirm -- positional@0 "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
         return
         ;;
@@ -368,7 +391,7 @@ _resv_show() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --config --format)
+    non_repeating_options=(--store --server --profile --config --format)
     __resv_offer_flags_options 1
 
     # Offer option value completions
@@ -380,12 +403,16 @@ _resv_show() {
     '--server')
         return
         ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion show -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
     '--format')
-        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
     esac
@@ -403,7 +430,7 @@ _resv_availability() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--from --to --store --server --config --format)
+    non_repeating_options=(--from --to --store --server --profile --config --format)
     __resv_offer_flags_options 1
 
     # Offer option value completions
@@ -421,12 +448,16 @@ _resv_availability() {
     '--server')
         return
         ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion availability -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
     '--format')
-        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
     esac
@@ -444,7 +475,7 @@ _resv_fetch() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --config --format)
+    non_repeating_options=(--store --server --profile --config --format)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -456,12 +487,16 @@ _resv_fetch() {
     '--server')
         return
         ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion fetch -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
     '--format')
-        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
     esac
@@ -471,7 +506,7 @@ _resv_landmarks() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --config --format)
+    non_repeating_options=(--store --server --profile --config --format)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -483,12 +518,16 @@ _resv_landmarks() {
     '--server')
         return
         ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion landmarks -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
     '--format')
-        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
     esac
@@ -506,13 +545,13 @@ _resv_config() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    list|get|set|unset|path)
+    list|get|set|unset|use|path)
         # Offer subcommand argument completions
         "_resv_config_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'list get set unset path' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'list get set unset use path' -- "${cur}"))
         ;;
     esac
 }
@@ -521,11 +560,15 @@ _resv_config_list() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--config)
+    non_repeating_options=(--profile --config)
     __resv_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion config list -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
@@ -537,11 +580,15 @@ _resv_config_get() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--config)
+    non_repeating_options=(--profile --config)
     __resv_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion config get -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
@@ -553,11 +600,15 @@ _resv_config_set() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--config)
+    non_repeating_options=(--profile --config)
     __resv_offer_flags_options 2
 
     # Offer option value completions
     case "${prev}" in
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion config set -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
@@ -566,6 +617,26 @@ _resv_config_set() {
 }
 
 _resv_config_unset() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --config)
+    __resv_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion config unset -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    esac
+}
+
+_resv_config_use() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
@@ -579,17 +650,29 @@ _resv_config_unset() {
         return
         ;;
     esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __resv_add_completions -W "$(__resv_custom_complete ---completion config use -- positional@0 "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
 }
 
 _resv_config_path() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--config)
+    non_repeating_options=(--profile --config)
     __resv_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion config path -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
@@ -601,7 +684,7 @@ _resv_repl() {
     repeating_flags=()
     non_repeating_flags=(--stop-on-error --offline --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --config)
+    non_repeating_options=(--store --server --profile --config)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -613,8 +696,43 @@ _resv_repl() {
     '--server')
         return
         ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion repl -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    esac
+}
+
+_resv_whoami() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --server --profile --config --format)
+    __resv_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion whoami -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--format')
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
     esac

@@ -53,20 +53,21 @@ _resv() {
             'list:List reservations, sorted by date (active ones unless asked otherwise).'
             'reserve:Reserve a visit to a landmark and print the new reservation.'
             'cancel:Cancel reservations; they stay in the history as cancelled.'
-            'confirm:Confirm a pending reservation.'
+            'confirm:Confirm pending reservations.'
             'show:Show one reservation.'
             'availability:Show the places taken and left at a landmark, day by day.'
             'fetch:Read everything from the backend afresh and report what maps and what is skipped.'
             'landmarks:List the landmarks of the active backend.'
-            'config:Show and change settings (store, server, token, timeouts).'
+            'config:Show and change settings (store, server, token, timeouts) and profiles.'
             'repl:An interactive prompt: type commands as on the shell, without '\''resv'\''.'
+            'whoami:Show the server user the token belongs to.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        list|reserve|cancel|confirm|show|availability|fetch|landmarks|config|repl|help)
+        list|reserve|cancel|confirm|show|availability|fetch|landmarks|config|repl|whoami|help)
             "_resv_${words[1]}" && ret=0
             ;;
         esac
@@ -79,19 +80,24 @@ _resv() {
 _resv_list() {
     local -i ret=1
     local -ar ___status=('pending' 'confirmed' 'cancelled')
-    local -ar ___format=('table' 'json' 'ndjson')
+    local -ar ___sort=('date' 'landmark' 'party-size' 'status')
+    local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
         '*--status[Only reservations with this status; repeat for several.]:status:{__resv_complete "${___status[@]}"}'
         '--all[Include cancelled reservations.]'
         '(--landmark -l)'{--landmark,-l}'[Only reservations at this landmark (id, id prefix or name).]:landmark:{__resv_custom_complete ---completion list -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--from[Only reservations on or after this ISO 8601 date-time, e.g. 2026-12-01T00\:00\:00Z.]:date:'
         '--to[Only reservations on or before this ISO 8601 date-time.]:date:'
+        '--sort[The order\: date, landmark, party-size or status (default\: date).]:sort:{__resv_complete "${___sort[@]}"}'
+        '--reverse[The opposite order (latest first with the default sort).]'
+        '--limit[Show at most this many (1 or more), after sorting.]:n:'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion list -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--json[Print JSON (same as --format json).]'
-        '--format[Output format; ndjson prints one object per line (default\: table).]:format:{__resv_complete "${___format[@]}"}'
+        '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -103,20 +109,21 @@ _resv_list() {
 
 _resv_reserve() {
     local -i ret=1
-    local -ar ___format=('table' 'json' 'ndjson')
+    local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
         '(--landmark -l)'{--landmark,-l}'[The landmark\: id, id prefix or name.]:landmark:{__resv_custom_complete ---completion reserve -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '(--date -d)'{--date,-d}'[When\: an ISO 8601 date-time with a zone, e.g. 2026-12-01T10\:00\:00Z.]:date:'
         '(--party-size -n)'{--party-size,-n}'[How many people (1 to 10,000).]:n:'
         '--batch[Reserve every request in this file ('\''-'\'' for standard input), one JSON object per line.]:file:_files'
         '--pending[Book as pending (to confirm later with '\''resv confirm'\'') instead of confirmed.]'
-        '--idempotency-key[On a server\: the Idempotency-Key of this booking, so a script that retries it never books twice (1 to 255 printable ASCII characters, no spaces; default\: a new key per run; a batch adds -1, -2, … per line).]:key:'
+        '--idempotency-key[On a server\: the Idempotency-Key of this booking, so a script that retries it never books twice (1 to 255 printable ASCII characters, no spaces; default\: a new key per run; a batch is one request with this key).]:key:'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion reserve -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--json[Print JSON (same as --format json).]'
-        '--format[Output format; ndjson prints one object per line (default\: table).]:format:{__resv_complete "${___format[@]}"}'
+        '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -128,15 +135,16 @@ _resv_reserve() {
 
 _resv_cancel() {
     local -i ret=1
-    local -ar ___format=('table' 'json' 'ndjson')
+    local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
         '*:ids:{__resv_custom_complete ---completion cancel -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion cancel -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--json[Print JSON (same as --format json).]'
-        '--format[Output format; ndjson prints one object per line (default\: table).]:format:{__resv_complete "${___format[@]}"}'
+        '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -148,15 +156,16 @@ _resv_cancel() {
 
 _resv_confirm() {
     local -i ret=1
-    local -ar ___format=('table' 'json' 'ndjson')
+    local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
-        ':id:{__resv_custom_complete ---completion confirm -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '*:ids:{__resv_custom_complete ---completion confirm -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion confirm -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--json[Print JSON (same as --format json).]'
-        '--format[Output format; ndjson prints one object per line (default\: table).]:format:{__resv_complete "${___format[@]}"}'
+        '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -168,15 +177,16 @@ _resv_confirm() {
 
 _resv_show() {
     local -i ret=1
-    local -ar ___format=('table' 'json' 'ndjson')
+    local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
         ':id:{__resv_custom_complete ---completion show -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion show -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--json[Print JSON (same as --format json).]'
-        '--format[Output format; ndjson prints one object per line (default\: table).]:format:{__resv_complete "${___format[@]}"}'
+        '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -188,17 +198,18 @@ _resv_show() {
 
 _resv_availability() {
     local -i ret=1
-    local -ar ___format=('table' 'json' 'ndjson')
+    local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
         ':landmark:{__resv_custom_complete ---completion availability -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--from[The first day, YYYY-MM-DD (a date-time counts as its day at the landmark); default today.]:day:'
         '--to[The last day, YYYY-MM-DD; default 13 days after the first.]:day:'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion availability -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--json[Print JSON (same as --format json).]'
-        '--format[Output format; ndjson prints one object per line (default\: table).]:format:{__resv_complete "${___format[@]}"}'
+        '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -210,14 +221,15 @@ _resv_availability() {
 
 _resv_fetch() {
     local -i ret=1
-    local -ar ___format=('table' 'json' 'ndjson')
+    local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion fetch -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--json[Print JSON (same as --format json).]'
-        '--format[Output format; ndjson prints one object per line (default\: table).]:format:{__resv_complete "${___format[@]}"}'
+        '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -229,14 +241,15 @@ _resv_fetch() {
 
 _resv_landmarks() {
     local -i ret=1
-    local -ar ___format=('table' 'json' 'ndjson')
+    local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion landmarks -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--json[Print JSON (same as --format json).]'
-        '--format[Output format; ndjson prints one object per line (default\: table).]:format:{__resv_complete "${___format[@]}"}'
+        '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -262,13 +275,14 @@ _resv_config() {
             'get:Print one setting'\''s value (the token, and a server'\''s password, as ****).'
             'set:Write a setting to the config file.'
             'unset:Remove a setting from the config file.'
+            'use:Make a profile the one in use (written to the config file; '\''default'\'' is its top level).'
             'path:Print the config file'\''s path.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        list|get|set|unset|path)
+        list|get|set|unset|use|path)
             "_resv_config_${words[1]}" && ret=0
             ;;
         esac
@@ -281,6 +295,7 @@ _resv_config() {
 _resv_config_list() {
     local -i ret=1
     local -ar arg_specs=(
+        '--profile[The profile (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose; '\''default'\'' is the file'\''s top level).]:name:{__resv_custom_complete ---completion config list -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--json[Print JSON\: {key\: {value, source}}.]'
         '--version[Show the version.]'
@@ -295,6 +310,7 @@ _resv_config_get() {
     local -i ret=1
     local -ar arg_specs=(
         ':key:'
+        '--profile[The profile (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose; '\''default'\'' is the file'\''s top level).]:name:{__resv_custom_complete ---completion config get -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -309,6 +325,7 @@ _resv_config_set() {
     local -ar arg_specs=(
         ':key:'
         ':value:'
+        '--profile[The profile (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose; '\''default'\'' is the file'\''s top level).]:name:{__resv_custom_complete ---completion config set -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -322,6 +339,20 @@ _resv_config_unset() {
     local -i ret=1
     local -ar arg_specs=(
         ':key:'
+        '--profile[The profile (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose; '\''default'\'' is the file'\''s top level).]:name:{__resv_custom_complete ---completion config unset -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_config_use() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':name:{__resv_custom_complete ---completion config use -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -334,6 +365,7 @@ _resv_config_unset() {
 _resv_config_path() {
     local -i ret=1
     local -ar arg_specs=(
+        '--profile[The profile (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose; '\''default'\'' is the file'\''s top level).]:name:{__resv_custom_complete ---completion config path -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -349,8 +381,29 @@ _resv_repl() {
         '--stop-on-error[Without a terminal\: stop at the first line that fails.]'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion repl -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_whoami() {
+    local -i ret=1
+    local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
+    local -ar arg_specs=(
+        '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion whoami -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--json[Print JSON (same as --format json).]'
+        '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
+        '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

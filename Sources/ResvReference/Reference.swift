@@ -83,7 +83,7 @@ public enum Reference {
         ),
         Item(
             name: "RESV_REQUEST_TIMEOUT",
-            text: "Seconds a whole request to the server may take (default 30)."),
+            text: "Seconds one command may spend on the server in all, retries and slow bodies included (default 30)."),
         Item(
             name: "RESV_LOCK_TIMEOUT",
             text: "Seconds a change waits for another resv's lock on the store before exiting 75 (default 5)."),

@@ -49,8 +49,8 @@ struct ReserveCommand: ResvCommand {
     @Option(
         help: ArgumentHelp(
             "On a server: the Idempotency-Key of this booking, so a script that retries it never books twice "
-                + "(1 to 255 printable ASCII characters, no spaces; default: a new key per run; a batch adds "
-                + "-1, -2, … per line).",
+                + "(1 to 255 printable ASCII characters, no spaces; default: a new key per run; a batch "
+                + "is one request with this key).",
             valueName: "key"))
     var idempotencyKey: String?
 
