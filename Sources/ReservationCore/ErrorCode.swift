@@ -18,6 +18,9 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case ambiguousReservationId
     case noCapacity
     case cannotConfirmCancelled
+    case cannotModifyCancelled
+    case versionMismatch
+    case invalidNote
     case invalidDays
     case invalidRequest
     case batchRejected
@@ -52,9 +55,10 @@ public enum ErrorCode: String, Sendable, CaseIterable {
         switch self {
         case .invalidDate, .dateInPast, .invalidPartySize, .invalidStatus, .unknownLandmark, .ambiguousLandmark,
             .invalidReservationId, .invalidDays, .invalidRequest, .batchRejected, .invalidJSON, .bodyTooLarge,
-            .idempotencyKeyReused:
+            .idempotencyKeyReused, .invalidNote:
             .invalidInput
-        case .reservationNotFound, .ambiguousReservationId, .noCapacity, .cannotConfirmCancelled:
+        case .reservationNotFound, .ambiguousReservationId, .noCapacity, .cannotConfirmCancelled,
+            .cannotModifyCancelled, .versionMismatch:
             .refused
         case .unauthorized, .forbidden:
             .notAuthorised
@@ -83,6 +87,10 @@ extension ReservationError {
         case .ambiguousReservationID: .ambiguousReservationId
         case .noCapacity: .noCapacity
         case .cannotConfirmCancelled: .cannotConfirmCancelled
+        case .cannotModifyCancelled: .cannotModifyCancelled
+        case .versionMismatch: .versionMismatch
+        case .invalidNote: .invalidNote
+        case .nothingToModify: .invalidRequest
         case .invalidDays: .invalidDays
         case .invalidRequestField: .invalidRequest
         case .batchRejected: .batchRejected

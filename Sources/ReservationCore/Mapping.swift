@@ -21,6 +21,12 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
     case invalidPartySize(Int)
     case missingStatus
     case unknownStatus(String)
+    /// A note longer than `Reservation.noteLimit` characters (its length).
+    case invalidNote(Int)
+    /// `createdAt` or `updatedAt` (the field, the text) is not an ISO 8601 date-time.
+    case invalidTimestamp(String, String)
+    /// A version below 1.
+    case invalidVersion(Int)
 
     /// A stable key for counting reasons, used in `fetch --json`.
     public var code: String {
@@ -38,6 +44,9 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
         case .invalidPartySize: "invalidPartySize"
         case .missingStatus: "missingStatus"
         case .unknownStatus: "unknownStatus"
+        case .invalidNote: "invalidNote"
+        case .invalidTimestamp: "invalidTimestamp"
+        case .invalidVersion: "invalidVersion"
         }
     }
 
@@ -57,6 +66,9 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
         case .invalidPartySize: "invalid party size"
         case .missingStatus: "missing status"
         case .unknownStatus: "unknown status"
+        case .invalidNote: "note too long"
+        case .invalidTimestamp: "invalid timestamp"
+        case .invalidVersion: "invalid version"
         }
     }
 
@@ -80,6 +92,10 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
         case .invalidPartySize(let size): "partySize \(size) is not from 1 to 10000"
         case .missingStatus: "status is missing"
         case .unknownStatus(let status): "status '\(status)' is not pending, confirmed or cancelled"
+        case .invalidNote(let length): "note has \(length) characters, more than \(Reservation.noteLimit)"
+        case .invalidTimestamp(let field, let text):
+            "\(field) '\(text.count > 40 ? text.prefix(40) + "…" : text)' is not an ISO 8601 date-time"
+        case .invalidVersion(let version): "version \(version) is not 1 or more"
         }
     }
 }
@@ -149,6 +165,10 @@ extension ReservationApiModel {
         var date: JSONValue?
         var partySize: JSONValue?
         var status: JSONValue?
+        var note: JSONValue?
+        var createdAt: JSONValue?
+        var updatedAt: JSONValue?
+        var version: JSONValue?
         for (key, value) in fields {
             switch key {
             case "id": idValue = value
@@ -156,6 +176,10 @@ extension ReservationApiModel {
             case "date": date = value
             case "partySize": partySize = value
             case "status": status = value
+            case "note": note = value
+            case "createdAt": createdAt = value
+            case "updatedAt": updatedAt = value
+            case "version": version = value
             default: break
             }
         }
@@ -166,7 +190,11 @@ extension ReservationApiModel {
             landmarkId: try Self.string(landmarkId, "landmarkId"),
             date: try Self.string(date, "date"),
             partySize: try Self.integer(partySize, "partySize"),
-            status: try Self.string(status, "status")
+            status: try Self.string(status, "status"),
+            note: try Self.string(note, "note"),
+            createdAt: try Self.string(createdAt, "createdAt"),
+            updatedAt: try Self.string(updatedAt, "updatedAt"),
+            version: try Self.integer(version, "version")
         )
     }
 
@@ -200,6 +228,10 @@ extension ReservationApiModel {
         if let date { fields["date"] = .string(date) }
         if let partySize { fields["partySize"] = .integer(Int64(partySize)) }
         if let status { fields["status"] = .string(status) }
+        if let note { fields["note"] = .string(note) }
+        if let createdAt { fields["createdAt"] = .string(createdAt) }
+        if let updatedAt { fields["updatedAt"] = .string(updatedAt) }
+        if let version { fields["version"] = .integer(Int64(version)) }
         return .object(fields)
     }
 }
@@ -300,7 +332,21 @@ extension Reservation {
         guard Self.partySizes.contains(partySize) else { throw .invalidPartySize(partySize) }
         guard let rawStatus = api.status else { throw .missingStatus }
         guard let status = Status(rawValue: rawStatus) else { throw .unknownStatus(rawStatus) }
-        self.init(id: id, landmark: landmark, date: date, partySize: partySize, status: status)
+        // Records written before notes, times and versions were kept have none:
+        // no note, times unknown, version 1 (never changed since versions began).
+        if let note = api.note, !Self.isValidNote(note) { throw .invalidNote(note.count) }
+        func time(_ text: String?, _ field: String) throws(RejectionReason) -> Date? {
+            guard let text else { return nil }
+            guard let date = try? DateTime.parse(text) else { throw .invalidTimestamp(field, text) }
+            return Timestamp.whole(date)
+        }
+        let createdAt = try time(api.createdAt, "createdAt")
+        let updatedAt = try time(api.updatedAt, "updatedAt")
+        let version = api.version ?? 1
+        guard version >= 1 else { throw .invalidVersion(version) }
+        self.init(
+            id: id, landmark: landmark, date: date, partySize: partySize, status: status, note: api.note,
+            createdAt: createdAt, updatedAt: updatedAt ?? createdAt, version: version)
     }
 }
 

@@ -18,22 +18,64 @@ public struct Reservation: Sendable, Hashable, Identifiable {
     public let date: Date
     public let partySize: Int
     public let status: Status
+    /// Free text the user attached, at most `noteLimit` characters; nil when none.
+    public let note: String?
+    /// When the reservation was made and last changed, in whole seconds; nil in
+    /// records written before these were kept (a server's rows always have them).
+    public let createdAt: Date?
+    public let updatedAt: Date?
+    /// Grows by one with every change; 1 when created, and for records written
+    /// before versions were kept (they count as never changed since).
+    public let version: Int
+
+    /// The longest note, in characters: a line or two, not a document.
+    public static let noteLimit = 500
 
     /// The documented party sizes (DESIGN.md): 1 to 10,000, on every path and in the
     /// mapping. The bound also keeps every sum of party sizes far from overflowing.
     public static let partySizes: ClosedRange<Int> = 1...10_000
 
-    public init(id: ID, landmark: Landmark, date: Date, partySize: Int, status: Status) {
+    public init(
+        id: ID, landmark: Landmark, date: Date, partySize: Int, status: Status, note: String? = nil,
+        createdAt: Date? = nil, updatedAt: Date? = nil, version: Int = 1
+    ) {
         self.id = id
         self.landmark = landmark
         self.date = date
         self.partySize = partySize
         self.status = status
+        self.note = note
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.version = version
     }
 
-    /// The same reservation with another status.
+    /// The same reservation with another status (the same version: see `changed`).
     public func with(status: Status) -> Reservation {
-        Reservation(id: id, landmark: landmark, date: date, partySize: partySize, status: status)
+        Reservation(
+            id: id, landmark: landmark, date: date, partySize: partySize, status: status, note: note,
+            createdAt: createdAt, updatedAt: updatedAt, version: version)
+    }
+
+    /// This reservation after one change made at `now`: the next version.
+    public func changed(
+        landmark: Landmark? = nil, date: Date? = nil, partySize: Int? = nil, status: Status? = nil,
+        note: String?? = .none, at now: Date
+    ) -> Reservation {
+        Reservation(
+            id: id, landmark: landmark ?? self.landmark, date: date ?? self.date, partySize: partySize ?? self.partySize,
+            status: status ?? self.status, note: note ?? self.note, createdAt: createdAt,
+            updatedAt: Timestamp.whole(now), version: version + 1)
+    }
+
+    /// Whether `note` may be stored: at most `noteLimit` characters.
+    public static func isValidNote(_ note: String) -> Bool { note.count <= noteLimit }
+}
+
+/// Times of records are kept in whole seconds, as they are written.
+public enum Timestamp {
+    public static func whole(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
     }
 }
 
@@ -67,13 +109,24 @@ public struct ReservationApiModel: Sendable, Hashable, Codable {
     public var date: String?
     public var partySize: Int?
     public var status: String?
+    public var note: String?
+    public var createdAt: String?
+    public var updatedAt: String?
+    public var version: Int?
 
-    public init(id: String, landmarkId: String?, date: String?, partySize: Int?, status: String?) {
+    public init(
+        id: String, landmarkId: String?, date: String?, partySize: Int?, status: String?, note: String? = nil,
+        createdAt: String? = nil, updatedAt: String? = nil, version: Int? = nil
+    ) {
         self.id = id
         self.landmarkId = landmarkId
         self.date = date
         self.partySize = partySize
         self.status = status
+        self.note = note
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.version = version
     }
 
     /// The wire form of a domain reservation.
@@ -81,7 +134,9 @@ public struct ReservationApiModel: Sendable, Hashable, Codable {
         self.init(
             id: reservation.id.description, landmarkId: reservation.landmark.id.description,
             date: DateTime.format(reservation.date), partySize: reservation.partySize,
-            status: reservation.status.rawValue
+            status: reservation.status.rawValue, note: reservation.note,
+            createdAt: reservation.createdAt.map(DateTime.format), updatedAt: reservation.updatedAt.map(DateTime.format),
+            version: reservation.version
         )
     }
 }

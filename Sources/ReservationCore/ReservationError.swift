@@ -31,6 +31,14 @@ public enum ReservationError: Error, Sendable, LocalizedError {
     case noCapacity(Landmark, day: String, requested: Int, booked: Int)
     /// A cancelled reservation cannot be confirmed.
     case cannotConfirmCancelled(Reservation)
+    /// A cancelled reservation cannot be modified.
+    case cannotModifyCancelled(Reservation)
+    /// The reservation changed since it was read: its version is no longer the one expected.
+    case versionMismatch(Reservation.ID, expected: Int, current: Int?)
+    /// A note longer than `Reservation.noteLimit` characters (its length).
+    case invalidNote(Int)
+    /// A modify that names nothing to change.
+    case nothingToModify
     /// A day or a range of days (for availability) that is not usable.
     case invalidDays(String)
     /// A request field is missing or of the wrong type.
@@ -80,6 +88,16 @@ public enum ReservationError: Error, Sendable, LocalizedError {
             return "\(landmark.name) is full on \(day): \(booked) of \(capacity) places taken, \(requested) requested"
         case .cannotConfirmCancelled(let reservation):
             return "reservation \(reservation.id.short) is cancelled and cannot be confirmed; make a new reservation"
+        case .cannotModifyCancelled(let reservation):
+            return "reservation \(reservation.id.short) is cancelled and cannot be modified; make a new reservation"
+        case .versionMismatch(let id, let expected, let current):
+            let now = current.map { ", now \($0)" } ?? ""
+            return "reservation \(id.short) changed since it was read (version \(expected)\(now)), nothing changed: "
+                + "look at it again ('resv show \(id.short)') and retry"
+        case .invalidNote(let length):
+            return "the note has \(length) characters: at most \(Reservation.noteLimit) are kept"
+        case .nothingToModify:
+            return "nothing to change: give --date, --party-size, --landmark or --note"
         case .invalidDays(let problem):
             return problem
         case .invalidRequestField(let field, let problem):

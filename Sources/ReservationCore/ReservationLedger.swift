@@ -64,8 +64,10 @@ public struct ReservationLedger: Sendable {
         guard request.date > now else { throw .dateInPast(request.date) }
         let landmark = try catalog.landmark(matching: request.landmark)
         try tally.book(request, at: landmark)
+        let created = Timestamp.whole(now)
         let reservation = Reservation(
-            id: id, landmark: landmark, date: request.date, partySize: request.partySize, status: request.status)
+            id: id, landmark: landmark, date: request.date, partySize: request.partySize, status: request.status,
+            createdAt: created, updatedAt: created, version: 1)
         positions.append(records.count)
         records.append(ReservationApiModel(reservation).json)
         reservations.append(reservation)
@@ -74,35 +76,39 @@ public struct ReservationLedger: Sendable {
     }
 
     /// Sets the status to cancelled; cancelling twice succeeds and reports no change.
-    public mutating func cancel(_ id: Reservation.ID) throws(ReservationError) -> StatusChange {
-        try setStatus(.cancelled, of: id)
+    public mutating func cancel(_ id: Reservation.ID, now: Date = Date()) throws(ReservationError) -> StatusChange {
+        try setStatus(.cancelled, of: id, now: now)
     }
 
     /// Cancels several reservations, all or none: an unknown id changes nothing.
-    public mutating func cancel(_ ids: [Reservation.ID]) throws(ReservationError) -> [StatusChange] {
+    public mutating func cancel(_ ids: [Reservation.ID], now: Date = Date()) throws(ReservationError)
+        -> [StatusChange]
+    {
         var draft = self
         var changes: [StatusChange] = []
-        for id in ids { changes.append(try draft.cancel(id)) }
+        for id in ids { changes.append(try draft.cancel(id, now: now)) }
         self = draft
         return changes
     }
 
     /// Moves pending to confirmed; a cancelled reservation cannot be confirmed.
-    public mutating func confirm(_ id: Reservation.ID) throws(ReservationError) -> StatusChange {
-        try setStatus(.confirmed, of: id)
+    public mutating func confirm(_ id: Reservation.ID, now: Date = Date()) throws(ReservationError) -> StatusChange {
+        try setStatus(.confirmed, of: id, now: now)
     }
 
     /// Confirms several reservations, all or none: an unknown or cancelled id changes nothing.
-    public mutating func confirm(_ ids: [Reservation.ID]) throws(ReservationError) -> [StatusChange] {
+    public mutating func confirm(_ ids: [Reservation.ID], now: Date = Date()) throws(ReservationError)
+        -> [StatusChange]
+    {
         var draft = self
         var changes: [StatusChange] = []
-        for id in ids { changes.append(try draft.confirm(id)) }
+        for id in ids { changes.append(try draft.confirm(id, now: now)) }
         self = draft
         return changes
     }
 
-    private mutating func setStatus(_ status: Reservation.Status, of id: Reservation.ID) throws(ReservationError)
-        -> StatusChange
+    private mutating func setStatus(_ status: Reservation.Status, of id: Reservation.ID, now: Date)
+        throws(ReservationError) -> StatusChange
     {
         guard let index = reservations.firstIndex(where: { $0.id == id }) else {
             throw .reservationNotFound(id.description)
@@ -110,10 +116,90 @@ public struct ReservationLedger: Sendable {
         let current = reservations[index]
         if status == .confirmed, current.status == .cancelled { throw .cannotConfirmCancelled(current) }
         guard current.status != status else { return StatusChange(reservation: current, previous: current.status) }
-        let updated = current.with(status: status)
-        records[positions[index]]["status"] = .string(status.rawValue)
-        reservations[index] = updated
-        revision += 1
+        let updated = current.changed(status: status, at: now)
+        write(updated, at: index)
         return StatusChange(reservation: updated, previous: current.status)
+    }
+
+    /// Changes a reservation's date, party size, landmark or note in one step.
+    /// Capacity is counted without the reservation's own places, so a party may
+    /// grow into what it holds and a move frees its old day at once. With
+    /// `expectedVersion`, a reservation changed since (another version) is refused.
+    /// A change to the values it already has changes nothing (same version).
+    public mutating func modify(
+        _ id: Reservation.ID, _ change: ReservationChange, expectedVersion: Int? = nil, now: Date
+    ) throws(ReservationError) -> Reservation {
+        guard let index = reservations.firstIndex(where: { $0.id == id }) else {
+            throw .reservationNotFound(id.description)
+        }
+        let current = reservations[index]
+        if let expectedVersion, expectedVersion != current.version {
+            throw .versionMismatch(id, expected: expectedVersion, current: current.version)
+        }
+        guard current.status.isActive else { throw .cannotModifyCancelled(current) }
+        let landmark = try change.landmark.map { text throws(ReservationError) in try catalog.landmark(matching: text) }
+        if let date = change.date, date <= now { throw .dateInPast(date) }
+        let note = change.note.map { $0.isEmpty ? nil : $0 } ?? current.note
+        let target = current.changed(
+            landmark: landmark, date: change.date, partySize: change.partySize, note: .some(note), at: now)
+        guard
+            target.landmark.id != current.landmark.id || target.date != current.date
+                || target.partySize != current.partySize || target.note != current.note
+        else { return current }
+        // A note, or a smaller party on the same day, takes no place from anyone.
+        let takesMore =
+            target.landmark.id != current.landmark.id || target.date != current.date
+            || target.partySize > current.partySize
+        if takesMore, let capacity = target.landmark.capacity,
+            let day = Capacity.Day(of: target.date, in: Capacity.calendar(for: target.landmark))
+        {
+            // The other active reservations of the day: this one's own places are released.
+            let booked = reservations.reduce(0) { sum, other in
+                guard other.id != id, other.status.isActive, other.landmark.id == target.landmark.id,
+                    other.date >= day.start, other.date < day.end, Reservation.partySizes.contains(other.partySize)
+                else { return sum }
+                return sum + other.partySize
+            }
+            guard Capacity.fits(target.partySize, booked: booked, capacity: capacity) else {
+                throw .noCapacity(target.landmark, day: day.text, requested: target.partySize, booked: booked)
+            }
+        }
+        write(target, at: index)
+        return target
+    }
+
+    /// Puts a changed reservation in its record, editing only the fields the
+    /// tool owns, so unknown fields stay.
+    private mutating func write(_ reservation: Reservation, at index: Int) {
+        let position = positions[index]
+        let fields = ReservationApiModel(reservation).json
+        for key in ["landmarkId", "date", "partySize", "status", "note", "createdAt", "updatedAt", "version"] {
+            records[position][key] = fields[key]
+        }
+        reservations[index] = reservation
+        revision += 1
+    }
+}
+
+/// What a modify changes: each field given replaces the reservation's; an
+/// empty note removes it. Checked without a backend (party size, note length,
+/// at least one field); the landmark stays as the user gave it and the backend
+/// resolves it.
+public struct ReservationChange: Sendable, Hashable {
+    public let date: Date?
+    public let partySize: Int?
+    public let landmark: String?
+    public let note: String?
+
+    public init(date: Date? = nil, partySize: Int? = nil, landmark: String? = nil, note: String? = nil)
+        throws(ReservationError)
+    {
+        guard date != nil || partySize != nil || landmark != nil || note != nil else { throw .nothingToModify }
+        if let partySize, !Reservation.partySizes.contains(partySize) { throw .invalidPartySize(partySize) }
+        if let note, !Reservation.isValidNote(note) { throw .invalidNote(note.count) }
+        self.date = date
+        self.partySize = partySize
+        self.landmark = landmark
+        self.note = note
     }
 }

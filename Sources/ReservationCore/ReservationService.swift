@@ -82,6 +82,12 @@ public struct ReservationService: Sendable {
     /// Moves pending reservations to confirmed, all or none, in one change of the
     /// backend (a cancelled one refuses the whole change). Changes come back in the order of the ids.
     public var confirm: @Sendable ([Reservation.ID]) async throws -> [StatusChange]
+    /// Changes one active reservation's date, party size, landmark or note in one
+    /// atomic step, capacity counted with its own places released; with an
+    /// expected version, refuses (`versionMismatch`) when it changed since it was read.
+    public var modify:
+        @Sendable (_ id: Reservation.ID, _ change: ReservationChange, _ expectedVersion: Int?) async throws
+            -> Reservation
     /// Places taken and left per day at the landmark the user named (id, id
     /// prefix or name), counting every reservation the backend holds (on a
     /// server, every user's). The backend resolves the landmark against its own
@@ -99,6 +105,10 @@ public struct ReservationService: Sendable {
         reserve: @escaping @Sendable ([NewReservation]) async throws -> [Reservation],
         cancel: @escaping @Sendable ([Reservation.ID]) async throws -> [StatusChange],
         confirm: @escaping @Sendable ([Reservation.ID]) async throws -> [StatusChange],
+        modify:
+            @escaping @Sendable (Reservation.ID, ReservationChange, Int?) async throws -> Reservation = { _, _, _ in
+                throw ReservationError.unimplemented("ReservationService.modify")
+            },
         availability: (
             @Sendable (_ landmark: String, _ days: @Sendable (Landmark) throws -> [CalendarDay]) async throws
                 -> LandmarkAvailability
@@ -109,6 +119,7 @@ public struct ReservationService: Sendable {
         self.reserve = reserve
         self.cancel = cancel
         self.confirm = confirm
+        self.modify = modify
         self.availability =
             availability ?? { text, days in
                 let snapshot = try await fetch()
@@ -155,6 +166,7 @@ extension ReservationService {
         reserve: { _ in throw ReservationError.unimplemented("ReservationService.reserve") },
         cancel: { _ in throw ReservationError.unimplemented("ReservationService.cancel") },
         confirm: { _ in throw ReservationError.unimplemented("ReservationService.confirm") },
+        modify: { _, _, _ in throw ReservationError.unimplemented("ReservationService.modify") },
         availability: { _, _ in throw ReservationError.unimplemented("ReservationService.availability") }
     )
 
@@ -172,8 +184,11 @@ extension ReservationService {
             reserve: { requests in
                 try await state.update { try $0.reserve(requests, now: now()) }
             },
-            cancel: { ids in try await state.update { try $0.cancel(ids) } },
-            confirm: { ids in try await state.update { try $0.confirm(ids) } }
+            cancel: { ids in try await state.update { try $0.cancel(ids, now: now()) } },
+            confirm: { ids in try await state.update { try $0.confirm(ids, now: now()) } },
+            modify: { id, change, version in
+                try await state.update { try $0.modify(id, change, expectedVersion: version, now: now()) }
+            }
         )
     }
 }

@@ -11,8 +11,11 @@ extension ReservationService {
             landmarks: { try store.read().ledger.catalog },
             fetch: { try store.snapshot() },
             reserve: { requests in try await store.update { try $0.reserve(requests, now: now()) } },
-            cancel: { ids in try await store.update { try $0.cancel(ids) } },
-            confirm: { ids in try await store.update { try $0.confirm(ids) } }
+            cancel: { ids in try await store.update { try $0.cancel(ids, now: now()) } },
+            confirm: { ids in try await store.update { try $0.confirm(ids, now: now()) } },
+            modify: { id, change, version in
+                try await store.update { try $0.modify(id, change, expectedVersion: version, now: now()) }
+            }
         )
     }
 }

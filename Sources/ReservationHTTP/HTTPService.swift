@@ -177,6 +177,29 @@ extension ReservationService {
             },
             cancel: { ids in try await setStatus("cancel", ids) },
             confirm: { ids in try await setStatus("confirm", ids) },
+            modify: { id, change, version in
+                // PATCH with If-Match: a reservation changed since it was read is refused (412), never overwritten.
+                try online()
+                let catalog = try await catalog()
+                var fields: [String: JSONValue] = [:]
+                if let date = change.date { fields["date"] = .string(DateTime.format(date)) }
+                if let partySize = change.partySize { fields["partySize"] = .integer(Int64(partySize)) }
+                if let landmark = change.landmark {
+                    fields["landmarkId"] = .string(try catalog.landmark(matching: landmark).id.description)
+                }
+                if let note = change.note { fields["note"] = .string(note) }
+                let route = "reservations/\(id)"
+                let reply = try await client.send("PATCH", route, body: .object(fields), ifMatch: version)
+                guard reply.status == 200 else {
+                    if reply.status == 404, reply.code == .reservationNotFound {
+                        throw ReservationError.reservationNotFound(id.description)
+                    }
+                    throw client.refusal(reply, "PATCH /reservations/{id}")
+                }
+                let modified = try reservation(reply.json, catalog)
+                if let json = reply.json { configuration.cache?.writeThrough("reservations", [json]) }
+                return modified
+            },
             availability: { text, range in
                 // Only the server sees every user's reservations: a cached list would undercount.
                 if case .offline = configuration.cacheMode { throw HTTPBackendError.offlineAvailability }

@@ -10,7 +10,7 @@ struct ServerClient: Sendable {
 
     func send(
         _ method: String, _ path: String, query: [URLQueryItem] = [], body: JSONValue? = nil,
-        idempotencyKey: String? = nil
+        idempotencyKey: String? = nil, ifMatch: Int? = nil
     ) async throws -> ServerReply {
         var url = configuration.baseURL.appendingPathComponent(path)
         if !query.isEmpty { url.append(queryItems: query) }
@@ -20,6 +20,7 @@ struct ServerClient: Sendable {
             headers["Authorization"] = "Bearer \(token)"
         }
         if body != nil { headers["Content-Type"] = "application/json" }
+        if let ifMatch { headers["If-Match"] = "\"\(ifMatch)\"" }
         if let idempotencyKey {
             guard HeaderValue.isValid(idempotencyKey, longest: HeaderValue.longestKey) else {
                 throw HeaderValue.badKey

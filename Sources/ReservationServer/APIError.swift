@@ -55,8 +55,9 @@ public struct APIError: HTTPResponseError, Sendable {
             case .unknownLandmark: .notFound
             case .reservationNotFound: .notFound
             case .noCapacity: .conflict
-            case .cannotConfirmCancelled: .conflict
-            case .invalidDate, .dateInPast, .invalidPartySize, .invalidInitialStatus, .invalidRequestField,
+            case .cannotConfirmCancelled, .cannotModifyCancelled: .conflict
+            case .versionMismatch: .preconditionFailed
+            case .invalidDate, .invalidNote, .nothingToModify, .dateInPast, .invalidPartySize, .invalidInitialStatus, .invalidRequestField,
                 .invalidReservationID, .ambiguousLandmark, .ambiguousReservationID, .batchRejected, .invalidDays:
                 .badRequest
             case .unexpectedCount, .unimplemented: .internalServerError

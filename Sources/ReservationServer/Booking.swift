@@ -18,7 +18,10 @@ protocol BookingTransaction {
     func keep(_ response: StoredResponse, key: String, user: UserID, now: Double) async throws
     /// One of the user's reservations, locked until the transaction ends; nil when it has none with this id.
     func reservationForUpdate(_ id: Reservation.ID, user: UserID) async throws -> StoredReservation?
-    func setStatus(_ status: Reservation.Status, of id: Reservation.ID) async throws
+    /// Sets the status, and makes it the next version changed at `now`.
+    func setStatus(_ status: Reservation.Status, of id: Reservation.ID, now: Double) async throws
+    /// Writes a modified reservation's landmark, date, party size, note, change time and version.
+    func update(_ reservation: StoredReservation, startsAt: Double) async throws
 }
 
 /// A landmark's day, as capacity counts it: [start, end) in the landmark's zone.
@@ -60,6 +63,29 @@ public enum StatusOutcome: Sendable {
     case conflict([StoredReservation])
 }
 
+/// A checked modify: the fields to change (the landmark already found in the
+/// catalog), and the catalog for the capacity of the reservation's own landmark.
+public struct ModifyRequest: Sendable {
+    public var date: Date?
+    public var partySize: Int?
+    public var landmark: Landmark?
+    /// An empty note removes it.
+    public var note: String?
+    public var catalog: LandmarkCatalog
+}
+
+/// What a modify did.
+public enum ModifyOutcome: Sendable {
+    /// Changed (or already so: the same version), as it is now.
+    case modified(StoredReservation)
+    case notFound
+    /// The reservation is at another version than the client read.
+    case versionMismatch(current: Int)
+    case cancelled(StoredReservation)
+    /// The target day has `booked` people without this reservation; nothing changed.
+    case noCapacity(Landmark, day: Capacity.Day, requested: Int, booked: Int)
+}
+
 /// The server's booking rules, the same on every engine: an idempotent replay,
 /// then the capacity sums of the days concerned, then the fit of every request
 /// (counting the batch's earlier ones), then the inserts and the response kept
@@ -91,11 +117,17 @@ enum Booking {
             }
         }
         guard refused.isEmpty else { return .noCapacity(refused) }
-        let now = Date().timeIntervalSince1970
+        let now = Date().timeIntervalSince1970.rounded(.down)
+        var created: [StoredReservation] = []
+        created.reserveCapacity(records.count)
         for record in records {
-            try await transaction.insert(record.reservation, user: user, startsAt: record.startsAt, now: now)
+            var reservation = record.reservation
+            reservation.createdAt = now
+            reservation.updatedAt = now
+            reservation.version = 1
+            try await transaction.insert(reservation, user: user, startsAt: record.startsAt, now: now)
+            created.append(reservation)
         }
-        let created = records.map(\.reservation)
         if let key {
             let kept = StoredResponse(status: 201, body: response(created), requestHash: key.requestHash)
             try await transaction.keep(kept, key: key.key, user: user, now: now)
@@ -118,6 +150,7 @@ enum Booking {
             }
         }
         guard missing.isEmpty else { return .notFound(ids.filter(missing.contains)) }
+        let now = Date().timeIntervalSince1970.rounded(.down)
         var changes: [(StoredReservation, previous: Reservation.Status)] = []
         var conflicts: [StoredReservation] = []
         for id in ids {
@@ -130,15 +163,65 @@ enum Booking {
             case .to(let next):
                 var changed = reservation
                 changed.status = next
+                changed.updatedAt = now
+                changed.version += 1
                 current[id] = changed
                 changes.append((changed, previous: reservation.status))
             }
         }
         guard conflicts.isEmpty else { return .conflict(conflicts) }
         for (reservation, previous) in changes where reservation.status != previous {
-            try await transaction.setStatus(reservation.status, of: reservation.id)
+            try await transaction.setStatus(reservation.status, of: reservation.id, now: now)
         }
         return .changed(changes)
+    }
+
+    /// Modifies the user's reservation `id`: locked first (its row), then the
+    /// version checked, then the target day locked and counted without this
+    /// reservation's own places (it holds one day, so there is one lock order:
+    /// row, then day, and no two changes wait on each other crosswise).
+    static func modify(
+        _ id: Reservation.ID, _ request: ModifyRequest, expectedVersion: Int?, user: UserID,
+        in transaction: some BookingTransaction
+    ) async throws -> ModifyOutcome {
+        guard let current = try await transaction.reservationForUpdate(id, user: user) else { return .notFound }
+        if let expectedVersion, expectedVersion != current.version { return .versionMismatch(current: current.version) }
+        guard current.status.isActive else { return .cancelled(current) }
+        var target = current
+        if let landmark = request.landmark { target.landmarkID = landmark.id }
+        if let date = request.date { target.date = DateTime.format(date) }
+        if let partySize = request.partySize { target.partySize = partySize }
+        if let note = request.note { target.note = note.isEmpty ? nil : note }
+        guard target != current else { return .modified(current) }
+        guard let startsAt = try? DateTime.parse(target.date).timeIntervalSince1970 else {
+            throw StoreError.corruptRow("reservation \(id) has the date '\(target.date)'")
+        }
+        // A note, or a smaller party on the same day, takes no place from anyone.
+        let takesMore =
+            target.landmarkID != current.landmarkID || target.date != current.date
+            || target.partySize > current.partySize
+        if takesMore, let landmark = request.landmark ?? request.catalog[target.landmarkID],
+            let capacity = landmark.capacity,
+            let day = Capacity.Day(of: Date(timeIntervalSince1970: startsAt), in: Capacity.calendar(for: landmark))
+        {
+            let bookingDay = BookingDay(landmark: landmark.id, day: day)
+            try await transaction.lock(bookingDay)
+            var booked = try await transaction.booked(bookingDay)
+            // Its own places, when they are on this day, are released by this change.
+            if current.landmarkID == landmark.id, Reservation.partySizes.contains(current.partySize),
+                let old = try? DateTime.parse(current.date).timeIntervalSince1970,
+                old >= bookingDay.start, old < bookingDay.end
+            {
+                booked -= current.partySize
+            }
+            guard Capacity.fits(target.partySize, booked: booked, capacity: capacity) else {
+                return .noCapacity(landmark, day: day, requested: target.partySize, booked: booked)
+            }
+        }
+        target.updatedAt = Date().timeIntervalSince1970.rounded(.down)
+        target.version = current.version + 1
+        try await transaction.update(target, startsAt: startsAt)
+        return .modified(target)
     }
 }
 

@@ -8,7 +8,7 @@ import ReservationCore
 /// idempotency key, a landmark's day) take a transaction-scoped advisory lock
 /// first, so two servers never book the same key twice or past capacity.
 public enum PostgresStore {
-    static let schemaVersion = 2
+    static let schemaVersion = 3
 
     /// Connects with a `postgres://user:password@host:port/database?sslmode=…` URL.
     /// `run` is the client's connection pool; the caller keeps it running
@@ -22,13 +22,13 @@ public enum PostgresStore {
         var store = ServerStore(
             list: { user in
                 try await client.query(
-                    "SELECT id, landmark_id, date, party_size, status FROM reservations WHERE user_id = \(user.rawValue) ORDER BY starts_at, id",
+                    "SELECT \(unescaped: columns) FROM reservations WHERE user_id = \(user.rawValue) ORDER BY starts_at, id",
                     logger: logger
                 ).collect().map(reservation)
             },
             get: { user, id in
                 try await client.query(
-                    "SELECT id, landmark_id, date, party_size, status FROM reservations WHERE id = \(id.description) AND user_id = \(user.rawValue)",
+                    "SELECT \(unescaped: columns) FROM reservations WHERE id = \(id.description) AND user_id = \(user.rawValue)",
                     logger: logger
                 ).collect().first.map(reservation)
             },
@@ -61,6 +61,13 @@ public enum PostgresStore {
                 try await client.withTransaction(logger: logger) { db in
                     try await Booking.setStatus(
                         status, of: ids, user: user, in: PostgresTransaction(db: db, logger: logger))
+                }
+            },
+            modify: { user, id, request, version in
+                try await client.withTransaction(logger: logger) { db in
+                    try await Booking.modify(
+                        id, request, expectedVersion: version, user: user,
+                        in: PostgresTransaction(db: db, logger: logger))
                 }
             },
             purgeKeys: { cutoff in
@@ -97,13 +104,17 @@ public enum PostgresStore {
         }
     }
 
+    static let columns = "id, landmark_id, date, party_size, status, note, created_at, updated_at, version"
+
     static func reservation(_ row: PostgresRow) throws -> StoredReservation {
-        let (idText, landmarkText, date, partySize, statusText) = try row.decode(
-            (String, String, String, Int, String).self)
+        let (idText, landmarkText, date, partySize, statusText, note, createdAt, updatedAt, version) = try row.decode(
+            (String, String, String, Int, String, String?, Double, Double?, Int).self)
         guard let id = Reservation.ID(idText), let landmarkID = Landmark.ID(landmarkText),
             let status = Reservation.Status(rawValue: statusText)
         else { throw StoreError.corruptRow("reservation \(idText)") }
-        return StoredReservation(id: id, landmarkID: landmarkID, date: date, partySize: partySize, status: status)
+        return StoredReservation(
+            id: id, landmarkID: landmarkID, date: date, partySize: partySize, status: status, note: note,
+            createdAt: createdAt.rounded(.down), updatedAt: (updatedAt ?? createdAt).rounded(.down), version: version)
     }
 
     static func storedResponse(_ db: PostgresConnection, user: UserID, key: String, logger: Logger)

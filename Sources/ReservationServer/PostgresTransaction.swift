@@ -37,9 +37,11 @@ struct PostgresTransaction: BookingTransaction {
     func insert(_ reservation: StoredReservation, user: UserID, startsAt: Double, now: Double) async throws {
         try await db.query(
             """
-            INSERT INTO reservations (id, user_id, landmark_id, date, starts_at, party_size, status, created_at)
+            INSERT INTO reservations
+                (id, user_id, landmark_id, date, starts_at, party_size, status, created_at, updated_at, version, note)
             VALUES (\(reservation.id.description), \(user.rawValue), \(reservation.landmarkID.description),
-                    \(reservation.date), \(startsAt), \(reservation.partySize), \(reservation.status.rawValue), \(now))
+                    \(reservation.date), \(startsAt), \(reservation.partySize), \(reservation.status.rawValue),
+                    \(reservation.createdAt), \(reservation.updatedAt), \(reservation.version), \(reservation.note))
             """, logger: logger)
     }
 
@@ -54,14 +56,27 @@ struct PostgresTransaction: BookingTransaction {
 
     func reservationForUpdate(_ id: Reservation.ID, user: UserID) async throws -> StoredReservation? {
         try await db.query(
-            "SELECT id, landmark_id, date, party_size, status FROM reservations WHERE id = \(id.description) AND user_id = \(user.rawValue) FOR UPDATE",
+            "SELECT \(unescaped: PostgresStore.columns) FROM reservations WHERE id = \(id.description) AND user_id = \(user.rawValue) FOR UPDATE",
             logger: logger
         ).collect().first.map(PostgresStore.reservation)
     }
 
-    func setStatus(_ status: Reservation.Status, of id: Reservation.ID) async throws {
+    func setStatus(_ status: Reservation.Status, of id: Reservation.ID, now: Double) async throws {
         try await db.query(
-            "UPDATE reservations SET status = \(status.rawValue) WHERE id = \(id.description)", logger: logger)
+            """
+            UPDATE reservations SET status = \(status.rawValue), updated_at = \(now), version = version + 1
+            WHERE id = \(id.description)
+            """, logger: logger)
+    }
+
+    func update(_ reservation: StoredReservation, startsAt: Double) async throws {
+        try await db.query(
+            """
+            UPDATE reservations SET landmark_id = \(reservation.landmarkID.description), date = \(reservation.date),
+                starts_at = \(startsAt), party_size = \(reservation.partySize), note = \(reservation.note),
+                updated_at = \(reservation.updatedAt), version = \(reservation.version)
+            WHERE id = \(reservation.id.description)
+            """, logger: logger)
     }
 
     private func advisoryLock(_ name: String) async throws {

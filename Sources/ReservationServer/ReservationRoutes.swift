@@ -62,6 +62,7 @@ struct ReservationRoutes: Sendable {
         routes.post("/reservations/cancel", use: cancelBatch)
         routes.post("/reservations/confirm", use: confirmBatch)
         routes.delete("/reservations/:id", use: cancel)
+        routes.patch("/reservations/:id", use: modify)
         routes.post("/reservations/:id/confirm", use: confirm)
     }
 
@@ -119,7 +120,113 @@ struct ReservationRoutes: Sendable {
         let user = try context.requireUser()
         let id = try reservationID(context)
         guard let reservation = try await store.get(user, id) else { throw APIError.notFound(id) }
-        return .json(status: .ok, body: Wire.body(reservation))
+        return .json(status: .ok, body: Wire.body(reservation), headers: Self.etag(reservation))
+    }
+
+    /// The version as an entity tag, for `If-Match` on a later `PATCH`.
+    private static func etag(_ reservation: StoredReservation) -> HTTPFields {
+        var headers = HTTPFields()
+        headers[.eTag] = "\"\(reservation.version)\""
+        return headers
+    }
+
+    /// `PATCH /reservations/{id}` `{date?, partySize?, landmarkId?, note?}` with
+    /// `If-Match: "<version>"`: one change in one transaction, by `Booking.modify`.
+    /// Without `If-Match` the change is unconditional.
+    @Sendable func modify(_ request: Request, context: ServerContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try reservationID(context)
+        let expected = try expectedVersion(request.headers)
+        var request = request
+        let body = Data(try await request.collectBody(upTo: Self.bodyLimit).readableBytesView)
+        let json: JSONValue
+        do { json = try JSONValue.parse(body) } catch {
+            throw APIError(.badRequest, .invalidJSON, "the request body is not valid JSON: \(error.detail)")
+        }
+        let change = try modifyRequest(json)
+        switch try await store.modify(user, id, change, expected) {
+        case .modified(let reservation):
+            lists?.invalidate(user)
+            return .json(status: .ok, body: Wire.body(reservation), headers: Self.etag(reservation))
+        case .notFound:
+            throw APIError.notFound(id)
+        case .versionMismatch(let current):
+            throw APIError(ReservationError.versionMismatch(id, expected: expected ?? 0, current: current))
+        case .cancelled:
+            throw APIError(
+                .conflict, .cannotModifyCancelled,
+                "reservation \(id.short) is cancelled and cannot be modified; make a new reservation")
+        case .noCapacity(let landmark, let day, let requested, let booked):
+            ServerMetrics.bookingsRefused.increment()
+            throw APIError(ReservationError.noCapacity(landmark, day: day.text, requested: requested, booked: booked))
+        }
+    }
+
+    /// `If-Match: "<version>"` (a weak `W/` tag is taken alike); nil when absent or `*`.
+    private func expectedVersion(_ headers: HTTPFields) throws(APIError) -> Int? {
+        guard var text = headers[.ifMatch]?.trimmingCharacters(in: .whitespaces) else { return nil }
+        if text == "*" { return nil }
+        if text.hasPrefix("W/") { text.removeFirst(2) }
+        guard text.count >= 3, text.hasPrefix("\""), text.hasSuffix("\""),
+            let version = Int(text.dropFirst().dropLast()), version >= 1
+        else {
+            throw APIError(
+                .badRequest, .invalidRequest,
+                "If-Match must be the reservation's version in quotes (\"3\"), not '\(text.prefix(64))'")
+        }
+        return version
+    }
+
+    /// Checks a modify body with the core's rules (`ReservationChange`: at least
+    /// one field, party size, note length; the one date parser, a future date).
+    private func modifyRequest(_ json: JSONValue) throws(APIError) -> ModifyRequest {
+        guard case .object = json else {
+            throw APIError(.badRequest, .invalidRequest, "the body must be a JSON object {date?, partySize?, landmarkId?, note?}")
+        }
+        func text(_ field: String) throws(APIError) -> String? {
+            switch json[field] {
+            case nil, .null?: return nil
+            case .string(let value)?: return value
+            case let other?:
+                throw APIError(.badRequest, .invalidRequest, "\(field) must be a string, not \(other.typeName)")
+            }
+        }
+        var partySize: Int?
+        switch json["partySize"] {
+        case nil, .null?: partySize = nil
+        case .integer(let value)?:
+            guard let exact = Int(exactly: value) else { throw APIError(ReservationError.invalidPartySize(Int.max)) }
+            partySize = exact
+        case let other?:
+            throw APIError(.badRequest, .invalidRequest, "partySize must be a whole number, not \(other.typeName)")
+        }
+        let landmarkText = try text("landmarkId")
+        let (dateText, note) = (try text("date"), try text("note"))
+        let change: ReservationChange
+        do throws(ReservationError) {
+            var date: Date?
+            if let dateText {
+                date = try DateTime.parseInput(dateText)
+                if let date, date <= now() { throw .dateInPast(date) }
+            }
+            change = try ReservationChange(date: date, partySize: partySize, landmark: landmarkText, note: note)
+        } catch {
+            throw APIError(error)
+        }
+        var landmark: Landmark?
+        if let landmarkText {
+            guard let landmarkID = Landmark.ID(landmarkText) else {
+                throw APIError(.badRequest, .unknownLandmark, "landmarkId '\(landmarkText.prefix(64))' is not a UUID")
+            }
+            guard let found = catalog[landmarkID] else {
+                throw APIError(
+                    .notFound, .unknownLandmark,
+                    "landmarkId \(landmarkID) is not a known landmark (GET /landmarks lists them)")
+            }
+            landmark = found
+        }
+        return ModifyRequest(
+            date: change.date, partySize: change.partySize, landmark: landmark, note: change.note, catalog: catalog)
     }
 
     @Sendable func cancel(_ request: Request, context: ServerContext) async throws -> Response {

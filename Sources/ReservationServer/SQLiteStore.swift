@@ -14,7 +14,7 @@ import Synchronization
 /// (group commit: many bookings per fsync, each in its own savepoint); reads
 /// use their own connections and never wait for a write.
 public enum SQLiteStore {
-    static let schemaVersion = 2
+    static let schemaVersion = 3
     static let readerCount = 2
 
     /// Opens (creating) the database at `path`. With `serving`, takes the
@@ -88,6 +88,12 @@ public enum SQLiteStore {
                     try await Booking.setStatus(status, of: ids, user: user, in: SQLiteTransaction(db: db))
                 }
             },
+            modify: { user, id, request, version in
+                try await writer.perform { db in
+                    try await Booking.modify(
+                        id, request, expectedVersion: version, user: user, in: SQLiteTransaction(db: db))
+                }
+            },
             purgeKeys: { cutoff in
                 try await writer.perform { db in
                     try await db.query(
@@ -107,15 +113,19 @@ public enum SQLiteStore {
         return store
     }
 
-    static let columns = "id, landmark_id, date, party_size, status"
+    static let columns = "id, landmark_id, date, party_size, status, note, created_at, updated_at, version"
 
     static func reservation(_ row: SQLiteRow) throws -> StoredReservation {
         guard let idText = row.column("id")?.string, let id = Reservation.ID(idText),
             let landmarkText = row.column("landmark_id")?.string, let landmarkID = Landmark.ID(landmarkText),
             let date = row.column("date")?.string, let partySize = row.column("party_size")?.integer,
-            let status = row.column("status")?.string.flatMap(Reservation.Status.init(rawValue:))
+            let status = row.column("status")?.string.flatMap(Reservation.Status.init(rawValue:)),
+            let createdAt = row.column("created_at")?.double, let version = row.column("version")?.integer
         else { throw StoreError.corruptRow("\(row)") }
-        return StoredReservation(id: id, landmarkID: landmarkID, date: date, partySize: partySize, status: status)
+        return StoredReservation(
+            id: id, landmarkID: landmarkID, date: date, partySize: partySize, status: status,
+            note: row.column("note")?.string, createdAt: createdAt.rounded(.down),
+            updatedAt: (row.column("updated_at")?.double ?? createdAt).rounded(.down), version: version)
     }
 
     static func storedResponse(_ db: SQLiteConnection, user: UserID, key: String) async throws

@@ -32,13 +32,15 @@ struct SQLiteTransaction: BookingTransaction {
     func insert(_ reservation: StoredReservation, user: UserID, startsAt: Double, now: Double) async throws {
         _ = try await db.query(
             """
-            INSERT INTO reservations (id, user_id, landmark_id, date, starts_at, party_size, status, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO reservations
+                (id, user_id, landmark_id, date, starts_at, party_size, status, created_at, updated_at, version, note)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(reservation.id.description), .integer(Int(user.rawValue)),
                 .text(reservation.landmarkID.description), .text(reservation.date), .float(startsAt),
-                .integer(reservation.partySize), .text(reservation.status.rawValue), .float(now),
+                .integer(reservation.partySize), .text(reservation.status.rawValue), .float(reservation.createdAt),
+                .float(reservation.updatedAt), .integer(reservation.version), reservation.note.map { .text($0) } ?? .null,
             ])
     }
 
@@ -61,8 +63,23 @@ struct SQLiteTransaction: BookingTransaction {
         ).first.map(SQLiteStore.reservation)
     }
 
-    func setStatus(_ status: Reservation.Status, of id: Reservation.ID) async throws {
+    func setStatus(_ status: Reservation.Status, of id: Reservation.ID, now: Double) async throws {
         _ = try await db.query(
-            "UPDATE reservations SET status = ? WHERE id = ?", [.text(status.rawValue), .text(id.description)])
+            "UPDATE reservations SET status = ?, updated_at = ?, version = version + 1 WHERE id = ?",
+            [.text(status.rawValue), .float(now), .text(id.description)])
+    }
+
+    func update(_ reservation: StoredReservation, startsAt: Double) async throws {
+        _ = try await db.query(
+            """
+            UPDATE reservations SET landmark_id = ?, date = ?, starts_at = ?, party_size = ?, note = ?,
+                updated_at = ?, version = ?
+            WHERE id = ?
+            """,
+            [
+                .text(reservation.landmarkID.description), .text(reservation.date), .float(startsAt),
+                .integer(reservation.partySize), reservation.note.map { .text($0) } ?? .null,
+                .float(reservation.updatedAt), .integer(reservation.version), .text(reservation.id.description),
+            ])
     }
 }

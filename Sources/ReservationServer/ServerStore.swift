@@ -17,13 +17,26 @@ public struct StoredReservation: Sendable, Hashable {
     public var date: String
     public var partySize: Int
     public var status: Reservation.Status
+    public var note: String?
+    /// Seconds since 1970, whole: when it was made and last changed.
+    public var createdAt: Double
+    public var updatedAt: Double
+    /// 1 when created (and for rows older than versions); one more with every change.
+    public var version: Int
 
-    public init(id: Reservation.ID, landmarkID: Landmark.ID, date: String, partySize: Int, status: Reservation.Status) {
+    public init(
+        id: Reservation.ID, landmarkID: Landmark.ID, date: String, partySize: Int, status: Reservation.Status,
+        note: String? = nil, createdAt: Double = 0, updatedAt: Double = 0, version: Int = 1
+    ) {
         self.id = id
         self.landmarkID = landmarkID
         self.date = date
         self.partySize = partySize
         self.status = status
+        self.note = note
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.version = version
     }
 }
 
@@ -79,6 +92,10 @@ public struct ServerStore: Sendable {
     /// Sets the status (cancelled or confirmed) of the user's reservations, all
     /// or none, in one transaction, by `Booking.setStatus`'s rules.
     public var setStatus: @Sendable (UserID, [Reservation.ID], Reservation.Status) async throws -> StatusOutcome
+    /// Changes one of the user's reservations in one transaction, by `Booking.modify`'s
+    /// rules; with an expected version, only if it still has that version.
+    public var modify: @Sendable (UserID, Reservation.ID, ModifyRequest, _ expectedVersion: Int?) async throws
+        -> ModifyOutcome
     /// Deletes idempotency keys older than the date; returns how many.
     public var purgeKeys: @Sendable (_ olderThan: Date) async throws -> Int
     public var close: @Sendable () async throws -> Void

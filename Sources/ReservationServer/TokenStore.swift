@@ -55,7 +55,17 @@ public struct TokenStore: Sendable {
 /// `(version, statements)` brings the version before it to `version`.
 enum SchemaUpgrades {
     static let sqlite: [(version: Int, statements: [String])] = [
-        (2, ["ALTER TABLE tokens ADD COLUMN last_used_at REAL", "ALTER TABLE tokens ADD COLUMN expires_at REAL"])
+        (2, ["ALTER TABLE tokens ADD COLUMN last_used_at REAL", "ALTER TABLE tokens ADD COLUMN expires_at REAL"]),
+        // Rows older than version 3 are at version 1, last changed when created.
+        (
+            3,
+            [
+                "ALTER TABLE reservations ADD COLUMN note TEXT",
+                "ALTER TABLE reservations ADD COLUMN updated_at REAL",
+                "ALTER TABLE reservations ADD COLUMN version INTEGER NOT NULL DEFAULT 1",
+                "UPDATE reservations SET updated_at = created_at WHERE updated_at IS NULL",
+            ]
+        ),
     ]
     static let postgres: [(version: Int, statements: [String])] = [
         (
@@ -64,7 +74,16 @@ enum SchemaUpgrades {
                 "ALTER TABLE tokens ADD COLUMN IF NOT EXISTS last_used_at DOUBLE PRECISION",
                 "ALTER TABLE tokens ADD COLUMN IF NOT EXISTS expires_at DOUBLE PRECISION",
             ]
-        )
+        ),
+        (
+            3,
+            [
+                "ALTER TABLE reservations ADD COLUMN IF NOT EXISTS note TEXT",
+                "ALTER TABLE reservations ADD COLUMN IF NOT EXISTS updated_at DOUBLE PRECISION",
+                "ALTER TABLE reservations ADD COLUMN IF NOT EXISTS version BIGINT NOT NULL DEFAULT 1",
+                "UPDATE reservations SET updated_at = created_at WHERE updated_at IS NULL",
+            ]
+        ),
     ]
 
     /// The statements that bring a database at `version` (0 for a new one, whose

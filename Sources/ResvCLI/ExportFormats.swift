@@ -47,13 +47,17 @@ struct CSVWriter {
 /// The columns of each list-shaped output in CSV, named after its JSON fields.
 enum CSVShape {
     /// A reservation flattened: its landmark's name, id and location beside it.
-    static let reservationColumns = ["id", "date", "landmark", "landmarkId", "partySize", "status", "location"]
+    static let reservationColumns = [
+        "id", "date", "landmark", "landmarkId", "partySize", "status", "location", "note", "createdAt", "updatedAt",
+        "version",
+    ]
 
     static func fields(_ reservation: Reservation) -> [String?] {
         [
             reservation.id.description, DateTime.format(reservation.date), reservation.landmark.name,
             reservation.landmark.id.description, String(reservation.partySize), reservation.status.rawValue,
-            reservation.landmark.location,
+            reservation.landmark.location, reservation.note, reservation.createdAt.map(DateTime.format),
+            reservation.updatedAt.map(DateTime.format), String(reservation.version),
         ]
     }
 

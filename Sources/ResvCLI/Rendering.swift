@@ -19,16 +19,31 @@ struct ReservationJSONWriter {
     mutating func write(_ reservation: Reservation, to writer: inout JSONWriter, depth: Int) {
         let landmark = landmarkText(reservation.landmark, pretty: writer.pretty, depth: depth + 1)
         writer.beginObject()
-        writer.key("date", first: true, depth: depth)
+        // Sorted keys; createdAt and updatedAt are absent for records older than them.
+        if let createdAt = reservation.createdAt {
+            writer.key("createdAt", first: true, depth: depth)
+            writer.write(string: DateTime.format(createdAt))
+        }
+        writer.key("date", first: reservation.createdAt == nil, depth: depth)
         writer.write(string: DateTime.format(reservation.date))
         writer.key("id", depth: depth)
         writer.write(string: reservation.id.description)
         writer.key("landmark", depth: depth)
         writer.append(json: landmark)
+        if let note = reservation.note {
+            writer.key("note", depth: depth)
+            writer.write(string: note)
+        }
         writer.key("partySize", depth: depth)
         writer.write(reservation.partySize)
         writer.key("status", depth: depth)
         writer.write(string: reservation.status.rawValue)
+        if let updatedAt = reservation.updatedAt {
+            writer.key("updatedAt", depth: depth)
+            writer.write(string: DateTime.format(updatedAt))
+        }
+        writer.key("version", depth: depth)
+        writer.write(reservation.version)
         writer.endObject(depth: depth)
     }
 
@@ -204,7 +219,10 @@ struct Renderer {
             ("Date", localDate(reservation.date)),
             ("Party", String(reservation.partySize)),
             ("Status", paint(reservation.status.rawValue, style(for: reservation.status))),
-        ]
+        ] + (reservation.note.map { [("Note", $0.terminalSafe)] } ?? [])
+            + (reservation.createdAt.map { [("Created", localDate($0))] } ?? [])
+            + (reservation.updatedAt.map { [("Updated", localDate($0))] } ?? [])
+            + [("Version", String(reservation.version))]
         return lines.map { $0.0.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.1 + "\n" }.joined()
     }
 

@@ -28,7 +28,8 @@ public struct Resv: ParsableCommand {
             """,
         version: version,
         subcommands: [
-            ListCommand.self, ReserveCommand.self, CancelCommand.self, ConfirmCommand.self, ShowCommand.self,
+            ListCommand.self, ReserveCommand.self, CancelCommand.self, ConfirmCommand.self, ModifyCommand.self,
+            ShowCommand.self,
             AvailabilityCommand.self, FetchCommand.self, LandmarksCommand.self, ConfigCommand.self, ReplCommand.self,
             WhoamiCommand.self,
         ],

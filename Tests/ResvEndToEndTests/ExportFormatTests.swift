@@ -72,19 +72,26 @@ struct ExportFormatTests {
         let csv = try sandbox.resv("list", "--all", "--format", "csv")
         #expect(csv.status == 0, "\(csv.stderr)")
         #expect(csv.stderr.isEmpty)
-        #expect(csv.stdout.hasPrefix("id,date,landmark,landmarkId,partySize,status,location\r\n"))
+        #expect(
+            csv.stdout.hasPrefix(
+                "id,date,landmark,landmarkId,partySize,status,location,note,createdAt,updatedAt,version\r\n"))
         // Every record ends in CRLF; the only bare LFs are inside quoted fields.
         #expect(csv.stdout.hasSuffix("\r\n"))
         let rows = try Self.pythonCSV(csv.stdout, in: sandbox)
         let json = try Self.jsonArray(try sandbox.resv("list", "--all", "--json"))
-        #expect(rows.first == ["id", "date", "landmark", "landmarkId", "partySize", "status", "location"])
+        #expect(
+            rows.first == [
+                "id", "date", "landmark", "landmarkId", "partySize", "status", "location", "note", "createdAt",
+                "updatedAt", "version",
+            ])
         #expect(rows.count == json.count + 1)
         for (row, object) in zip(rows.dropFirst(), json) {
             let landmark = object["landmark"] as? [String: Any]
             let expected = [
                 Self.text(object["id"]), Self.text(object["date"]), Self.text(landmark?["name"]),
                 Self.text(landmark?["id"]), Self.text(object["partySize"]), Self.text(object["status"]),
-                Self.text(landmark?["location"]),
+                Self.text(landmark?["location"]), Self.text(object["note"]), Self.text(object["createdAt"]),
+                Self.text(object["updatedAt"]), Self.text(object["version"]),
             ]
             #expect(row == expected)
         }
@@ -135,7 +142,8 @@ struct ExportFormatTests {
         // An empty list is its header alone.
         let empty = try sandbox.resv("list", "--status", "pending", "--format", "csv")
         #expect(empty.status == 0)
-        #expect(empty.stdout == "id,date,landmark,landmarkId,partySize,status,location\r\n")
+        #expect(
+            empty.stdout == "id,date,landmark,landmarkId,partySize,status,location,note,createdAt,updatedAt,version\r\n")
     }
 
     @Test func formatsACommandCannotPrintAreRefusedInOneLine() throws {

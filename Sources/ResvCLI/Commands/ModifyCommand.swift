@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import ReservationCore
+
+struct ModifyCommand: ResvCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "modify",
+        abstract: "Change a reservation's date, party size, landmark or note in one step.",
+        discussion: """
+            ID is a reservation id or a unique prefix of at least 4 hex digits. The change \
+            is one atomic step of the backend: the reservation's own places are released in \
+            that step, so a party of 100 on a 120-place day can grow to 110, and a move to \
+            another day frees the old day at once. A change that does not fit changes \
+            nothing and exits 1 with the numbers. Cancelled reservations cannot be modified. \
+            --note "" removes the note.
+
+            The reservation must still be as it was read: when it changed in between (another \
+            resv, another client of the server), nothing changes and resv says so (exit 1).
+            """)
+
+    @Argument(
+        help: "A reservation id or unique prefix (at least 4 hex digits).",
+        completion: ShellCompletion.reservationIDs(.pending, .confirmed))
+    var id: String
+
+    @Option(
+        name: .shortAndLong, parsing: .unconditional,
+        help: ArgumentHelp("The new date: an ISO 8601 date-time with a zone, in the future.", valueName: "date"))
+    var date: String?
+
+    @Option(
+        name: [.long, .customShort("n")], parsing: .unconditional,
+        help: ArgumentHelp("The new number of people (1 to 10,000).", valueName: "n"))
+    var partySize: Int?
+
+    @Option(
+        name: .shortAndLong, help: "The new landmark: id, id prefix or name.",
+        completion: ShellCompletion.landmarkNames)
+    var landmark: String?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "A note kept with the reservation (at most \(Reservation.noteLimit) characters; \"\" removes it).",
+            valueName: "text"))
+    var note: String?
+
+    @OptionGroup var options: CommonOptions
+
+    func validate() throws {
+        guard date != nil || partySize != nil || landmark != nil || note != nil else {
+            throw ValidationError("nothing to change: give --date, --party-size, --landmark or --note")
+        }
+    }
+
+    func run(in context: CommandContext) async throws {
+        let change = try ReservationChange(
+            date: try date.map { text throws(ReservationError) in
+                let date = try DateTime.parseInput(text)
+                guard date > context.now() else { throw .dateInPast(date) }
+                return date
+            },
+            partySize: partySize, landmark: landmark, note: note)
+        let service = try context.service(options.backend)
+        let snapshot = try await context.fetch(from: service, options)
+        let target = try context.reservation(matching: id, in: snapshot)
+        if !target.status.isActive { throw ReservationError.cannotModifyCancelled(target) }
+        // The version read: a change made since is refused, never overwritten.
+        let modified = try await service.modify(target.id, change, target.version)
+        let renderer = Renderer(options.output, context: context)
+        context.output.write(renderer.reservation(modified))
+        if renderer.format == .table, modified.version == target.version {
+            context.say("Reservation \(modified.id.short) already had these values: nothing changed.")
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import CapacityModel
+import Foundation
+import Testing
+
+@testable import ReservationCore
+@testable import ReservationFile
+
+/// The modify table (Tests/CapacityModel/ModifyCases.swift) on the memory and
+/// file backends, and what the file keeps of a change.
+@Suite("Modify on memory and file")
+struct ModifyTests {
+    enum Kind: String, CaseIterable, CustomTestStringConvertible {
+        case memory, file
+        var testDescription: String { rawValue }
+    }
+
+    static func service(_ kind: Kind, hall: Landmark) throws -> (ReservationService, URL?) {
+        switch kind {
+        case .memory:
+            return (.inMemory(catalog: LandmarkCatalog([hall])), nil)
+        case .file:
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("resv-modify-\(UUID().uuidString.prefix(8))", isDirectory: true)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let url = directory.appendingPathComponent("store.json")
+            let document = JSONValue.object([
+                "version": .integer(1), "reservations": .array([]), "landmarks": .array([LandmarkApiModel(hall).json]),
+            ])
+            try Data(document.encoded()).write(to: url)
+            return (.jsonFile(JSONFileStore(url: url)), url)
+        }
+    }
+
+    @Test(arguments: Kind.allCases, ModifyCase.all.indices)
+    func modifyRules(kind: Kind, index: Int) async throws {
+        let hall = ModifyCase.hall()
+        let (service, _) = try Self.service(kind, hall: hall)
+        let problems = try await ModifyCase.all[index].run(on: ModifyCase.backend(service), at: hall)
+        #expect(problems.isEmpty, "\(problems)")
+    }
+
+    @Test(arguments: Kind.allCases)
+    func aChangeIsTheNextVersionWithItsTimes(kind: Kind) async throws {
+        let hall = ModifyCase.hall()
+        let (service, url) = try Self.service(kind, hall: hall)
+        let created = try await service.reserve(
+            NewReservation(landmarkID: hall.id, date: ModifyCase.date(0), partySize: 4, now: Date()))
+        #expect(created.version == 1)
+        let createdAt = try #require(created.createdAt)
+        #expect(createdAt.timeIntervalSince1970 == createdAt.timeIntervalSince1970.rounded(.down))
+        #expect(created.updatedAt == createdAt)
+        let modified = try await service.modify(created.id, ReservationChange(note: "bring water"), 1)
+        #expect(modified.version == 2)
+        #expect(modified.note == "bring water")
+        #expect(modified.createdAt == createdAt)
+        let cancelled = try await service.cancel(created.id)
+        #expect(cancelled.reservation.version == 3)
+        #expect(cancelled.reservation.note == "bring water")
+        let read = try #require(try await service.fetch().reservations.first)
+        #expect(read == cancelled.reservation)
+        // An empty note removes it; a cancelled reservation refuses even that.
+        await #expect(throws: ReservationError.self) {
+            try await service.modify(created.id, ReservationChange(note: ""), nil)
+        }
+        if let url {
+            let text = try String(contentsOf: url, encoding: .utf8)
+            #expect(text.contains("\"version\""))
+            #expect(text.contains("\"createdAt\""))
+            #expect(text.contains("bring water"))
+        }
+    }
+
+    @Test func anOldRecordMapsAtVersionOneAndKeepsUnknownFieldsThroughAModify() async throws {
+        let hall = ModifyCase.hall()
+        let (_, url) = try Self.service(.file, hall: hall)
+        let url_ = try #require(url)
+        let id = UUID().uuidString.lowercased()
+        let old = JSONValue.object([
+            "id": .string(id), "landmarkId": .string(hall.id.description),
+            "date": .string(DateTime.format(ModifyCase.date(0))), "partySize": .integer(3),
+            "status": .string("confirmed"), "colour": .string("teal"),
+        ])
+        let document = JSONValue.object([
+            "version": .integer(1), "reservations": .array([old]), "landmarks": .array([LandmarkApiModel(hall).json]),
+        ])
+        try Data(document.encoded()).write(to: url_)
+        let service = ReservationService.jsonFile(JSONFileStore(url: url_))
+        let read = try #require(try await service.fetch().reservations.first)
+        #expect(read.version == 1)
+        #expect(read.createdAt == nil)
+        let modified = try await service.modify(read.id, ReservationChange(partySize: 5), 1)
+        #expect(modified.version == 2)
+        #expect(modified.updatedAt != nil)
+        let text = try String(contentsOf: url_, encoding: .utf8)
+        #expect(text.contains("teal"))
+        // A stale version is refused by the store, under its lock.
+        await #expect(throws: ReservationError.self) {
+            try await service.modify(read.id, ReservationChange(partySize: 6), 1)
+        }
+    }
+
+    @Test func aChangeIsCheckedBeforeAnyBackend() {
+        #expect(throws: ReservationError.self) { try ReservationChange() }
+        #expect(throws: ReservationError.self) { try ReservationChange(partySize: 0) }
+        #expect(throws: ReservationError.self) { try ReservationChange(partySize: 10_001) }
+        #expect(throws: ReservationError.self) {
+            try ReservationChange(note: String(repeating: "x", count: Reservation.noteLimit + 1))
+        }
+        #expect((try? ReservationChange(note: String(repeating: "é", count: Reservation.noteLimit))) != nil)
+    }
+
+    /// Twelve concurrent moves of 10 people onto a 120-place day holding 30: exactly nine fit.
+    @Test(arguments: Kind.allCases)
+    func concurrentMovesNeverOverfillTheDay(kind: Kind) async throws {
+        let hall = ModifyCase.hall()
+        let (service, _) = try Self.service(kind, hall: hall)
+        _ = try await service.reserve(
+            NewReservation(landmarkID: hall.id, date: ModifyCase.date(1), partySize: 30, now: Date()))
+        var ids: [Reservation.ID] = []
+        for _ in 0..<12 {
+            ids.append(
+                try await service.reserve(
+                    NewReservation(landmarkID: hall.id, date: ModifyCase.date(0), partySize: 10, now: Date())
+                ).id)
+        }
+        let moved = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for id in ids {
+                group.addTask {
+                    do {
+                        _ = try await service.modify(id, ReservationChange(date: ModifyCase.date(1, hour: 12)), 1)
+                        return true
+                    } catch ReservationError.noCapacity { return false }
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(moved == 9)
+        let backend = ModifyCase.backend(service)
+        #expect(try await backend.booked(hall, ModifyCase.date(1)) == 120)
+        #expect(try await backend.booked(hall, ModifyCase.date(0)) == 30)
+    }
+}
