@@ -213,16 +213,17 @@ struct Renderer {
     }
 
     func details(_ reservation: Reservation) -> String {
-        let lines: [(String, String)] = [
+        var lines: [(String, String)] = [
             ("ID", reservation.id.description),
             ("Landmark", "\(reservation.landmark.name) (\(reservation.landmark.location))".terminalSafe),
             ("Date", localDate(reservation.date)),
             ("Party", String(reservation.partySize)),
             ("Status", paint(reservation.status.rawValue, style(for: reservation.status))),
-        ] + (reservation.note.map { [("Note", $0.terminalSafe)] } ?? [])
-            + (reservation.createdAt.map { [("Created", localDate($0))] } ?? [])
-            + (reservation.updatedAt.map { [("Updated", localDate($0))] } ?? [])
-            + [("Version", String(reservation.version))]
+        ]
+        if let note = reservation.note { lines.append(("Note", note.terminalSafe)) }
+        if let createdAt = reservation.createdAt { lines.append(("Created", localDate(createdAt))) }
+        if let updatedAt = reservation.updatedAt { lines.append(("Updated", localDate(updatedAt))) }
+        lines.append(("Version", String(reservation.version)))
         return lines.map { $0.0.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.1 + "\n" }.joined()
     }
 

@@ -18,7 +18,7 @@ struct ModifyEndToEndTests {
             "( resv modify \(id) -d 2100-03-02T15:00:00Z --format ndjson > out.\(index) 2> err.\(index); echo $? > rc.\(index) ) &"
         }
         let run = try sandbox.shell(
-            "cd '\(sandbox.directory.path)' && \(exports)\n" + lines.joined(separator: "\n") + "\nwait")
+            "cd '\(sandbox.directory.path)' || exit 1\n\(exports)\n" + lines.joined(separator: "\n") + "\nwait")
         #expect(run.status == 0, "\(run.stderr)")
         return try ids.indices.map { index in
             func read(_ name: String) throws -> String {
