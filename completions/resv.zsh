@@ -54,6 +54,7 @@ _resv() {
             'reserve:Reserve a visit to a landmark and print the new reservation.'
             'cancel:Cancel reservations; they stay in the history as cancelled.'
             'confirm:Confirm pending reservations.'
+            'modify:Change a reservation'\''s date, party size, landmark or note in one step.'
             'show:Show one reservation.'
             'availability:Show the places taken and left at a landmark, day by day.'
             'fetch:Read everything from the backend afresh and report what maps and what is skipped.'
@@ -67,7 +68,7 @@ _resv() {
         ;;
     arg)
         case "${words[1]}" in
-        list|reserve|cancel|confirm|show|availability|fetch|landmarks|config|repl|whoami|help)
+        list|reserve|cancel|confirm|modify|show|availability|fetch|landmarks|config|repl|whoami|help)
             "_resv_${words[1]}" && ret=0
             ;;
         esac
@@ -162,6 +163,31 @@ _resv_confirm() {
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion confirm -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--json[Print JSON (same as --format json).]'
+        '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
+        '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_modify() {
+    local -i ret=1
+    local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
+    local -ar arg_specs=(
+        ':id:{__resv_custom_complete ---completion modify -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '(--date -d)'{--date,-d}'[The new date\: an ISO 8601 date-time with a zone, in the future.]:date:'
+        '(--party-size -n)'{--party-size,-n}'[The new number of people (1 to 10,000).]:n:'
+        '(--landmark -l)'{--landmark,-l}'[The new landmark\: id, id prefix or name.]:landmark:{__resv_custom_complete ---completion modify -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '--note[A note kept with the reservation (at most 500 characters; "" removes it).]:text:'
+        '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion modify -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--json[Print JSON (same as --format json).]'

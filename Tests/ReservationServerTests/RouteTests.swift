@@ -73,7 +73,9 @@ struct RouteTests {
             #expect(created.object["date"] as? String == "2031-06-01T08:30:00Z")
             #expect(created.object["partySize"] as? Int == 4)
             #expect(created.object["status"] as? String == "confirmed")
-            #expect(created.object.count == 5)
+            #expect(created.object["version"] as? Int == 1)
+            #expect(created.object["createdAt"] as? String == created.object["updatedAt"] as? String)
+            #expect(created.object.count == 8)
 
             let list = try await h.call(.get, "/reservations", token: h.alice)
             #expect(list.status == .ok)
