@@ -191,7 +191,8 @@ extension ReservationApiModel {
             date: try Self.string(date, "date"),
             partySize: try Self.integer(partySize, "partySize"),
             status: try Self.string(status, "status"),
-            note: try Self.string(note, "note"),
+            // Stores older than notes may hold a "note" of their own shape: not ours, kept, not a rejection.
+            note: { if case .string(let text)? = note { text } else { nil } }(),
             createdAt: try Self.string(createdAt, "createdAt"),
             updatedAt: try Self.string(updatedAt, "updatedAt"),
             version: try Self.integer(version, "version")

@@ -8,6 +8,8 @@ public struct ReservationLedger: Sendable {
     public private(set) var records: [JSONValue]
     /// Counts changes, so a store writes only when there is something to write.
     public private(set) var revision = 0
+    /// Every change, oldest first, as stored (entries this version cannot read are kept as they are).
+    public private(set) var history: [JSONValue]
     public let catalog: LandmarkCatalog
     private var reservations: [Reservation]
     private let rejected: [RejectedRecord]
@@ -16,9 +18,10 @@ public struct ReservationLedger: Sendable {
     /// every id for a command that changes one or two.
     private var positions: [Int]
 
-    public init(records: [JSONValue], catalog: LandmarkCatalog) {
+    public init(records: [JSONValue], history: [JSONValue] = [], catalog: LandmarkCatalog) {
         let mapped = ReservationSnapshot.map(records, catalog: catalog)
         self.records = records
+        self.history = history
         self.catalog = catalog
         self.reservations = mapped.reservations
         self.rejected = mapped.rejected
@@ -38,6 +41,7 @@ public struct ReservationLedger: Sendable {
         _ requests: [NewReservation], now: Date, newID: () -> Reservation.ID = { Reservation.ID(UUID()) }
     ) throws(ReservationError) -> [Reservation] {
         var draft = self
+        let command = UUID().uuidString.lowercased()
         var tally = Capacity.Tally(existing: reservations)
         var created: [Reservation] = []
         var failures: [BatchFailure] = []
@@ -47,7 +51,9 @@ public struct ReservationLedger: Sendable {
         draft.positions.reserveCapacity(reservations.count + requests.count)
         for (index, request) in requests.enumerated() {
             do {
-                created.append(try draft.append(request, id: newID(), now: now, tally: &tally))
+                let reservation = try draft.append(request, id: newID(), now: now, tally: &tally)
+                draft.log(.created, before: nil, after: reservation, at: now, command: command)
+                created.append(reservation)
             } catch {
                 failures.append(BatchFailure(index: index, error: error))
             }
@@ -86,7 +92,8 @@ public struct ReservationLedger: Sendable {
     {
         var draft = self
         var changes: [StatusChange] = []
-        for id in ids { changes.append(try draft.cancel(id, now: now)) }
+        let command = UUID().uuidString.lowercased()
+        for id in ids { changes.append(try draft.setStatus(.cancelled, of: id, now: now, command: command)) }
         self = draft
         return changes
     }
@@ -102,14 +109,16 @@ public struct ReservationLedger: Sendable {
     {
         var draft = self
         var changes: [StatusChange] = []
-        for id in ids { changes.append(try draft.confirm(id, now: now)) }
+        let command = UUID().uuidString.lowercased()
+        for id in ids { changes.append(try draft.setStatus(.confirmed, of: id, now: now, command: command)) }
         self = draft
         return changes
     }
 
-    private mutating func setStatus(_ status: Reservation.Status, of id: Reservation.ID, now: Date)
-        throws(ReservationError) -> StatusChange
-    {
+    private mutating func setStatus(
+        _ status: Reservation.Status, of id: Reservation.ID, now: Date,
+        command: String = UUID().uuidString.lowercased()
+    ) throws(ReservationError) -> StatusChange {
         guard let index = reservations.firstIndex(where: { $0.id == id }) else {
             throw .reservationNotFound(id.description)
         }
@@ -118,6 +127,7 @@ public struct ReservationLedger: Sendable {
         guard current.status != status else { return StatusChange(reservation: current, previous: current.status) }
         let updated = current.changed(status: status, at: now)
         write(updated, at: index)
+        log(status == .cancelled ? .cancelled : .confirmed, before: current, after: updated, at: now, command: command)
         return StatusChange(reservation: updated, previous: current.status)
     }
 
@@ -165,7 +175,23 @@ public struct ReservationLedger: Sendable {
             }
         }
         write(target, at: index)
+        log(.modified, before: current, after: target, at: now, command: UUID().uuidString.lowercased())
         return target
+    }
+
+    /// Appends a change to the history, in the same write as the change.
+    private mutating func log(
+        _ change: HistoryEntry.Change, before: Reservation?, after: Reservation, at now: Date, command: String
+    ) {
+        let entry = HistoryEntry(
+            at: Timestamp.whole(now), change: change, reservationID: after.id, before: before.map(ReservationApiModel.init),
+            after: ReservationApiModel(after), command: command)
+        history.append(entry.json)
+    }
+
+    /// The changes that can be read, newest first; only `id`'s when given.
+    public func changes(of id: Reservation.ID? = nil) -> [HistoryEntry] {
+        history.reversed().compactMap(HistoryEntry.init(json:)).filter { id == nil || $0.reservationID == id }
     }
 
     /// Puts a changed reservation in its record, editing only the fields the
@@ -173,8 +199,14 @@ public struct ReservationLedger: Sendable {
     private mutating func write(_ reservation: Reservation, at index: Int) {
         let position = positions[index]
         let fields = ReservationApiModel(reservation).json
-        for key in ["landmarkId", "date", "partySize", "status", "note", "createdAt", "updatedAt", "version"] {
+        for key in ["landmarkId", "date", "partySize", "status", "createdAt", "updatedAt", "version"] {
             records[position][key] = fields[key]
+        }
+        // A "note" that is not text belongs to someone else (an older tool): left as it is.
+        if let note = reservation.note {
+            records[position]["note"] = .string(note)
+        } else if case .string? = records[position]["note"] {
+            records[position]["note"] = nil
         }
         reservations[index] = reservation
         revision += 1

@@ -88,6 +88,8 @@ public struct ReservationService: Sendable {
     public var modify:
         @Sendable (_ id: Reservation.ID, _ change: ReservationChange, _ expectedVersion: Int?) async throws
             -> Reservation
+    /// The history of changes, newest first: every reservation's, or only this one's.
+    public var history: @Sendable (_ id: Reservation.ID?) async throws -> [HistoryEntry]
     /// Places taken and left per day at the landmark the user named (id, id
     /// prefix or name), counting every reservation the backend holds (on a
     /// server, every user's). The backend resolves the landmark against its own
@@ -109,6 +111,9 @@ public struct ReservationService: Sendable {
             @escaping @Sendable (Reservation.ID, ReservationChange, Int?) async throws -> Reservation = { _, _, _ in
                 throw ReservationError.unimplemented("ReservationService.modify")
             },
+        history: @escaping @Sendable (Reservation.ID?) async throws -> [HistoryEntry] = { _ in
+            throw ReservationError.unimplemented("ReservationService.history")
+        },
         availability: (
             @Sendable (_ landmark: String, _ days: @Sendable (Landmark) throws -> [CalendarDay]) async throws
                 -> LandmarkAvailability
@@ -120,6 +125,7 @@ public struct ReservationService: Sendable {
         self.cancel = cancel
         self.confirm = confirm
         self.modify = modify
+        self.history = history
         self.availability =
             availability ?? { text, days in
                 let snapshot = try await fetch()
@@ -167,6 +173,7 @@ extension ReservationService {
         cancel: { _ in throw ReservationError.unimplemented("ReservationService.cancel") },
         confirm: { _ in throw ReservationError.unimplemented("ReservationService.confirm") },
         modify: { _, _, _ in throw ReservationError.unimplemented("ReservationService.modify") },
+        history: { _ in throw ReservationError.unimplemented("ReservationService.history") },
         availability: { _, _ in throw ReservationError.unimplemented("ReservationService.availability") }
     )
 
@@ -188,7 +195,8 @@ extension ReservationService {
             confirm: { ids in try await state.update { try $0.confirm(ids, now: now()) } },
             modify: { id, change, version in
                 try await state.update { try $0.modify(id, change, expectedVersion: version, now: now()) }
-            }
+            },
+            history: { id in await state.ledger.changes(of: id) }
         )
     }
 }

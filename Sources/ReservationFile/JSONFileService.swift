@@ -15,7 +15,8 @@ extension ReservationService {
             confirm: { ids in try await store.update { try $0.confirm(ids, now: now()) } },
             modify: { id, change, version in
                 try await store.update { try $0.modify(id, change, expectedVersion: version, now: now()) }
-            }
+            },
+            history: { id in try store.read().ledger.changes(of: id) }
         )
     }
 }

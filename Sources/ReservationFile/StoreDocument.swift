@@ -42,15 +42,23 @@ struct StoreDocument: Sendable {
         case .array(let array)?: catalog = LandmarkCatalog(records: array)
         case let other?: throw .corrupt(path: path, detail: "landmarks is \(other.typeName), not an array")
         }
+        let history: [JSONValue]
+        switch fields["history"] {
+        case nil, .null?: history = []
+        case .array(let array)?: history = array
+        case let other?: throw .corrupt(path: path, detail: "history is \(other.typeName), not an array")
+        }
         fields["reservations"] = nil
+        fields["history"] = nil
         self.fields = fields
-        self.ledger = ReservationLedger(records: records, catalog: catalog)
+        self.ledger = ReservationLedger(records: records, history: history, catalog: catalog)
     }
 
     /// The whole file, pretty-printed with sorted keys.
     func encoded() -> Data {
         var root = fields
         root["reservations"] = .array(ledger.records)
+        if !ledger.history.isEmpty { root["history"] = .array(ledger.history) }
         var data = JSONValue.object(root).encoded(pretty: true)
         data.append(UInt8(ascii: "\n"))
         return data

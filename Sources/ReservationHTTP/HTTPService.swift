@@ -200,6 +200,8 @@ extension ReservationService {
                 if let json = reply.json { configuration.cache?.writeThrough("reservations", [json]) }
                 return modified
             },
+            // resv-server keeps no history route yet (issue 20, step 3 on the server): say so, exit 69.
+            history: { _ in throw HTTPBackendError.missingRoute(configuration.baseURL, "GET /history") },
             availability: { text, range in
                 // Only the server sees every user's reservations: a cached list would undercount.
                 if case .offline = configuration.cacheMode { throw HTTPBackendError.offlineAvailability }

@@ -22,11 +22,13 @@ struct LedgerTests {
     @Test func cancelKeepsUnknownFieldsOfTheRecord() throws {
         var ledger = ReservationLedger(records: [Self.storedRecord()], catalog: .builtIn)
 
-        let change = try ledger.cancel(Fixture.reservationID(Self.keptID))
+        let change = try ledger.cancel(Fixture.reservationID(Self.keptID), now: Fixture.now)
 
         #expect(change.changed)
         var expected = Self.storedRecord()
         expected["status"] = .string("cancelled")
+        expected["version"] = .integer(2)
+        expected["updatedAt"] = .string(DateTime.format(Fixture.now))
         #expect(ledger.records == [expected])
         #expect(ledger.records.first?["note"] == .string("window seat"))
     }
@@ -56,10 +58,12 @@ struct LedgerTests {
     @Test func confirmKeepsUnknownFieldsOfTheRecord() throws {
         var ledger = ReservationLedger(records: [Self.storedRecord()], catalog: .builtIn)
 
-        _ = try ledger.confirm(Fixture.reservationID(Self.keptID))
+        _ = try ledger.confirm(Fixture.reservationID(Self.keptID), now: Fixture.now)
 
         var expected = Self.storedRecord()
         expected["status"] = .string("confirmed")
+        expected["version"] = .integer(2)
+        expected["updatedAt"] = .string(DateTime.format(Fixture.now))
         #expect(ledger.records == [expected])
         #expect(ledger.snapshot.reservations.map(\.status) == [.confirmed])
     }
@@ -114,6 +118,9 @@ struct LedgerTests {
                     "date": .string("2026-12-05T09:00:00Z"),
                     "partySize": .integer(3),
                     "status": .string("pending"),
+                    "createdAt": .string(DateTime.format(Fixture.now)),
+                    "updatedAt": .string(DateTime.format(Fixture.now)),
+                    "version": .integer(1),
                 ]))
         #expect(ledger.snapshot.reservations.last == reservation)
         // What the ledger writes maps back to what it returned.

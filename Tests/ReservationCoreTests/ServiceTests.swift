@@ -22,7 +22,7 @@ struct ServiceTests {
         #expect(snapshot.reservations.active.map(\.id) == [first.id, last.id])
         #expect(snapshot.reservations.active.allSatisfy { $0.status == .confirmed })
         let cancelled = try #require(snapshot.reservations.first { $0.id == middle.id })
-        #expect(cancelled == middle.with(status: .cancelled))
+        #expect(cancelled == middle.changed(status: .cancelled, at: Fixture.now))
         #expect(snapshot.rejected.isEmpty)
     }
 
@@ -93,7 +93,7 @@ struct ServiceTests {
 
         #expect(change.changed)
         #expect(change.previous == .pending)
-        #expect(change.reservation == reservation.with(status: .confirmed))
+        #expect(change.reservation == reservation.changed(status: .confirmed, at: Fixture.now))
         #expect(try await service.fetch().reservations.map(\.status) == [.confirmed])
     }
 
@@ -118,7 +118,7 @@ struct ServiceTests {
             Issue.record("expected .cannotConfirmCancelled, got \(error)")
             return
         }
-        #expect(refused == reservation.with(status: .cancelled))
+        #expect(refused == reservation.changed(status: .cancelled, at: Fixture.now))
         #expect(try await service.fetch().reservations.map(\.status) == [.cancelled])
     }
 

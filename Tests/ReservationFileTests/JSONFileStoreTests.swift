@@ -130,6 +130,9 @@ struct JSONFileStoreTests {
         #expect(after.count == 5)
         var expectedFirst = before[0]
         expectedFirst["status"] = .string("cancelled")
+        // Confirmed, then cancelled: version 3, changed at the store's clock; its own "note" (not text) kept.
+        expectedFirst["version"] = .integer(3)
+        expectedFirst["updatedAt"] = .string(DateTime.format(now))
         #expect(after[0] == expectedFirst)
         #expect(Array(after[1...3]) == Array(before[1...3]))
         #expect(try await service.fetch().rejected.map(\.index) == [1, 2, 3])

@@ -99,6 +99,36 @@ struct ModifyTests {
         }
     }
 
+    @Test(arguments: Kind.allCases)
+    func everyChangeIsInTheHistoryNewestFirst(kind: Kind) async throws {
+        let hall = ModifyCase.hall()
+        let (service, url) = try Self.service(kind, hall: hall)
+        let batch = try await service.reserve(
+            (0..<3).map { _ in try NewReservation(landmarkID: hall.id, date: ModifyCase.date(0), partySize: 50, now: Date()) }
+                .prefix(2).map { $0 })
+        let one = batch[0].id
+        _ = try await service.modify(one, ReservationChange(partySize: 60, note: "n"), 1)
+        // A refused change writes nothing, in the history either.
+        await #expect(throws: ReservationError.self) { try await service.modify(one, ReservationChange(partySize: 80), 2) }
+        _ = try await service.cancel(batch.map(\.id))
+        let all = try await service.history(nil)
+        #expect(all.map(\.change) == [.cancelled, .cancelled, .modified, .created, .created])
+        // One command, one id: a batch and a multi-id cancel are one step each.
+        #expect(Set(all[0...1].map(\.command)).count == 1)
+        #expect(Set(all[3...4].map(\.command)).count == 1)
+        #expect(all[2].before?.partySize == 50)
+        #expect(all[2].after.partySize == 60)
+        #expect(all[2].after.note == "n")
+        let mine = try await service.history(one)
+        #expect(mine.map(\.change) == [.cancelled, .modified, .created])
+        if let url {
+            // Kept in the store file, across rewrites.
+            let document = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+            #expect((document["history"] as? [Any])?.count == 5)
+        }
+    }
+
     @Test func aChangeIsCheckedBeforeAnyBackend() {
         #expect(throws: ReservationError.self) { try ReservationChange() }
         #expect(throws: ReservationError.self) { try ReservationChange(partySize: 0) }

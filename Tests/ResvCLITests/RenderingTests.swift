@@ -16,6 +16,11 @@ struct RenderingTests {
         var date: String
         var partySize: Int
         var status: String
+        // Added by issue 20; absent when unknown (records older than them), as JSONEncoder leaves out nil.
+        var createdAt: String?
+        var note: String?
+        var updatedAt: String?
+        var version: Int
     }
 
     static let reservations: [Reservation] = Landmark.builtIn.enumerated().flatMap { index, landmark in
@@ -25,7 +30,10 @@ struct RenderingTests {
             return Reservation(
                 id: Reservation.ID(uuid), landmark: landmark,
                 date: Date(timeIntervalSince1970: 1_796_000_000 + Double(index * 3600) + Double(offset) * 0.25),
-                partySize: index + offset + 1, status: status)
+                partySize: index + offset + 1, status: status,
+                note: offset == 1 ? "gate \"B\" / \u{1B}[0m é" : nil,
+                createdAt: index % 2 == 0 ? Date(timeIntervalSince1970: 1_790_000_000) : nil,
+                updatedAt: index % 2 == 0 ? Date(timeIntervalSince1970: 1_790_000_100) : nil, version: offset + 1)
         }
     }
 
@@ -40,7 +48,8 @@ struct RenderingTests {
         EncodedReservation(
             id: reservation.id.description, landmark: LandmarkApiModel(reservation.landmark),
             date: DateTime.format(reservation.date), partySize: reservation.partySize,
-            status: reservation.status.rawValue)
+            status: reservation.status.rawValue, createdAt: reservation.createdAt.map(DateTime.format),
+            note: reservation.note, updatedAt: reservation.updatedAt.map(DateTime.format), version: reservation.version)
     }
 
     static func render(_ format: OutputFormat, _ body: (Renderer, TextSink) -> Void) -> String {
