@@ -211,9 +211,9 @@ _resv-server() {
 
 _resv-server_serve() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--no-metrics --version -h --help)
     repeating_options=()
-    non_repeating_options=(--database --host --port --log-level --landmarks)
+    non_repeating_options=(--database --host --port --log-level --landmarks --request-timeout --idle-timeout --rate-limit)
     __resv-server_offer_flags_options 0
 
     # Offer option value completions
@@ -235,6 +235,15 @@ _resv-server_serve() {
         __resv-server_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
+    '--request-timeout')
+        return
+        ;;
+    '--idle-timeout')
+        return
+        ;;
+    '--rate-limit')
+        return
+        ;;
     esac
 }
 
@@ -250,18 +259,51 @@ _resv-server_token() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    create)
+    create|list|revoke)
         # Offer subcommand argument completions
         "_resv-server_token_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'create' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'create list revoke' -- "${cur}"))
         ;;
     esac
 }
 
 _resv-server_token_create() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--database --expires-in)
+    __resv-server_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--database')
+        return
+        ;;
+    '--expires-in')
+        return
+        ;;
+    esac
+}
+
+_resv-server_token_list() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--database)
+    __resv-server_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--database')
+        return
+        ;;
+    esac
+}
+
+_resv-server_token_revoke() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()

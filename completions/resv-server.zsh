@@ -77,6 +77,10 @@ _resv-server_serve() {
         '--port[The port to listen on; 0 picks a free one (the log says which).]:port:'
         '--log-level[How much to log on stderr.]:log-level:{__resv-server_complete "${___log_level[@]}"}'
         '--landmarks[A JSON file of the landmarks to offer, with their capacity and timeZone (default\: the built-in catalog).]:path:_files -g '\''*.json'\'''
+        '--request-timeout[Seconds a client has to send a whole request (head and body) from its first byte; then the connection is closed.]:seconds:'
+        '--idle-timeout[Seconds a connection may stay open with no request under way (keep-alive); then it is closed.]:seconds:'
+        '--rate-limit[Requests a second each token may make (bursts up to the same number); more get 429 with Retry-After. Default\: no limit.]:n:'
+        '--no-metrics[Serve no /metrics (Prometheus text, no token needed, by default).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -98,12 +102,14 @@ _resv-server_token() {
     command)
         local -ar subcommands=(
             'create:Create a token for a user (new or existing) and print it once.'
+            'list:List every token: its user, when it was created, last used and expires.'
+            'revoke:Revoke every token of a user.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        create)
+        create|list|revoke)
             "_resv-server_token_${words[1]}" && ret=0
             ;;
         esac
@@ -114,6 +120,33 @@ _resv-server_token() {
 }
 
 _resv-server_token_create() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':name:'
+        '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL.]:path-or-url:'
+        '--expires-in[How long the token works\: a number with s, m, h or d (90m, 12h, 30d). Default\: until revoked.]:duration:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv-server_token_list() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL.]:path-or-url:'
+        '--json[Print a JSON array of {user, createdAt, lastUsedAt, expiresAt} instead of a table.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv-server_token_revoke() {
     local -i ret=1
     local -ar arg_specs=(
         ':name:'
