@@ -198,13 +198,13 @@ _resv() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    list|reserve|cancel|confirm|show|availability|fetch|landmarks|config|repl|help)
+    list|reserve|cancel|confirm|show|availability|fetch|landmarks|config|repl|whoami|help)
         # Offer subcommand argument completions
         "_resv_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'list reserve cancel confirm show availability fetch landmarks config repl help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'list reserve cancel confirm show availability fetch landmarks config repl whoami help' -- "${cur}"))
         ;;
     esac
 }
@@ -353,7 +353,7 @@ _resv_confirm() {
     non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
     non_repeating_options=(--store --server --profile --config --format)
-    __resv_offer_flags_options 1
+    __resv_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
@@ -380,7 +380,7 @@ _resv_confirm() {
 
     # Offer positional completions
     case "${positional_number}" in
-    1)
+    *)
         __resv_add_completions -W "$(__resv_custom_complete ---completion confirm -- positional@0 "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
         return
         ;;
@@ -702,6 +702,37 @@ _resv_repl() {
         ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    esac
+}
+
+_resv_whoami() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --server --profile --config --format)
+    __resv_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion whoami -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--format')
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
     esac

@@ -53,20 +53,21 @@ _resv() {
             'list:List reservations, sorted by date (active ones unless asked otherwise).'
             'reserve:Reserve a visit to a landmark and print the new reservation.'
             'cancel:Cancel reservations; they stay in the history as cancelled.'
-            'confirm:Confirm a pending reservation.'
+            'confirm:Confirm pending reservations.'
             'show:Show one reservation.'
             'availability:Show the places taken and left at a landmark, day by day.'
             'fetch:Read everything from the backend afresh and report what maps and what is skipped.'
             'landmarks:List the landmarks of the active backend.'
             'config:Show and change settings (store, server, token, timeouts) and profiles.'
             'repl:An interactive prompt: type commands as on the shell, without '\''resv'\''.'
+            'whoami:Show the server user the token belongs to.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        list|reserve|cancel|confirm|show|availability|fetch|landmarks|config|repl|help)
+        list|reserve|cancel|confirm|show|availability|fetch|landmarks|config|repl|whoami|help)
             "_resv_${words[1]}" && ret=0
             ;;
         esac
@@ -115,7 +116,7 @@ _resv_reserve() {
         '(--party-size -n)'{--party-size,-n}'[How many people (1 to 10,000).]:n:'
         '--batch[Reserve every request in this file ('\''-'\'' for standard input), one JSON object per line.]:file:_files'
         '--pending[Book as pending (to confirm later with '\''resv confirm'\'') instead of confirmed.]'
-        '--idempotency-key[On a server\: the Idempotency-Key of this booking, so a script that retries it never books twice (1 to 255 printable ASCII characters, no spaces; default\: a new key per run; a batch adds -1, -2, … per line).]:key:'
+        '--idempotency-key[On a server\: the Idempotency-Key of this booking, so a script that retries it never books twice (1 to 255 printable ASCII characters, no spaces; default\: a new key per run; a batch is one request with this key).]:key:'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion reserve -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
@@ -157,7 +158,7 @@ _resv_confirm() {
     local -i ret=1
     local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
-        ':id:{__resv_custom_complete ---completion confirm -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '*:ids:{__resv_custom_complete ---completion confirm -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion confirm -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
@@ -383,6 +384,26 @@ _resv_repl() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion repl -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_whoami() {
+    local -i ret=1
+    local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
+    local -ar arg_specs=(
+        '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion whoami -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--json[Print JSON (same as --format json).]'
+        '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
+        '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
