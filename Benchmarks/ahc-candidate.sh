@@ -16,6 +16,7 @@
 #      resv --version;
 #   3. per request against a resv-server holding 1,000 reservations: curl, ahc-get,
 #      resv list --json (two GETs, landmarks and reservations, mapping and rendering).
+# SEED_RESV names a client that can book on RESV_SERVER if RESV cannot (an older server).
 # SKIP_BUILD_TIMES=1 skips 1 (and reuses AHC_DIR's release build if there is one).
 # hyperfine's JSON goes to RESV_BENCH_OUT (default /tmp/resv-remote-bench).
 set -euo pipefail
@@ -23,7 +24,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 resv=${1:-${RESV_NEW:-}}
 server=${2:-${RESV_SERVER_NEW:-}}
 for bin in "$resv" "$server"; do
-  [ -x "$bin" ] || { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; echo "not an executable: '$bin'" >&2; exit 64; }
+  [ -x "$bin" ] || { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; echo "not an executable: '$bin'" >&2; exit 64; }
 done
 resv=$(realpath "$resv") server=$(realpath "$server")
 ahc=${AHC_DIR:-/tmp/ahc}
@@ -151,7 +152,10 @@ python3 -c '
 import json
 for i in range(1000):
     print(json.dumps({"landmarkId": "Brooklyn Bridge", "date": f"2027-06-{i % 30 + 1:02d}T10:00:00Z", "partySize": 1}))' \
-  | RESV_SERVER=$url RESV_TOKEN=$token "$resv" reserve --batch - > /dev/null
+  > "$work/batch.ndjson"
+# SEED_RESV: a client that books them on a server older than RESV (no POST /reservations/batch).
+RESV_SERVER=$url RESV_TOKEN=$token "$resv" reserve --batch "$work/batch.ndjson" > /dev/null 2>&1 \
+  || RESV_SERVER=$url RESV_TOKEN=$token "${SEED_RESV:-$resv}" reserve --batch "$work/batch.ndjson" > /dev/null
 echo "ahc-get prints $(AHC_URL=$url/reservations AHC_TOKEN=$token "$ahc_get") bytes; curl $(curl -s -H "Authorization: Bearer $token" "$url/reservations" | wc -c)"
 export AHC_URL=$url/reservations AHC_TOKEN=$token RESV_SERVER=$url RESV_TOKEN=$token
 hyperfine --warmup 5 --runs 30 --export-json "$out/ahc-request.json" \

@@ -12,9 +12,12 @@
 #
 #   Benchmarks/remote.sh OLD_RESV NEW_RESV OLD_SERVER NEW_SERVER
 # or the same four from RESV_OLD, RESV_NEW, RESV_SERVER_OLD, RESV_SERVER_NEW.
-# RUNS (default 10) and WARMUP (default 1) for the long benchmarks (1, 3; 4 runs 3 times);
+# RUNS (default 10) and WARMUP (default 1) for the long benchmarks (1, 3; 4 runs 3 times;
+# OLD_BATCH_RUNS, default RUNS, for the old client's batch over HTTP);
 # the short ones (2, 5) run 5 warm-ups + 30 runs. hyperfine's JSON goes to
 # RESV_BENCH_OUT (default /tmp/resv-remote-bench); the medians are printed at the end.
+# PARTS (default "1 2 3 4 5") runs only some of them (2 and 3 seed the servers with one
+# untimed batch when 1 is not run).
 # Each build talks to its own server (old client, old server; new client, new server),
 # each server on a free loopback port with its own temporary SQLite file.
 set -euo pipefail
@@ -23,13 +26,15 @@ new_resv=${2:-${RESV_NEW:-}}
 old_server=${3:-${RESV_SERVER_OLD:-}}
 new_server=${4:-${RESV_SERVER_NEW:-}}
 for bin in "$old_resv" "$new_resv" "$old_server" "$new_server"; do
-  [ -x "$bin" ] || { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; echo "not an executable: '$bin'" >&2; exit 64; }
+  [ -x "$bin" ] || { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; echo "not an executable: '$bin'" >&2; exit 64; }
 done
 old_resv=$(realpath "$old_resv") new_resv=$(realpath "$new_resv")
 old_server=$(realpath "$old_server") new_server=$(realpath "$new_server")
 for tool in hyperfine jq curl python3; do
   command -v "$tool" >/dev/null || { echo "needs $tool (apt-get install -y hyperfine jq curl python3)" >&2; exit 69; }
 done
+parts=" ${PARTS:-1 2 3 4 5} "
+part() { [[ $parts == *" $1 "* ]]; }
 runs=${RUNS:-10}
 warmup=${WARMUP:-1}
 out=${RESV_BENCH_OUT:-/tmp/resv-remote-bench}
@@ -129,18 +134,33 @@ for i in range(1000):
     print(json.dumps({"landmarkId": "Brooklyn Bridge", "date": f"2027-06-{i % 30 + 1:02d}T10:00:00Z", "partySize": 1}, separators=(",", ":")))
 PY
 
+if part 1; then
 echo
 echo "== 1. reserve --batch of 1,000 lines: HTTP vs file store"
-hyperfine --warmup "$warmup" --runs "$runs" --export-json "$out/batch.json" \
+hyperfine --warmup "$warmup" --runs "$runs" --export-json "$out/batch-fast.json" \
   -n "old file" --prepare "rm -f $work/store.json $work/store.json.lock" \
   "RESV_STORE=$work/store.json $old_resv reserve --batch $work/batch.ndjson" \
   -n "new file" --prepare "rm -f $work/store.json $work/store.json.lock" \
   "RESV_STORE=$work/store.json $new_resv reserve --batch $work/batch.ndjson" \
-  -n "old HTTP" --prepare "$work/ctl reset old empty" \
-  "$old_http $old_resv reserve --batch $work/batch.ndjson" \
   -n "new HTTP" --prepare "$work/ctl reset new empty" \
   "$new_http $new_resv reserve --batch $work/batch.ndjson" 2>&1 | hide
-# Each server now holds exactly the last run's 1,000 reservations: keep that as "seeded".
+# The old client's batch (1,000 requests, one curl process each) takes seconds a run:
+# OLD_BATCH_RUNS (default RUNS) runs, no warm-up.
+hyperfine --runs "${OLD_BATCH_RUNS:-$runs}" --export-json "$out/batch-old.json" \
+  -n "old HTTP" --prepare "$work/ctl reset old empty" \
+  "$old_http $old_resv reserve --batch $work/batch.ndjson" 2>&1 | hide
+jq -s '{results: (.[0].results + .[1].results)}' "$out/batch-fast.json" "$out/batch-old.json" > "$out/batch.json"
+fi
+if part 2 || part 3; then
+# Each server holds exactly the last run's 1,000 reservations (or books them now): keep
+# that as "seeded".
+if ! part 1; then
+  env $old_http "$old_resv" reserve --batch "$work/batch.ndjson" > /dev/null
+  # (a server without POST /reservations/batch, older than the new client: the old
+  # client books one request a line)
+  env $new_http "$new_resv" reserve --batch "$work/batch.ndjson" > /dev/null 2>&1 \
+    || env $new_http "$old_resv" reserve --batch "$work/batch.ndjson" > /dev/null
+fi
 for name in old new; do
   "$work/ctl" stop "$name"
   rm -f "$work/$name/db.sqlite-wal" "$work/$name/db.sqlite-shm"
@@ -153,6 +173,8 @@ for name in old new; do
   echo "$name server: $(jq length "$work/$name/reservations.json") reservations, $(wc -c < "$work/$name/reservations.json") bytes"
 done
 
+fi
+if part 2; then
 echo
 echo "== 2. list --json of 1,000 reservations over HTTP vs one curl GET /reservations"
 hyperfine --warmup 5 --runs 30 --export-json "$out/list.json" \
@@ -160,7 +182,9 @@ hyperfine --warmup 5 --runs 30 --export-json "$out/list.json" \
   -n "old list --json" "$old_http $old_resv list --json" \
   -n "new curl" "curl -s -H 'Authorization: Bearer $new_token' $new_url/reservations > /dev/null" \
   -n "new list --json" "$new_http $new_resv list --json" 2>&1 | hide
+fi
 
+if part 3; then
 echo
 echo "== 3. 20 commands in one repl session against the server"
 # list ×4, landmarks ×3, show ×5, reserve ×4, cancel ×4, on reservations of the seeded database.
@@ -185,7 +209,9 @@ hyperfine --warmup "$warmup" --runs "$runs" --export-json "$out/repl.json" \
   "$old_http $old_resv repl < $work/old/repl.txt" \
   -n "new repl, 20 commands" --prepare "$work/ctl reset new seeded" \
   "$new_http $new_resv repl < $work/new/repl.txt" 2>&1 | hide
+fi
 
+if part 4; then
 echo
 echo "== 4. a server that accepts and never answers, RESV_REQUEST_TIMEOUT=3: resv list"
 python3 -u - > "$work/hung.port" <<'PY' &
@@ -215,7 +241,9 @@ hyperfine --runs 3 -i --export-json "$out/hung.json" \
   "RESV_SERVER=$hung_url RESV_TOKEN=x RESV_REQUEST_TIMEOUT=3 $old_resv list" \
   -n "new list, hung server" --prepare "rm -rf $XDG_CACHE_HOME/resv" \
   "RESV_SERVER=$hung_url RESV_TOKEN=x RESV_REQUEST_TIMEOUT=3 $new_resv list"
+fi
 
+if part 5; then
 echo
 echo "== 5. start-up and file mode (a store of 20 reservations)"
 export RESV_STORE=$work/small.json
@@ -232,11 +260,13 @@ echo "LD_DEBUG=files, objects whose name has libcurl:" \
   "new --version: $(LD_DEBUG=files "$new_resv" --version 2>&1 >/dev/null | grep -c 'file=libcurl' || true)," \
   "new list over HTTP: $(env -u RESV_STORE RESV_SERVER="$new_url" RESV_TOKEN="$new_token" LD_DEBUG=files "$new_resv" list 2>&1 >/dev/null | grep -c 'file=libcurl' || true)"
 unset RESV_STORE
+fi
 
 echo
 echo "== medians (ms; JSON in $out)"
-median() { jq -r --arg n "$2" '.results[] | select(.command == $n) | .median * 1000' "$out/$1.json"; }
-row() { # figure file old-name new-name [target-ratio]
+median() { [ -f "$out/$1.json" ] || { echo nan; return; }; jq -r --arg n "$2" '.results[] | select(.command == $n) | .median * 1000' "$out/$1.json"; }
+row() { # figure file old-name new-name
+  [ -f "$out/$2.json" ] || return 0
   local o n; o=$(median "$2" "$3"); n=$(median "$2" "$4")
   printf '%-46s %10.1f %10.1f %7.2f×\n' "$1" "$o" "$n" "$(echo "$n / $o" | bc -l)"
 }
@@ -250,8 +280,9 @@ row "list, hung server, RESV_REQUEST_TIMEOUT=3" hung "old list, hung server" "ne
 row "--version" startup "old --version" "new --version"
 row "list, file store of 20" startup "old list (file)" "new list (file)"
 ratio() { echo "$(median "$1" "$2") / $(median "$1" "$3")" | bc -l; }
-printf 'batch HTTP / file:       old %.1f×, new %.1f× (target ≤ 10×)\n' \
+part 1 && printf 'batch HTTP / file:       old %.1f×, new %.1f× (target ≤ 10×)\n' \
   "$(ratio batch "old HTTP" "old file")" "$(ratio batch "new HTTP" "new file")"
-printf 'list --json / curl:      old %.2f×, new %.2f× (target ≤ 1.5×)\n' \
+part 2 && printf 'list --json / curl:      old %.2f×, new %.2f× (target ≤ 1.5×)\n' \
   "$(ratio list "old list --json" "old curl")" "$(ratio list "new list --json" "new curl")"
-printf 'hung server, new:        %.2f s (target ≤ 4 s)\n' "$(echo "$(median hung "new list, hung server") / 1000" | bc -l)"
+part 4 && printf 'hung server, new:        %.2f s (target ≤ 4 s)\n' "$(echo "$(median hung "new list, hung server") / 1000" | bc -l)"
+true
