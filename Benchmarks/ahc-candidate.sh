@@ -77,6 +77,12 @@ import NIOCore
 import Glibc
 #endif
 
+func fail(_ message: String) -> Never {
+    let line = "ahc-get: \(message)\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }
+    exit(1)
+}
+
 func env(_ name: String) -> String? {
     guard let value = getenv(name) else { return nil }
     let text = String(cString: value)
@@ -91,17 +97,11 @@ let client = HTTPClient(eventLoopGroupProvider: .singleton)
 do {
     let response = try await client.execute(request, timeout: .seconds(10))
     let body = try await response.body.collect(upTo: 256 << 20)
-    guard response.status == .ok else {
-        fputs("ahc-get: HTTP \(response.status.code)\n", stderr)
-        try await client.shutdown()
-        exit(1)
-    }
+    guard response.status == .ok else { fail("HTTP \(response.status.code)") }
     print(body.readableBytes)
     try await client.shutdown()
 } catch {
-    fputs("ahc-get: \(error)\n", stderr)
-    try? await client.shutdown()
-    exit(1)
+    fail("\(error)")
 }
 EOF
 }
