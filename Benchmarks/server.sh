@@ -14,22 +14,12 @@ connections=${2:-64}
 command -v wrk >/dev/null || { echo "needs wrk: apt-get install -y wrk" >&2; exit 1; }
 source "$here/serve.sh"
 
-for day in $(seq 100); do
-  date=$(date -u -d "2031-01-01 + $day days" +%Y-%m-%dT10:00:00Z)
-  curl -sf -o /dev/null -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
-    -d "{\"landmarkId\":\"7c6984ff-188e-417e-b476-ec5f30b8d745\",\"date\":\"$date\",\"partySize\":2}" "$url/reservations"
-done
+seed_reservations
 count=$(curl -sf -H "Authorization: Bearer $token" "$url/reservations" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
 size=$(curl -sf -H "Authorization: Bearer $token" "$url/reservations" | wc -c)
 echo "GET /reservations: $count reservations, $size bytes per response; $connections connections, $duration s"
 wrk -t2 -c"$connections" -d"${duration}s" --latency -H "Authorization: Bearer $token" "$url/reservations"
 
-cat > "$work/post.lua" <<LUA
-wrk.method = "POST"
-wrk.headers["Authorization"] = "Bearer $token"
-wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"landmarkId":"7c6984ff-188e-417e-b476-ec5f30b8d745","date":"2032-06-01T10:00:00Z","partySize":2}'
-LUA
 echo
 echo "POST /reservations (durable: SQLite WAL, synchronous=FULL); $connections connections, $duration s"
 before=$(curl -sf -H "Authorization: Bearer $token" "$url/reservations" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')

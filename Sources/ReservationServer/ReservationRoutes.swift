@@ -391,12 +391,14 @@ struct ReservationRoutes: Sendable {
         switch try await store.create(user, checked.map(\.0), key, { Wire.body($0) }) {
         case .created(let reservations):
             lists?.invalidate(user)
+            ServerMetrics.bookingsMade.increment(by: reservations.count)
             return .json(status: .created, body: Wire.body(reservations))
         case .noCapacity(let refused):
             let failures = refused.map { item in
                 let (record, landmark) = checked[item.index]
                 return (item.index, APIError(noCapacity(record, landmark, booked: item.booked)))
             }
+            ServerMetrics.bookingsRefused.increment(by: refused.count)
             throw batchRejected(failures, total: items.count, status: .conflict)
         case .replay(let kept):
             guard let key else { throw APIError(.internalServerError, "a replay without an Idempotency-Key") }

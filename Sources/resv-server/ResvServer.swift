@@ -62,7 +62,11 @@ struct Serve: AsyncParsableCommand {
         abstract: "Serve the HTTP API until interrupted (SIGINT or SIGTERM).",
         discussion: """
             The schema is created or migrated at start. SQLite runs in WAL mode with full fsync: a reservation \
-            is on disk before its 201 is sent. Logs go to stderr; tokens never appear in them.
+            is on disk before its 201 is sent, and its files are readable by their owner only (0600). A \
+            database that cannot be reached at start is one line on stderr and exit 69. Logs go to stderr, \
+            one line per request; tokens never appear in them. GET /health (no token) says whether the \
+            database answers; GET /metrics (no token) serves Prometheus metrics; a revoked token stops \
+            working within 5 seconds.
             """
     )
 
@@ -102,7 +106,7 @@ struct Serve: AsyncParsableCommand {
             valueName: "n"))
     var rateLimit: Double?
 
-    @Flag(help: "Serve no /metrics (Prometheus text, no token needed, by default).")
+    @Flag(help: "Do not serve /metrics (Prometheus text, open without a token; served by default).")
     var noMetrics = false
 
     /// How long a token found in the database is trusted before it is checked

@@ -10,8 +10,8 @@ extension TokenCommand {
         static let configuration = CommandConfiguration(
             abstract: "List every token: its user, when it was created, last used and expires.",
             discussion: """
-                Never shows a token or its hash. Dates are UTC; the last use is kept to the minute, and a \
-                token used since is shown used within a minute.
+                Never shows a token or its hash. Dates are UTC. A server writes a token's last use at most \
+                once a minute, so it may lag by that much.
                 """
         )
 

@@ -190,7 +190,9 @@ struct LibCurlTransportTests {
             task.cancel()
             await #expect(throws: CancellationError.self) { _ = try await task.value }
         }
-        #expect(elapsed < .seconds(1), "\(elapsed)")  // ~1 ms alone
+        // ~1 ms alone; 3 s was seen with every test running on a loaded 2-core machine. What
+        // matters is that the cancel ended it (CancellationError, not a timeout) long before the hung server would.
+        #expect(elapsed < .seconds(10), "\(elapsed)")
         // The transport still works afterwards.
         let heads = Recorder<[String]>([])
         let echo = try Self.echoing(heads)

@@ -205,7 +205,7 @@ struct CapacityEndToEndTests {
         for (_, body) in conflicts {
             #expect(
                 body
-                    == #"{"error":true,"reason":"Tiny Tower is full on 2030-12-01: 10 of 10 places taken, 1 requested"}"#
+                    == #"{"code":"noCapacity","error":true,"reason":"Tiny Tower is full on 2030-12-01: 10 of 10 places taken, 1 requested"}"#
             )
         }
         // What the database itself holds.

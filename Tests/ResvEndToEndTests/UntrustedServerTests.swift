@@ -170,7 +170,7 @@ struct UntrustedServerTests {
         let environment = ["RESV_SERVER": Self.secretURL]
         let list = try sandbox.resv(["config", "list"], environment: environment)
         #expect(list.stdout.contains("server          http://****@127.0.0.1:1  (environment)"), "\(list.stdout)")
-        #expect(list.stderr.hasPrefix("using the server http://127.0.0.1:1;"), "\(list.stderr)")
+        #expect(list.stderr.hasPrefix("using the server http://127.0.0.1:1 (profile default);"), "\(list.stderr)")
         let get = try sandbox.resv(["config", "get", "server"], environment: environment)
         #expect(get.stdout == "http://****@127.0.0.1:1\n")
         for run in [list, get] { Self.expectNoSecret(run) }
