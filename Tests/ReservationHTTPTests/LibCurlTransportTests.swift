@@ -168,16 +168,17 @@ struct LibCurlTransportTests {
 
     @Test func aHungServerIsBoundedByTheRequestsTimeLeft() async throws {
         let server = try Self.hung()
-        // Neither the stall bound (20 s) nor the transport's own limit (60 s) ends it.
-        let transport = HTTPTransport.libcurl(connectTimeout: 20, requestTimeout: 60)
+        // Neither the stall bound (120 s) nor the transport's own limit (300 s) ends it.
+        let transport = HTTPTransport.libcurl(connectTimeout: 120, requestTimeout: 300)
         let clock = ContinuousClock()
         let elapsed = await clock.measure {
             await #expect(throws: TransportFailure.timedOut) {
                 _ = try await transport.send(Self.request(server, timeout: 0.3))
             }
         }
-        // 0.3 s alone; the bound leaves room for a loaded machine running every test at once.
-        #expect(elapsed < .seconds(10), "\(elapsed)")
+        // 0.3 s alone; 11 s was seen with every test running at once on a loaded 2-core machine.
+        // The bound only has to tell the request's time left from the two larger limits.
+        #expect(elapsed < .seconds(60), "\(elapsed)")
     }
 
     @Test func cancellingEndsTheRequestAtOnce() async throws {
