@@ -38,9 +38,19 @@ struct ServerClient: Sendable {
             deadline.map { Double(($0 - clock.now) / .milliseconds(1)) / 1000 - extra }
         }
         var attempt = 1
+        /// Whether a try may have reached the server (sent, then no whole answer).
+        var mayHaveArrived = false
+        /// An unanswered create may still have been made: say how to finish it without booking twice.
+        func unanswered(_ error: HTTPBackendError) -> HTTPBackendError {
+            guard mayHaveArrived, let idempotencyKey, case .unavailable(let url, let why) = error else { return error }
+            return .unavailable(
+                url,
+                "\(why); the booking may have been made: run the same command again with "
+                    + "--idempotency-key \(idempotencyKey), which books it at most once")
+        }
         while true {
             if let left = left() {
-                guard left > 0 else { throw timedOut }
+                guard left > 0 else { throw unanswered(timedOut) }
                 request.timeout = left
             }
             let response: HTTPResponseData
@@ -48,6 +58,7 @@ struct ServerClient: Sendable {
                 response = try await transport.send(request)
             } catch let failure as TransportFailure {
                 if failure == .tooLarge { throw tooLarge }  // a second try would be as large
+                if case .cannotConnect = failure {} else { mayHaveArrived = true }
                 if retryable, attempt < policy.attempts {
                     let delay = policy.delay(before: attempt, retryAfter: nil)
                     if (left(after: delay) ?? 1) > 0 {
@@ -56,11 +67,11 @@ struct ServerClient: Sendable {
                         continue
                     }
                 }
-                if failure == .timedOut, let left = left(), left <= 0.05 { throw timedOut }
+                if failure == .timedOut, let left = left(), left <= 0.05 { throw unanswered(timedOut) }
                 if case .truncated(let why) = failure {
                     throw HTTPBackendError.badResponse(configuration.baseURL, "the body was cut short (\(why))")
                 }
-                throw HTTPBackendError.unavailable(configuration.baseURL, failure.explanation)
+                throw unanswered(HTTPBackendError.unavailable(configuration.baseURL, failure.explanation))
             }
             // Whatever the transport: one that read more than this should not have.
             guard response.body.count <= HTTPTransport.largestBody else { throw tooLarge }

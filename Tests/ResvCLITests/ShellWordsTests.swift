@@ -68,7 +68,7 @@ struct CompleterTests {
 
     @Test func optionsOfTheCommandBeingTyped() {
         #expect(complete("reserve ", "--l") == ["--landmark"])
-        #expect(complete("reserve ", "--p") == ["--party-size", "--pending"])
+        #expect(complete("reserve ", "--p") == ["--party-size", "--pending", "--profile"])
         #expect(complete("list ", "--st") == ["--status", "--store"])
         #expect(!complete("list --all ", "--a").contains("--all"), "a flag already given is not offered again")
         #expect(complete("list --status pending ", "--sta") == ["--status"], "repeatable options stay")
@@ -78,7 +78,7 @@ struct CompleterTests {
         #expect(complete("reserve --landmark ", "ha") == ["Half Dome"])
         #expect(complete("reserve -l ", "") == ["Golden Gate Bridge", "Half Dome", "Lake Tahoe"])
         #expect(complete("list --status ", "c") == ["confirmed", "cancelled"])
-        #expect(complete("list --format ", "") == ["table", "json", "ndjson"])
+        #expect(complete("list --format ", "") == ["table", "json", "ndjson", "csv", "ics"])
         #expect(complete("reserve --date ", "20") == [])
     }
 

@@ -231,6 +231,34 @@ struct RemotePromisesTests {
         return try sandbox.resv(arguments, environment: env, stdin: stdin)
     }
 
+    /// A create whose answer never comes may still have been booked: the message gives the key
+    /// that finishes it at most once. A server that was never reached gets no such hint.
+    @Test func anUnansweredCreateNamesItsKeySoARetryBooksAtMostOnce() throws {
+        let server = try FaultServer(
+            FaultTests.routes { request, _ in
+                request.method == "POST"
+                    ? .delayed(seconds: 30, .respond(status: 201, body: FaultTests.good))
+                    : .respond(status: 200, body: "[]")
+            })
+        defer { server.stop() }
+        let arguments = ["reserve", "-l", "Golden Gate Bridge", "-d", "2031-06-01T10:00:00Z", "-n", "2"]
+        let keyed = try resv(
+            server, arguments + ["--idempotency-key", "nightly-7"], environment: ["RESV_REQUEST_TIMEOUT": "2"])
+        #expect(keyed.status == 69, "\(keyed.stderr)")
+        #expect(
+            keyed.stderr.contains("run the same command again with --idempotency-key nightly-7, which books it at most once"),
+            "\(keyed.stderr)")
+        let generated = try resv(server, arguments, environment: ["RESV_REQUEST_TIMEOUT": "2"])
+        #expect(generated.stderr.contains("--idempotency-key resv-"), "\(generated.stderr)")
+
+        let stopped = try FaultServer { _, _ in .drop }
+        stopped.stop()
+        let nowhere = try resv(
+            stopped, arguments + ["--idempotency-key", "k"], environment: ["RESV_REQUEST_TIMEOUT": "2"])
+        #expect(nowhere.status == 69)
+        #expect(!nowhere.stderr.contains("may have been made"), "\(nowhere.stderr)")
+    }
+
     /// The server's rows, counted in its SQLite file (sqlite3 is a test package).
     static func rowCount(_ remote: Remote) throws -> Int {
         let database = remote.sandbox.directory.appendingPathComponent("server.sqlite").path

@@ -59,9 +59,8 @@ struct FetchCommand: ResvCommand {
         case .backend:
             source = try context.settings(options.backend).chosenServer == nil ? "file" : "server"
             at = readAt
-        case .cache(let saved, let unreachable):
-            // Fetch reads afresh: the cache is no answer, unless --offline asked for it.
-            if let unreachable { throw unreachable }
+        case .cache(let saved, _):
+            // Only with --offline: CacheFallback is off above, so an unreachable server is an error.
             source = "cache"
             at = saved
         }
