@@ -21,6 +21,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case cannotModifyCancelled
     case versionMismatch
     case invalidNote
+    case nothingToUndo
+    case undoConflict
     case invalidDays
     case invalidRequest
     case batchRejected
@@ -58,7 +60,7 @@ public enum ErrorCode: String, Sendable, CaseIterable {
             .idempotencyKeyReused, .invalidNote:
             .invalidInput
         case .reservationNotFound, .ambiguousReservationId, .noCapacity, .cannotConfirmCancelled,
-            .cannotModifyCancelled, .versionMismatch:
+            .cannotModifyCancelled, .versionMismatch, .nothingToUndo, .undoConflict:
             .refused
         case .unauthorized, .forbidden:
             .notAuthorised
@@ -91,6 +93,8 @@ extension ReservationError {
         case .versionMismatch: .versionMismatch
         case .invalidNote: .invalidNote
         case .nothingToModify: .invalidRequest
+        case .nothingToUndo: .nothingToUndo
+        case .undoConflict: .undoConflict
         case .invalidDays: .invalidDays
         case .invalidRequestField: .invalidRequest
         case .batchRejected: .batchRejected

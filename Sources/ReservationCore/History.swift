@@ -19,10 +19,12 @@ public struct HistoryEntry: Sendable, Hashable {
     public var command: String
     /// On a server, the user who made it.
     public var user: String?
+    /// For an `undone` change: the command it took back.
+    public var undoes: String?
 
     public init(
         at: Date, change: Change, reservationID: Reservation.ID, before: ReservationApiModel?,
-        after: ReservationApiModel, command: String, user: String? = nil
+        after: ReservationApiModel, command: String, user: String? = nil, undoes: String? = nil
     ) {
         self.at = at
         self.change = change
@@ -31,6 +33,7 @@ public struct HistoryEntry: Sendable, Hashable {
         self.after = after
         self.command = command
         self.user = user
+        self.undoes = undoes
     }
 
     /// The entry as stored and as `resv log --json` prints it.
@@ -41,6 +44,7 @@ public struct HistoryEntry: Sendable, Hashable {
         ]
         if let before { fields["before"] = before.json }
         if let user { fields["user"] = .string(user) }
+        if let undoes { fields["undoes"] = .string(undoes) }
         return .object(fields)
     }
 
@@ -59,7 +63,10 @@ public struct HistoryEntry: Sendable, Hashable {
         }
         var user: String?
         if case .string(let name)? = json["user"] { user = name }
+        var undoes: String?
+        if case .string(let undone)? = json["undoes"] { undoes = undone }
         self.init(
-            at: at, change: change, reservationID: id, before: before, after: after, command: command, user: user)
+            at: at, change: change, reservationID: id, before: before, after: after, command: command, user: user,
+            undoes: undoes)
     }
 }

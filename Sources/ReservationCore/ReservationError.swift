@@ -39,6 +39,10 @@ public enum ReservationError: Error, Sendable, LocalizedError {
     case invalidNote(Int)
     /// A modify that names nothing to change.
     case nothingToModify
+    /// `undo` found no command of this user left to take back.
+    case nothingToUndo
+    /// `undo` cannot take the command back: this reservation changed after it.
+    case undoConflict(Reservation.ID, command: String)
     /// A day or a range of days (for availability) that is not usable.
     case invalidDays(String)
     /// A request field is missing or of the wrong type.
@@ -98,6 +102,11 @@ public enum ReservationError: Error, Sendable, LocalizedError {
             return "the note has \(length) characters: at most \(Reservation.noteLimit) are kept"
         case .nothingToModify:
             return "nothing to change: give --date, --party-size, --landmark or --note"
+        case .nothingToUndo:
+            return "nothing to undo: every change recorded has been undone, or none was made"
+        case .undoConflict(let id, let command):
+            return "cannot undo command \(command.prefix(8)): reservation \(id.short) changed after it "
+                + "(see 'resv log \(id.short)'); nothing changed"
         case .invalidDays(let problem):
             return problem
         case .invalidRequestField(let field, let problem):

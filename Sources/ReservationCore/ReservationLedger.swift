@@ -164,12 +164,7 @@ public struct ReservationLedger: Sendable {
             let day = Capacity.Day(of: target.date, in: Capacity.calendar(for: target.landmark))
         {
             // The other active reservations of the day: this one's own places are released.
-            let booked = reservations.reduce(0) { sum, other in
-                guard other.id != id, other.status.isActive, other.landmark.id == target.landmark.id,
-                    other.date >= day.start, other.date < day.end, Reservation.partySizes.contains(other.partySize)
-                else { return sum }
-                return sum + other.partySize
-            }
+            let booked = booked(at: target.landmark.id, on: day, except: id)
             guard Capacity.fits(target.partySize, booked: booked, capacity: capacity) else {
                 throw .noCapacity(target.landmark, day: day.text, requested: target.partySize, booked: booked)
             }
@@ -177,6 +172,53 @@ public struct ReservationLedger: Sendable {
         write(target, at: index)
         log(.modified, before: current, after: target, at: now, command: UUID().uuidString.lowercased())
         return target
+    }
+
+    /// Takes back the newest command that is neither an undo nor undone, as one
+    /// step of compensating changes (`Undo`'s rules), recorded as `undone`
+    /// entries of a new command. Nothing changes when a reservation of that
+    /// command changed since, or a day it gives people back to has no room.
+    public mutating func undo(now: Date) throws(ReservationError) -> UndoResult {
+        let command = Undo.lastCommand(in: history.compactMap(HistoryEntry.init(json:)))
+        guard let taken = command.first?.command else { throw .nothingToUndo }
+        let current = Dictionary(reservations.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let steps = try Undo.plan(command, current: { current[$0].map(ReservationApiModel.init) }, now: now)
+        for change in Undo.dayChanges(steps, catalog: catalog) {
+            try change.check(booked: booked(at: change.landmark.id, on: change.day))
+        }
+        var draft = self
+        let undo = UUID().uuidString.lowercased()
+        var entries: [HistoryEntry] = []
+        for step in steps {
+            guard let index = draft.reservations.firstIndex(where: { $0.id == step.id }) else {
+                throw .reservationNotFound(step.id.description)
+            }
+            let target: Reservation
+            do {
+                target = try Reservation(step.target, catalog: catalog)
+            } catch {
+                // The landmark it had is no longer in the catalog.
+                throw .unknownLandmark(step.target.landmarkId ?? "")
+            }
+            draft.write(target, at: index)
+            let entry = HistoryEntry(
+                at: Timestamp.whole(now), change: .undone, reservationID: step.id, before: step.current,
+                after: ReservationApiModel(target), command: undo, undoes: taken)
+            draft.history.append(entry.json)
+            entries.append(entry)
+        }
+        self = draft
+        return UndoResult(command: taken, changes: entries)
+    }
+
+    /// People booked at a landmark in a day: active reservations with a valid party size, but `except`.
+    private func booked(at landmark: Landmark.ID, on day: Capacity.Day, except: Reservation.ID? = nil) -> Int {
+        reservations.reduce(0) { sum, other in
+            guard other.id != except, other.status.isActive, other.landmark.id == landmark,
+                other.date >= day.start, other.date < day.end, Reservation.partySizes.contains(other.partySize)
+            else { return sum }
+            return sum + other.partySize
+        }
     }
 
     /// Appends a change to the history, in the same write as the change.

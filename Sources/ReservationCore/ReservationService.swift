@@ -90,6 +90,9 @@ public struct ReservationService: Sendable {
             -> Reservation
     /// The history of changes, newest first: every reservation's, or only this one's.
     public var history: @Sendable (_ id: Reservation.ID?) async throws -> [HistoryEntry]
+    /// Takes back this user's newest command not yet undone, as one atomic step
+    /// of compensating, capacity-checked changes (`Undo`'s rules).
+    public var undo: @Sendable () async throws -> UndoResult
     /// Places taken and left per day at the landmark the user named (id, id
     /// prefix or name), counting every reservation the backend holds (on a
     /// server, every user's). The backend resolves the landmark against its own
@@ -114,6 +117,9 @@ public struct ReservationService: Sendable {
         history: @escaping @Sendable (Reservation.ID?) async throws -> [HistoryEntry] = { _ in
             throw ReservationError.unimplemented("ReservationService.history")
         },
+        undo: @escaping @Sendable () async throws -> UndoResult = {
+            throw ReservationError.unimplemented("ReservationService.undo")
+        },
         availability: (
             @Sendable (_ landmark: String, _ days: @Sendable (Landmark) throws -> [CalendarDay]) async throws
                 -> LandmarkAvailability
@@ -126,6 +132,7 @@ public struct ReservationService: Sendable {
         self.confirm = confirm
         self.modify = modify
         self.history = history
+        self.undo = undo
         self.availability =
             availability ?? { text, days in
                 let snapshot = try await fetch()
@@ -174,6 +181,7 @@ extension ReservationService {
         confirm: { _ in throw ReservationError.unimplemented("ReservationService.confirm") },
         modify: { _, _, _ in throw ReservationError.unimplemented("ReservationService.modify") },
         history: { _ in throw ReservationError.unimplemented("ReservationService.history") },
+        undo: { throw ReservationError.unimplemented("ReservationService.undo") },
         availability: { _, _ in throw ReservationError.unimplemented("ReservationService.availability") }
     )
 
@@ -196,7 +204,8 @@ extension ReservationService {
             modify: { id, change, version in
                 try await state.update { try $0.modify(id, change, expectedVersion: version, now: now()) }
             },
-            history: { id in await state.ledger.changes(of: id) }
+            history: { id in await state.ledger.changes(of: id) },
+            undo: { try await state.update { try $0.undo(now: now()) } }
         )
     }
 }

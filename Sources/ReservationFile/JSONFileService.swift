@@ -16,7 +16,8 @@ extension ReservationService {
             modify: { id, change, version in
                 try await store.update { try $0.modify(id, change, expectedVersion: version, now: now()) }
             },
-            history: { id in try store.read().ledger.changes(of: id) }
+            history: { id in try store.read().ledger.changes(of: id) },
+            undo: { try await store.update { try $0.undo(now: now()) } }
         )
     }
 }

@@ -200,8 +200,32 @@ extension ReservationService {
                 if let json = reply.json { configuration.cache?.writeThrough("reservations", [json]) }
                 return modified
             },
-            // resv-server keeps no history route yet (issue 20, step 3 on the server): say so, exit 69.
-            history: { _ in throw HTTPBackendError.missingRoute(configuration.baseURL, "GET /history") },
+            history: { id in
+                try online()
+                let query = id.map { [URLQueryItem(name: "reservation", value: $0.description)] } ?? []
+                let reply = try await client.send("GET", "history", query: query)
+                guard reply.status == 200 else { throw client.refusal(reply, "GET /history") }
+                guard case .array(let items)? = reply.json else {
+                    throw client.badShape("GET /history did not answer a JSON array")
+                }
+                return try items.map { item in
+                    guard let entry = HistoryEntry(json: item) else {
+                        throw client.badShape("GET /history answered a change that is not {at, change, reservationId, after, command}")
+                    }
+                    return entry
+                }
+            },
+            undo: {
+                // A POST without a key: never retried, so one `resv undo` takes back at most one command.
+                try online()
+                let reply = try await client.send("POST", "undo")
+                guard reply.status == 200 else { throw client.refusal(reply, "POST /undo") }
+                guard let json = reply.json, let result = UndoResult(json: json) else {
+                    throw client.badShape("POST /undo did not answer {undid, changes}")
+                }
+                configuration.cache?.writeThrough("reservations", result.changes.map(\.after.json))
+                return result
+            },
             availability: { text, range in
                 // Only the server sees every user's reservations: a cached list would undercount.
                 if case .offline = configuration.cacheMode { throw HTTPBackendError.offlineAvailability }

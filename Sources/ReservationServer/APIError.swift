@@ -55,7 +55,7 @@ public struct APIError: HTTPResponseError, Sendable {
             case .unknownLandmark: .notFound
             case .reservationNotFound: .notFound
             case .noCapacity: .conflict
-            case .cannotConfirmCancelled, .cannotModifyCancelled: .conflict
+            case .cannotConfirmCancelled, .cannotModifyCancelled, .nothingToUndo, .undoConflict: .conflict
             case .versionMismatch: .preconditionFailed
             case .invalidDate, .invalidNote, .nothingToModify, .dateInPast, .invalidPartySize, .invalidInitialStatus, .invalidRequestField,
                 .invalidReservationID, .ambiguousLandmark, .ambiguousReservationID, .batchRejected, .invalidDays:

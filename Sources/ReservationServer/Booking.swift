@@ -20,8 +20,15 @@ protocol BookingTransaction {
     func reservationForUpdate(_ id: Reservation.ID, user: UserID) async throws -> StoredReservation?
     /// Sets the status, and makes it the next version changed at `now`.
     func setStatus(_ status: Reservation.Status, of id: Reservation.ID, now: Double) async throws
-    /// Writes a modified reservation's landmark, date, party size, note, change time and version.
+    /// Writes a changed reservation's landmark, date, party size, status, note, change time and version.
     func update(_ reservation: StoredReservation, startsAt: Double) async throws
+    /// Appends changes to the user's history, in this transaction.
+    func record(_ entries: [HistoryEntry], user: UserID) async throws
+    /// Holds off the user's other undos until the transaction ends.
+    func lockUndo(user: UserID) async throws
+    /// The changes, oldest first, of the user's newest command that is neither
+    /// an undo nor undone (`Undo.lastCommand`'s rule); empty when none.
+    func commandToUndo(user: UserID) async throws -> [HistoryEntry]
 }
 
 /// A landmark's day, as capacity counts it: [start, end) in the landmark's zone.
@@ -128,6 +135,9 @@ enum Booking {
             try await transaction.insert(reservation, user: user, startsAt: record.startsAt, now: now)
             created.append(reservation)
         }
+        let command = newCommand()
+        try await transaction.record(
+            created.map { HistoryEntry(.created, before: nil, after: $0, at: now, command: command) }, user: user)
         if let key {
             let kept = StoredResponse(status: 201, body: response(created), requestHash: key.requestHash)
             try await transaction.keep(kept, key: key.key, user: user, now: now)
@@ -150,6 +160,7 @@ enum Booking {
             }
         }
         guard missing.isEmpty else { return .notFound(ids.filter(missing.contains)) }
+        let original = current
         let now = Date().timeIntervalSince1970.rounded(.down)
         var changes: [(StoredReservation, previous: Reservation.Status)] = []
         var conflicts: [StoredReservation] = []
@@ -170,9 +181,17 @@ enum Booking {
             }
         }
         guard conflicts.isEmpty else { return .conflict(conflicts) }
+        var entries: [HistoryEntry] = []
+        let command = newCommand()
         for (reservation, previous) in changes where reservation.status != previous {
             try await transaction.setStatus(reservation.status, of: reservation.id, now: now)
+            let before = original[reservation.id]
+            entries.append(
+                HistoryEntry(
+                    reservation.status == .cancelled ? .cancelled : .confirmed, before: before, after: reservation,
+                    at: now, command: command))
         }
+        try await transaction.record(entries, user: user)
         return .changed(changes)
     }
 
@@ -221,7 +240,103 @@ enum Booking {
         target.updatedAt = Date().timeIntervalSince1970.rounded(.down)
         target.version = current.version + 1
         try await transaction.update(target, startsAt: startsAt)
+        try await transaction.record(
+            [HistoryEntry(.modified, before: current, after: target, at: target.updatedAt, command: newCommand())],
+            user: user)
         return .modified(target)
+    }
+
+    /// Takes back the user's newest command not yet undone (`Undo`'s rules):
+    /// the user's undos one at a time, then the command's rows locked in id
+    /// order, each checked to be as the command left it, then the days it gives
+    /// people back to locked (in the one order) and counted; all written, with
+    /// `undone` entries, or nothing. Refusals throw `ReservationError`.
+    static func undo(user: UserID, catalog: LandmarkCatalog, in transaction: some BookingTransaction) async throws
+        -> UndoResult
+    {
+        try await transaction.lockUndo(user: user)
+        let command = try await transaction.commandToUndo(user: user)
+        guard let taken = command.first?.command else { throw ReservationError.nothingToUndo }
+        var rows: [Reservation.ID: StoredReservation] = [:]
+        for id in Set(command.map(\.reservationID)).sorted(by: { $0.description < $1.description }) {
+            rows[id] = try await transaction.reservationForUpdate(id, user: user)
+        }
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        let steps = try Undo.plan(command, current: { rows[$0]?.apiModel }, now: now)
+        for change in Undo.dayChanges(steps, catalog: catalog) {
+            let day = BookingDay(landmark: change.landmark.id, day: change.day)
+            try await transaction.lock(day)
+            try change.check(booked: try await transaction.booked(day))
+        }
+        let undo = newCommand()
+        var entries: [HistoryEntry] = []
+        for step in steps {
+            guard let row = rows[step.id], let target = row.applying(step.target),
+                let startsAt = try? DateTime.parse(target.date).timeIntervalSince1970
+            else { throw StoreError.corruptRow("history of reservation \(step.id) holds a record that is not valid") }
+            try await transaction.update(target, startsAt: startsAt)
+            entries.append(
+                HistoryEntry(
+                    at: now, change: .undone, reservationID: step.id, before: step.current, after: target.apiModel,
+                    command: undo, undoes: taken))
+        }
+        try await transaction.record(entries, user: user)
+        return UndoResult(command: taken, changes: entries)
+    }
+
+    /// A new command id: every change of one request shares it.
+    static func newCommand() -> String { UUID().uuidString.lowercased() }
+}
+
+extension HistoryEntry {
+    /// A server's change of a stored reservation, at `now` (seconds since 1970).
+    init(_ change: Change, before: StoredReservation?, after: StoredReservation, at now: Double, command: String) {
+        self.init(
+            at: Date(timeIntervalSince1970: now), change: change, reservationID: after.id, before: before?.apiModel,
+            after: after.apiModel, command: command)
+    }
+}
+
+extension HistoryEntry {
+    /// The entry as the history table's `entry` column holds it (its user is the row's).
+    var storedText: String { String(decoding: json.encoded(), as: UTF8.self) }
+
+    /// Reads an `entry` column; `user` is the name of the row's user.
+    init(stored text: String?, user: String?) throws {
+        guard let text, let json = try? JSONValue.parse(Data(text.utf8)), var entry = HistoryEntry(json: json) else {
+            throw StoreError.corruptRow("a history entry is not valid: \(text?.prefix(200) ?? "NULL")")
+        }
+        entry.user = user
+        self = entry
+    }
+}
+
+extension StoredReservation {
+    /// The wire record of this reservation.
+    var apiModel: ReservationApiModel {
+        ReservationApiModel(
+            id: id.description, landmarkId: landmarkID.description, date: date, partySize: partySize,
+            status: status.rawValue, note: note,
+            createdAt: DateTime.format(Date(timeIntervalSince1970: createdAt)),
+            updatedAt: DateTime.format(Date(timeIntervalSince1970: updatedAt)), version: version)
+    }
+
+    /// This row with the values of a wire record `Undo` planned; nil when a value is not valid.
+    func applying(_ record: ReservationApiModel) -> StoredReservation? {
+        guard let landmarkText = record.landmarkId, let landmark = Landmark.ID(landmarkText), let date = record.date,
+            let partySize = record.partySize, Reservation.partySizes.contains(partySize),
+            let status = record.status.flatMap(Reservation.Status.init(rawValue:)), let version = record.version,
+            let updated = record.updatedAt.flatMap({ try? DateTime.parse($0) })
+        else { return nil }
+        var changed = self
+        changed.landmarkID = landmark
+        changed.date = date
+        changed.partySize = partySize
+        changed.status = status
+        changed.note = record.note
+        changed.updatedAt = updated.timeIntervalSince1970
+        changed.version = version
+        return changed
     }
 }
 

@@ -8,7 +8,7 @@ import ReservationCore
 /// idempotency key, a landmark's day) take a transaction-scoped advisory lock
 /// first, so two servers never book the same key twice or past capacity.
 public enum PostgresStore {
-    static let schemaVersion = 3
+    static let schemaVersion = 4
 
     /// Connects with a `postgres://user:password@host:port/database?sslmode=…` URL.
     /// `run` is the client's connection pool; the caller keeps it running
@@ -68,6 +68,32 @@ public enum PostgresStore {
                     try await Booking.modify(
                         id, request, expectedVersion: version, user: user,
                         in: PostgresTransaction(db: db, logger: logger))
+                }
+            },
+            history: { user, id in
+                let rows: PostgresRowSequence
+                if let id {
+                    rows = try await client.query(
+                        """
+                        SELECT h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
+                        WHERE h.user_id = \(user.rawValue) AND h.reservation_id = \(id.description) ORDER BY h.seq DESC
+                        """, logger: logger)
+                } else {
+                    rows = try await client.query(
+                        """
+                        SELECT h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
+                        WHERE h.user_id = \(user.rawValue) ORDER BY h.seq DESC
+                        """, logger: logger)
+                }
+                return try await rows.collect().map { row in
+                    let (entry, name) = try row.decode((String, String).self)
+                    return try HistoryEntry(stored: entry, user: name)
+                }
+            },
+            undo: { user, catalog in
+                try await client.withTransaction(logger: logger) { db in
+                    try await Booking.undo(
+                        user: user, catalog: catalog, in: PostgresTransaction(db: db, logger: logger))
                 }
             },
             purgeKeys: { cutoff in

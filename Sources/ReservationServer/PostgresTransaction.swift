@@ -73,10 +73,40 @@ struct PostgresTransaction: BookingTransaction {
         try await db.query(
             """
             UPDATE reservations SET landmark_id = \(reservation.landmarkID.description), date = \(reservation.date),
-                starts_at = \(startsAt), party_size = \(reservation.partySize), note = \(reservation.note),
+                starts_at = \(startsAt), party_size = \(reservation.partySize), status = \(reservation.status.rawValue),
+                note = \(reservation.note),
                 updated_at = \(reservation.updatedAt), version = \(reservation.version)
             WHERE id = \(reservation.id.description)
             """, logger: logger)
+    }
+
+    func record(_ entries: [HistoryEntry], user: UserID) async throws {
+        guard !entries.isEmpty else { return }
+        // One statement for a whole batch: a round trip per entry would cost seconds for 10,000.
+        try await db.query(
+            """
+            INSERT INTO history (user_id, reservation_id, command, change, undoes, entry)
+            SELECT \(user.rawValue), r, c, ch, NULLIF(u, ''), e FROM UNNEST(
+                \(entries.map(\.reservationID.description))::TEXT[], \(entries.map(\.command))::TEXT[],
+                \(entries.map(\.change.rawValue))::TEXT[], \(entries.map { $0.undoes ?? "" })::TEXT[],
+                \(entries.map(\.storedText))::TEXT[]) AS t (r, c, ch, u, e)
+            """, logger: logger)
+    }
+
+    func lockUndo(user: UserID) async throws {
+        try await advisoryLock("undo \(user.rawValue)")
+    }
+
+    func commandToUndo(user: UserID) async throws -> [HistoryEntry] {
+        try await db.query(
+            """
+            SELECT entry FROM history WHERE user_id = \(user.rawValue) AND command = (
+                SELECT h.command FROM history h WHERE h.user_id = \(user.rawValue) AND h.change <> 'undone'
+                AND NOT EXISTS (SELECT 1 FROM history u WHERE u.undoes = h.command)
+                ORDER BY h.seq DESC LIMIT 1)
+            ORDER BY seq
+            """, logger: logger
+        ).collect().map { row in try HistoryEntry(stored: try row.decode(String.self), user: nil) }
     }
 
     private func advisoryLock(_ name: String) async throws {

@@ -64,6 +64,38 @@ struct ReservationRoutes: Sendable {
         routes.delete("/reservations/:id", use: cancel)
         routes.patch("/reservations/:id", use: modify)
         routes.post("/reservations/:id/confirm", use: confirm)
+        routes.get("/history", use: history)
+        routes.post("/undo", use: undo)
+    }
+
+    /// `GET /history[?reservation=ID]`: the user's changes, newest first, as `resv log --json` prints them.
+    @Sendable func history(_ request: Request, context: ServerContext) async throws -> Response {
+        let user = try context.requireUser()
+        var id: Reservation.ID?
+        if let text = request.uri.queryParameters.get("reservation") {
+            guard let parsed = Reservation.ID(String(text)) else {
+                throw APIError(
+                    .badRequest, .invalidReservationId,
+                    "'\(text.prefix(64))' is not a reservation id: give the whole UUID")
+            }
+            id = parsed
+        }
+        let entries = try await store.history(user, id)
+        return .json(status: .ok, body: [UInt8](JSONValue.array(entries.map(\.json)).encoded()))
+    }
+
+    /// `POST /undo`: takes back the user's newest command not yet undone, in one
+    /// transaction (`Booking.undo`); answers `{"undid": command, "changes": [...]}`.
+    @Sendable func undo(_ request: Request, context: ServerContext) async throws -> Response {
+        let user = try context.requireUser()
+        do {
+            let result = try await store.undo(user, catalog)
+            lists?.invalidate(user)
+            return .json(status: .ok, body: [UInt8](result.json.encoded()))
+        } catch let error as ReservationError {
+            if case .noCapacity = error { ServerMetrics.bookingsRefused.increment() }
+            throw APIError(error)
+        }
     }
 
     @Sendable func list(_ request: Request, context: ServerContext) async throws -> Response {

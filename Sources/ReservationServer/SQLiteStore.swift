@@ -10,7 +10,7 @@ import Synchronization
 /// (group commit: many bookings per fsync, each in its own savepoint); reads
 /// use their own connections and never wait for a write.
 public enum SQLiteStore {
-    static let schemaVersion = 3
+    static let schemaVersion = 4
     static let readerCount = 2
 
     /// Opens (creating) the database at `path`. With `serving`, takes the
@@ -88,6 +88,24 @@ public enum SQLiteStore {
                 try await writer.perform { db in
                     try await Booking.modify(
                         id, request, expectedVersion: version, user: user, in: SQLiteTransaction(db: db))
+                }
+            },
+            history: { user, id in
+                var sql = """
+                    SELECT h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id WHERE h.user_id = ?
+                    """
+                var binds: [SQLiteData] = [.integer(Int(user.rawValue))]
+                if let id {
+                    sql += " AND h.reservation_id = ?"
+                    binds.append(.text(id.description))
+                }
+                return try await reader().query(sql + " ORDER BY h.seq DESC", binds).map { row in
+                    try HistoryEntry(stored: row.column("entry")?.string, user: row.column("name")?.string)
+                }
+            },
+            undo: { user, catalog in
+                try await writer.perform { db in
+                    try await Booking.undo(user: user, catalog: catalog, in: SQLiteTransaction(db: db))
                 }
             },
             purgeKeys: { cutoff in

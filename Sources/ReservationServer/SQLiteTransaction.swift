@@ -72,14 +72,41 @@ struct SQLiteTransaction: BookingTransaction {
     func update(_ reservation: StoredReservation, startsAt: Double) async throws {
         _ = try await db.query(
             """
-            UPDATE reservations SET landmark_id = ?, date = ?, starts_at = ?, party_size = ?, note = ?,
+            UPDATE reservations SET landmark_id = ?, date = ?, starts_at = ?, party_size = ?, status = ?, note = ?,
                 updated_at = ?, version = ?
             WHERE id = ?
             """,
             [
                 .text(reservation.landmarkID.description), .text(reservation.date), .float(startsAt),
-                .integer(reservation.partySize), reservation.note.map { .text($0) } ?? .null,
+                .integer(reservation.partySize), .text(reservation.status.rawValue),
+                reservation.note.map { .text($0) } ?? .null,
                 .float(reservation.updatedAt), .integer(reservation.version), .text(reservation.id.description),
             ])
+    }
+
+    func record(_ entries: [HistoryEntry], user: UserID) async throws {
+        for entry in entries {
+            _ = try await db.query(
+                "INSERT INTO history (user_id, reservation_id, command, change, undoes, entry) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    .integer(Int(user.rawValue)), .text(entry.reservationID.description), .text(entry.command),
+                    .text(entry.change.rawValue), entry.undoes.map { .text($0) } ?? .null, .text(entry.storedText),
+                ])
+        }
+    }
+
+    func lockUndo(user: UserID) async throws {}
+
+    func commandToUndo(user: UserID) async throws -> [HistoryEntry] {
+        try await db.query(
+            """
+            SELECT entry FROM history WHERE user_id = ? AND command = (
+                SELECT h.command FROM history h WHERE h.user_id = ? AND h.change <> 'undone'
+                AND NOT EXISTS (SELECT 1 FROM history u WHERE u.undoes = h.command)
+                ORDER BY h.seq DESC LIMIT 1)
+            ORDER BY seq
+            """,
+            [.integer(Int(user.rawValue)), .integer(Int(user.rawValue))]
+        ).map { row in try HistoryEntry(stored: row.column("entry")?.string, user: nil) }
     }
 }

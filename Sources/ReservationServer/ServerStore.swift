@@ -96,6 +96,11 @@ public struct ServerStore: Sendable {
     /// rules; with an expected version, only if it still has that version.
     public var modify: @Sendable (UserID, Reservation.ID, ModifyRequest, _ expectedVersion: Int?) async throws
         -> ModifyOutcome
+    /// The user's changes, newest first: every one, or one reservation's.
+    public var history: @Sendable (UserID, Reservation.ID?) async throws -> [HistoryEntry]
+    /// Takes back the user's newest command not yet undone, in one transaction,
+    /// by `Booking.undo`'s rules (the catalog gives the capacity of the days).
+    public var undo: @Sendable (UserID, LandmarkCatalog) async throws -> UndoResult
     /// Deletes idempotency keys older than the date; returns how many.
     public var purgeKeys: @Sendable (_ olderThan: Date) async throws -> Int
     public var close: @Sendable () async throws -> Void

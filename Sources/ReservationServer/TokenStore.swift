@@ -66,6 +66,26 @@ enum SchemaUpgrades {
                 "UPDATE reservations SET updated_at = created_at WHERE updated_at IS NULL",
             ]
         ),
+        // Every change from version 4 on; `entry` is the change as `resv log --json` shows it.
+        (
+            4,
+            [
+                """
+                CREATE TABLE IF NOT EXISTS history (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user_id INTEGER NOT NULL REFERENCES users (id),
+                    reservation_id TEXT NOT NULL,
+                    command TEXT NOT NULL,
+                    change TEXT NOT NULL,
+                    undoes TEXT,
+                    entry TEXT NOT NULL)
+                """,
+                "CREATE INDEX IF NOT EXISTS history_by_user ON history (user_id, seq)",
+                "CREATE INDEX IF NOT EXISTS history_by_reservation ON history (reservation_id, seq)",
+                "CREATE INDEX IF NOT EXISTS history_by_command ON history (command)",
+                "CREATE INDEX IF NOT EXISTS history_by_undone ON history (undoes) WHERE undoes IS NOT NULL",
+            ]
+        ),
     ]
     static let postgres: [(version: Int, statements: [String])] = [
         (
@@ -82,6 +102,25 @@ enum SchemaUpgrades {
                 "ALTER TABLE reservations ADD COLUMN IF NOT EXISTS updated_at DOUBLE PRECISION",
                 "ALTER TABLE reservations ADD COLUMN IF NOT EXISTS version BIGINT NOT NULL DEFAULT 1",
                 "UPDATE reservations SET updated_at = created_at WHERE updated_at IS NULL",
+            ]
+        ),
+        (
+            4,
+            [
+                """
+                CREATE TABLE IF NOT EXISTS history (
+                    seq BIGSERIAL PRIMARY KEY,
+                    user_id BIGINT NOT NULL REFERENCES users (id),
+                    reservation_id TEXT NOT NULL,
+                    command TEXT NOT NULL,
+                    change TEXT NOT NULL,
+                    undoes TEXT,
+                    entry TEXT NOT NULL)
+                """,
+                "CREATE INDEX IF NOT EXISTS history_by_user ON history (user_id, seq)",
+                "CREATE INDEX IF NOT EXISTS history_by_reservation ON history (reservation_id, seq)",
+                "CREATE INDEX IF NOT EXISTS history_by_command ON history (command)",
+                "CREATE INDEX IF NOT EXISTS history_by_undone ON history (undoes) WHERE undoes IS NOT NULL",
             ]
         ),
     ]

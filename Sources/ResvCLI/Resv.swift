@@ -29,7 +29,7 @@ public struct Resv: ParsableCommand {
         version: version,
         subcommands: [
             ListCommand.self, ReserveCommand.self, CancelCommand.self, ConfirmCommand.self, ModifyCommand.self,
-            LogCommand.self, ShowCommand.self,
+            LogCommand.self, UndoCommand.self, ShowCommand.self,
             AvailabilityCommand.self, FetchCommand.self, LandmarksCommand.self, ConfigCommand.self, ReplCommand.self,
             WhoamiCommand.self,
         ],

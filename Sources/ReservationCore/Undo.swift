@@ -1,0 +1,153 @@
+import Foundation
+
+/// What `undo` did: the command it took back, and the compensating changes it
+/// recorded (each an `undone` entry whose `undoes` names that command).
+public struct UndoResult: Sendable, Hashable {
+    public let command: String
+    public let changes: [HistoryEntry]
+
+    public init(command: String, changes: [HistoryEntry]) {
+        self.command = command
+        self.changes = changes
+    }
+
+    /// `{"undid": command, "changes": [entries]}`: the server's answer and `resv undo --json`.
+    public var json: JSONValue {
+        .object(["undid": .string(command), "changes": .array(changes.map(\.json))])
+    }
+
+    /// Reads an answer; nil when it is not one.
+    public init?(json: JSONValue) {
+        guard case .string(let command)? = json["undid"], case .array(let items)? = json["changes"] else { return nil }
+        var changes: [HistoryEntry] = []
+        for item in items {
+            guard let entry = HistoryEntry(json: item) else { return nil }
+            changes.append(entry)
+        }
+        self.init(command: command, changes: changes)
+    }
+}
+
+/// The rules of `undo`, written once for every backend: which command it takes
+/// back, what each of its reservations returns to, and which days must have
+/// room for that. A backend supplies the history, the reservations as they are
+/// now and the people booked per day, and writes the steps in one atomic change.
+public enum Undo {
+    /// One reservation's compensating change: from `current` to `target` (the next version).
+    public struct Step: Sendable, Hashable {
+        public let id: Reservation.ID
+        public let current: ReservationApiModel
+        public let target: ReservationApiModel
+    }
+
+    /// The changes of the newest command that is neither an undo nor undone,
+    /// oldest first; empty when there is none. `history` is oldest first, and
+    /// already only this user's.
+    public static func lastCommand(in history: [HistoryEntry]) -> [HistoryEntry] {
+        var undone: Set<String> = []
+        var found: String?
+        for entry in history.reversed() {
+            if let taken = entry.undoes {
+                undone.insert(taken)
+            } else if entry.change != .undone, !undone.contains(entry.command) {
+                found = entry.command
+                break
+            }
+        }
+        guard let found else { return [] }
+        return history.filter { $0.command == found }
+    }
+
+    /// What each reservation of `command` (its changes, oldest first) returns
+    /// to: a booking is cancelled (the record stays); anything else gets back
+    /// the landmark, date, party size, status and note it had before the
+    /// command. Refuses (`undoConflict`) when a reservation is no longer as the
+    /// command left it: a later change touched it.
+    public static func plan(
+        _ command: [HistoryEntry], current: (Reservation.ID) -> ReservationApiModel?, now: Date
+    ) throws(ReservationError) -> [Step] {
+        var order: [Reservation.ID] = []
+        var first: [Reservation.ID: HistoryEntry] = [:]
+        var last: [Reservation.ID: HistoryEntry] = [:]
+        for entry in command {
+            if first[entry.reservationID] == nil {
+                order.append(entry.reservationID)
+                first[entry.reservationID] = entry
+            }
+            last[entry.reservationID] = entry
+        }
+        var steps: [Step] = []
+        for id in order {
+            guard let earliest = first[id], let latest = last[id] else { continue }
+            guard let record = current(id) else { throw .reservationNotFound(id.description) }
+            guard sameValues(record, latest.after) else { throw .undoConflict(id, command: latest.command) }
+            var target = record
+            if let before = earliest.before {
+                target.landmarkId = before.landmarkId
+                target.date = before.date
+                target.partySize = before.partySize
+                target.status = before.status
+                target.note = before.note
+            } else {
+                target.status = Reservation.Status.cancelled.rawValue
+            }
+            guard !sameValues(target, record) else { continue }
+            target.updatedAt = DateTime.format(Timestamp.whole(now))
+            target.version = (record.version ?? 1) + 1
+            steps.append(Step(id: id, current: record, target: target))
+        }
+        return steps
+    }
+
+    /// A day an undo adds people to: the people its steps take from the day
+    /// (`removed`, their places now) and give it (`added`).
+    public struct DayChange: Sendable {
+        public let landmark: Landmark
+        public let capacity: Int
+        public let day: Capacity.Day
+        public var removed = 0
+        public var added = 0
+
+        /// Checks the day has room, given the people `booked` there now (the
+        /// steps' own current places included); a day the undo does not add to
+        /// is never refused, even over its capacity.
+        public func check(booked: Int) throws(ReservationError) {
+            guard added > removed else { return }
+            let others = max(0, booked - removed)
+            guard Capacity.fits(added, booked: others, capacity: capacity) else {
+                throw .noCapacity(landmark, day: day.text, requested: added, booked: others)
+            }
+        }
+    }
+
+    /// The capacity-limited days the steps add people to, in a stable order (landmark, then day).
+    public static func dayChanges(_ steps: [Step], catalog: LandmarkCatalog) -> [DayChange] {
+        var days: [String: DayChange] = [:]
+        func count(_ record: ReservationApiModel, _ update: (inout DayChange, Int) -> Void) {
+            guard record.status != Reservation.Status.cancelled.rawValue, let partySize = record.partySize,
+                Reservation.partySizes.contains(partySize), let landmarkText = record.landmarkId,
+                let landmarkID = Landmark.ID(landmarkText), let landmark = catalog[landmarkID],
+                let capacity = landmark.capacity, let dateText = record.date,
+                let date = try? DateTime.parse(dateText),
+                let day = Capacity.Day(of: date, in: Capacity.calendar(for: landmark))
+            else { return }
+            let key = "\(landmarkID) \(day.start.timeIntervalSince1970)"
+            var change = days[key] ?? DayChange(landmark: landmark, capacity: capacity, day: day)
+            update(&change, partySize)
+            days[key] = change
+        }
+        for step in steps {
+            count(step.current) { $0.removed += $1 }
+            count(step.target) { $0.added += $1 }
+        }
+        return days.values.filter { $0.added > $0.removed }.sorted {
+            ($0.landmark.id.description, $0.day.start) < ($1.landmark.id.description, $1.day.start)
+        }
+    }
+
+    /// Whether two records hold the same landmark, date, party size, status and note.
+    static func sameValues(_ a: ReservationApiModel, _ b: ReservationApiModel) -> Bool {
+        a.landmarkId == b.landmarkId && a.date == b.date && a.partySize == b.partySize && a.status == b.status
+            && a.note == b.note
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import ReservationCore
+
+struct UndoCommand: ResvCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "undo",
+        abstract: "Take back the last command that changed reservations.",
+        discussion: """
+            Takes back your newest command not yet undone, as one step: a batch reserve or a \
+            multi-id cancel is one command. Nothing is deleted: undoing a booking cancels it, \
+            undoing a cancel or a confirm restores the status before, undoing a modify restores \
+            the values before, each as a new change recorded in the history ('resv log'). A \
+            change that gives people back to a day is checked against its capacity, as a new \
+            booking is. Refused, changing nothing (exit 1), when a later change touched one of \
+            the same reservations, or when nothing is left to undo. Run it again to go further \
+            back. On a server, your commands only.
+            """)
+
+    @OptionGroup var options: CommonOptions
+
+    func validate() throws {
+        try options.output.check([.table, .json, .ndjson], command: "resv undo")
+    }
+
+    func run(in context: CommandContext) async throws {
+        let service = try context.service(options.backend)
+        let result = try await service.undo()
+        let renderer = Renderer(options.output, context: context)
+        switch renderer.format {
+        case .json:
+            context.output.write(String(decoding: result.json.encoded(pretty: true), as: UTF8.self) + "\n")
+        case .ndjson:
+            context.output.write(result.changes.map { String(decoding: $0.json.encoded(), as: UTF8.self) + "\n" }.joined())
+        default:
+            let count = result.changes.count
+            var lines = ["Undid command \(result.command.prefix(8)) (\(count) reservation\(count == 1 ? "" : "s")):"]
+            for change in result.changes {
+                lines.append("  \(change.reservationID.short)  \(LogCommand.detail(change).terminalSafe)")
+            }
+            context.output.write(lines.joined(separator: "\n") + "\n")
+        }
+    }
+}
