@@ -24,6 +24,8 @@ struct Harness: Sendable {
     let store: ServerStore
     let alice: String
     let bob: String
+    /// What `--database` would be: the SQLite file's path, or the PostgreSQL URL.
+    var database = ""
 }
 
 /// Runs `body` against a new database of `engine` (a new SQLite file; on
@@ -54,7 +56,7 @@ func withHarness(
         _ = try await store.addToken("bob-\(suffix)", Token.hash(bob))
         let app = Application(router: buildRouter(store: store, catalog: catalog, now: now), logger: logger)
         try await app.test(.router) { client in
-            try await body(Harness(client: client, store: store, alice: alice, bob: bob))
+            try await body(Harness(client: client, store: store, alice: alice, bob: bob, database: spec))
         }
     }
 }
