@@ -196,4 +196,46 @@ struct UndoRouteTests {
             #expect((entries[0]["after"] as? [String: Any])?["version"] as? Int == 3)
         }
     }
+
+    /// A database of schema 3 (before history) is upgraded on open: its reservations
+    /// stay, it has no history (nothing to undo), and changes from then on are kept.
+    @Test func aSchemaThreeDatabaseGetsItsHistoryTable() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resv-schema-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("db.sqlite").path
+        var logger = Logger(label: "resv-test-schema")
+        logger.logLevel = .critical
+        let hall = ModifyCase.hall()
+        @Sendable func record(_ party: Int) -> NewRecord {
+            NewRecord(
+                reservation: StoredReservation(
+                    id: Reservation.ID(UUID()), landmarkID: hall.id, date: DateTime.format(ModifyCase.date(0)),
+                    partySize: party, status: .confirmed),
+                startsAt: ModifyCase.date(0).timeIntervalSince1970, capacity: nil)
+        }
+        let user = try await Database.withStore(path, logger: logger) { store in
+            let user = try await store.addToken("alice", Token.hash(Token.generate()))
+            _ = try await store.create(user, [record(3)], nil) { _ in [] }
+            return user
+        }
+        // What version 3 had: no history table.
+        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        _ = try await connection.query("DROP TABLE history")
+        _ = try await connection.query("PRAGMA user_version = 3")
+        try await connection.close()
+        try await Database.withStore(path, logger: logger) { store in
+            #expect(try await store.list(user).count == 1)
+            #expect(try await store.history(user, nil).isEmpty)
+            await #expect(throws: ReservationError.self) { try await store.undo(user, LandmarkCatalog([hall])) }
+            _ = try await store.create(user, [record(4)], nil) { _ in [] }
+            #expect(try await store.history(user, nil).map(\.change) == [.created])
+            let undone = try await store.undo(user, LandmarkCatalog([hall]))
+            #expect(undone.changes.map(\.after.partySize) == [4])
+        }
+        let reopened = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        let version = try await reopened.query("PRAGMA user_version").first?.column("user_version")?.integer
+        try await reopened.close()
+        #expect(version == 4)
+    }
 }
