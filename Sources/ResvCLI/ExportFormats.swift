@@ -95,6 +95,9 @@ enum CSVShape {
 /// - DTSTART in UTC, and DURATION:PT1H: a reservation has a start and no end,
 ///   and a calendar needs a length to draw it; an hour marks the slot.
 /// - STATUS: CONFIRMED, TENTATIVE (pending) or CANCELLED.
+/// - SEQUENCE: the reservation's version less one (0 when made), so a calendar
+///   takes a re-import after a change as a newer revision of the same event;
+///   LAST-MODIFIED: when it last changed, for records that know.
 /// - Lines end in CRLF and are folded at 75 octets, never inside a UTF-8
 ///   sequence; TEXT values escape `\`, `;`, `,` and line breaks, and leave out
 ///   the other control characters, which RFC 5545 does not allow.
@@ -122,6 +125,8 @@ struct ICalendarWriter {
         append("BEGIN:VEVENT")
         append("UID:\(reservation.id.description)@resv")
         append("DTSTAMP:\(Self.utc(stamp))")
+        append("SEQUENCE:\(max(0, reservation.version - 1))")
+        if let updated = reservation.updatedAt { append("LAST-MODIFIED:\(Self.utc(updated))") }
         append("DTSTART:\(Self.utc(reservation.date))")
         append("DURATION:PT1H")
         append("SUMMARY:" + Self.escaped("\(landmark.name), \(party)"))

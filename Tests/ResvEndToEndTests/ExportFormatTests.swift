@@ -181,6 +181,8 @@ struct ExportFormatTests {
                     'dtstart': e['DTSTART'].dt.isoformat(), 'utc': e['DTSTART'].dt.utcoffset().total_seconds() == 0,
                     'duration': e['DURATION'].dt.total_seconds(), 'summary': str(e['SUMMARY']),
                     'location': str(e['LOCATION']), 'status': str(e['STATUS']), 'description': str(e['DESCRIPTION']),
+                    'sequence': int(e['SEQUENCE']),
+                    'modified': e['LAST-MODIFIED'].dt.isoformat() if 'LAST-MODIFIED' in e else None,
                 })
             print(json.dumps({'version': str(cal['VERSION']), 'prodid': str(cal['PRODID']), 'events': events}))
             """
@@ -267,6 +269,11 @@ struct ExportFormatTests {
             let events = try #require(try Self.parsedCalendar(run.stdout, in: sandbox)["events"] as? [[String: Any]])
             #expect(events.map { $0["uid"] as? String } == ["22220000-0000-4000-8000-000000000002@resv"], "\(arguments)")
         }
+        // Each change is a newer revision of the same event: SEQUENCE is the version less one.
+        let sequence = try Self.parsedCalendar(try sandbox.resv("show", "2222", "--format", "ics").stdout, in: sandbox)
+        let revised = try #require((sequence["events"] as? [[String: Any]])?.first)
+        #expect(revised["sequence"] as? Int == 2, "confirmed, then cancelled: version 3")
+        #expect((revised["modified"] as? String)?.hasSuffix("+00:00") == true, "\(revised)")
         let empty = try sandbox.resv("list", "--status", "pending", "--format", "ics")
         #expect(empty.stdout == "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//resv//resv 0.1.0//EN\r\nCALSCALE:GREGORIAN\r\nEND:VCALENDAR\r\n")
     }
