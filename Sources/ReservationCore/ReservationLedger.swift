@@ -197,8 +197,8 @@ public struct ReservationLedger: Sendable {
             do {
                 target = try Reservation(step.target, catalog: catalog)
             } catch {
-                // The landmark it had is no longer in the catalog.
-                throw .unknownLandmark(step.target.landmarkId ?? "")
+                // The values it had do not map now: a landmark gone from the catalog, an entry another program wrote.
+                throw .invalidRequestField("the history of reservation \(step.id.short)", error.description)
             }
             draft.write(target, at: index)
             let entry = HistoryEntry(

@@ -92,6 +92,14 @@ public enum Undo {
                 target.status = Reservation.Status.cancelled.rawValue
             }
             guard !sameValues(target, record) else { continue }
+            // An undo never makes a reservation active on a date that has passed (as a modify
+            // never moves one there): a move taken back after the old day, a cancel after its day.
+            if target.status != Reservation.Status.cancelled.rawValue,
+                target.date != record.date || record.status == Reservation.Status.cancelled.rawValue,
+                let text = target.date, let date = try? DateTime.parse(text), date <= now
+            {
+                throw .dateInPast(date)
+            }
             target.updatedAt = DateTime.format(Timestamp.whole(now))
             target.version = (record.version ?? 1) + 1
             steps.append(Step(id: id, current: record, target: target))
