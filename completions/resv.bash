@@ -198,13 +198,13 @@ _resv() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    list|reserve|cancel|confirm|modify|log|show|availability|fetch|landmarks|config|repl|whoami|help)
+    list|reserve|cancel|confirm|modify|log|undo|show|availability|fetch|landmarks|config|repl|whoami|help)
         # Offer subcommand argument completions
         "_resv_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'list reserve cancel confirm modify log show availability fetch landmarks config repl whoami help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'list reserve cancel confirm modify log undo show availability fetch landmarks config repl whoami help' -- "${cur}"))
         ;;
     esac
 }
@@ -473,6 +473,37 @@ _resv_log() {
     case "${positional_number}" in
     1)
         __resv_add_completions -W "$(__resv_custom_complete ---completion log -- positional@0 "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_resv_undo() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --server --profile --config --format)
+    __resv_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion undo -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--format')
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
     esac

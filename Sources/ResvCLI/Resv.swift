@@ -15,7 +15,9 @@ public struct Resv: ParsableCommand {
 
     public static let configuration = CommandConfiguration(
         commandName: "resv",
-        abstract: "Reserve visits to landmarks; list, show, confirm and cancel reservations.",
+        abstract:
+            "Reserve visits to landmarks; list, show, modify, confirm and cancel reservations, "
+            + "see their history and undo the last command.",
         discussion: """
             Works on a local JSON file by default ($XDG_DATA_HOME/resv/reservations.json, \
             or --store / RESV_STORE), or on a resv-server (--server / RESV_SERVER with RESV_TOKEN, \
@@ -24,6 +26,8 @@ public struct Resv: ParsableCommand {
             --profile, --config, --offline, --json, --format) may also come before the subcommand: \
             resv --profile work list. Data goes to stdout, messages to stderr; --json and --format ndjson \
             print stable JSON for scripts, --format csv CSV and --format ics an iCalendar file. \
+            Every change is kept in a history ('resv log'), and 'resv undo' takes back the last \
+            command that changed reservations (on a server, your own). \
             Exit codes: \(Reference.exitCodeSummary).
             """,
         version: version,

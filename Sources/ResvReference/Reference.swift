@@ -27,8 +27,10 @@ public enum Reference {
         ExitCode(code: ExitStatus.success, summary: "success"),
         ExitCode(
             code: ExitStatus.refused, summary: "refused",
-            detail: "unknown or ambiguous id, no capacity, confirming a cancelled reservation; the same failure "
-                + "gets the same code from a store file and from a server (by the code of the server's answer)"),
+            detail: "unknown or ambiguous id, no capacity, confirming or modifying a cancelled reservation, "
+                + "a reservation changed since it was read, nothing to undo or an undo a later change conflicts "
+                + "with; the same failure gets the same code from a store file and from a server (by the code of "
+                + "the server's answer)"),
         ExitCode(
             code: ExitStatus.usage, summary: "usage or invalid input",
             detail: "bad date, party size, unknown landmark, unknown option, an invalid batch line"),
@@ -147,6 +149,13 @@ public enum Reference {
             name: "Cancel every reservation at a landmark:",
             text: """
                 resv list --landmark "Lake Tahoe" --format ndjson | jq -r .id | xargs resv cancel
+                """),
+        Item(
+            name: "Change a visit, look at its history, then take the change back:",
+            text: """
+                resv modify b37c --party-size 6 --note "two more"
+                resv log b37c
+                resv undo
                 """),
         Item(
             name: "Book many visits at once, all or none, from one JSON object per line:",

@@ -60,6 +60,9 @@ struct CompleterTests {
     @Test func commandsAtTheStartOfTheLine() {
         #expect(complete("", "lis") == ["list"])
         #expect(complete("", "c") == ["cancel", "config", "confirm"])
+        #expect(complete("", "l") == ["landmarks", "list", "log"])
+        #expect(complete("", "u") == ["undo"])
+        #expect(complete("", "m") == ["modify"])
         #expect(!complete("", "").contains("repl"), "refused inside the REPL, so never offered")
         #expect(complete("", "he") == ["help"], "offered once")
         #expect(complete("", "q") == ["quit"])
@@ -87,6 +90,11 @@ struct CompleterTests {
         #expect(complete("cancel abcd1111 ", "5") == ["5eed3333"])
         #expect(complete("show ", "ABCD2") == ["abcd2222"])
         #expect(complete("list ", "ab") == [], "list takes no ids")
+        #expect(complete("log ", "5") == ["5eed3333"])
+        #expect(complete("modify ", "abcd1") == ["abcd1111"])
+        #expect(complete("modify abcd1111 ", "--pa") == ["--party-size"])
+        #expect(complete("undo ", "ab") == [], "undo takes no ids")
+        #expect(complete("undo ", "--j") == ["--json"])
     }
 
     @Test func landmarkArguments() {

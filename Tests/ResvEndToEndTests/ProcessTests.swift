@@ -40,7 +40,8 @@ struct ProcessTests {
     }
 
     static let commands = [
-        "list", "reserve", "cancel", "confirm", "show", "availability", "fetch", "landmarks", "config", "repl",
+        "list", "reserve", "cancel", "confirm", "modify", "log", "undo", "show", "availability", "fetch", "landmarks",
+        "config", "repl", "whoami",
     ]
 
     @Test(arguments: commands)

@@ -117,6 +117,12 @@ struct ShippedFilesTests {
         #expect(try bashCompletions("resv cancel 5e", in: sandbox) == [])
         #expect(try bashCompletions("resv confirm ", in: sandbox) == ["abcd2222"])
         #expect(try bashCompletions("resv show 5e", in: sandbox) == ["5eed3333"])
+        // log: every reservation, its history outlives a cancel; modify: active ones only.
+        #expect(try bashCompletions("resv log 5e", in: sandbox) == ["5eed3333"])
+        #expect(try bashCompletions("resv log ", in: sandbox).count == 3)
+        #expect(try bashCompletions("resv modify ", in: sandbox) == ["abcd2222", "abcd1111"])
+        #expect(try bashCompletions("resv undo ab", in: sandbox) == [], "undo takes no ids")
+        #expect(try bashCompletions("resv undo ", in: sandbox).allSatisfy { $0.hasPrefix("-") })
         // Several ids: the next one is offered too.
         #expect(try bashCompletions("resv cancel abcd2222 abcd1", in: sandbox) == ["abcd1111"])
     }
