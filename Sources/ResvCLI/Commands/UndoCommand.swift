@@ -12,9 +12,11 @@ struct UndoCommand: ResvCommand {
             undoing a cancel or a confirm restores the status before, undoing a modify restores \
             the values before, each as a new change recorded in the history ('resv log'). A \
             change that gives people back to a day is checked against its capacity, as a new \
-            booking is. Refused, changing nothing (exit 1), when a later change touched one of \
-            the same reservations, or when nothing is left to undo. Run it again to go further \
-            back. On a server, your commands only.
+            booking is. Refused, changing nothing: when nothing is left to undo, when a day has \
+            no room, or when one of its reservations was changed outside the history (an older \
+            resv, a hand edit) (exit 1); when it would make a reservation active again on a date \
+            that has passed (exit 64). Run it again to go further back; there is no redo. On a \
+            server, your commands only.
             """)
 
     @OptionGroup var options: CommonOptions
