@@ -68,11 +68,9 @@ public enum Capacity {
 
         public init?(of date: Date, in calendar: Calendar) {
             guard let interval = calendar.dateInterval(of: .day, for: date) else { return nil }
-            let components = calendar.dateComponents([.year, .month, .day], from: date)
             start = interval.start
             end = interval.end
-            text = String(
-                format: "%04d-%02d-%02d", components.year ?? 0, components.month ?? 0, components.day ?? 0)
+            text = CalendarDay(date, in: calendar).description
         }
     }
 
