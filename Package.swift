@@ -32,11 +32,13 @@ let package = Package(
     ],
     targets: [
         .target(name: "ReservationCore"),
-        .target(name: "ReservationFile", dependencies: ["ReservationCore"]),
+        // The one atomic file replacement and the one file lock: store, config, cache, server lock.
+        .target(name: "ResvFiles"),
+        .target(name: "ReservationFile", dependencies: ["ReservationCore", "ResvFiles"]),
         // The HTTP backend, over libcurl loaded on the first request (see HTTPTransport.libcurl):
         // no packages to build, and no libcurl-dev (CCurl declares the little of its ABI it uses).
         .target(name: "CCurl"),
-        .target(name: "ReservationHTTP", dependencies: ["ReservationCore", "CCurl"]),
+        .target(name: "ReservationHTTP", dependencies: ["ReservationCore", "ResvFiles", "CCurl"]),
         // Exit codes and the reference text of --help and the man page; no dependencies,
         // so the man page tool can use it without being taken for a second command-line tool.
         .target(name: "ResvReference"),
@@ -49,6 +51,7 @@ let package = Package(
                 "ReservationCore",
                 "ReservationFile",
                 "ReservationHTTP",
+                "ResvFiles",
                 "ResvReference",
                 "CReadline",
                 .target(name: "CMalloc", condition: .when(platforms: [.linux])),
@@ -60,6 +63,7 @@ let package = Package(
             name: "ReservationServer",
             dependencies: [
                 "ReservationCore",
+                "ResvFiles",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -90,7 +94,7 @@ let package = Package(
         .target(name: "CapacityModel", dependencies: ["ReservationCore"], path: "Tests/CapacityModel"),
         .testTarget(name: "ReservationCoreTests", dependencies: ["ReservationCore"]),
         .testTarget(
-            name: "ReservationFileTests", dependencies: ["CapacityModel", "ReservationCore", "ReservationFile"]),
+            name: "ReservationFileTests", dependencies: ["CapacityModel", "ReservationCore", "ReservationFile", "ResvFiles"]),
         .testTarget(name: "ResvCLITests", dependencies: ["ResvCLI"]),
         .testTarget(name: "ReservationHTTPTests", dependencies: ["CapacityModel", "ReservationCore", "ReservationHTTP"]),
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import ReservationCore
+import ResvFiles
 
 #if canImport(Glibc)
     import Glibc
@@ -61,18 +62,26 @@ public struct JSONFileStore: Sendable {
         let (file, existing) = try StoreFile.resolvingLinks(path, storePath: path)
         // Before any lock file is made beside it: a directory or a device is no store.
         if let existing { try StoreFile.requireStoreFile(existing, storePath: path) }
-        let directory = StoreFile.directory(of: file)
+        let directory = AtomicFile.directory(of: file)
         try ensureDirectory(directory)
-        let lock = try await FileLock.acquire(path: file + ".lock", storePath: path, timeout: lockTimeout)
+        let lock = try await lock(file + ".lock")
         defer { lock.release() }
-        removeAbandonedTemporaryFiles(of: file)
+        // Temporary files are only made while holding the lock, so one found by the
+        // lock's holder was left by a writer that died (kill -9, power loss) before
+        // renaming it. It never held the only copy of anything.
+        AtomicFile.removeAbandoned(of: file, mark: Self.temporaryMark)
         var (document, info) = try load(file)
         let result = try body(&document.ledger)
         if document.ledger.revision > 0 {
             try Task.checkCancellation()
             if let info { try StoreFile.requireWritable(info, path: file, storePath: path) }
             // Only the permission bits the user gave: never setuid, setgid or sticky.
-            try write(document.encoded(), to: file, mode: info.map { $0.st_mode & 0o777 } ?? 0o600)
+            do {
+                try AtomicFile.write(
+                    document.encoded(), to: file, mode: info.map { $0.st_mode & 0o777 } ?? 0o600, mark: Self.temporaryMark)
+            } catch {
+                throw StoreError.unwritable(path: path, step: error.step, reason: error.reason)
+            }
         }
         return result
     }
@@ -90,65 +99,15 @@ public struct JSONFileStore: Sendable {
     /// `.reservations.json.resv-tmp.` and mkstemp's six characters.
     private static let temporaryMark = ".resv-tmp."
 
-    /// Temporary files are only made while holding the lock, so one found by
-    /// the lock's holder was left by a writer that died (`kill -9`, power
-    /// loss) before renaming it. It never held the only copy of anything.
-    /// Only what resv can have made goes: a regular file (by `lstat`: never a
-    /// link's target) of this user with exactly such a name.
-    private func removeAbandonedTemporaryFiles(of file: String) {
-        let directory = StoreFile.directory(of: file)
-        let prefix = "." + StoreFile.name(of: file) + Self.temporaryMark
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        for name in names where name.hasPrefix(prefix) && name.count == prefix.count + 6 {
-            let candidate = directory + "/" + name
-            var info = stat()
-            guard lstat(candidate, &info) == 0, StoreFile.isRegular(info), info.st_uid == geteuid() else { continue }
-            unlink(candidate)
-        }
-    }
-
-    /// Temporary file in the same directory as `file`, fsync, rename over
-    /// `file`, fsync the directory. mkstemp creates the temporary file with
-    /// O_EXCL, so it never opens a link someone put there.
-    private func write(_ data: Data, to file: String, mode: mode_t) throws(StoreError) {
-        let directory = StoreFile.directory(of: file)
-        let prefix = directory + "/." + StoreFile.name(of: file) + Self.temporaryMark
-        var template = Array((prefix + "XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw failure("creating a temporary file in \(directory)") }
-        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var renamed = false
-        defer {
-            if !renamed { unlink(temporary) }
-        }
+    /// The store's lock, within `lockTimeout`; its failures in the store's words.
+    private func lock(_ lockPath: String) async throws -> FileLock {
         do {
-            defer { close(fd) }
-            guard fchmod(fd, mode) == 0 else { throw failure("setting the mode of \(temporary)") }
-            let failedWrite = data.withUnsafeBytes { buffer -> Bool in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        return true
-                    }
-                    offset += written
-                }
-                return false
-            }
-            if failedWrite { throw failure("writing \(temporary)") }
-            guard fsync(fd) == 0 else { throw failure("syncing \(temporary)") }
+            return try await FileLock.acquire(lockPath, timeout: lockTimeout)
+        } catch FileLock.Failure.timedOut {
+            throw StoreError.lockTimeout(path: path, seconds: lockTimeout.seconds)
+        } catch FileLock.Failure.file(let error) {
+            throw StoreError.unwritable(path: path, step: error.step, reason: error.reason)
         }
-        guard rename(temporary, file) == 0 else { throw failure("renaming \(temporary) over the store") }
-        renamed = true
-        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY)
-        guard directoryFD >= 0 else { throw failure("opening \(directory) to sync it") }
-        defer { close(directoryFD) }
-        guard fsync(directoryFD) == 0 else { throw failure("syncing \(directory)") }
-    }
-
-    private func failure(_ step: String) -> StoreError {
-        .unwritable(path: path, step: step, reason: errnoDescription(errno))
     }
 
     /// A file error as the system names it ("No such file or directory"), not Foundation's prose.
@@ -156,98 +115,18 @@ public struct JSONFileStore: Sendable {
         if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
             underlying.domain == NSPOSIXErrorDomain
         {
-            return errnoDescription(Int32(underlying.code))
+            return FileError.describe(Int32(underlying.code))
         }
         if let cocoa = error as? CocoaError {
             switch cocoa.code {
-            case .fileReadNoPermission, .fileWriteNoPermission: return errnoDescription(EACCES)
-            case .fileReadNoSuchFile, .fileNoSuchFile: return errnoDescription(ENOENT)
-            case .fileWriteOutOfSpace: return errnoDescription(ENOSPC)
-            case .fileWriteVolumeReadOnly: return errnoDescription(EROFS)
+            case .fileReadNoPermission, .fileWriteNoPermission: return FileError.describe(EACCES)
+            case .fileReadNoSuchFile, .fileNoSuchFile: return FileError.describe(ENOENT)
+            case .fileWriteOutOfSpace: return FileError.describe(ENOSPC)
+            case .fileWriteVolumeReadOnly: return FileError.describe(EROFS)
             default: break
             }
         }
         return error.localizedDescription
-    }
-}
-
-/// An exclusive `flock` on a sidecar file that is never renamed, so every
-/// process locks the same inode whatever happens to the store itself.
-struct FileLock {
-    private let fd: Int32
-
-    private init(fd: Int32) { self.fd = fd }
-
-    /// Takes the lock, waiting at most `timeout`. The wait is a blocking
-    /// `flock`, not a polling loop: the kernel wakes waiters as the lock is
-    /// released, so a process that has waited long is not overtaken by one
-    /// that happened to poll at the right moment. The timeout and the task's
-    /// cancellation interrupt the blocked call (see `InterruptibleCall`).
-    static func acquire(path: String, storePath: String, timeout: Duration) async throws -> FileLock {
-        let fd = try open(path, storePath: storePath)
-        if flock(fd, LOCK_EX | LOCK_NB) == 0 { return FileLock(fd: fd) }
-        let call = InterruptibleCall()
-        let deadline = DispatchWorkItem { call.interrupt(.timedOut) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds, execute: deadline)
-        defer { deadline.cancel() }
-        let outcome = await withTaskCancellationHandler {
-            call.run { flock(fd, LOCK_EX) == 0 ? 0 : errno }
-        } onCancel: {
-            call.interrupt(.cancelled)
-        }
-        switch outcome {
-        case .done(0):
-            return FileLock(fd: fd)
-        case .done(let error):
-            let reason = errnoDescription(error)
-            close(fd)
-            throw StoreError.unwritable(path: storePath, step: "locking \(path)", reason: reason)
-        case .interrupted(.timedOut):
-            close(fd)
-            throw StoreError.lockTimeout(path: storePath, seconds: timeout.seconds)
-        case .interrupted(.cancelled):
-            close(fd)
-            throw CancellationError()
-        }
-    }
-
-    /// Opens (or creates) the lock file, never through a symbolic link
-    /// (O_NOFOLLOW), and only if it is a regular file: a link planted there
-    /// could make resv create or lock any file its user may write.
-    private static func open(_ path: String, storePath: String) throws(StoreError) -> Int32 {
-        let step = "opening the lock file \(path)"
-        // O_NONBLOCK: a FIFO put in its place must not hold the open up.
-        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
-        var info = stat()
-        guard fd >= 0 else {
-            let error = errno
-            // ELOOP for a link, EISDIR for a directory, ENXIO for a socket: say what it is.
-            if lstat(path, &info) == 0, !StoreFile.isRegular(info) {
-                throw .unwritable(path: storePath, step: step, reason: notARegularFile(info))
-            }
-            throw .unwritable(path: storePath, step: step, reason: errnoDescription(error))
-        }
-        guard fstat(fd, &info) == 0 else {
-            let reason = errnoDescription(errno)
-            close(fd)
-            throw .unwritable(path: storePath, step: step, reason: reason)
-        }
-        guard StoreFile.isRegular(info) else {
-            close(fd)
-            throw .unwritable(path: storePath, step: step, reason: notARegularFile(info))
-        }
-        return fd
-    }
-
-    private static func notARegularFile(_ info: stat) -> String {
-        StoreFile.isLink(info)
-            ? "it is a symbolic link, which resv never follows there; remove it"
-            : "it is \(StoreFile.kind(info)), not a regular file; remove it"
-    }
-
-    func release() {
-        flock(fd, LOCK_UN)
-        close(fd)
     }
 }
 

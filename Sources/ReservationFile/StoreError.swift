@@ -45,7 +45,3 @@ public enum StoreError: Error, Sendable, LocalizedError {
         number == number.rounded() ? String(Int(number)) : String(format: "%.1f", number)
     }
 }
-
-func errnoDescription(_ code: Int32) -> String {
-    String(cString: strerror(code))
-}

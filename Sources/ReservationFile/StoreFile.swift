@@ -1,4 +1,5 @@
 import Foundation
+import ResvFiles
 
 #if canImport(Glibc)
     import Glibc
@@ -24,50 +25,22 @@ enum StoreFile {
             var info = stat()
             guard lstat(current, &info) == 0 else {
                 if errno == ENOENT { return (current, nil) }
-                throw .unreadable(path: storePath, reason: errnoDescription(errno))
+                throw .unreadable(path: storePath, reason: FileError.describe(errno))
             }
-            guard isLink(info) else { return (current, info) }
+            guard FileKind.isLink(info) else { return (current, info) }
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
             let count = readlink(current, &buffer, buffer.count - 1)
-            guard count >= 0 else { throw .unreadable(path: storePath, reason: errnoDescription(errno)) }
+            guard count >= 0 else { throw .unreadable(path: storePath, reason: FileError.describe(errno)) }
             let destination = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            current = destination.hasPrefix("/") ? destination : directory(of: current) + "/" + destination
+            current = destination.hasPrefix("/") ? destination : AtomicFile.directory(of: current) + "/" + destination
         }
-        throw .unreadable(path: storePath, reason: errnoDescription(ELOOP))
-    }
-
-    /// The directory part of `path` ("." for a bare name), kept as written:
-    /// `..` after a linked directory means what the kernel says it means.
-    static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
-
-    static func name(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: slash)...])
-    }
-
-    static func isLink(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFLNK }
-    static func isRegular(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFREG }
-
-    /// What a file that is not a regular one is, as messages name it: "a directory".
-    static func kind(_ info: stat) -> String {
-        switch info.st_mode & S_IFMT {
-        case S_IFDIR: "a directory"
-        case S_IFIFO: "a FIFO (named pipe)"
-        case S_IFSOCK: "a socket"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFLNK: "a symbolic link"
-        default: "not a regular file"
-        }
+        throw .unreadable(path: storePath, reason: FileError.describe(ELOOP))
     }
 
     /// Refuses anything but a regular file as the store, by what it is.
     static func requireStoreFile(_ info: stat, storePath: String) throws(StoreError) {
-        guard isRegular(info) else {
-            throw .unreadable(path: storePath, reason: "it is \(kind(info)), not a store file")
+        guard FileKind.isRegular(info) else {
+            throw .unreadable(path: storePath, reason: "it is \(FileKind.name(info)), not a store file")
         }
     }
 
@@ -80,16 +53,16 @@ enum StoreFile {
         var info = stat()
         guard stat(path, &info) == 0 else {
             if errno == ENOENT { return nil }
-            throw .unreadable(path: storePath, reason: errnoDescription(errno))
+            throw .unreadable(path: storePath, reason: FileError.describe(errno))
         }
         try requireStoreFile(info, storePath: storePath)
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
-            throw .unreadable(path: storePath, reason: errnoDescription(errno))
+            throw .unreadable(path: storePath, reason: FileError.describe(errno))
         }
         defer { close(fd) }
-        guard fstat(fd, &info) == 0 else { throw .unreadable(path: storePath, reason: errnoDescription(errno)) }
+        guard fstat(fd, &info) == 0 else { throw .unreadable(path: storePath, reason: FileError.describe(errno)) }
         try requireStoreFile(info, storePath: storePath)
         let size = Int(info.st_size)
         guard size <= limit else { throw .tooLarge(path: storePath, bytes: size, limit: limit) }
@@ -108,7 +81,7 @@ enum StoreFile {
             if result == 0 { break }
             if result < 0 {
                 if errno == EINTR { continue }
-                throw .unreadable(path: storePath, reason: errnoDescription(errno))
+                throw .unreadable(path: storePath, reason: FileError.describe(errno))
             }
             count += result
         }
@@ -130,7 +103,7 @@ enum StoreFile {
                 reason: "its mode \(mode) does not let its owner write it; chmod u+w \(path) to allow changes")
         }
         guard access(path, W_OK) == 0 else {
-            throw .unwritable(path: storePath, step: step, reason: errnoDescription(errno))
+            throw .unwritable(path: storePath, step: step, reason: FileError.describe(errno))
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ResvFiles
 import ReservationCore
 
 #if canImport(Glibc)
@@ -57,11 +58,9 @@ public struct ResponseCache: Sendable {
         removeLeftovers()
         try? manager.createDirectory(
             at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let url = folder.appendingPathComponent(name + ".json")
-        let temporary = folder.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
-        guard manager.createFile(atPath: temporary.path, contents: body, attributes: [.posixPermissions: 0o600])
-        else { return }
-        if rename(temporary.path, url.path) != 0 { try? manager.removeItem(at: temporary) }
+        // Not durable: a cache lost in a crash is fetched again, and a list should not wait on fsync.
+        try? AtomicFile.write(
+            body, to: folder.appendingPathComponent(name + ".json").path, mode: 0o600, durable: false)
     }
 
     /// Writes a change this client made through to the cached list `name`: each
@@ -71,11 +70,9 @@ public struct ResponseCache: Sendable {
     /// writing at once take turns (a lock file), so neither loses the other's change.
     public func writeThrough(_ name: String, _ changed: [JSONValue]) {
         guard !changed.isEmpty else { return }
-        let lockPath = folder.appendingPathComponent(".lock").path
-        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { return }
-        defer { close(descriptor) }
-        guard flock(descriptor, LOCK_EX) == 0, let (records, _) = records(name) else { return }
+        guard let lock = try? FileLock.wait(folder.appendingPathComponent(".lock").path) else { return }
+        defer { lock.release() }
+        guard let (records, _) = records(name) else { return }
         var updated = records
         var position: [String: Int] = [:]
         for (index, record) in updated.enumerated() {
@@ -97,7 +94,8 @@ public struct ResponseCache: Sendable {
     func removeLeftovers() {
         let manager = FileManager.default
         guard let names = try? manager.contentsOfDirectory(atPath: folder.path) else { return }
-        for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+        // AtomicFile.write's temporary files (".<name>.json.resv-tmp.XXXXXX"), and older resv's (".<name>.<uuid>.tmp").
+        for name in names where name.hasPrefix(".") && (name.contains(".resv-tmp.") || name.hasSuffix(".tmp")) {
             let path = folder.appendingPathComponent(name).path
             guard let modified = (try? manager.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
                 Date().timeIntervalSince(modified) > Self.leftoverAge

@@ -1,4 +1,5 @@
 import Foundation
+import ResvFiles
 import ReservationCore
 import ReservationHTTP
 
@@ -203,15 +204,10 @@ struct ConfigFile: Sendable {
         }
         var text = JSONValue.object(fields).encoded(pretty: true)
         text.append(0x0A)
-        let temporary = folder.appendingPathComponent(".config.json.\(UUID().uuidString).tmp")
-        guard
-            FileManager.default.createFile(
-                atPath: temporary.path, contents: text, attributes: [.posixPermissions: 0o600])
-        else { throw .unwritableConfig(url.path, "cannot create a file in \(folder.path)") }
-        guard rename(temporary.path, url.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temporary)
-            throw .unwritableConfig(url.path, reason)
+        do {
+            try AtomicFile.write(text, to: url.path, mode: 0o600)
+        } catch {
+            throw .unwritableConfig(url.path, "\(error.step): \(error.reason)")
         }
     }
 }

@@ -3,6 +3,7 @@ import Testing
 
 @testable import ReservationCore
 @testable import ReservationFile
+import ResvFiles
 
 @Suite("JSON file store")
 struct JSONFileStoreTests {
@@ -148,7 +149,7 @@ struct JSONFileStoreTests {
 
     @Test func aHeldLockTimesOutWithinItsBound() async throws {
         let service = service(lockTimeout: .milliseconds(300))
-        let lock = try await FileLock.acquire(path: url.path + ".lock", storePath: url.path, timeout: .seconds(1))
+        let lock = try await FileLock.acquire(url.path + ".lock", timeout: .seconds(1))
         defer { lock.release() }
         let start = ContinuousClock.now
         do {
@@ -164,7 +165,7 @@ struct JSONFileStoreTests {
     }
 
     @Test func aReleasedLockLetsTheNextWriterIn() async throws {
-        let lock = try await FileLock.acquire(path: url.path + ".lock", storePath: url.path, timeout: .seconds(1))
+        let lock = try await FileLock.acquire(url.path + ".lock", timeout: .seconds(1))
         lock.release()
         let created = try await service(lockTimeout: .milliseconds(100)).reserve(request())
         #expect(try await service().fetch().reservations == [created])

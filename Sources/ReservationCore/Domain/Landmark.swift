@@ -52,7 +52,7 @@ public struct Landmark: Sendable, Hashable, Identifiable {
     /// The IANA zone that defines a calendar day for `capacity`; UTC when nil.
     public var timeZone: TimeZone? { storage.timeZone }
 
-    public init(
+    package init(
         id: ID, name: String, location: String, description: String, category: Category,
         isFeatured: Bool = false, imageName: String? = nil, capacity: Int? = nil, timeZone: TimeZone? = nil
     ) {

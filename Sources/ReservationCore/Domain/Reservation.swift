@@ -35,7 +35,7 @@ public struct Reservation: Sendable, Hashable, Identifiable {
     /// mapping. The bound also keeps every sum of party sizes far from overflowing.
     public static let partySizes: ClosedRange<Int> = 1...10_000
 
-    public init(
+    package init(
         id: ID, landmark: Landmark, date: Date, partySize: Int, status: Status, note: String? = nil,
         createdAt: Date? = nil, updatedAt: Date? = nil, version: Int = 1
     ) {
@@ -51,14 +51,14 @@ public struct Reservation: Sendable, Hashable, Identifiable {
     }
 
     /// The same reservation with another status (the same version: see `changed`).
-    public func with(status: Status) -> Reservation {
+    package func with(status: Status) -> Reservation {
         Reservation(
             id: id, landmark: landmark, date: date, partySize: partySize, status: status, note: note,
             createdAt: createdAt, updatedAt: updatedAt, version: version)
     }
 
     /// This reservation after one change made at `now`: the next version.
-    public func changed(
+    package func changed(
         landmark: Landmark? = nil, date: Date? = nil, partySize: Int? = nil, status: Status? = nil,
         note: String?? = .none, at now: Date
     ) -> Reservation {

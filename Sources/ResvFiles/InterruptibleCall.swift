@@ -12,13 +12,13 @@ import Synchronization
 /// without `SA_RESTART`, so the call returns `EINTR` and `run` gives up. A
 /// signal that lands just before the call starts would interrupt nothing, so
 /// the signal is sent again every 10 ms until `run` has returned.
-final class InterruptibleCall: Sendable {
-    enum Reason: Sendable {
+public final class InterruptibleCall: Sendable {
+    public enum Reason: Sendable {
         case timedOut
         case cancelled
     }
 
-    enum Outcome: Sendable, Equatable {
+    public enum Outcome: Sendable, Equatable {
         /// The call's own result: 0, or the errno it failed with (never EINTR).
         case done(Int32)
         case interrupted(Reason)
@@ -31,6 +31,8 @@ final class InterruptibleCall: Sendable {
     }
 
     private let state = Mutex(State())
+
+    public init() {}
     static let signal = SIGUSR2
 
     private static let handlerInstalled: Bool = {
@@ -43,7 +45,7 @@ final class InterruptibleCall: Sendable {
 
     /// Runs `call` (0 or an errno) until it returns something other than
     /// EINTR, or until `interrupt` is called.
-    func run(_ call: () -> Int32) -> Outcome {
+    public func run(_ call: () -> Int32) -> Outcome {
         _ = Self.handlerInstalled
         var mask = sigset_t()
         sigemptyset(&mask)
@@ -70,7 +72,7 @@ final class InterruptibleCall: Sendable {
     }
 
     /// Stops the call from any thread; the first reason wins.
-    func interrupt(_ reason: Reason) {
+    public func interrupt(_ reason: Reason) {
         let first = state.withLock { state -> Bool in
             guard state.reason == nil, !state.finished else { return false }
             state.reason = reason
