@@ -10,8 +10,9 @@ enum BatchInput {
         var request: NewReservation
     }
 
-    static func read(_ path: String) throws -> Data {
-        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+    /// The file at `path`, or all of `stdin` for "-".
+    static func read(_ path: String, stdin: InputSource) throws -> Data {
+        if path == "-" { return stdin.readToEnd() }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw CLIError.unreadableInput(path, "it is a directory")

@@ -17,6 +17,8 @@ public struct CommandContext: Sendable {
     public var output: TextSink
     /// Where messages, warnings and errors go (stderr).
     public var messages: TextSink
+    /// Where commands read from (stdin): a batch, a REPL script, a token.
+    public var input: InputSource
     /// The process environment, for backend selection and NO_COLOR.
     public var environment: [String: String]
     public var now: @Sendable () -> Date
@@ -36,13 +38,14 @@ public struct CommandContext: Sendable {
     var scriptLine: Int?
 
     public init(
-        output: TextSink, messages: TextSink, environment: [String: String], now: @escaping @Sendable () -> Date,
-        timeZone: TimeZone, outputIsTerminal: Bool,
+        output: TextSink, messages: TextSink, input: InputSource = .empty, environment: [String: String],
+        now: @escaping @Sendable () -> Date, timeZone: TimeZone, outputIsTerminal: Bool,
         openService: @escaping @Sendable (BackendOptions, CommandContext) throws -> ReservationService = CommandContext
             .openConfiguredService
     ) {
         self.output = output
         self.messages = messages
+        self.input = input
         self.environment = environment
         self.now = now
         self.timeZone = timeZone
@@ -53,10 +56,29 @@ public struct CommandContext: Sendable {
     /// The context of a process run from a shell.
     public static func live() -> CommandContext {
         var context = CommandContext(
-            output: .standardOutput, messages: .standardError, environment: ProcessInfo.processInfo.environment,
-            now: Date.init, timeZone: .current, outputIsTerminal: isatty(STDOUT_FILENO) == 1)
+            output: .standardOutput, messages: .standardError, input: .standardInput,
+            environment: ProcessInfo.processInfo.environment, now: Date.init, timeZone: .current,
+            outputIsTerminal: isatty(STDOUT_FILENO) == 1)
         context.messagesAreTerminal = isatty(STDERR_FILENO) == 1
         return context
+    }
+
+    /// A context that runs commands in this process as a shell would, but reads `input`
+    /// and keeps what they write: for tests, and front ends that show the text themselves.
+    /// Nothing is a terminal; the backend is the one `environment` and the options choose,
+    /// unless `openService` gives another.
+    public static func captured(
+        input: InputSource = .empty, environment: [String: String], now: @escaping @Sendable () -> Date = Date.init,
+        timeZone: TimeZone = .gmt,
+        openService: @escaping @Sendable (BackendOptions, CommandContext) throws -> ReservationService = CommandContext
+            .openConfiguredService
+    ) -> (context: CommandContext, output: TextBuffer, messages: TextBuffer) {
+        let output = TextBuffer()
+        let messages = TextBuffer()
+        let context = CommandContext(
+            output: output.sink, messages: messages.sink, input: input, environment: environment, now: now,
+            timeZone: timeZone, outputIsTerminal: false, openService: openService)
+        return (context, output, messages)
     }
 
     /// Colour only on a terminal, and never when NO_COLOR is set (no-color.org).
@@ -165,6 +187,107 @@ public struct CommandContext: Sendable {
         default: return "\(seconds / 86_400) day\(seconds / 86_400 == 1 ? "" : "s") ago"
         }
     }
+}
+
+/// Where a command's input comes from: stdin, or given bytes in tests.
+///
+/// Reading blocks its thread, as reading stdin always has: commands read their
+/// input once, before they work (a batch), or between the lines they run (a REPL script).
+public struct InputSource: Sendable {
+    /// True when this is a terminal: the REPL prompts and edits lines, a token is typed unseen.
+    public var isTerminal: Bool
+    /// The next line without its line break ("\n" or "\r\n"); nil at the end of the input.
+    public var readLine: @Sendable () -> String?
+    /// The next line, not shown as it is typed when the input is a terminal (a token).
+    public var readSecretLine: @Sendable () -> String?
+    /// Everything left, to the end of the input.
+    public var readToEnd: @Sendable () -> Data
+
+    public init(
+        isTerminal: Bool, readLine: @escaping @Sendable () -> String?,
+        readSecretLine: (@Sendable () -> String?)? = nil, readToEnd: @escaping @Sendable () -> Data
+    ) {
+        self.isTerminal = isTerminal
+        self.readLine = readLine
+        self.readSecretLine = readSecretLine ?? readLine
+        self.readToEnd = readToEnd
+    }
+
+    /// The process's stdin.
+    public static var standardInput: InputSource {
+        let terminal = isatty(STDIN_FILENO) == 1
+        return InputSource(
+            isTerminal: terminal,
+            readLine: { Swift.readLine(strippingNewline: true) },
+            readSecretLine: {
+                guard terminal else { return Swift.readLine(strippingNewline: true) }
+                var saved = termios()
+                tcgetattr(STDIN_FILENO, &saved)
+                var silent = saved
+                silent.c_lflag &= ~tcflag_t(ECHO)
+                tcsetattr(STDIN_FILENO, TCSANOW, &silent)
+                defer { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
+                return Swift.readLine(strippingNewline: true)
+            },
+            readToEnd: { FileHandle.standardInput.readDataToEndOfFile() })
+    }
+
+    /// An input with nothing in it, as from `< /dev/null`.
+    public static let empty = bytes(Data())
+
+    /// `text` as the input, not a terminal.
+    public static func text(_ text: String) -> InputSource { bytes(Data(text.utf8)) }
+
+    /// `data` as the input, not a terminal; each read goes on from where the last one ended.
+    public static func bytes(_ data: Data) -> InputSource {
+        let remaining = Remaining(data)
+        return InputSource(
+            isTerminal: false, readLine: { remaining.line() }, readToEnd: { remaining.all() })
+    }
+
+    /// Given input, and how far it has been read.
+    private final class Remaining: Sendable {
+        private let data: Data
+        private let offset = Mutex(0)
+
+        init(_ data: Data) { self.data = Data(data) }  // Indices from 0, whatever slice it was.
+
+        /// As `Swift.readLine(strippingNewline: true)` reads: up to "\n", which takes a "\r" before it along.
+        func line() -> String? {
+            offset.withLock { offset -> String? in
+                guard offset < data.count else { return nil }
+                let rest = data[offset...]
+                guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")) else {
+                    offset = data.count
+                    return String(decoding: rest, as: UTF8.self)
+                }
+                var line = data[offset..<newline]
+                if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+                offset = newline + 1
+                return String(decoding: line, as: UTF8.self)
+            }
+        }
+
+        func all() -> Data {
+            offset.withLock { offset in
+                defer { offset = data.count }
+                return Data(data[offset...])
+            }
+        }
+    }
+}
+
+/// Text written to a sink, kept to be read back.
+public final class TextBuffer: Sendable {
+    private let storage = Mutex("")
+
+    public init() {}
+
+    /// Everything written so far.
+    public var text: String { storage.withLock { $0 } }
+
+    /// A sink that appends to this buffer.
+    public var sink: TextSink { TextSink { text in self.storage.withLock { $0 += text } } }
 }
 
 /// A destination for text: stdout, stderr, or a buffer in tests.

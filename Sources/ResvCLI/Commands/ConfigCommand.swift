@@ -220,24 +220,13 @@ struct ConfigCommand: ParsableCommand {
     }
 }
 
-/// One line from stdin; on a terminal, prompted on stderr and typed without echo.
+/// One line from the context's input; on a terminal, prompted on stderr and typed without echo.
 func readSecretLine(prompt: String, context: CommandContext) throws -> String {
-    let terminal = isatty(STDIN_FILENO) == 1
-    var saved = termios()
-    if terminal {
-        context.messages.write(prompt)
-        tcgetattr(STDIN_FILENO, &saved)
-        var silent = saved
-        silent.c_lflag &= ~tcflag_t(ECHO)
-        tcsetattr(STDIN_FILENO, TCSANOW, &silent)
-    }
-    defer {
-        if terminal {
-            tcsetattr(STDIN_FILENO, TCSANOW, &saved)
-            context.messages.write("\n")
-        }
-    }
-    let line = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces) ?? ""
+    let terminal = context.input.isTerminal
+    if terminal { context.messages.write(prompt) }
+    let typed = context.input.readSecretLine()
+    if terminal { context.messages.write("\n") }
+    let line = typed?.trimmingCharacters(in: .whitespaces) ?? ""
     guard !line.isEmpty else { throw CLIError.invalidSetting("token", "", "a token on stdin") }
     return line
 }

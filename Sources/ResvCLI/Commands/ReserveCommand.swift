@@ -98,7 +98,7 @@ struct ReserveCommand: ResvCommand {
     private func reserveBatch(from path: String, in context: CommandContext) async throws {
         // The REPL's own input (a terminal, or the script it is reading) is not a batch.
         if path == "-", context.inRepl { throw CLIError.unreadableInput("-", "in the REPL, give --batch a file") }
-        let input = try BatchInput.read(path)
+        let input = try BatchInput.read(path, stdin: context.input)
         let progress = ProgressLine(context: context, lines: input.count { $0 == UInt8(ascii: "\n") })
         let parsed = BatchInput.parse(
             input, defaultStatus: pending ? .pending : .confirmed, now: context.now(), progress: progress)

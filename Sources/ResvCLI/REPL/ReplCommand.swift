@@ -3,10 +3,6 @@ import Foundation
 import ReservationCore
 import ResvReference
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 struct ReplCommand: ResvCommand {
     static let configuration = CommandConfiguration(
         commandName: "repl",
@@ -38,7 +34,7 @@ struct ReplCommand: ResvCommand {
                 || context.idempotencyKey != nil
             return own ? try CommandContext.openConfiguredService(options, context) : service
         }
-        let interactive = isatty(STDIN_FILENO) == 1
+        let interactive = context.input.isTerminal
         lineContext.inRepl = true
         let failure =
             interactive
@@ -73,7 +69,7 @@ struct ReplCommand: ResvCommand {
     private func scriptLoop(_ context: CommandContext) async -> Int32? {
         var failure: Int32?
         var number = 0
-        while !Task.isCancelled, let line = Swift.readLine(strippingNewline: true) {
+        while !Task.isCancelled, let line = context.input.readLine() {
             number += 1
             var lineContext = context
             lineContext.scriptLine = number
