@@ -181,7 +181,7 @@ public enum ResvMain {
 
     /// The first `--name` among `arguments` that `command` does not take (values after `--` aside).
     private static func unknownOption(in arguments: ArraySlice<String>, of command: String) -> String? {
-        guard let info = Completer(toolInfo: Resv._dumpHelp()).commands.first(where: { $0.name == command }) else {
+        guard let info = Completer.resv.commands.first(where: { $0.name == command }) else {
             return nil
         }
         let known = Set(info.options.flatMap(\.names) + ["--help", "-h"])

@@ -31,6 +31,10 @@ struct Completer: Sendable {
 
     let commands: [Command]
 
+    /// The command tree of `resv`, built once per process: it is the same every time, and
+    /// dumping it costs as much as parsing a command line several times over.
+    static let resv = Completer(toolInfo: Resv._dumpHelp())
+
     /// The command tree as ArgumentParser describes it.
     init(toolInfo json: String) {
         struct ToolInfo: Decodable {

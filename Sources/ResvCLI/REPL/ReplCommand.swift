@@ -47,8 +47,7 @@ struct ReplCommand: ResvCommand {
     /// At the prompt Ctrl-C is a key (see `LineEditor`); while a line's command
     /// runs it cancels that command, and the prompt comes back.
     private func interactiveLoop(_ context: CommandContext) async -> Int32? {
-        let editor = LineEditor(
-            historyPath: context.stateFile("history"), completer: Completer(toolInfo: Resv._dumpHelp()))
+        let editor = LineEditor(historyPath: context.stateFile("history"), completer: .resv)
         context.say("resv \(Resv.version): type a command without 'resv' (help lists them); Ctrl-D or exit leaves.")
         return await Interrupts.ignored {
             while true {
