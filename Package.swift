@@ -78,15 +78,18 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
-        .executableTarget(
-            name: "resv-server",
+        // resv-server's commands, apart from its entry point so that tests run them in their process.
+        .target(
+            name: "ResvServerCommands",
             dependencies: [
                 "ReservationCore",
                 "ReservationServer",
                 "ResvReference",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(name: "resv-server", dependencies: ["ResvServerCommands"]),
         // Development tool of scripts/generate-docs; not shipped.
         .executableTarget(name: "resv-docs", dependencies: ["ResvReference"]),
         // The capacity model every backend's tests run against, and generators of hostile
@@ -106,6 +109,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        .testTarget(name: "ResvServerCommandsTests", dependencies: ["ResvServerCommands", "ReservationServer"]),
         .testTarget(
             name: "ResvEndToEndTests",
             dependencies: ["CapacityModel", "ReservationCore", "ResvCLI", "ResvReference"]

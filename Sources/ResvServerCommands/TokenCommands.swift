@@ -5,8 +5,48 @@ import ReservationCore
 import ReservationServer
 import ResvReference
 
-extension TokenCommand {
-    struct List: AsyncParsableCommand {
+struct TokenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token", abstract: "Manage users' bearer tokens.",
+        subcommands: [Create.self, List.self, Revoke.self])
+
+    struct Create: ServerCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a token for a user (new or existing) and print it once.",
+            discussion: """
+                The token is printed on stdout and never again: only its SHA-256 is stored. A user may hold \
+                several tokens; each one sees the same reservations.
+                """
+        )
+
+        @Argument(help: "The user's name.")
+        var name: String
+
+        @OptionGroup var options: DatabaseOptions
+
+        @Option(
+            help: ArgumentHelp(
+                "How long the token works: a number with s, m, h or d (90m, 12h, 30d). Default: until revoked.",
+                valueName: "duration"))
+        var expiresIn: TokenLifetime?
+
+        func validate() throws {
+            guard !name.trimmingCharacters(in: .whitespaces).isEmpty, name.count <= 200 else {
+                throw ValidationError("the user name must be 1 to 200 characters, not blank")
+            }
+        }
+
+        func run(in context: ServerCommandContext) async throws {
+            let name = name
+            let token = Token.generate()
+            let expiresAt = expiresIn.map { context.now().addingTimeInterval($0.seconds) }
+            _ = try await withTokens(options, context) { try await $0.create(name, Token.hash(token), expiresAt) }
+            context.output(token + "\n")
+            context.say("created a token for \(name); it is shown only this once")
+        }
+    }
+
+    struct List: ServerCommand {
         static let configuration = CommandConfiguration(
             abstract: "List every token: its user, when it was created, last used and expires.",
             discussion: """
@@ -20,10 +60,9 @@ extension TokenCommand {
         @Flag(help: "Print a JSON array of {user, createdAt, lastUsedAt, expiresAt} instead of a table.")
         var json = false
 
-        func run() async throws {
-            let logger = bootstrapLogging(.warning)
-            let tokens = try await withTokens(options, logger: logger) { try await $0.list() }
-            print(json ? Self.json(tokens) : Self.table(tokens, now: Date()), terminator: "")
+        func run(in context: ServerCommandContext) async throws {
+            let tokens = try await withTokens(options, context) { try await $0.list() }
+            context.output(json ? Self.json(tokens) : Self.table(tokens, now: context.now()))
         }
 
         static func table(_ tokens: [TokenInfo], now: Date) -> String {
@@ -65,7 +104,7 @@ extension TokenCommand {
         }
     }
 
-    struct Revoke: AsyncParsableCommand {
+    struct Revoke: ServerCommand {
         static let configuration = CommandConfiguration(
             abstract: "Revoke every token of a user.",
             discussion: """
@@ -80,31 +119,28 @@ extension TokenCommand {
 
         @OptionGroup var options: DatabaseOptions
 
-        func run() async throws {
-            let logger = bootstrapLogging(.warning)
+        func run(in context: ServerCommandContext) async throws {
             let name = name
-            let count = try await withTokens(options, logger: logger) { try await $0.revoke(name) }
+            let count = try await withTokens(options, context) { try await $0.revoke(name) }
             guard count > 0 else {
-                FileHandle.standardError.write(
-                    Data("resv-server: \(name) has no token to revoke ('resv-server token list' shows them)\n".utf8))
+                context.say("\(name) has no token to revoke ('resv-server token list' shows them)")
                 throw ExitCode(ExitStatus.refused)
             }
-            FileHandle.standardError.write(
-                Data("resv-server: revoked \(count) token\(count == 1 ? "" : "s") of \(name)\n".utf8))
+            context.say("revoked \(count) token\(count == 1 ? "" : "s") of \(name)")
         }
     }
 }
 
-/// Runs `body` with the token calls of the database, reporting failures as `runReportingErrors` does.
-private func withTokens<T: Sendable>(
-    _ options: DatabaseOptions, logger: Logger, _ body: @escaping @Sendable (TokenStore) async throws -> T
-) async throws -> T {
-    var result: T?
-    try await runReportingErrors(logger) {
-        result = try await Database.withStore(options.database, logger: logger) { store in try await body(store.tokens) }
+/// Runs `body` with the token calls of the database, logging warnings only; a
+/// database that cannot be opened is one line on stderr and exit 69.
+private func withTokens<Result: Sendable>(
+    _ options: DatabaseOptions, _ context: ServerCommandContext,
+    _ body: @escaping @Sendable (TokenStore) async throws -> Result
+) async throws -> Result {
+    let logger = context.logger(.warning)
+    return try await context.unavailableOnFailure {
+        try await Database.withStore(options.database, logger: logger) { store in try await body(store.tokens) }
     }
-    guard let result else { throw ExitCode(ExitStatus.unavailable) }
-    return result
 }
 
 /// `--expires-in`: a whole number with a unit, s, m, h or d (up to ten years).

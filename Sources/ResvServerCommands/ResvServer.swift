@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import ResvReference
+
+/// `resv-server`: the shared backend of `resv`. The work is in the
+/// `ReservationServer` library; this is the command line over it.
+struct ResvServer: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resv-server",
+        abstract: "Serve reservations over HTTP to resv clients, from SQLite or PostgreSQL.",
+        discussion: """
+            Create a token for each user with 'resv-server token create NAME', then start the server with \
+            'resv-server serve'. Clients send the token as 'Authorization: Bearer TOKEN' (resv reads it from \
+            RESV_TOKEN); each user sees and changes only their own reservations.
+            """,
+        version: Reference.version,
+        subcommands: [Serve.self, TokenCommand.self]
+    )
+}
+
+/// A command that runs against an explicit context instead of the process's streams and clock.
+protocol ServerCommand: ParsableCommand {
+    func run(in context: ServerCommandContext) async throws
+}
+
+/// Parses and runs one `resv-server` command line; never exits, so tests run it in their process.
+public enum ResvServerMain {
+    /// Runs `arguments` (without the program name) and returns the exit status. The
+    /// messages and statuses are swift-argument-parser's own (`exit(withError:)`),
+    /// except that the bash completion script it prints is finished (see BashCompletionScript).
+    public static func run(_ arguments: [String], context: ServerCommandContext) async -> Int32 {
+        do {
+            let command = try ResvServer.parseAsRoot(arguments)
+            if let command = command as? any ServerCommand {
+                try await command.run(in: context)
+            } else {
+                // A command group, or `help`: the library's help text.
+                var command = command
+                try command.run()
+            }
+            return ExitStatus.success
+        } catch {
+            let message = ResvServer.fullMessage(for: error)
+            let finished = BashCompletionScript.finished(message)
+            guard finished == message else {
+                context.output(finished + "\n")
+                return ExitStatus.success
+            }
+            let status = ResvServer.exitCode(for: error).rawValue
+            if !message.isEmpty {
+                // Help and the version are the command's data; errors are messages.
+                let sink = status == ExitStatus.success ? context.output : context.messages
+                sink(message + "\n")
+            }
+            return status
+        }
+    }
+}
+
+/// `--database`, which every command but the root takes.
+struct DatabaseOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "An SQLite file (created when missing) or a postgres://user[:password]@host[:port]/database URL.",
+            valueName: "path-or-url"))
+    var database: String
+
+    func validate() throws {
+        guard !database.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ValidationError("--database needs an SQLite file path or a postgres:// URL")
+        }
+    }
+}

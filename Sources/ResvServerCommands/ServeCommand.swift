@@ -1,0 +1,125 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ReservationCore
+import ReservationServer
+import ResvReference
+
+struct Serve: ServerCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the HTTP API until interrupted (SIGINT or SIGTERM).",
+        discussion: """
+            The schema is created or migrated at start. SQLite runs in WAL mode with full fsync: a reservation \
+            is on disk before its 201 is sent, and its files are readable by their owner only (0600). A \
+            database that cannot be reached at start is one line on stderr and exit 69. Logs go to stderr, \
+            one line per request; tokens never appear in them. GET /health (no token) says whether the \
+            database answers; GET /metrics (no token) serves Prometheus metrics; a revoked token stops \
+            working within 5 seconds.
+            """
+    )
+
+    @OptionGroup var options: DatabaseOptions
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on; 0 picks a free one (the log says which).")
+    var port = 8080
+
+    @Option(help: "How much to log on stderr.")
+    var logLevel: LogLevel = .info
+
+    @Option(
+        help: ArgumentHelp(
+            "A JSON file of the landmarks to offer, with their capacity and timeZone (default: the built-in catalog).",
+            valueName: "path"),
+        completion: .file(extensions: ["json"]))
+    var landmarks: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a client has to send a whole request (head and body) from its first byte; then the connection is closed.",
+            valueName: "seconds"))
+    var requestTimeout: Double = 10
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a connection may stay open with no request under way (keep-alive); then it is closed.",
+            valueName: "seconds"))
+    var idleTimeout: Double = 60
+
+    @Option(
+        help: ArgumentHelp(
+            "Requests a second each token may make (bursts up to the same number); more get 429 with Retry-After. Default: no limit.",
+            valueName: "n"))
+    var rateLimit: Double?
+
+    @Flag(help: "Do not serve /metrics (Prometheus text, open without a token; served by default).")
+    var noMetrics = false
+
+    /// How long a token found in the database is trusted before it is checked
+    /// again (so a revoked token stops within this time); for measurements.
+    @Option(help: .hidden)
+    var tokenRecheck: Double = 2
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        for (name, value) in [("--request-timeout", requestTimeout), ("--idle-timeout", idleTimeout)] {
+            guard value.isFinite, value > 0, value <= 86_400 else {
+                throw ValidationError("\(name) must be a number of seconds above 0 and at most 86400")
+            }
+        }
+        if let rateLimit, RateLimit(perSecond: rateLimit) == nil || rateLimit > 1_000_000 {
+            throw ValidationError("--rate-limit must be a number of requests a second above 0 and at most 1000000")
+        }
+        guard tokenRecheck.isFinite, (0...5).contains(tokenRecheck) else {
+            throw ValidationError("--token-recheck must be 0 to 5 seconds")
+        }
+    }
+
+    /// The options the flags give.
+    var serverOptions: ServerOptions {
+        var options = ServerOptions()
+        options.limits = ConnectionLimits(
+            requestTimeout: .milliseconds(Int64(requestTimeout * 1000)),
+            idleTimeout: .milliseconds(Int64(idleTimeout * 1000)))
+        options.rateLimit = rateLimit.flatMap(RateLimit.init(perSecond:))
+        options.tokenLifetime = .milliseconds(Int64(tokenRecheck * 1000))
+        return options
+    }
+
+    func run(in context: ServerCommandContext) async throws {
+        // Read before the process-wide logging and metrics are set up, so a bad file costs nothing.
+        let catalog: LandmarkCatalog
+        do {
+            catalog = try landmarks.map(CatalogFile.load) ?? .builtIn
+        } catch {
+            context.say(error.localizedDescription)
+            throw ExitCode(error.isUnreadable ? ExitStatus.unavailable : ExitStatus.dataError)
+        }
+        let logger = context.logger(logLevel.level)
+        let host = host
+        let port = port
+        var settings = serverOptions
+        if !noMetrics { settings.metrics = ServerMetrics.bootstrap() }
+        let serverOptions = settings
+        try await context.unavailableOnFailure {
+            try await Database.withStore(options.database, logger: logger, serving: true) { store in
+                let app = buildApplication(
+                    store: store, host: host, port: port, logger: logger, catalog: catalog, options: serverOptions,
+                    onListening: { bound in
+                        // The source the line had when the command was in the executable's module.
+                        logger.notice("listening on http://\(host):\(bound)", source: "resv_server")
+                    })
+                try await app.runService()
+            }
+        }
+    }
+}
+
+/// `--log-level`: swift-log's levels by their names.
+enum LogLevel: String, CaseIterable, ExpressibleByArgument {
+    case trace, debug, info, notice, warning, error, critical
+
+    var level: Logger.Level { Logger.Level(rawValue: rawValue) ?? .info }
+}
