@@ -83,27 +83,11 @@ extension Response {
 
 /// Answers every error in the contract's shape: a route or method that does
 /// not exist (404), a body over the limit (413), anything unexpected (500,
-/// logged with its detail, which the client never sees). Then logs one access
-/// line per request at info: method, path, status, milliseconds (never headers,
-/// so never a token).
+/// logged with its detail, which the client never sees).
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        let start = ContinuousClock.now
-        let response = try await respond(request, context: context, next: next)
-        if context.logger.logLevel <= .info {
-            let elapsed = (ContinuousClock.now - start) / .milliseconds(1)
-            context.logger.info(
-                "\(request.method) \(request.uri.path) \(response.status.code)",
-                metadata: ["ms": "\((elapsed * 100).rounded() / 100)"])
-        }
-        return response
-    }
-
-    private func respond(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as APIError {

@@ -11,6 +11,8 @@ public func buildRouter(
     options: ServerOptions = ServerOptions()
 ) -> Router<ServerContext> {
     let router = Router(context: ServerContext.self)
+    // Outermost first: the access line sees the status an error was answered with.
+    router.add(middleware: AccessLogMiddleware())
     router.add(middleware: ErrorMiddleware())
     if options.metrics != nil { router.add(middleware: MetricsMiddleware()) }
     let routes = router.group().add(
