@@ -15,11 +15,14 @@ public func buildRouter(
     router.add(middleware: AccessLogMiddleware())
     router.add(middleware: ErrorMiddleware())
     if options.metrics != nil { router.add(middleware: MetricsMiddleware()) }
-    let routes = router.group().add(
-        middleware: AuthMiddleware(tokens: TokenCache(store: store, lifetime: options.tokenLifetime)))
-    if let limit = options.rateLimit { routes.add(middleware: RateLimitMiddleware(limit)) }
-    OperationsRoutes(store: store, metrics: options.metrics).add(to: router, authenticated: routes)
-    ReservationRoutes(store: store, catalog: catalog, now: now).add(to: routes)
+    let operations = OperationsRoutes(store: store, metrics: options.metrics)
+    router.addRoutes(operations.endpoints)
+    let authenticated = router.group()
+        .add(middleware: AuthMiddleware(tokens: TokenCache(store: store, lifetime: options.tokenLifetime)))
+        .group(context: AuthenticatedContext.self)
+    if let limit = options.rateLimit { authenticated.add(middleware: RateLimitMiddleware(limit)) }
+    authenticated.addRoutes(operations.authenticatedEndpoints)
+    authenticated.addRoutes(ReservationRoutes(store: store, catalog: catalog, now: now).endpoints)
     return router
 }
 

@@ -78,17 +78,23 @@ struct OperationsRoutes: Sendable {
     let store: ServerStore
     let metrics: ServerMetrics?
 
-    func add(to router: Router<ServerContext>, authenticated routes: RouterGroup<ServerContext>) {
-        router.get("/health", use: health)
+    /// `/health`, and `/metrics` unless `serve --no-metrics`: no token.
+    var endpoints: RouteCollection<ServerContext> {
+        let routes = RouteCollection(context: ServerContext.self).get("/health", use: health)
         if let metrics {
-            router.get("/metrics") { _, _ in
+            routes.get("/metrics") { _, _ in
                 var headers = HTTPFields()
                 headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
                 return Response(
                     status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: metrics.text)))
             }
         }
-        routes.get("/whoami", use: whoami)
+        return routes
+    }
+
+    /// `/whoami`, behind a token.
+    var authenticatedEndpoints: RouteCollection<AuthenticatedContext> {
+        RouteCollection(context: AuthenticatedContext.self).get("/whoami", use: whoami)
     }
 
     /// 200 when the database answers a trivial query within two seconds, else 503.
@@ -109,16 +115,15 @@ struct OperationsRoutes: Sendable {
             : .json(status: .serviceUnavailable, body: Array(#"{"status":"unavailable","database":"unreachable"}"#.utf8))
     }
 
-    @Sendable func whoami(_ request: Request, context: ServerContext) async throws -> Response {
-        let user = try context.requireUser()
-        guard let name = try await store.tokens.name(user) else { throw APIError.unauthorized }
+    @Sendable func whoami(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        guard let name = try await store.tokens.name(context.user) else { throw APIError.unauthorized }
         return .json(status: .ok, body: Array(JSONValue.object(["user": .string(name)]).encoded()))
     }
 }
 
 /// Answers 429 with `Retry-After` once a token has used up its requests.
 struct RateLimitMiddleware: RouterMiddleware {
-    typealias Context = ServerContext
+    typealias Context = AuthenticatedContext
 
     let limiter: RateLimiter
 
@@ -127,7 +132,7 @@ struct RateLimitMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        // Keyed by the token's hash: AuthMiddleware, before this one, has checked it.
+        // Keyed by the token's hash (the context says it is valid): a limit per token, not per user.
         let key = Token.hash(request.headers[.authorization] ?? "")
         if let wait = limiter.take(key, now: .now) {
             var headers = HTTPFields()

@@ -4,23 +4,6 @@ import HTTPTypes
 import Hummingbird
 import ReservationCore
 
-/// The request context of every route: who is asking, once the bearer token is checked.
-public struct ServerContext: RequestContext {
-    public var coreContext: CoreRequestContextStorage
-    /// Set by `AuthMiddleware`; nil on `/health`.
-    public var user: UserID?
-
-    public init(source: ApplicationRequestContextSource) {
-        coreContext = .init(source: source)
-        user = nil
-    }
-
-    func requireUser() throws(APIError) -> UserID {
-        guard let user else { throw APIError.unauthorized }
-        return user
-    }
-}
-
 /// The routes of DESIGN.md, "HTTP backend (client) and server", over one
 /// `ServerStore`. Input goes through the core's rules: `CreateReservationRequest(json:)`,
 /// `NewReservation` (the one date parser, a future date, party size > 0) and
@@ -51,26 +34,27 @@ struct ReservationRoutes: Sendable {
         lists = store.exclusive ? ListCache() : nil
     }
 
-    /// Adds the routes to `routes`, the group behind `AuthMiddleware` (see `buildRouter`).
-    func add(to routes: RouterGroup<ServerContext>) {
-        routes.get("/landmarks") { _, _ in Response.json(status: .ok, body: landmarksBody) }
-        routes.get("/landmarks/:id/availability", use: availability)
-        routes.get("/reservations", use: list)
-        routes.get("/reservations/:id", use: get)
-        routes.post("/reservations", use: create)
-        routes.post("/reservations/batch", use: createBatch)
-        routes.post("/reservations/cancel", use: cancelBatch)
-        routes.post("/reservations/confirm", use: confirmBatch)
-        routes.delete("/reservations/:id", use: cancel)
-        routes.patch("/reservations/:id", use: modify)
-        routes.post("/reservations/:id/confirm", use: confirm)
-        routes.get("/history", use: history)
-        routes.post("/undo", use: undo)
+    /// The routes, all behind a token (see `buildRouter`).
+    var endpoints: RouteCollection<AuthenticatedContext> {
+        RouteCollection(context: AuthenticatedContext.self)
+            .get("/landmarks") { _, _ in Response.json(status: .ok, body: landmarksBody) }
+            .get("/landmarks/:id/availability", use: availability)
+            .get("/reservations", use: list)
+            .get("/reservations/:id", use: get)
+            .post("/reservations", use: create)
+            .post("/reservations/batch", use: createBatch)
+            .post("/reservations/cancel", use: cancelBatch)
+            .post("/reservations/confirm", use: confirmBatch)
+            .delete("/reservations/:id", use: cancel)
+            .patch("/reservations/:id", use: modify)
+            .post("/reservations/:id/confirm", use: confirm)
+            .get("/history", use: history)
+            .post("/undo", use: undo)
     }
 
     /// `GET /history[?reservation=ID]`: the user's changes, newest first, as `resv log --json` prints them.
-    @Sendable func history(_ request: Request, context: ServerContext) async throws -> Response {
-        let user = try context.requireUser()
+    @Sendable func history(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let user = context.user
         var id: Reservation.ID?
         if let text = request.uri.queryParameters.get("reservation") {
             guard let parsed = Reservation.ID(String(text)) else {
@@ -86,8 +70,8 @@ struct ReservationRoutes: Sendable {
 
     /// `POST /undo`: takes back the user's newest command not yet undone, in one
     /// transaction (`Booking.undo`); answers `{"undid": command, "changes": [...]}`.
-    @Sendable func undo(_ request: Request, context: ServerContext) async throws -> Response {
-        let user = try context.requireUser()
+    @Sendable func undo(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let user = context.user
         do {
             let result = try await store.undo(user, catalog)
             lists?.invalidate(user)
@@ -98,8 +82,8 @@ struct ReservationRoutes: Sendable {
         }
     }
 
-    @Sendable func list(_ request: Request, context: ServerContext) async throws -> Response {
-        let user = try context.requireUser()
+    @Sendable func list(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let user = context.user
         guard let lists else { return .json(status: .ok, body: Wire.body(try await store.list(user))) }
         switch lists.lookup(user) {
         case .success(let body):
@@ -113,8 +97,7 @@ struct ReservationRoutes: Sendable {
 
     /// Places taken and left per day, counting every user's reservations
     /// (numbers only: whose they are is not told).
-    @Sendable func availability(_ request: Request, context: ServerContext) async throws -> Response {
-        _ = try context.requireUser()
+    @Sendable func availability(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let text = context.parameters.get("id") ?? ""
         guard let id = Landmark.ID(text) else {
             throw APIError(.badRequest, .unknownLandmark, "'\(text.prefix(64))' is not a landmark id (a UUID)")
@@ -148,8 +131,8 @@ struct ReservationRoutes: Sendable {
         return .json(status: .ok, body: Wire.body(Capacity.availability(of: landmark, on: days, parties: parties)))
     }
 
-    @Sendable func get(_ request: Request, context: ServerContext) async throws -> Response {
-        let user = try context.requireUser()
+    @Sendable func get(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let user = context.user
         let id = try reservationID(context)
         guard let reservation = try await store.get(user, id) else { throw APIError.notFound(id) }
         return .json(status: .ok, body: Wire.body(reservation), headers: Self.etag(reservation))
@@ -165,8 +148,8 @@ struct ReservationRoutes: Sendable {
     /// `PATCH /reservations/{id}` `{date?, partySize?, landmarkId?, note?}` with
     /// `If-Match: "<version>"`: one change in one transaction, by `Booking.modify`.
     /// Without `If-Match` the change is unconditional.
-    @Sendable func modify(_ request: Request, context: ServerContext) async throws -> Response {
-        let user = try context.requireUser()
+    @Sendable func modify(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let user = context.user
         let id = try reservationID(context)
         let expected = try expectedVersion(request.headers)
         var request = request
@@ -261,32 +244,31 @@ struct ReservationRoutes: Sendable {
             date: change.date, partySize: change.partySize, landmark: landmark, note: change.note, catalog: catalog)
     }
 
-    @Sendable func cancel(_ request: Request, context: ServerContext) async throws -> Response {
-        let outcome = try await setStatus(.cancelled, of: [try reservationID(context)], context: context)
+    @Sendable func cancel(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let outcome = try await setStatus(.cancelled, of: [try reservationID(context)], for: context.user)
         return .json(status: .ok, body: Wire.body(outcome[0].0))
     }
 
-    @Sendable func confirm(_ request: Request, context: ServerContext) async throws -> Response {
-        let outcome = try await setStatus(.confirmed, of: [try reservationID(context)], context: context)
+    @Sendable func confirm(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let outcome = try await setStatus(.confirmed, of: [try reservationID(context)], for: context.user)
         return .json(status: .ok, body: Wire.body(outcome[0].0))
     }
 
     /// `POST /reservations/cancel` `{"ids": […]}`: all or none, in one transaction.
-    @Sendable func cancelBatch(_ request: Request, context: ServerContext) async throws -> Response {
-        let ids = try await batchIDs(request, context: context)
-        return .json(status: .ok, body: Wire.body(try await setStatus(.cancelled, of: ids, context: context)))
+    @Sendable func cancelBatch(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let ids = try await batchIDs(request)
+        return .json(status: .ok, body: Wire.body(try await setStatus(.cancelled, of: ids, for: context.user)))
     }
 
     /// `POST /reservations/confirm` `{"ids": […]}`: all or none, in one transaction.
-    @Sendable func confirmBatch(_ request: Request, context: ServerContext) async throws -> Response {
-        let ids = try await batchIDs(request, context: context)
-        return .json(status: .ok, body: Wire.body(try await setStatus(.confirmed, of: ids, context: context)))
+    @Sendable func confirmBatch(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let ids = try await batchIDs(request)
+        return .json(status: .ok, body: Wire.body(try await setStatus(.confirmed, of: ids, for: context.user)))
     }
 
-    private func setStatus(_ status: Reservation.Status, of ids: [Reservation.ID], context: ServerContext)
+    private func setStatus(_ status: Reservation.Status, of ids: [Reservation.ID], for user: UserID)
         async throws -> [(StoredReservation, previous: Reservation.Status)]
     {
-        let user = try context.requireUser()
         switch try await store.setStatus(user, ids, status) {
         case .notFound(let missing):
             var error =
@@ -323,7 +305,7 @@ struct ReservationRoutes: Sendable {
     }
 
     /// The ids of a cancel or confirm of several: `{"ids": ["<uuid>", …]}`, 1 to `batchLimit` whole UUIDs.
-    private func batchIDs(_ request: Request, context: ServerContext) async throws -> [Reservation.ID] {
+    private func batchIDs(_ request: Request) async throws -> [Reservation.ID] {
         var request = request
         let body = Data(try await request.collectBody(upTo: Self.batchBodyLimit).readableBytesView)
         let json: JSONValue
@@ -359,8 +341,8 @@ struct ReservationRoutes: Sendable {
         return ids
     }
 
-    @Sendable func create(_ request: Request, context: ServerContext) async throws -> Response {
-        let user = try context.requireUser()
+    @Sendable func create(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let user = context.user
         var request = request
         let body = Data(try await request.collectBody(upTo: Self.bodyLimit).readableBytesView)
         // Parsed once: for the key's hash and for the checks.
@@ -390,8 +372,8 @@ struct ReservationRoutes: Sendable {
     /// `POST /reservations/batch` `{"reservations": [CreateReservationRequest, …]}`:
     /// every request booked or none, in one transaction, capacity counted across
     /// the batch; every refused request named by its number (from 1) and reason.
-    @Sendable func createBatch(_ request: Request, context: ServerContext) async throws -> Response {
-        let user = try context.requireUser()
+    @Sendable func createBatch(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let user = context.user
         var request = request
         let body = Data(try await request.collectBody(upTo: Self.batchBodyLimit).readableBytesView)
         let json = Result { () throws(JSONSyntaxError) in try JSONValue.parse(body) }
@@ -524,7 +506,7 @@ struct ReservationRoutes: Sendable {
         return .json(status: status, body: kept.body, headers: headers)
     }
 
-    private func reservationID(_ context: ServerContext) throws(APIError) -> Reservation.ID {
+    private func reservationID(_ context: AuthenticatedContext) throws(APIError) -> Reservation.ID {
         let text = context.parameters.get("id") ?? ""
         guard let id = Reservation.ID(text) else {
             throw APIError(
@@ -537,24 +519,4 @@ struct ReservationRoutes: Sendable {
 extension HTTPField.Name {
     static let idempotencyKey = Self("Idempotency-Key")!
     static let idempotentReplayed = Self("Idempotent-Replayed")!
-}
-
-/// Checks `Authorization: Bearer TOKEN` and puts the token's user in the context.
-struct AuthMiddleware: RouterMiddleware {
-    typealias Context = ServerContext
-    let tokens: TokenCache
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
-        async throws -> Response
-    {
-        guard let header = request.headers[.authorization] else { throw APIError.unauthorized }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer",
-            let user = try await tokens.user(for: parts[1].trimmingCharacters(in: .whitespaces))
-        else { throw APIError.unauthorized }
-        var context = context
-        context.user = user
-        context.logger[metadataKey: "user"] = "\(user)"
-        return try await next(request, context)
-    }
 }
