@@ -34,13 +34,13 @@ public struct JSONFileStore: Sendable {
 
     /// Reads the store; a missing file is an empty store. Rename-based writes
     /// mean a reader sees the old file or the new one, never a torn one.
-    func read() throws(StoreError) -> StoreDocument {
+    func read() throws(FileStoreError) -> StoreDocument {
         try load(path).document
     }
 
     /// The document in the file at `file` (the store, or where its links
     /// end), and the file's status when there is one.
-    private func load(_ file: String) throws(StoreError) -> (document: StoreDocument, info: stat?) {
+    private func load(_ file: String) throws(FileStoreError) -> (document: StoreDocument, info: stat?) {
         guard let (data, info) = try StoreFile.read(file, limit: maxBytes, storePath: path) else {
             return (StoreDocument(), nil)
         }
@@ -50,7 +50,7 @@ public struct JSONFileStore: Sendable {
     }
 
     /// The reservations and catalog as they are now, read without a lock.
-    public func snapshot() throws(StoreError) -> ReservationSnapshot {
+    public func snapshot() throws(FileStoreError) -> ReservationSnapshot {
         try read().ledger.snapshot
     }
 
@@ -80,13 +80,13 @@ public struct JSONFileStore: Sendable {
                 try AtomicFile.write(
                     document.encoded(), to: file, mode: info.map { $0.st_mode & 0o777 } ?? 0o600, mark: Self.temporaryMark)
             } catch {
-                throw StoreError.unwritable(path: path, step: error.step, reason: error.reason)
+                throw FileStoreError.unwritable(path: path, step: error.step, reason: error.reason)
             }
         }
         return result
     }
 
-    private func ensureDirectory(_ directory: String) throws(StoreError) {
+    private func ensureDirectory(_ directory: String) throws(FileStoreError) {
         do {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -104,9 +104,9 @@ public struct JSONFileStore: Sendable {
         do {
             return try await FileLock.acquire(lockPath, timeout: lockTimeout)
         } catch FileLock.Failure.timedOut {
-            throw StoreError.lockTimeout(path: path, seconds: lockTimeout.seconds)
+            throw FileStoreError.lockTimeout(path: path, seconds: lockTimeout.seconds)
         } catch FileLock.Failure.file(let error) {
-            throw StoreError.unwritable(path: path, step: error.step, reason: error.reason)
+            throw FileStoreError.unwritable(path: path, step: error.step, reason: error.reason)
         }
     }
 

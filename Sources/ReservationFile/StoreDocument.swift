@@ -15,7 +15,7 @@ struct StoreDocument: Sendable {
         ledger = ReservationLedger(records: [], catalog: .builtIn)
     }
 
-    init(data: Data, path: String) throws(StoreError) {
+    init(data: Data, path: String) throws(FileStoreError) {
         let root: JSONValue
         do { root = try JSONValue.parse(data) } catch { throw .corrupt(path: path, detail: error.detail) }
         guard case .object(var fields) = root else {

@@ -19,7 +19,7 @@ enum StoreFile {
     /// there (nil: nothing yet, as for a missing store or a dangling link,
     /// which a write then creates). Each relative link is read from the
     /// directory of the link that holds it, as the kernel does.
-    static func resolvingLinks(_ path: String, storePath: String) throws(StoreError) -> (path: String, info: stat?) {
+    static func resolvingLinks(_ path: String, storePath: String) throws(FileStoreError) -> (path: String, info: stat?) {
         var current = path
         for _ in 0...maxLinks {
             var info = stat()
@@ -38,7 +38,7 @@ enum StoreFile {
     }
 
     /// Refuses anything but a regular file as the store, by what it is.
-    static func requireStoreFile(_ info: stat, storePath: String) throws(StoreError) {
+    static func requireStoreFile(_ info: stat, storePath: String) throws(FileStoreError) {
         guard FileKind.isRegular(info) else {
             throw .unreadable(path: storePath, reason: "it is \(FileKind.name(info)), not a store file")
         }
@@ -49,7 +49,7 @@ enum StoreFile {
     /// that would block, a device that never ends) is refused before it is
     /// opened, and again by `fstat` on what was opened; a file larger than
     /// `limit` bytes is refused before any of it is read.
-    static func read(_ path: String, limit: Int, storePath: String) throws(StoreError) -> (data: Data, info: stat)? {
+    static func read(_ path: String, limit: Int, storePath: String) throws(FileStoreError) -> (data: Data, info: stat)? {
         var info = stat()
         guard stat(path, &info) == 0 else {
             if errno == ENOENT { return nil }
@@ -94,7 +94,7 @@ enum StoreFile {
     /// directory's permission, so without this a rewrite would replace it
     /// anyway. The owner's write bit is checked as well as `access`, because
     /// root may write any file.
-    static func requireWritable(_ info: stat, path: String, storePath: String) throws(StoreError) {
+    static func requireWritable(_ info: stat, path: String, storePath: String) throws(FileStoreError) {
         let step = "checking its permissions"
         guard info.st_mode & S_IWUSR != 0 else {
             let mode = String(format: "%04o", info.st_mode & 0o7777)

@@ -14,7 +14,7 @@ extension ExitStatus {
             // By its wire code: a server's refusal and the same failure met by a file
             // store get the same exit code.
             return code(for: error.code)
-        case let error as StoreError:
+        case let error as FileStoreError:
             switch error {
             case .corrupt, .unsupportedVersion, .tooLarge: return dataError
             case .unreadable: return unavailable

@@ -142,8 +142,8 @@ struct JSONFileStoreTests {
     @Test func aCorruptStoreIsRefusedAndLeftAlone() async throws {
         let text = "{\"version\": 1, \"reservations\": [}"
         try Data(text.utf8).write(to: url)
-        await #expect(throws: StoreError.self) { try await service().reserve(request()) }
-        await #expect(throws: StoreError.self) { try await service().fetch() }
+        await #expect(throws: FileStoreError.self) { try await service().reserve(request()) }
+        await #expect(throws: FileStoreError.self) { try await service().fetch() }
         #expect(try Data(contentsOf: url) == Data(text.utf8))
     }
 
@@ -155,7 +155,7 @@ struct JSONFileStoreTests {
         do {
             _ = try await service.reserve(request())
             Issue.record("reserve succeeded while another holder had the lock")
-        } catch StoreError.lockTimeout(let path, _) {
+        } catch FileStoreError.lockTimeout(let path, _) {
             #expect(path == url.path)
         }
         let waited = ContinuousClock.now - start

@@ -90,7 +90,7 @@ extension JSONFileStoreTests {
         try FileManager.default.createSymbolicLink(atPath: other, withDestinationPath: "store.json")
 
         for run in [{ _ = try await service().fetch() }, { _ = try await service().reserve(request()) }] {
-            let error = try await #require(throws: StoreError.self) { try await run() }
+            let error = try await #require(throws: FileStoreError.self) { try await run() }
             #expect(error.localizedDescription.contains("Too many levels of symbolic links"), "\(error)")
         }
         #expect(linkDestination(url.path) == "other.json")
@@ -103,7 +103,7 @@ extension JSONFileStoreTests {
         let victim = directory.appendingPathComponent("victim").path
         try FileManager.default.createSymbolicLink(atPath: url.path + ".lock", withDestinationPath: victim)
 
-        let error = try await #require(throws: StoreError.self) { try await service().reserve(request()) }
+        let error = try await #require(throws: FileStoreError.self) { try await service().reserve(request()) }
 
         guard case .unwritable = error else { throw error }
         #expect(error.localizedDescription.contains("\(url.path).lock: it is a symbolic link"), "\(error)")
@@ -116,7 +116,7 @@ extension JSONFileStoreTests {
     func aLockPathThatIsNotARegularFileIsRefused(_ kind: SpecialFile) async throws {
         try kind.make(at: url.path + ".lock")
 
-        let error = try await #require(throws: StoreError.self) { try await service().reserve(request()) }
+        let error = try await #require(throws: FileStoreError.self) { try await service().reserve(request()) }
 
         guard case .unwritable = error else { throw error }
         #expect(error.localizedDescription.contains("\(url.path).lock: it is \(kind), not a regular file"), "\(error)")
@@ -176,7 +176,7 @@ extension JSONFileStoreTests {
         let before = try Data(contentsOf: url)
         let inode = try FileManager.default.attributesOfItem(atPath: url.path)[.systemFileNumber] as? Int
 
-        let error = try await #require(throws: StoreError.self) { try await service().reserve(request()) }
+        let error = try await #require(throws: FileStoreError.self) { try await service().reserve(request()) }
 
         guard case .unwritable = error else { throw error }
         #expect(error.localizedDescription.contains(String(format: "mode %04o", permissions)), "\(error)")
@@ -204,7 +204,7 @@ extension JSONFileStoreTests {
         let started = ContinuousClock.now
 
         for run in [{ _ = try await service().fetch() }, { _ = try await service().reserve(request()) }] {
-            let error = try await #require(throws: StoreError.self) { try await run() }
+            let error = try await #require(throws: FileStoreError.self) { try await run() }
             guard case .unreadable = error else { throw error }
             #expect(error.localizedDescription == "cannot read \(url.path): it is \(kind), not a store file")
         }
@@ -216,7 +216,7 @@ extension JSONFileStoreTests {
 
     @Test func aCharacterDeviceOutsideTheSandboxIsRefused() throws {
         let store = JSONFileStore(url: URL(fileURLWithPath: "/dev/null"))
-        let error = try #require(throws: StoreError.self) { try store.snapshot() }
+        let error = try #require(throws: FileStoreError.self) { try store.snapshot() }
         #expect(error.localizedDescription == "cannot read /dev/null: it is a character device, not a store file")
     }
 
@@ -230,7 +230,7 @@ extension JSONFileStoreTests {
         let started = ContinuousClock.now
 
         for run in [{ _ = try await service().fetch() }, { _ = try await service().reserve(request()) }] {
-            let error = try await #require(throws: StoreError.self) { try await run() }
+            let error = try await #require(throws: FileStoreError.self) { try await run() }
             guard case .tooLarge(_, let bytes, let limit) = error else { throw error }
             #expect(bytes == 300 << 20)
             #expect(limit == 256 << 20)
@@ -249,7 +249,7 @@ extension JSONFileStoreTests {
         let bytes = try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int)
 
         let tight = JSONFileStore(url: url, maxBytes: bytes - 1)
-        let error = try #require(throws: StoreError.self) { try tight.snapshot() }
+        let error = try #require(throws: FileStoreError.self) { try tight.snapshot() }
         #expect(error.localizedDescription.contains("more than the \(bytes - 1) bytes resv reads"), "\(error)")
         #expect(try JSONFileStore(url: url, maxBytes: bytes).snapshot().reservations.count == 1)
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Every failure of the JSON file store; each message names the file.
-public enum StoreError: Error, Sendable, LocalizedError {
+public enum FileStoreError: Error, Sendable, LocalizedError {
     /// The file is not valid JSON, or not shaped like a store. It is never overwritten.
     case corrupt(path: String, detail: String)
     /// The file was written by a newer resv. It is never overwritten.
