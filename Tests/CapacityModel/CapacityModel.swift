@@ -530,11 +530,9 @@ public struct CapacityModel: Sendable {
                     report.undid += 1
                     report.undone += changes.map(\.id)
                 case .nothingToUndo: break
-                // Where the history is one locked step after another, every command's undo finds
-                // the state it left (nothing newer is still done); elsewhere a newer change of the
-                // same reservation may come in between the undo's read of its history and its
-                // lock of the row (a conflict), or another user's party may take a day back.
-                case .conflict where !oneHistory: break
+                // Every command's undo finds the state it left (nothing newer is still done: a newer
+                // command committed while an undo locked its rows makes the server start again), so
+                // a conflict is always wrong; on a server another user's party may take a day back.
                 case .refused(let message) where !oneHistory && isCapacityRefusal(message): break
                 case let answer: report.problems.append("step \(step): undo answered \(answer)")
                 }
