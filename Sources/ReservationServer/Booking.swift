@@ -261,6 +261,9 @@ enum Booking {
         for id in Set(command.map(\.reservationID)).sorted(by: { $0.description < $1.description }) {
             rows[id] = try await transaction.reservationForUpdate(id, user: user)
         }
+        // A newer command of this user may have committed while the rows were being
+        // locked (PostgreSQL reads what is committed): that one is the one to take back.
+        guard try await transaction.commandToUndo(user: user).first?.command == taken else { throw UndoRace() }
         let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         let steps = try Undo.plan(command, current: { rows[$0]?.apiModel }, now: now)
         for change in Undo.dayChanges(steps, catalog: catalog) {
@@ -282,6 +285,17 @@ enum Booking {
         }
         try await transaction.record(entries, user: user)
         return UndoResult(command: taken, changes: entries)
+    }
+
+    /// The command to undo changed under an undo: run it again, in a new transaction.
+    struct UndoRace: Error {}
+
+    /// Runs `attempt` (one transaction of `undo`) again after a race, a few times.
+    static func retryingRaces(_ attempt: () async throws -> UndoResult?) async throws -> UndoResult {
+        for _ in 0..<4 {
+            if let result = try await attempt() { return result }
+        }
+        throw APIError(.conflict, .undoConflict, "your other changes kept replacing the command to undo; try again")
     }
 
     /// A new command id: every change of one request shares it.

@@ -2,7 +2,6 @@ import CapacityModel
 import Foundation
 import HTTPTypes
 import ReservationCore
-import Synchronization
 import Testing
 
 @testable import ReservationServer
@@ -171,67 +170,105 @@ struct CapacityRouteTests {
         }
     }
 
+    /// The model's operations as the user of `token`, through the routes; `everyone`'s
+    /// reservations are what the model checks the days against.
+    static func backend(_ h: Harness, token: String, everyone: [String]) -> CapacityModel.Backend {
+        CapacityModel.Backend(
+            reserve: { landmark, date, party, pending in
+                let reply = try await h.call(
+                    .post, "/reservations", token: token,
+                    body: Fixture.body(landmark.id.description, DateTime.format(date), party, pending ? "pending" : nil)
+                )
+                switch reply.status {
+                case .created: return .created(id: try #require(reply.object["id"] as? String))
+                case .conflict: return .refused(reply.reason ?? reply.text)
+                default: throw ModelFailure("create answered \(reply.status): \(reply.text)")
+                }
+            },
+            cancel: { id in
+                let reply = try await h.call(.delete, "/reservations/\(id)", token: token)
+                guard reply.status == .ok else { throw ModelFailure("cancel answered \(reply.status): \(reply.text)") }
+            },
+            confirm: { id in
+                let reply = try await h.call(.post, "/reservations/\(id)/confirm", token: token)
+                switch reply.status {
+                case .ok: return .confirmed
+                case .conflict: return .conflict
+                default: throw ModelFailure("confirm answered \(reply.status): \(reply.text)")
+                }
+            },
+            active: {
+                var held: [CapacityModel.Held] = []
+                for token in everyone {
+                    for record in try await h.call(.get, "/reservations", token: token).array
+                    where record["status"] as? String != "cancelled" {
+                        held.append(
+                            CapacityModel.Held(
+                                landmark: record["landmarkId"] as? String ?? "",
+                                date: try DateTime.parse(record["date"] as? String ?? ""),
+                                partySize: record["partySize"] as? Int ?? 0))
+                    }
+                }
+                return held
+            },
+            availability: { landmark, first, last in
+                let reply = try await h.call(
+                    .get, "/landmarks/\(landmark.id)/availability?from=\(first)&to=\(last)", token: token)
+                guard case .array(let items) = try JSONValue.parse(Data(reply.text.utf8)) else {
+                    throw ModelFailure("availability answered \(reply.text)")
+                }
+                return items.compactMap(DayAvailability.init(json:))
+            },
+            modify: { id, date, party in
+                // No If-Match: the change applies to the reservation as it is (the model reads nothing first).
+                let reply = try await h.patch(id, date: date, party: party, version: nil, token: token)
+                switch (reply.status, reply.code) {
+                case (.ok, _):
+                    let record = try ReservationApiModel(json: try JSONValue.parse(Data(reply.text.utf8)))
+                    return .modified(try #require(CapacityModel.Values(record), "\(reply.text)"))
+                case (.conflict, .noCapacity?): return .refused(reply.reason ?? reply.text)
+                case (.conflict, .cannotModifyCancelled?): return .cancelled
+                case (.preconditionFailed, _): return .stale
+                default: throw ModelFailure("PATCH answered \(reply.status): \(reply.text)")
+                }
+            },
+            undo: {
+                let reply = try await h.call(.post, "/undo", token: token)
+                switch (reply.status, reply.code) {
+                case (.ok, _):
+                    let result = UndoResult(json: try JSONValue.parse(Data(reply.text.utf8)))
+                    return try .undone(try #require(result, "\(reply.text)"))
+                case (.conflict, .nothingToUndo?): return .nothingToUndo
+                case (.conflict, .undoConflict?): return .conflict
+                case (.conflict, .noCapacity?): return .refused(reply.reason ?? reply.text)
+                default: throw ModelFailure("undo answered \(reply.status): \(reply.text)")
+                }
+            }
+        )
+    }
+
+    /// Alice and Bob book, change and undo in turn at random; each one's undo
+    /// takes back their own commands, so it may find the other's party on a day it gives back to.
     @Test(arguments: Engine.available)
     func randomSequencesOfTwoUsersNeverPassCapacity(engine: Engine) async throws {
         let model = CapacityModel()
         try await withHarness(engine, catalog: LandmarkCatalog(model.landmarks)) { h in
-            let owners = Mutex<[String: String]>([:])
-            let turn = Atomic<Int>(0)
-            let backend = CapacityModel.Backend(
-                reserve: { landmark, date, party, pending in
-                    // Alice and Bob take turns: the day's places are shared.
-                    let token = turn.add(1, ordering: .relaxed).newValue % 2 == 0 ? h.alice : h.bob
-                    let reply = try await h.call(
-                        .post, "/reservations", token: token,
-                        body: Fixture.body(
-                            landmark.id.description, DateTime.format(date), party, pending ? "pending" : nil))
-                    switch reply.status {
-                    case .created:
-                        let id = try #require(reply.object["id"] as? String)
-                        owners.withLock { $0[id] = token }
-                        return .created(id: id)
-                    case .conflict: return .refused(reply.reason ?? reply.text)
-                    default: throw ModelFailure("create answered \(reply.status): \(reply.text)")
-                    }
-                },
-                cancel: { id in
-                    let token = try #require(owners.withLock { $0[id] })
-                    let reply = try await h.call(.delete, "/reservations/\(id)", token: token)
-                    guard reply.status == .ok else { throw ModelFailure("cancel answered \(reply.status)") }
-                },
-                confirm: { id in
-                    let token = try #require(owners.withLock { $0[id] })
-                    let reply = try await h.call(.post, "/reservations/\(id)/confirm", token: token)
-                    switch reply.status {
-                    case .ok: return .confirmed
-                    case .conflict: return .conflict
-                    default: throw ModelFailure("confirm answered \(reply.status)")
-                    }
-                },
-                active: {
-                    var held: [CapacityModel.Held] = []
-                    for token in [h.alice, h.bob] {
-                        for record in try await h.call(.get, "/reservations", token: token).array
-                        where record["status"] as? String != "cancelled" {
-                            held.append(
-                                CapacityModel.Held(
-                                    landmark: record["landmarkId"] as? String ?? "",
-                                    date: try DateTime.parse(record["date"] as? String ?? ""),
-                                    partySize: record["partySize"] as? Int ?? 0))
-                        }
-                    }
-                    return held
-                },
-                availability: { landmark, first, last in
-                    let reply = try await h.call(
-                        .get, "/landmarks/\(landmark.id)/availability?from=\(first)&to=\(last)", token: h.alice)
-                    guard case .array(let items) = try JSONValue.parse(Data(reply.text.utf8)) else {
-                        throw ModelFailure("availability answered \(reply.text)")
-                    }
-                    return items.compactMap(DayAvailability.init(json:))
-                }
-            )
-            let problems = try await model.run(seed: 9, steps: 120, on: backend)
+            let users = [h.alice, h.bob].map { Self.backend(h, token: $0, everyone: [h.alice, h.bob]) }
+            let problems = try await model.run(seed: 9, steps: 150, on: users)
+            #expect(problems.count == 0, "\(problems.prefix(5))")
+        }
+    }
+
+    /// Two clients each of Alice and Bob at once: modifies and undos interleave
+    /// in the database, and every day still adds up, each undo touching only its user's reservations.
+    @Test(arguments: Engine.available)
+    func concurrentModifiesAndUndosOfTwoUsersKeepEveryDay(engine: Engine) async throws {
+        let model = CapacityModel()
+        try await withHarness(engine, catalog: LandmarkCatalog(model.landmarks)) { h in
+            let users = [h.alice, h.bob].map { token in
+                Array(repeating: Self.backend(h, token: token, everyone: [h.alice, h.bob]), count: 2)
+            }
+            let problems = try await model.runConcurrently(seed: 4, steps: 30, users: users)
             #expect(problems.count == 0, "\(problems.prefix(5))")
         }
     }

@@ -1,7 +1,6 @@
 import CapacityModel
 import Foundation
 import ReservationCore
-import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -262,41 +261,61 @@ struct CapacityEndToEndTests {
         #expect(offline.stderr.contains("availability counts every user's reservations and needs the server"))
     }
 
-    @Test func randomSequencesThroughResvAgainstAServerNeverPassCapacity() async throws {
-        let model = CapacityModel()
-        let remote = try RemoteTests.Remote(landmarks: model.catalogJSON)
-        let owners = Mutex<[String: String]>([:])
-        let turn = Atomic<Int>(0)
-        @Sendable func json(_ run: Run) throws -> Any {
-            try JSONSerialization.jsonObject(with: Data(run.stdout.utf8))
+    // MARK: The capacity model through the binary
+
+    /// Runs `resv` on a thread of its own: many at once must not hold the cooperative threads.
+    static func resv(_ arguments: [String], environment: [String: String]) async throws -> Run {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(
+                    with: Result { try runProcess(Binary.resv.path, arguments, environment: environment, stdin: nil) })
+            }
         }
-        let backend = CapacityModel.Backend(
+    }
+
+    /// What `sandbox.resv` runs with: its store, in UTC, without a terminal.
+    static func environment(_ sandbox: Sandbox) -> [String: String] {
+        [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": sandbox.directory.path,
+            "TZ": "UTC", "RESV_STORE": sandbox.store.path,
+        ]
+    }
+
+    /// The model's operations as `resv` runs them with `environment` (a store
+    /// file, or a server and one user's token); `everyone` holds one environment
+    /// per user, whose reservations the model checks the days against.
+    static func backend(environment: [String: String], everyone: [[String: String]]) -> CapacityModel.Backend {
+        @Sendable func resv(_ arguments: String...) async throws -> Run {
+            try await Self.resv(arguments, environment: environment)
+        }
+        @Sendable func json(_ run: Run) throws -> JSONValue { try JSONValue.parse(Data(run.stdout.utf8)) }
+        /// The message of a refusal, without "resv: " and the newline.
+        @Sendable func message(_ run: Run) -> String {
+            String(run.stderr.dropFirst("resv: ".count).trimmingCharacters(in: .newlines))
+        }
+        return CapacityModel.Backend(
             reserve: { landmark, date, party, pending in
-                let token = turn.add(1, ordering: .relaxed).newValue % 2 == 0 ? remote.alice : remote.bob
                 var arguments = [
                     "reserve", "-l", landmark.id.description, "-d", DateTime.format(date), "-n", "\(party)", "--json",
                 ]
                 if pending { arguments.append("--pending") }
-                let run = try remote.sandbox.resv(arguments, environment: remote.environment(token))
+                let run = try await Self.resv(arguments, environment: environment)
                 switch run.status {
                 case 0:
-                    let id = try #require((try json(run) as? [String: Any])?["id"] as? String)
-                    owners.withLock { $0[id] = token }
+                    guard case .string(let id)? = try json(run)["id"] else {
+                        throw ModelFailure("reserve printed \(run.stdout)")
+                    }
                     return .created(id: id)
-                case 1:
-                    return .refused(String(run.stderr.dropFirst("resv: ".count).dropLast()))
-                default:
-                    throw ModelFailure("reserve exited \(run.status): \(run.stderr)")
+                case 1: return .refused(message(run))
+                default: throw ModelFailure("reserve exited \(run.status): \(run.stderr)")
                 }
             },
             cancel: { id in
-                let token = try #require(owners.withLock { $0[id] })
-                let run = try remote.sandbox.resv(["cancel", id], environment: remote.environment(token))
+                let run = try await resv("cancel", id)
                 guard run.status == 0 else { throw ModelFailure("cancel exited \(run.status): \(run.stderr)") }
             },
             confirm: { id in
-                let token = try #require(owners.withLock { $0[id] })
-                let run = try remote.sandbox.resv(["confirm", id], environment: remote.environment(token))
+                let run = try await resv("confirm", id)
                 if run.status == 0 { return .confirmed }
                 guard run.status == 1, run.stderr.contains("is cancelled and cannot be confirmed") else {
                     throw ModelFailure("confirm exited \(run.status): \(run.stderr)")
@@ -305,30 +324,115 @@ struct CapacityEndToEndTests {
             },
             active: {
                 var held: [CapacityModel.Held] = []
-                for token in [remote.alice, remote.bob] {
-                    let run = try remote.sandbox.resv(["list", "--json"], environment: remote.environment(token))
-                    for record in try #require(try json(run) as? [[String: Any]]) {
+                for environment in everyone {
+                    let run = try await Self.resv(["list", "--json"], environment: environment)
+                    guard run.status == 0, case .array(let records) = try json(run) else {
+                        throw ModelFailure("list exited \(run.status): \(run.stderr)")
+                    }
+                    for record in records {
+                        guard case .string(let landmark)? = record["landmark"]?["id"],
+                            case .string(let date)? = record["date"], case .integer(let party)? = record["partySize"]
+                        else { throw ModelFailure("list printed \(record)") }
                         held.append(
                             CapacityModel.Held(
-                                landmark: (record["landmark"] as? [String: Any])?["id"] as? String ?? "",
-                                date: try DateTime.parse(record["date"] as? String ?? ""),
-                                partySize: record["partySize"] as? Int ?? 0))
+                                landmark: landmark, date: try DateTime.parse(date), partySize: Int(party)))
                     }
                 }
                 return held
             },
             availability: { landmark, first, last in
-                let run = try remote.sandbox.resv(
-                    ["availability", landmark.id.description, "--from", "\(first)", "--to", "\(last)", "--json"],
-                    environment: remote.environment(remote.alice))
-                let days = try #require(try json(run) as? [Any])
-                return try days.map { day in
-                    let data = try JSONSerialization.data(withJSONObject: day)
-                    return try #require(DayAvailability(json: try JSONValue.parse(data)))
+                let run = try await resv(
+                    "availability", landmark.id.description, "--from", "\(first)", "--to", "\(last)", "--json")
+                guard run.status == 0, case .array(let days) = try json(run) else {
+                    throw ModelFailure("availability exited \(run.status): \(run.stderr)")
+                }
+                return try days.map { try #require(DayAvailability(json: $0), "\($0)") }
+            },
+            modify: { id, date, party in
+                var arguments = ["modify", id, "--json"]
+                if let date { arguments += ["-d", DateTime.format(date)] }
+                if let party { arguments += ["-n", "\(party)"] }
+                let run = try await Self.resv(arguments, environment: environment)
+                switch run.status {
+                case 0:
+                    let record = try json(run)
+                    guard case .string(let landmark)? = record["landmark"]?["id"],
+                        case .string(let date)? = record["date"],
+                        case .integer(let party)? = record["partySize"], case .string(let status)? = record["status"],
+                        let status = Reservation.Status(rawValue: status)
+                    else { throw ModelFailure("modify printed \(run.stdout)") }
+                    return .modified(
+                        CapacityModel.Values(
+                            id: id, landmark: landmark, date: try DateTime.parse(date), partySize: Int(party),
+                            status: status))
+                case 1 where run.stderr.contains("is cancelled and cannot be modified"): return .cancelled
+                case 1 where run.stderr.contains("changed since it was read"): return .stale
+                case 1: return .refused(message(run))
+                default: throw ModelFailure("modify exited \(run.status): \(run.stderr)")
+                }
+            },
+            undo: {
+                let run = try await resv("undo", "--json")
+                switch run.status {
+                case 0:
+                    return try .undone(try #require(UndoResult(json: try json(run)), "\(run.stdout)"))
+                case 1 where run.stderr.hasPrefix("resv: nothing to undo"): return .nothingToUndo
+                case 1 where run.stderr.hasPrefix("resv: cannot undo command"): return .conflict
+                case 1: return .refused(message(run))
+                default: throw ModelFailure("undo exited \(run.status): \(run.stderr)")
                 }
             }
         )
-        let problems = try await model.run(seed: 5, steps: 40, on: backend)
+    }
+
+    /// A store file with the model's landmarks as its catalog.
+    static func modelStore(_ model: CapacityModel) throws -> Sandbox {
+        let sandbox = try Sandbox()
+        try sandbox.seed(#"{"version": 1, "landmarks": \#(model.catalogJSON), "reservations": []}"#)
+        return sandbox
+    }
+
+    @Test func randomSequencesThroughResvOnAStoreFileNeverPassCapacity() async throws {
+        let model = CapacityModel()
+        let sandbox = try Self.modelStore(model)
+        let environment = Self.environment(sandbox)
+        let backend = Self.backend(environment: environment, everyone: [environment])
+        let problems = try await model.run(seed: 3, steps: 30, on: backend)
+        #expect(problems.count == 0, "\(problems.prefix(5))")
+    }
+
+    /// Four `resv` processes at a time on one store file, booking, modifying and
+    /// undoing; then `resv undo` until nothing is left.
+    @Test func resvProcessesModifyAndUndoOneStoreFileAtOnce() async throws {
+        let model = CapacityModel()
+        let sandbox = try Self.modelStore(model)
+        let environment = Self.environment(sandbox)
+        let backend = Self.backend(environment: environment, everyone: [environment])
+        let problems = try await model.runConcurrently(
+            seed: 8, steps: 10, users: [Array(repeating: backend, count: 4)])
+        #expect(problems.count == 0, "\(problems.prefix(5))")
+    }
+
+    @Test func randomSequencesThroughResvAgainstAServerNeverPassCapacity() async throws {
+        let model = CapacityModel()
+        let remote = try RemoteTests.Remote(landmarks: model.catalogJSON)
+        let everyone = [remote.alice, remote.bob].map {
+            Self.environment(remote.sandbox).merging(remote.environment($0)) { _, new in new }
+        }
+        let users = everyone.map { Self.backend(environment: $0, everyone: everyone) }
+        let problems = try await model.run(seed: 5, steps: 40, on: users)
+        #expect(problems.count == 0, "\(problems.prefix(5))")
+    }
+
+    /// Two `resv` processes each of Alice and Bob at a time against one server.
+    @Test func resvProcessesOfTwoUsersModifyAndUndoAtOnceOnAServer() async throws {
+        let model = CapacityModel()
+        let remote = try RemoteTests.Remote(landmarks: model.catalogJSON)
+        let everyone = [remote.alice, remote.bob].map {
+            Self.environment(remote.sandbox).merging(remote.environment($0)) { _, new in new }
+        }
+        let users = everyone.map { Array(repeating: Self.backend(environment: $0, everyone: everyone), count: 2) }
+        let problems = try await model.runConcurrently(seed: 6, steps: 10, users: users)
         #expect(problems.count == 0, "\(problems.prefix(5))")
     }
 }
