@@ -58,27 +58,11 @@ enum Wire {
     }
 
     private static func write(_ reservation: StoredReservation, to writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.key("createdAt", first: true, depth: 0)
-        writer.write(string: DateTime.format(Date(timeIntervalSince1970: reservation.createdAt)))
-        writer.key("date", depth: 0)
-        writer.write(string: reservation.date)
-        writer.key("id", depth: 0)
-        writer.write(string: reservation.id.description)
-        writer.key("landmarkId", depth: 0)
-        writer.write(string: reservation.landmarkID.description)
-        if let note = reservation.note {
-            writer.key("note", depth: 0)
-            writer.write(string: note)
-        }
-        writer.key("partySize", depth: 0)
-        writer.write(reservation.partySize)
-        writer.key("status", depth: 0)
-        writer.write(string: reservation.status.rawValue)
-        writer.key("updatedAt", depth: 0)
-        writer.write(string: DateTime.format(Date(timeIntervalSince1970: reservation.updatedAt)))
-        writer.key("version", depth: 0)
-        writer.write(reservation.version)
-        writer.endObject(depth: 0)
+        writer.writeReservation(
+            id: reservation.id.description, landmark: .id(reservation.landmarkID.description), date: reservation.date,
+            partySize: reservation.partySize, status: reservation.status.rawValue, note: reservation.note,
+            createdAt: DateTime.format(Date(timeIntervalSince1970: reservation.createdAt)),
+            updatedAt: DateTime.format(Date(timeIntervalSince1970: reservation.updatedAt)), version: reservation.version,
+            depth: 0)
     }
 }

@@ -9,42 +9,19 @@ protocol JSONOutput {
 
 extension LandmarkApiModel: JSONOutput {}
 
-/// The one definition of a reservation's JSON shape, its landmark written out
-/// in full. Written field by field in sorted key order, without building a
-/// `JSONValue`; each landmark's text is rendered once and reused, so one
-/// instance serves one list (or one reservation) at one depth.
+/// A reservation's JSON shape in resv's output (`JSONWriter.writeReservation`),
+/// its landmark written out in full; each landmark's text is rendered once and
+/// reused, so one instance serves one list (or one reservation) at one depth.
 struct ReservationJSONWriter {
     private var landmarks: [Landmark.ID: [UInt8]] = [:]
 
     mutating func write(_ reservation: Reservation, to writer: inout JSONWriter, depth: Int) {
         let landmark = landmarkText(reservation.landmark, pretty: writer.pretty, depth: depth + 1)
-        writer.beginObject()
-        // Sorted keys; createdAt and updatedAt are absent for records older than them.
-        if let createdAt = reservation.createdAt {
-            writer.key("createdAt", first: true, depth: depth)
-            writer.write(string: DateTime.format(createdAt))
-        }
-        writer.key("date", first: reservation.createdAt == nil, depth: depth)
-        writer.write(string: DateTime.format(reservation.date))
-        writer.key("id", depth: depth)
-        writer.write(string: reservation.id.description)
-        writer.key("landmark", depth: depth)
-        writer.append(json: landmark)
-        if let note = reservation.note {
-            writer.key("note", depth: depth)
-            writer.write(string: note)
-        }
-        writer.key("partySize", depth: depth)
-        writer.write(reservation.partySize)
-        writer.key("status", depth: depth)
-        writer.write(string: reservation.status.rawValue)
-        if let updatedAt = reservation.updatedAt {
-            writer.key("updatedAt", depth: depth)
-            writer.write(string: DateTime.format(updatedAt))
-        }
-        writer.key("version", depth: depth)
-        writer.write(reservation.version)
-        writer.endObject(depth: depth)
+        writer.writeReservation(
+            id: reservation.id.description, landmark: .object(landmark), date: DateTime.format(reservation.date),
+            partySize: reservation.partySize, status: reservation.status.rawValue, note: reservation.note,
+            createdAt: reservation.createdAt.map(DateTime.format), updatedAt: reservation.updatedAt.map(DateTime.format),
+            version: reservation.version, depth: depth)
     }
 
     private mutating func landmarkText(_ landmark: Landmark, pretty: Bool, depth: Int) -> [UInt8] {
