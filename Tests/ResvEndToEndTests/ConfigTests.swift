@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// Settings: flag > environment > config file > default, and `resv config`.
+/// Settings through the built binary; the rest of the table runs in process
+/// (Tests/ResvCLITests/Commands/ConfigTests.swift). `Setup` serves the profile tests too.
 @Suite("Configuration")
 struct ConfigTests {
     /// A sandbox whose config file is `config/resv/config.json`, without RESV_STORE.
@@ -31,49 +32,27 @@ struct ConfigTests {
             env.merge(environment) { _, new in new }
             return try sandbox.resv(arguments, environment: env, stdin: stdin)
         }
-
-        /// `config list --json` as key → (value, source).
-        func listed(environment: [String: String] = [:]) throws -> [String: (String, String)] {
-            let run = try resv("config", "list", "--json", environment: environment)
-            #expect(run.status == 0, "\(run.stderr)")
-            let json = try #require(
-                try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: [String: String]])
-            return json.mapValues { ($0["value"] ?? "", $0["source"] ?? "") }
-        }
     }
 
-    @Test func eachLayerOverridesTheOneBelow() throws {
+    /// The settings' table runs in process (Tests/ResvCLITests/Commands/ConfigTests.swift);
+    /// here the built binary agrees: a token piped to stdin, and the exit codes of refusals.
+    @Test func theBinaryReadsATokenFromAPipeAndRefusesWithTheCodes() throws {
         let setup = try Setup()
-        let data = setup.sandbox.directory.appendingPathComponent("data/resv/reservations.json").path
-        #expect(try setup.listed()["store"]! == (data, "default"))
-        #expect(try setup.listed()["server"] == nil)
-
-        try setup.write(#"{"store": "/from/file.json", "server": "http://file.example:1", "requestTimeout": "12"}"#)
-        var listed = try setup.listed()
-        #expect(listed["store"]! == ("/from/file.json", "config file"))
-        #expect(listed["server"]! == ("http://file.example:1", "config file"))
-        #expect(listed["requestTimeout"]! == ("12", "config file"))
-        #expect(listed["connectTimeout"]! == ("5", "default"))
-
-        listed = try setup.listed(environment: ["RESV_STORE": "/from/env.json", "RESV_REQUEST_TIMEOUT": "7"])
-        #expect(listed["store"]! == ("/from/env.json", "environment"))
-        #expect(listed["requestTimeout"]! == ("7", "environment"))
-        #expect(listed["server"]! == ("http://file.example:1", "config file"))
-
-        // The backend is the one named at the highest layer: RESV_STORE beats the file's server.
-        let local = try setup.resv("list", environment: ["RESV_STORE": setup.sandbox.store.path])
-        #expect(local.status == 0, "\(local.stderr)")
-        // A --store flag beats RESV_SERVER.
-        let flagged = try setup.resv(
-            "list", "--store", setup.sandbox.store.path, environment: ["RESV_SERVER": "http://127.0.0.1:1"])
-        #expect(flagged.status == 0, "\(flagged.stderr)")
-        // --config names another file.
-        let other = setup.sandbox.directory.appendingPathComponent("other.json")
-        try Data(#"{"store": "/from/other.json"}"#.utf8).write(to: other)
-        let named = try setup.resv("config", "get", "store", "--config", other.path)
-        #expect(named.stdout == "/from/other.json\n")
-        let byEnvironment = try setup.resv("config", "get", "store", environment: ["RESV_CONFIG": other.path])
-        #expect(byEnvironment.stdout == "/from/other.json\n")
+        let token = try setup.resv("config", "set", "token", stdin: "resv_typed\n")
+        #expect(token.status == 0, "\(token.stderr)")
+        #expect(try String(contentsOf: setup.configFile, encoding: .utf8).contains("resv_typed"))
+        #expect(try setup.resv("config", "get", "token").stdout == "****\n")
+        let onArgv = try setup.resv("config", "set", "token", "resv_visible")
+        #expect(onArgv.status == 64)
+        #expect(onArgv.stderrLines.count == 1)
+        // A token others can read: 77, without the token.
+        try setup.write(#"{"server": "http://127.0.0.1:1", "token": "resv_secret"}"#, mode: 0o644)
+        let open = try setup.resv("list")
+        #expect(open.status == 77)
+        #expect(!open.stderr.contains("resv_secret"))
+        // The environment's store beats the file's server.
+        try setup.write(#"{"server": "http://127.0.0.1:1", "token": "resv_secret"}"#)
+        #expect(try setup.resv("list", environment: ["RESV_STORE": setup.sandbox.store.path]).status == 0)
     }
 
     @Test func theFileServerIsUsedWhenNothingHigherNamesABackend() throws {
@@ -87,87 +66,5 @@ struct ConfigTests {
         // RESV_TOKEN beats the file's token.
         _ = try setup.resv("list", environment: ["RESV_TOKEN": "resv_from_env"])
         #expect(server.requests.last?.headers["authorization"] == "Bearer resv_from_env")
-    }
-
-    @Test func aTokenInAFileOthersCanReadIsRefused() throws {
-        let setup = try Setup()
-        try setup.write(#"{"server": "http://127.0.0.1:1", "token": "resv_secret"}"#, mode: 0o644)
-        let run = try setup.resv("list")
-        #expect(run.status == 77)
-        #expect(run.stderr.contains("chmod 600 \(setup.configFile.path)"), "\(run.stderr)")
-        #expect(!run.stderr.contains("resv_secret"))
-        // Without a token, the same permissions are fine.
-        try setup.write(#"{"store": "\#(setup.sandbox.store.path)"}"#, mode: 0o644)
-        #expect(try setup.resv("list").status == 0)
-    }
-
-    @Test func setGetUnsetAndPath() throws {
-        let setup = try Setup()
-        #expect(try setup.resv("config", "path").stdout == setup.configFile.path + "\n")
-        #expect(try setup.resv("config", "set", "server", "http://127.0.0.1:8080").status == 0)
-        #expect(try setup.resv("config", "get", "server").stdout == "http://127.0.0.1:8080\n")
-        let mode = try FileManager.default.attributesOfItem(atPath: setup.configFile.path)[.posixPermissions] as? Int
-        #expect(mode == 0o600)
-
-        let token = try setup.resv("config", "set", "token", stdin: "resv_typed\n")
-        #expect(token.status == 0, "\(token.stderr)")
-        #expect(try String(contentsOf: setup.configFile, encoding: .utf8).contains("resv_typed"))
-        #expect(try setup.resv("config", "get", "token").stdout == "****\n")
-        let list = try setup.resv("config", "list")
-        #expect(!list.stdout.contains("resv_typed"))
-        #expect(list.stdout.contains("****"))
-
-        let onArgv = try setup.resv("config", "set", "token", "resv_visible")
-        #expect(onArgv.status == 64)
-        #expect(onArgv.stderr.contains("ps"))
-        #expect(try setup.resv("config", "set", "server", "ftp://x").status == 64)
-        #expect(try setup.resv("config", "set", "requestTimeout", "-1").status == 64)
-        #expect(try setup.resv("config", "set", "colour", "red").status == 64)
-
-        #expect(try setup.resv("config", "unset", "server").status == 0)
-        let unset = try setup.resv("config", "get", "server")
-        #expect(unset.status == 1)
-        #expect(unset.stderr.contains("server is not set"))
-    }
-
-    @Test func aServerWithoutATokenSaysTheTokenIsMissing() throws {
-        let setup = try Setup()
-        let run = try setup.sandbox.resv(["list"], environment: ["RESV_SERVER": "http://127.0.0.1:1"])
-        #expect(run.status == 77)
-        #expect(
-            run.stderrLines == [
-                "resv: no token is set for the server: set RESV_TOKEN or run 'resv config set token' (an admin makes one with 'resv-server token create')"
-            ])
-    }
-
-    @Test func badServerSettingsAreUsageErrors() throws {
-        let setup = try Setup()
-        let cases: [([String], [String: String], String)] = [
-            (["list", "--server", "notaurl"], [:], "--server='notaurl' is invalid"),
-            (["list"], ["RESV_SERVER": "ftp://x"], "RESV_SERVER='ftp://x' is invalid"),
-            (["list", "--server", "http://127.0.0.1:1", "--store", "x.json"], [:], "--store and --server"),
-            (["list"], ["RESV_SERVER": "http://127.0.0.1:1", "RESV_REQUEST_TIMEOUT": "soon"], "RESV_REQUEST_TIMEOUT"),
-            (["list", "--offline"], [:], "no server is configured"),
-        ]
-        for (arguments, environment, message) in cases {
-            let run = try setup.sandbox.resv(arguments, environment: environment)
-            #expect(run.status == 64, "\(arguments) \(environment): \(run.stderr)")
-            #expect(run.stderr.contains(message), "\(run.stderr)")
-            #expect(run.stderrLines.count == 1)
-        }
-    }
-
-    @Test func aBrokenConfigFileIsOneLine() throws {
-        let setup = try Setup()
-        try setup.write("{ not json")
-        let run = try setup.resv("list")
-        #expect(run.status == 64)
-        #expect(run.stderr.contains("the config file \(setup.configFile.path) is invalid"), "\(run.stderr)")
-        #expect(run.stderrLines.count == 1)
-        try FileManager.default.removeItem(at: setup.configFile)
-        try FileManager.default.createDirectory(at: setup.configFile, withIntermediateDirectories: true)
-        let folder = try setup.resv("list")
-        #expect(folder.status == 64)
-        #expect(folder.stderr.contains("it is a folder"), "\(folder.stderr)")
     }
 }
