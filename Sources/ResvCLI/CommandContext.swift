@@ -116,7 +116,7 @@ public struct CommandContext: Sendable {
         if options.offline { throw CLIError.offlineNeedsServer }
         var store = JSONFileStore(url: URL(fileURLWithPath: settings.store.value))
         if let text = context.environment["RESV_LOCK_TIMEOUT"] {
-            guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
+            guard let seconds = SettingValue.seconds(text, allowingZero: true) else {
                 throw CLIError.invalidSetting("RESV_LOCK_TIMEOUT", text, "a number of seconds")
             }
             // A day is as good as forever here, and 1e300 seconds would not fit a duration.
@@ -143,11 +143,9 @@ public struct CommandContext: Sendable {
     func httpBackend(_ server: Setting, _ settings: Settings, _ options: BackendOptions) throws
         -> (HTTPBackendConfiguration, HTTPTransport)
     {
-        guard let url = URL(string: server.value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
-            url.host?.isEmpty == false
-        else {
+        guard let url = SettingValue.serverURL(server.value) else {
             let name = [.environment: "RESV_SERVER", .flag: "--server"][server.source] ?? "server"
-            throw CLIError.invalidSetting(name, URL.redacting(server.value), "an http:// or https:// URL")
+            throw CLIError.invalidSetting(name, URL.redacting(server.value), SettingValue.serverURLRule)
         }
         let idle = try settings.seconds(settings.connectTimeout, .connectTimeout)
         let total = try settings.seconds(settings.requestTimeout, .requestTimeout)

@@ -55,12 +55,12 @@ enum SettingKey: String, CaseIterable, Sendable {
     func validate(_ value: String) throws(CLIError) {
         switch self {
         case .server:
-            guard let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
-                url.host?.isEmpty == false
-            else { throw .invalidSetting(rawValue, URL.redacting(value), "an http:// or https:// URL") }
+            guard SettingValue.serverURL(value) != nil else {
+                throw .invalidSetting(rawValue, URL.redacting(value), SettingValue.serverURLRule)
+            }
         case .connectTimeout, .requestTimeout:
-            guard let seconds = Double(value), seconds > 0, seconds.isFinite else {
-                throw .invalidSetting(rawValue, value, "a number of seconds above 0")
+            guard SettingValue.seconds(value) != nil else {
+                throw .invalidSetting(rawValue, value, SettingValue.secondsRule)
             }
         case .store:
             guard !value.isEmpty else { throw .invalidSetting(rawValue, value, "a non-empty value") }
@@ -252,13 +252,37 @@ struct Settings: Sendable {
     }
 
     func seconds(_ setting: Setting, _ key: SettingKey) throws(CLIError) -> Double {
-        guard let seconds = Double(setting.value), seconds > 0, seconds.isFinite else {
+        guard let seconds = SettingValue.seconds(setting.value) else {
             throw .invalidSetting(
                 setting.source == .environment ? key.environment : key.rawValue, setting.value,
-                "a number of seconds above 0")
+                SettingValue.secondsRule)
         }
         return seconds
     }
+}
+
+/// The one check of each kind of setting value, wherever it comes from (a flag,
+/// the environment, `config set`, the config file).
+enum SettingValue {
+    /// A server: an http:// or https:// URL with a host.
+    static func serverURL(_ text: String) -> URL? {
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+            url.host?.isEmpty == false
+        else { return nil }
+        return url
+    }
+
+    static let serverURLRule = "an http:// or https:// URL"
+
+    /// A number of seconds: finite, above 0 (or 0 too, where waiting not at all means something).
+    static func seconds(_ text: String, allowingZero: Bool = false) -> Double? {
+        guard let seconds = Double(text), seconds.isFinite, allowingZero ? seconds >= 0 : seconds > 0 else {
+            return nil
+        }
+        return seconds
+    }
+
+    static let secondsRule = "a number of seconds above 0"
 }
 
 extension CommandContext {
