@@ -213,7 +213,7 @@ enum Booking {
         if let note = request.note { target.note = note.isEmpty ? nil : note }
         guard target != current else { return .modified(current) }
         guard let startsAt = try? DateTime.parse(target.date).timeIntervalSince1970 else {
-            throw StoreError.corruptRow("reservation \(id) has the date '\(target.date)'")
+            throw DatabaseError.corruptRow("reservation \(id) has the date '\(target.date)'")
         }
         // A note, or a smaller party on the same day, takes no place from anyone.
         let takesMore =
@@ -276,7 +276,7 @@ enum Booking {
         for step in steps {
             guard let row = rows[step.id], let target = row.applying(step.target),
                 let startsAt = try? DateTime.parse(target.date).timeIntervalSince1970
-            else { throw StoreError.corruptRow("history of reservation \(step.id) holds a record that is not valid") }
+            else { throw DatabaseError.corruptRow("history of reservation \(step.id) holds a record that is not valid") }
             try await transaction.update(target, startsAt: startsAt)
             entries.append(
                 HistoryEntry(
@@ -318,7 +318,7 @@ extension HistoryEntry {
     /// Reads an `entry` column; `user` is the name of the row's user.
     init(stored text: String?, user: String?) throws {
         guard let text, let json = try? JSONValue.parse(Data(text.utf8)), var entry = HistoryEntry(json: json) else {
-            throw StoreError.corruptRow("a history entry is not valid: \(text?.prefix(200) ?? "NULL")")
+            throw DatabaseError.corruptRow("a history entry is not valid: \(text?.prefix(200) ?? "NULL")")
         }
         entry.user = user
         self = entry

@@ -40,13 +40,13 @@ public enum Database {
             }
         }
         if spec.contains("://") {
-            throw StoreError.badDatabaseURL(spec, "use a postgres:// URL or the path of an SQLite file")
+            throw DatabaseError.badDatabaseURL(spec, "use a postgres:// URL or the path of an SQLite file")
         }
         let path = absolute(spec)
         let folder = (path as NSString).deletingLastPathComponent
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw StoreError.cannotOpen(path, "the folder \(folder) does not exist")
+            throw DatabaseError.cannotOpen(path, "the folder \(folder) does not exist")
         }
         try restrictFileModes(path)
         let store = try await SQLiteStore.open(path: path, serving: serving, logger: logger)
@@ -95,11 +95,11 @@ public enum Database {
                 return try await group.next() ?? nil
             }
             guard let connection else {
-                throw StoreError.cannotOpen(target, "no answer from \(host):\(port) within \(timeout.components.seconds) s")
+                throw DatabaseError.cannotOpen(target, "no answer from \(host):\(port) within \(timeout.components.seconds) s")
             }
             try? await connection.close()
         } catch let error as PSQLError {
-            throw StoreError.cannotOpen(target, reason(error, host: host, port: port))
+            throw DatabaseError.cannotOpen(target, reason(error, host: host, port: port))
         }
     }
 
@@ -125,7 +125,7 @@ public enum Database {
     static func restrictFileModes(_ path: String) throws {
         let descriptor = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw StoreError.cannotOpen(path, String(cString: strerror(errno)))
+            throw DatabaseError.cannotOpen(path, String(cString: strerror(errno)))
         }
         close(descriptor)
         for file in [path, path + "-wal", path + "-shm", path + "-journal"] {

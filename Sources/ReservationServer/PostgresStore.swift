@@ -132,7 +132,7 @@ public enum PostgresStore {
                 try await db.query("SELECT version FROM resv_schema", logger: logger).collect()
                 .first.map { try $0.decode(Int.self) } ?? 0
             if version > schemaVersion {
-                throw StoreError.newerSchema(redacted(url), found: version, supported: schemaVersion)
+                throw DatabaseError.newerSchema(redacted(url), found: version, supported: schemaVersion)
             }
             guard version < schemaVersion else { return }
             for statement in schema { try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
@@ -151,7 +151,7 @@ public enum PostgresStore {
             (String, String, String, Int, String, String?, Double, Double?, Int).self)
         guard let id = Reservation.ID(idText), let landmarkID = Landmark.ID(landmarkText),
             let status = Reservation.Status(rawValue: statusText)
-        else { throw StoreError.corruptRow("reservation \(idText)") }
+        else { throw DatabaseError.corruptRow("reservation \(idText)") }
         return StoredReservation(
             id: id, landmarkID: landmarkID, date: date, partySize: partySize, status: status, note: note,
             createdAt: createdAt.rounded(.down), updatedAt: (updatedAt ?? createdAt).rounded(.down), version: version)
@@ -180,13 +180,13 @@ public enum PostgresStore {
         guard let components = URLComponents(string: url), let scheme = components.scheme,
             ["postgres", "postgresql"].contains(scheme)
         else {
-            throw StoreError.badDatabaseURL(redacted(url), "expected postgres://user[:password]@host[:port]/database")
+            throw DatabaseError.badDatabaseURL(redacted(url), "expected postgres://user[:password]@host[:port]/database")
         }
         guard let host = components.host, !host.isEmpty else {
-            throw StoreError.badDatabaseURL(redacted(url), "the host is missing")
+            throw DatabaseError.badDatabaseURL(redacted(url), "the host is missing")
         }
         guard let user = components.user, !user.isEmpty else {
-            throw StoreError.badDatabaseURL(redacted(url), "the user name is missing")
+            throw DatabaseError.badDatabaseURL(redacted(url), "the user name is missing")
         }
         let database = components.path.split(separator: "/").first.map(String.init)
         let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
@@ -195,7 +195,7 @@ public enum PostgresStore {
         case "disable": tls = .disable
         case "prefer", "allow": tls = .prefer(.makeClientConfiguration())
         case "require", "verify-ca", "verify-full": tls = .require(.makeClientConfiguration())
-        default: throw StoreError.badDatabaseURL(redacted(url), "sslmode '\(mode)' is not disable, prefer or require")
+        default: throw DatabaseError.badDatabaseURL(redacted(url), "sslmode '\(mode)' is not disable, prefer or require")
         }
         return PostgresClient.Configuration(
             host: host, port: components.port ?? 5432, username: user, password: components.password,

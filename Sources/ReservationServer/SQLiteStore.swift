@@ -66,7 +66,7 @@ public enum SQLiteStore {
                     [.text(landmark.description), .float(from.timeIntervalSince1970), .float(to.timeIntervalSince1970)]
                 ).map { row in
                     guard let startsAt = row.column("starts_at")?.double, let party = row.column("party_size")?.integer
-                    else { throw StoreError.corruptRow("a reservation at \(landmark) without a date or party size") }
+                    else { throw DatabaseError.corruptRow("a reservation at \(landmark) without a date or party size") }
                     return (date: Date(timeIntervalSince1970: startsAt), partySize: party)
                 }
             },
@@ -135,7 +135,7 @@ public enum SQLiteStore {
             let date = row.column("date")?.string, let partySize = row.column("party_size")?.integer,
             let status = row.column("status")?.string.flatMap(Reservation.Status.init(rawValue:)),
             let createdAt = row.column("created_at")?.double, let version = row.column("version")?.integer
-        else { throw StoreError.corruptRow("\(row)") }
+        else { throw DatabaseError.corruptRow("\(row)") }
         return StoredReservation(
             id: id, landmarkID: landmarkID, date: date, partySize: partySize, status: status,
             note: row.column("note")?.string, createdAt: createdAt.rounded(.down),
@@ -153,7 +153,7 @@ public enum SQLiteStore {
         else { return nil }
         guard let hash = row.column("request_hash")?.string, let status = row.column("status")?.integer,
             let body = row.column("body")?.blob
-        else { throw StoreError.corruptRow("idempotency key \(key)") }
+        else { throw DatabaseError.corruptRow("idempotency key \(key)") }
         return StoredResponse(status: status, body: Array(body.readableBytesView), requestHash: hash)
     }
 
@@ -163,7 +163,7 @@ public enum SQLiteStore {
             _ = try await connection.query("PRAGMA busy_timeout = 10000")
             return connection
         } catch {
-            throw StoreError.cannotOpen(path, "\(error)")
+            throw DatabaseError.cannotOpen(path, "\(error)")
         }
     }
 
@@ -172,7 +172,7 @@ public enum SQLiteStore {
         _ = try await db.query("PRAGMA journal_mode = WAL")
         _ = try await db.query("PRAGMA synchronous = FULL")
         let version = try await db.query("PRAGMA user_version").first?.column("user_version")?.integer ?? 0
-        if version > schemaVersion { throw StoreError.newerSchema(path, found: version, supported: schemaVersion) }
+        if version > schemaVersion { throw DatabaseError.newerSchema(path, found: version, supported: schemaVersion) }
         guard version < schemaVersion else { return }
         _ = try await db.query("BEGIN IMMEDIATE")
         do {

@@ -12,9 +12,9 @@ final class ServerLock: Sendable {
         do {
             held = try FileLock.attempt(path)
         } catch {
-            throw StoreError.cannotOpen(database, "cannot create its lock file \(path): \(error.reason)")
+            throw DatabaseError.cannotOpen(database, "cannot create its lock file \(path): \(error.reason)")
         }
-        guard let held else { throw StoreError.inUse(database) }
+        guard let held else { throw DatabaseError.inUse(database) }
         lock = held
     }
 

@@ -108,8 +108,8 @@ public struct ServerStore: Sendable {
     public var tokens: TokenStore = .unavailable
 }
 
-/// Failures of the storage layer, with what to do next.
-public enum StoreError: Error, LocalizedError, Sendable {
+/// Failures of the server's database (opening, schema, rows), with what to do next.
+public enum DatabaseError: Error, LocalizedError, Sendable {
     case cannotOpen(String, String)
     case badDatabaseURL(String, String)
     case newerSchema(String, found: Int, supported: Int)

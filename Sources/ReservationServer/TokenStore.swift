@@ -38,13 +38,13 @@ public struct TokenStore: Sendable {
 
     /// A store without token calls: every call throws.
     public static let unavailable = TokenStore(
-        create: { _, _, _ in throw StoreError.corruptRow("this store keeps no tokens") },
-        grant: { _ in throw StoreError.corruptRow("this store keeps no tokens") },
-        list: { throw StoreError.corruptRow("this store keeps no tokens") },
-        revoke: { _ in throw StoreError.corruptRow("this store keeps no tokens") },
-        touch: { _, _ in throw StoreError.corruptRow("this store keeps no tokens") },
-        name: { _ in throw StoreError.corruptRow("this store keeps no tokens") },
-        ping: { throw StoreError.corruptRow("this store keeps no tokens") }
+        create: { _, _, _ in throw DatabaseError.corruptRow("this store keeps no tokens") },
+        grant: { _ in throw DatabaseError.corruptRow("this store keeps no tokens") },
+        list: { throw DatabaseError.corruptRow("this store keeps no tokens") },
+        revoke: { _ in throw DatabaseError.corruptRow("this store keeps no tokens") },
+        touch: { _, _ in throw DatabaseError.corruptRow("this store keeps no tokens") },
+        name: { _ in throw DatabaseError.corruptRow("this store keeps no tokens") },
+        ping: { throw DatabaseError.corruptRow("this store keeps no tokens") }
     )
 
     /// A last use closer than this to the kept one is not written again.
@@ -145,7 +145,7 @@ extension TokenStore {
                     guard
                         let id = try await db.query("SELECT id FROM users WHERE name = ?", [.text(name)])
                             .first?.column("id")?.integer
-                    else { throw StoreError.corruptRow("user \(name) vanished") }
+                    else { throw DatabaseError.corruptRow("user \(name) vanished") }
                     _ = try await db.query(
                         "INSERT INTO tokens (hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
                         [.text(hash), .integer(id), .float(now), expiresAt.map { .float($0.timeIntervalSince1970) } ?? .null])
@@ -170,7 +170,7 @@ extension TokenStore {
                     """
                 ).map { row in
                     guard let name = row.column("name")?.string, let created = row.column("created_at")?.double else {
-                        throw StoreError.corruptRow("a token without a user or a creation date")
+                        throw DatabaseError.corruptRow("a token without a user or a creation date")
                     }
                     return TokenInfo(
                         user: name, createdAt: Date(timeIntervalSince1970: created),
@@ -217,7 +217,7 @@ extension TokenStore {
                     guard
                         let id = try await db.query("SELECT id FROM users WHERE name = \(name)", logger: logger)
                             .collect().first.map({ try $0.decode(Int64.self) })
-                    else { throw StoreError.corruptRow("user \(name) vanished") }
+                    else { throw DatabaseError.corruptRow("user \(name) vanished") }
                     try await db.query(
                         "INSERT INTO tokens (hash, user_id, created_at, expires_at) VALUES (\(hash), \(id), \(now), \(expires))",
                         logger: logger)
