@@ -55,6 +55,23 @@ struct ConfigTests {
         #expect(try setup.resv("list", environment: ["RESV_STORE": setup.sandbox.store.path]).status == 0)
     }
 
+    @Test func aTokenTypedAtATerminalIsPromptedAndNotShown() throws {
+        let setup = try Setup()
+        let environment = [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "HOME": setup.sandbox.directory.path, "TERM": "xterm",
+            "XDG_CONFIG_HOME": setup.sandbox.directory.appendingPathComponent("config").path,
+        ]
+        let terminal = try PseudoTerminal(Binary.resv.path, ["config", "set", "token"], environment: environment)
+        try terminal.expect("token: ")
+        _ = terminal.drain()  // The prompt comes just before echo is turned off.
+        terminal.send("resv_typed\r")
+        #expect(terminal.waitForExit() == 0, "\(terminal.transcript)")
+        #expect(!terminal.transcript.contains("resv_typed"), "\(terminal.transcript)")
+        #expect(terminal.transcript.contains("set token in \(setup.configFile.path)"), "\(terminal.transcript)")
+        #expect(try String(contentsOf: setup.configFile, encoding: .utf8).contains("resv_typed"))
+    }
+
     @Test func theFileServerIsUsedWhenNothingHigherNamesABackend() throws {
         let setup = try Setup()
         let server = try FaultServer { _, _ in .respond(status: 200, body: "[]") }
