@@ -112,7 +112,14 @@ let package = Package(
         .testTarget(name: "ResvServerCommandsTests", dependencies: ["ResvServerCommands", "ReservationServer"]),
         .testTarget(
             name: "ResvEndToEndTests",
-            dependencies: ["CapacityModel", "ReservationCore", "ResvCLI", "ResvReference"]
+            dependencies: [
+                "CapacityModel",
+                "ReservationCore",
+                "ResvCLI",
+                "ResvReference",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
