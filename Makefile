@@ -45,6 +45,8 @@ run: build
 	"$$(swift build --product resv --show-bin-path)/resv" $(ARGS)
 
 test: test-deps
+	# The house style (.swift-format), strictly: a warning fails the build.
+	swift format lint --strict --recursive Sources Tests Package.swift
 	swift build
 	# icalendar, which the tests read `--format ics` with, pinned in .build-venv/.
 	scripts/test-python -c ''

@@ -81,12 +81,12 @@ enum Interrupts {
         alsoOnInterrupt: (@Sendable () -> Void)? = nil, _ operation: @escaping @Sendable () async -> T
     ) async -> T {
         let task = Task { await operation() }
-        return await whileRunning(onInterrupt: {
-            task.cancel()
-            alsoOnInterrupt?()
-        }) {
-            await task.value
-        }
+        return await whileRunning(
+            onInterrupt: {
+                task.cancel()
+                alsoOnInterrupt?()
+            },
+            { await task.value })
     }
 
     /// Ignores Ctrl-C while `body` runs (the REPL between commands: readline takes the key itself).

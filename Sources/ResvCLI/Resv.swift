@@ -75,13 +75,13 @@ public enum ResvMain {
     public static func runProcess(_ arguments: [String]) async -> Int32 {
         let context = CommandContext.live()
         let interrupts = Atomic<Int>(0)
-        let status = await Interrupts.cancellable(alsoOnInterrupt: {
-            let count = interrupts.add(1, ordering: .sequentiallyConsistent).newValue
-            if count > 1 { endNowUnlessEnded() }
-            DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { endNowUnlessEnded() }
-        }) {
-            await run(arguments, context: context)
-        }
+        let status = await Interrupts.cancellable(
+            alsoOnInterrupt: {
+                let count = interrupts.add(1, ordering: .sequentiallyConsistent).newValue
+                if count > 1 { endNowUnlessEnded() }
+                DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { endNowUnlessEnded() }
+            },
+            { await run(arguments, context: context) })
         // The command ended: from now on the last resort stands down (one status, one message).
         // If it has already begun, it is ending the process with 130; let it.
         if ending.exchange(true, ordering: .sequentiallyConsistent) {

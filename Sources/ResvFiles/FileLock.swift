@@ -12,8 +12,6 @@ import Foundation
 public struct FileLock: Sendable {
     private let descriptor: Int32
 
-    private init(descriptor: Int32) { self.descriptor = descriptor }
-
     /// Why `acquire` gave up.
     public enum Failure: Error, Sendable, Equatable {
         case timedOut

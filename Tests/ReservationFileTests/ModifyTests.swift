@@ -72,8 +72,8 @@ struct ModifyTests {
 
     @Test func anOldRecordMapsAtVersionOneAndKeepsUnknownFieldsThroughAModify() async throws {
         let hall = ModifyCase.hall()
-        let (_, url) = try Self.service(.file, hall: hall)
-        let url_ = try #require(url)
+        let (_, optionalURL) = try Self.service(.file, hall: hall)
+        let url = try #require(optionalURL)
         let id = UUID().uuidString.lowercased()
         let old = JSONValue.object([
             "id": .string(id), "landmarkId": .string(hall.id.description),
@@ -83,15 +83,15 @@ struct ModifyTests {
         let document = JSONValue.object([
             "version": .integer(1), "reservations": .array([old]), "landmarks": .array([LandmarkApiModel(hall).json]),
         ])
-        try Data(document.encoded()).write(to: url_)
-        let service = ReservationService.jsonFile(JSONFileStore(url: url_))
+        try Data(document.encoded()).write(to: url)
+        let service = ReservationService.jsonFile(JSONFileStore(url: url))
         let read = try #require(try await service.fetch().reservations.first)
         #expect(read.version == 1)
         #expect(read.createdAt == nil)
         let modified = try await service.modify(read.id, ReservationChange(partySize: 5), 1)
         #expect(modified.version == 2)
         #expect(modified.updatedAt != nil)
-        let text = try String(contentsOf: url_, encoding: .utf8)
+        let text = try String(contentsOf: url, encoding: .utf8)
         #expect(text.contains("teal"))
         // A stale version is refused by the store, under its lock.
         await #expect(throws: ReservationError.self) {
