@@ -97,9 +97,11 @@ let package = Package(
         .target(name: "CapacityModel", dependencies: ["ReservationCore"], path: "Tests/CapacityModel"),
         .testTarget(name: "ReservationCoreTests", dependencies: ["ReservationCore"]),
         .testTarget(
-            name: "ReservationFileTests", dependencies: ["CapacityModel", "ReservationCore", "ReservationFile", "ResvFiles"]),
+            name: "ReservationFileTests",
+            dependencies: ["CapacityModel", "ReservationCore", "ReservationFile", "ResvFiles"]),
         .testTarget(name: "ResvCLITests", dependencies: ["ResvCLI"]),
-        .testTarget(name: "ReservationHTTPTests", dependencies: ["CapacityModel", "ReservationCore", "ReservationHTTP"]),
+        .testTarget(
+            name: "ReservationHTTPTests", dependencies: ["CapacityModel", "ReservationCore", "ReservationHTTP"]),
         .testTarget(
             name: "ReservationServerTests",
             dependencies: [

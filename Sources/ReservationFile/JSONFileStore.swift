@@ -78,7 +78,8 @@ public struct JSONFileStore: Sendable {
             // Only the permission bits the user gave: never setuid, setgid or sticky.
             do {
                 try AtomicFile.write(
-                    document.encoded(), to: file, mode: info.map { $0.st_mode & 0o777 } ?? 0o600, mark: Self.temporaryMark)
+                    document.encoded(), to: file, mode: info.map { $0.st_mode & 0o777 } ?? 0o600,
+                    mark: Self.temporaryMark)
             } catch {
                 throw FileStoreError.unwritable(path: path, step: error.step, reason: error.reason)
             }

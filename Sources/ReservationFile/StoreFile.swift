@@ -19,7 +19,8 @@ enum StoreFile {
     /// there (nil: nothing yet, as for a missing store or a dangling link,
     /// which a write then creates). Each relative link is read from the
     /// directory of the link that holds it, as the kernel does.
-    static func resolvingLinks(_ path: String, storePath: String) throws(FileStoreError) -> (path: String, info: stat?) {
+    static func resolvingLinks(_ path: String, storePath: String) throws(FileStoreError) -> (path: String, info: stat?)
+    {
         var current = path
         for _ in 0...maxLinks {
             var info = stat()
@@ -49,7 +50,8 @@ enum StoreFile {
     /// that would block, a device that never ends) is refused before it is
     /// opened, and again by `fstat` on what was opened; a file larger than
     /// `limit` bytes is refused before any of it is read.
-    static func read(_ path: String, limit: Int, storePath: String) throws(FileStoreError) -> (data: Data, info: stat)? {
+    static func read(_ path: String, limit: Int, storePath: String) throws(FileStoreError) -> (data: Data, info: stat)?
+    {
         var info = stat()
         guard stat(path, &info) == 0 else {
             if errno == ENOENT { return nil }

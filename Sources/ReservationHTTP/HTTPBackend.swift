@@ -47,7 +47,8 @@ public enum HTTPBackendError: Error, Sendable, LocalizedError {
         case .refused(_, let reason):
             return reason
         case .missingRoute(let url, let route):
-            return "the server at \(url.redacted) has no route \(route): it is older than this resv; upgrade resv-server"
+            return
+                "the server at \(url.redacted) has no route \(route): it is older than this resv; upgrade resv-server"
         case .nothingCached(let url):
             return "nothing cached for \(url.redacted) yet: run 'resv list' once while the server is reachable"
         case .offlineChange:

@@ -23,7 +23,10 @@ extension ReservationService {
             @Sendable func cached(_ error: any Error, unreachable: Bool) throws -> ([JSONValue], SnapshotSource) {
                 guard let (records, saved) = configuration.cache?.records(name) else { throw error }
                 let age = Date().timeIntervalSince(saved)
-                if !state.warned.withLock({ warned in defer { warned = true }; return warned }) {
+                if !state.warned.withLock({ warned in
+                    defer { warned = true }
+                    return warned
+                }) {
                     switch configuration.cacheMode {
                     case .fallback(let stale): stale(age)
                     case .offline: configuration.offlineNotice(age)
@@ -90,7 +93,8 @@ extension ReservationService {
             var changes: [StatusChange] = []
             var records: [JSONValue] = []
             for item in items {
-                guard case .string(let text)? = item["previousStatus"], let previous = Reservation.Status(rawValue: text)
+                guard case .string(let text)? = item["previousStatus"],
+                    let previous = Reservation.Status(rawValue: text)
                 else { throw client.badShape("POST /\(route) answered a change without a previousStatus") }
                 let changed = try reservation(item["reservation"], catalog)
                 changes.append(StatusChange(reservation: changed, previous: previous))
@@ -149,13 +153,18 @@ extension ReservationService {
                     if batch, reply.code == .batchRejected, case .array(let items)? = reply.json?["failures"] {
                         throw ReservationError.batchRejected(
                             try items.map { item in
-                                guard case .integer(let number)? = item["request"], (1...Int64(bodies.count)).contains(number),
+                                guard case .integer(let number)? = item["request"],
+                                    (1...Int64(bodies.count)).contains(number),
                                     case .string(let reason)? = item["reason"]
-                                else { throw client.badShape("POST /\(route) named a refused request that is not in the batch") }
-                                let code = item["code"].flatMap { code -> ErrorCode? in
-                                    if case .string(let text) = code { return ErrorCode(rawValue: text) }
-                                    return nil
-                                } ?? .batchRejected
+                                else {
+                                    throw client.badShape(
+                                        "POST /\(route) named a refused request that is not in the batch")
+                                }
+                                let code =
+                                    item["code"].flatMap { code -> ErrorCode? in
+                                        if case .string(let text) = code { return ErrorCode(rawValue: text) }
+                                        return nil
+                                    } ?? .batchRejected
                                 return BatchFailure(index: Int(number) - 1, error: .refusedByServer(code, reason))
                             }, total: requests.count)
                     }
@@ -210,7 +219,8 @@ extension ReservationService {
                 }
                 return try items.map { item in
                     guard let entry = HistoryEntry(json: item) else {
-                        throw client.badShape("GET /history answered a change that is not {at, change, reservationId, after, command}")
+                        throw client.badShape(
+                            "GET /history answered a change that is not {at, change, reservationId, after, command}")
                     }
                     return entry
                 }

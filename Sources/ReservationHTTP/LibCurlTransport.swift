@@ -80,9 +80,11 @@ struct LibCurlTransfer: Sendable {
         let receiver = LibCurlReceiver(limit: largestBody)
         var message = [CChar](repeating: 0, count: Int(CCURL_ERROR_SIZE))
         var headers: UnsafeMutablePointer<ccurl_slist>?
-        for line in ["Expect:", "User-Agent: resv"] + request.headers.sorted(by: { $0.key < $1.key }).map({
-            "\($0.key): \($0.value)"
-        }) {
+        for line in ["Expect:", "User-Agent: resv"]
+            + request.headers.sorted(by: { $0.key < $1.key }).map({
+                "\($0.key): \($0.value)"
+            })
+        {
             headers = ccurl_slist_append(headers, line)
         }
         defer { ccurl_slist_free_all(headers) }
@@ -167,7 +169,8 @@ struct LibCurlTransfer: Sendable {
         switch code {
         case CCURLE_OPERATION_TIMEDOUT: .timedOut
         case CCURLE_PARTIAL_FILE: .truncated(detail)
-        case CCURLE_GOT_NOTHING, CCURLE_SEND_ERROR, CCURLE_RECV_ERROR, CCURLE_WEIRD_SERVER_REPLY: .connectionLost(detail)
+        case CCURLE_GOT_NOTHING, CCURLE_SEND_ERROR, CCURLE_RECV_ERROR, CCURLE_WEIRD_SERVER_REPLY:
+            .connectionLost(detail)
         case CCURLE_FILESIZE_EXCEEDED: .tooLarge
         default: .cannotConnect(detail)
         }

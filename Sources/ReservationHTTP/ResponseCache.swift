@@ -1,6 +1,6 @@
 import Foundation
-import ResvFiles
 import ReservationCore
+import ResvFiles
 
 #if canImport(Glibc)
     import Glibc

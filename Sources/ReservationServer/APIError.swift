@@ -57,7 +57,8 @@ public struct APIError: HTTPResponseError, Sendable {
             case .noCapacity: .conflict
             case .cannotConfirmCancelled, .cannotModifyCancelled, .nothingToUndo, .undoConflict: .conflict
             case .versionMismatch: .preconditionFailed
-            case .invalidDate, .invalidNote, .nothingToModify, .dateInPast, .invalidPartySize, .invalidInitialStatus, .invalidRequestField,
+            case .invalidDate, .invalidNote, .nothingToModify, .dateInPast, .invalidPartySize, .invalidInitialStatus,
+                .invalidRequestField,
                 .invalidReservationID, .ambiguousLandmark, .ambiguousReservationID, .batchRejected, .invalidDays:
                 .badRequest
             case .unexpectedCount, .unimplemented: .internalServerError

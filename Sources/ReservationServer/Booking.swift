@@ -276,7 +276,9 @@ enum Booking {
         for step in steps {
             guard let row = rows[step.id], let target = row.applying(step.target),
                 let startsAt = try? DateTime.parse(target.date).timeIntervalSince1970
-            else { throw DatabaseError.corruptRow("history of reservation \(step.id) holds a record that is not valid") }
+            else {
+                throw DatabaseError.corruptRow("history of reservation \(step.id) holds a record that is not valid")
+            }
             try await transaction.update(target, startsAt: startsAt)
             entries.append(
                 HistoryEntry(

@@ -95,7 +95,8 @@ public enum Database {
                 return try await group.next() ?? nil
             }
             guard let connection else {
-                throw DatabaseError.cannotOpen(target, "no answer from \(host):\(port) within \(timeout.components.seconds) s")
+                throw DatabaseError.cannotOpen(
+                    target, "no answer from \(host):\(port) within \(timeout.components.seconds) s")
             }
             try? await connection.close()
         } catch let error as PSQLError {
@@ -110,8 +111,12 @@ public enum Database {
             if let failures = underlying as? NIOConnectionError, let first = failures.connectionErrors.first?.error {
                 underlying = first
             }
-            if let io = underlying as? IOError { return "cannot connect to \(host):\(port): \(String(cString: strerror(io.errnoCode)))" }
-            if case ChannelError.connectTimeout = underlying { return "no answer from \(host):\(port) (connect timeout)" }
+            if let io = underlying as? IOError {
+                return "cannot connect to \(host):\(port): \(String(cString: strerror(io.errnoCode)))"
+            }
+            if case ChannelError.connectTimeout = underlying {
+                return "no answer from \(host):\(port) (connect timeout)"
+            }
             return "cannot connect to \(host):\(port): \(underlying)"
         }
         if error.code == .serverClosedConnection { return "\(host):\(port) closed the connection before answering" }

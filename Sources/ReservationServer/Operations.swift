@@ -112,7 +112,8 @@ struct OperationsRoutes: Sendable {
         }
         return reachable
             ? .json(status: .ok, body: Array(#"{"status":"ok","database":"reachable"}"#.utf8))
-            : .json(status: .serviceUnavailable, body: Array(#"{"status":"unavailable","database":"unreachable"}"#.utf8))
+            : .json(
+                status: .serviceUnavailable, body: Array(#"{"status":"unavailable","database":"unreachable"}"#.utf8))
     }
 
     @Sendable func whoami(_ request: Request, context: AuthenticatedContext) async throws -> Response {

@@ -180,7 +180,8 @@ public enum PostgresStore {
         guard let components = URLComponents(string: url), let scheme = components.scheme,
             ["postgres", "postgresql"].contains(scheme)
         else {
-            throw DatabaseError.badDatabaseURL(redacted(url), "expected postgres://user[:password]@host[:port]/database")
+            throw DatabaseError.badDatabaseURL(
+                redacted(url), "expected postgres://user[:password]@host[:port]/database")
         }
         guard let host = components.host, !host.isEmpty else {
             throw DatabaseError.badDatabaseURL(redacted(url), "the host is missing")
@@ -195,7 +196,8 @@ public enum PostgresStore {
         case "disable": tls = .disable
         case "prefer", "allow": tls = .prefer(.makeClientConfiguration())
         case "require", "verify-ca", "verify-full": tls = .require(.makeClientConfiguration())
-        default: throw DatabaseError.badDatabaseURL(redacted(url), "sslmode '\(mode)' is not disable, prefer or require")
+        default:
+            throw DatabaseError.badDatabaseURL(redacted(url), "sslmode '\(mode)' is not disable, prefer or require")
         }
         return PostgresClient.Configuration(
             host: host, port: components.port ?? 5432, username: user, password: components.password,

@@ -196,7 +196,8 @@ struct ReservationRoutes: Sendable {
     /// one field, party size, note length; the one date parser, a future date).
     private func modifyRequest(_ json: JSONValue) throws(APIError) -> ModifyRequest {
         guard case .object = json else {
-            throw APIError(.badRequest, .invalidRequest, "the body must be a JSON object {date?, partySize?, landmarkId?, note?}")
+            throw APIError(
+                .badRequest, .invalidRequest, "the body must be a JSON object {date?, partySize?, landmarkId?, note?}")
         }
         func text(_ field: String) throws(APIError) -> String? {
             switch json[field] {
@@ -280,7 +281,8 @@ struct ReservationRoutes: Sendable {
                         + missing.prefix(3).map(\.description).joined(separator: ", ")
                         + (missing.count > 3 ? " and \(missing.count - 3) more" : ""))
             error.failures = missing.map {
-                Wire.failure(("id", .string($0.description)), code: .reservationNotFound, reason: "no reservation \($0)")
+                Wire.failure(
+                    ("id", .string($0.description)), code: .reservationNotFound, reason: "no reservation \($0)")
             }
             throw error
         case .conflict(let cancelled):
@@ -317,7 +319,8 @@ struct ReservationRoutes: Sendable {
         }
         guard (1...Self.batchLimit).contains(items.count) else {
             throw APIError(
-                .badRequest, .invalidRequest, "ids must hold 1 to \(Self.batchLimit) reservation ids, not \(items.count)")
+                .badRequest, .invalidRequest,
+                "ids must hold 1 to \(Self.batchLimit) reservation ids, not \(items.count)")
         }
         var ids: [Reservation.ID] = []
         var failures: [JSONValue] = []
@@ -428,7 +431,8 @@ struct ReservationRoutes: Sendable {
         let more = failures.count > 3 ? "; and \(failures.count - 3) more" : ""
         var error = APIError(
             status, .batchRejected,
-            "\(failures.count) of \(total) requests refused, nothing reserved: " + listed.joined(separator: "; ") + more)
+            "\(failures.count) of \(total) requests refused, nothing reserved: " + listed.joined(separator: "; ") + more
+        )
         error.failures = failures.map {
             Wire.failure(("request", .integer(Int64($0.index + 1))), code: $0.error.code, reason: $0.error.reason)
         }
@@ -459,7 +463,8 @@ struct ReservationRoutes: Sendable {
         do { checked = try NewReservation(wire, now: now()) } catch { throw APIError(error) }
         guard let landmark = catalog[landmarkID] else {
             throw APIError(
-                .notFound, .unknownLandmark, "landmarkId \(landmarkID) is not a known landmark (GET /landmarks lists them)")
+                .notFound, .unknownLandmark,
+                "landmarkId \(landmarkID) is not a known landmark (GET /landmarks lists them)")
         }
         let reservation = StoredReservation(
             id: Reservation.ID(UUID()), landmarkID: landmarkID, date: DateTime.format(checked.date),
@@ -479,8 +484,7 @@ struct ReservationRoutes: Sendable {
     /// different request), else its bytes.
     private func idempotencyKey(
         _ headers: HTTPFields, route: String, body: Data, json: Result<JSONValue, JSONSyntaxError>
-    ) throws(APIError) -> IdempotencyKey?
-    {
+    ) throws(APIError) -> IdempotencyKey? {
         guard let key = headers[.idempotencyKey] else { return nil }
         guard (1...Self.maxKeyLength).contains(key.utf8.count), key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
         else {

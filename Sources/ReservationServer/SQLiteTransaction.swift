@@ -40,7 +40,8 @@ struct SQLiteTransaction: BookingTransaction {
                 .text(reservation.id.description), .integer(Int(user.rawValue)),
                 .text(reservation.landmarkID.description), .text(reservation.date), .float(startsAt),
                 .integer(reservation.partySize), .text(reservation.status.rawValue), .float(reservation.createdAt),
-                .float(reservation.updatedAt), .integer(reservation.version), reservation.note.map { .text($0) } ?? .null,
+                .float(reservation.updatedAt), .integer(reservation.version),
+                reservation.note.map { .text($0) } ?? .null,
             ])
     }
 

@@ -87,15 +87,18 @@ public struct ServerStore: Sendable {
     /// the inserts, and `response` (the body of the answer) kept for the key.
     /// The rules are `Booking.create`'s.
     public var create:
-        @Sendable (UserID, [NewRecord], IdempotencyKey?, _ response: @escaping @Sendable ([StoredReservation]) -> [UInt8])
+        @Sendable (
+            UserID, [NewRecord], IdempotencyKey?, _ response: @escaping @Sendable ([StoredReservation]) -> [UInt8]
+        )
             async throws -> CreateOutcome
     /// Sets the status (cancelled or confirmed) of the user's reservations, all
     /// or none, in one transaction, by `Booking.setStatus`'s rules.
     public var setStatus: @Sendable (UserID, [Reservation.ID], Reservation.Status) async throws -> StatusOutcome
     /// Changes one of the user's reservations in one transaction, by `Booking.modify`'s
     /// rules; with an expected version, only if it still has that version.
-    public var modify: @Sendable (UserID, Reservation.ID, ModifyRequest, _ expectedVersion: Int?) async throws
-        -> ModifyOutcome
+    public var modify:
+        @Sendable (UserID, Reservation.ID, ModifyRequest, _ expectedVersion: Int?) async throws
+            -> ModifyOutcome
     /// The user's changes, newest first: every one, or one reservation's.
     public var history: @Sendable (UserID, Reservation.ID?) async throws -> [HistoryEntry]
     /// Takes back the user's newest command not yet undone, in one transaction,

@@ -148,7 +148,10 @@ extension TokenStore {
                     else { throw DatabaseError.corruptRow("user \(name) vanished") }
                     _ = try await db.query(
                         "INSERT INTO tokens (hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
-                        [.text(hash), .integer(id), .float(now), expiresAt.map { .float($0.timeIntervalSince1970) } ?? .null])
+                        [
+                            .text(hash), .integer(id), .float(now),
+                            expiresAt.map { .float($0.timeIntervalSince1970) } ?? .null,
+                        ])
                     return UserID(Int64(id))
                 }
             },

@@ -30,7 +30,9 @@ enum Wire {
     }
 
     static func errorBody(_ reason: String, code: ErrorCode, failures: [JSONValue] = []) -> [UInt8] {
-        var body: [String: JSONValue] = ["error": .bool(true), "reason": .string(reason), "code": .string(code.rawValue)]
+        var body: [String: JSONValue] = [
+            "error": .bool(true), "reason": .string(reason), "code": .string(code.rawValue),
+        ]
         if !failures.isEmpty { body["failures"] = .array(failures) }
         return .init(JSONValue.object(body).encoded())
     }
@@ -62,7 +64,8 @@ enum Wire {
             id: reservation.id.description, landmark: .id(reservation.landmarkID.description), date: reservation.date,
             partySize: reservation.partySize, status: reservation.status.rawValue, note: reservation.note,
             createdAt: DateTime.format(Date(timeIntervalSince1970: reservation.createdAt)),
-            updatedAt: DateTime.format(Date(timeIntervalSince1970: reservation.updatedAt)), version: reservation.version,
+            updatedAt: DateTime.format(Date(timeIntervalSince1970: reservation.updatedAt)),
+            version: reservation.version,
             depth: 0)
     }
 }

@@ -108,7 +108,9 @@ struct ICalendarWriter {
 
     init(stamp: Date) {
         self.stamp = stamp
-        for line in ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//resv//resv \(Resv.version)//EN", "CALSCALE:GREGORIAN"] {
+        for line in [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//resv//resv \(Resv.version)//EN", "CALSCALE:GREGORIAN",
+        ] {
             append(line)
         }
     }

@@ -45,7 +45,9 @@ enum LeadingOptions {
             return arguments
         }
         var end = length + 1
-        if end < arguments.count, command.configuration.subcommands.contains(where: { $0._commandName == arguments[end] }) {
+        if end < arguments.count,
+            command.configuration.subcommands.contains(where: { $0._commandName == arguments[end] })
+        {
             end += 1
         }
         return Array(arguments[length..<end] + leading + arguments[end...])

@@ -76,7 +76,8 @@ public struct OutputOptions: ParsableArguments, Sendable {
     func check(_ supported: [OutputFormat], command: String) throws {
         guard let format, !supported.contains(format) else { return }
         throw ValidationError(
-            "\(command) cannot print --format \(format.rawValue): use \(supported.map(\.rawValue).joined(separator: ", "))")
+            "\(command) cannot print --format \(format.rawValue): use \(supported.map(\.rawValue).joined(separator: ", "))"
+        )
     }
 }
 

@@ -20,7 +20,8 @@ struct ReservationJSONWriter {
         writer.writeReservation(
             id: reservation.id.description, landmark: .object(landmark), date: DateTime.format(reservation.date),
             partySize: reservation.partySize, status: reservation.status.rawValue, note: reservation.note,
-            createdAt: reservation.createdAt.map(DateTime.format), updatedAt: reservation.updatedAt.map(DateTime.format),
+            createdAt: reservation.createdAt.map(DateTime.format),
+            updatedAt: reservation.updatedAt.map(DateTime.format),
             version: reservation.version, depth: depth)
     }
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import ReservationHTTP
 import ReservationCore
+import ReservationHTTP
 import ResvReference
 import Synchronization
 
@@ -105,7 +105,8 @@ public enum ResvMain {
     /// Runs `arguments` (without the program name) and returns the exit status.
     public static func run(_ typed: [String], context: CommandContext) async -> Int32 {
         let arguments = LeadingOptions.moved(typed)
-        if arguments.first == "help", arguments.count > 1, let topic = arguments.dropFirst().first(where: { !$0.hasPrefix("-") }),
+        if arguments.first == "help", arguments.count > 1,
+            let topic = arguments.dropFirst().first(where: { !$0.hasPrefix("-") }),
             !subcommandNames.contains(topic)
         {
             // The library's help prints the root's text for any word; a typo deserves its own answer.
@@ -138,7 +139,7 @@ public enum ResvMain {
             return ExitStatus.success
         } catch let failure as ReplFailure {
             return failure.status  // Each failing line has printed its own message.
-        } catch where error is CancellationError || Task.isCancelled {
+        } catch  where error is CancellationError || Task.isCancelled {
             // Ctrl-C: whatever the command was waiting for gave up, for this reason.
             context.fail("interrupted")
             return ExitStatus.interrupted

@@ -1,7 +1,7 @@
 import Foundation
-import ResvFiles
 import ReservationCore
 import ReservationHTTP
+import ResvFiles
 
 #if canImport(Glibc)
     import Glibc
@@ -148,14 +148,16 @@ struct ConfigFile: Sendable {
         case .object(let profiles)?:
             for (name, settings) in profiles {
                 guard case .object(let settings) = settings else {
-                    throw .invalidConfig(url.path, "profiles.\(name) must be an object of settings, not \(settings.typeName)")
+                    throw .invalidConfig(
+                        url.path, "profiles.\(name) must be an object of settings, not \(settings.typeName)")
                 }
                 try checkStrings(settings, "profiles.\(name).")
             }
         case let other?: throw .invalidConfig(url.path, "profiles must be an object of profiles, not \(other.typeName)")
         }
         let file = ConfigFile(url: url, fields: fields)
-        if file.string(.token) != nil || file.profiles.keys.contains(where: { file.string(.token, profile: $0) != nil }) {
+        if file.string(.token) != nil || file.profiles.keys.contains(where: { file.string(.token, profile: $0) != nil })
+        {
             var info = stat()
             if stat(url.path, &info) == 0, info.st_mode & 0o077 != 0 {
                 throw .insecureConfig(url.path)
@@ -344,7 +346,9 @@ extension CommandContext {
 
     /// Resolves every setting from these flags (nil when not given): flag > environment >
     /// the chosen profile of the config file > its top level > default.
-    func settings(store storeFlag: String?, server serverFlag: String?, profile profileFlag: String? = nil, config: String?)
+    func settings(
+        store storeFlag: String?, server serverFlag: String?, profile profileFlag: String? = nil, config: String?
+    )
         throws(CLIError) -> Settings
     {
         let configURL = configURL(flag: config)
@@ -366,7 +370,9 @@ extension CommandContext {
             return file.string(key).map { Setting(value: $0, source: .configFile) }
         }
         let store =
-            resolve(.store, flag: storeFlag).map { Setting(value: expandingHome($0.value), source: $0.source, profile: $0.profile) }
+            resolve(.store, flag: storeFlag).map {
+                Setting(value: expandingHome($0.value), source: $0.source, profile: $0.profile)
+            }
             ?? Setting(value: defaultStoreURL.path, source: .defaultValue)
         let server = resolve(.server, flag: serverFlag)
         var token = resolve(.token, flag: nil)

@@ -53,7 +53,9 @@ public enum Reference {
                 + "a link (the store is left unchanged)"),
         ExitCode(
             code: ExitStatus.cannotWriteOutput, summary: "output cannot be written",
-            detail: "stdout failed (a full disk); what the command did is done. A reader that closes the pipe early (head) is no error"),
+            detail:
+                "stdout failed (a full disk); what the command did is done. A reader that closes the pipe early (head) is no error"
+        ),
         ExitCode(
             code: ExitStatus.temporary, summary: "temporary failure",
             detail: "another resv held the store's lock too long, or the server kept answering 429; retry"),

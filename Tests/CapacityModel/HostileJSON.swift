@@ -20,7 +20,10 @@ public enum HostileJSON {
         case 0...2: return numbers.randomElement(using: &rng)!
         case 3...6: return strings.randomElement(using: &rng)!
         case 7: return ["null", "true", "false"].randomElement(using: &rng)!
-        case 8 where depth < 3: return "[" + (0..<Int.random(in: 0...2, using: &rng)).map { _ in value(&rng, depth: depth + 1) }.joined(separator: ",") + "]"
+        case 8 where depth < 3:
+            return "["
+                + (0..<Int.random(in: 0...2, using: &rng)).map { _ in value(&rng, depth: depth + 1) }.joined(
+                    separator: ",") + "]"
         default: return "{}"
         }
     }
@@ -48,7 +51,8 @@ public enum HostileJSON {
 
     public static func landmark<G: RandomNumberGenerator>(_ rng: inout G, id: String) -> String {
         var fields = [
-            #""id": "\#(id)""#, #""name": \#(Bool.random(using: &rng) ? #""Tiny \u001b[31mTower""# : #""Tiny Tower""#)"#,
+            #""id": "\#(id)""#,
+            #""name": \#(Bool.random(using: &rng) ? #""Tiny \u001b[31mTower""# : #""Tiny Tower""#)"#,
             #""location": "Auckland""#, #""description": "", "category": "mountains""#, #""isFeatured": false"#,
         ]
         if Bool.random(using: &rng) { fields.append(#""capacity": \#(value(&rng))"#) }

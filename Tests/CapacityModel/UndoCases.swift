@@ -104,8 +104,10 @@ public struct UndoCase: Sendable, CustomStringConvertible {
         UndoCase(
             description: "a batch is taken back in one step: every booking of it cancelled, records kept",
             steps: [.reserve([(0, 10, false), (0, 20, true), (1, 5, false)]), .undo(.undone(3))],
-            mine: [.init(day: 0, party: 10, status: .cancelled), .init(day: 0, party: 20, status: .cancelled),
-                   .init(day: 1, party: 5, status: .cancelled)],
+            mine: [
+                .init(day: 0, party: 10, status: .cancelled), .init(day: 0, party: 20, status: .cancelled),
+                .init(day: 1, party: 5, status: .cancelled),
+            ],
             after: [(0, 0), (1, 0)]),
         UndoCase(
             description: "repeated undo walks further back, one command each, then there is nothing left",
@@ -141,7 +143,10 @@ public struct UndoCase: Sendable, CustomStringConvertible {
             mine: [.init(day: 0, party: 10, status: .confirmed)], after: [(0, 10)]),
         UndoCase(
             description: "undoing a cancel is refused when the day filled since, and changes nothing",
-            steps: [.reserve([(0, 10, false)]), .cancel([0]), .elsewhere(day: 0, party: 115), .undo(.noCapacity(booked: 115, requested: 10))],
+            steps: [
+                .reserve([(0, 10, false)]), .cancel([0]), .elsewhere(day: 0, party: 115),
+                .undo(.noCapacity(booked: 115, requested: 10)),
+            ],
             mine: [.init(day: 0, party: 10, status: .cancelled)], after: [(0, 115)]),
         UndoCase(
             description: "undoing a move is refused when the old day filled since",
@@ -222,7 +227,9 @@ public struct UndoCase: Sendable, CustomStringConvertible {
                 problems.append("\(description): reservation \(index) is \(found), expected \(expected)")
             }
         }
-        if ids.count != mine.count { problems.append("\(description): booked \(ids.count), the table has \(mine.count)") }
+        if ids.count != mine.count {
+            problems.append("\(description): booked \(ids.count), the table has \(mine.count)")
+        }
         for (day, booked) in after {
             let found = try await backend.booked(hall, ModifyCase.date(day))
             if found != booked { problems.append("\(description): day \(day) holds \(found), expected \(booked)") }

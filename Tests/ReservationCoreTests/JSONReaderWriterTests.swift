@@ -89,7 +89,10 @@ struct JSONReaderWriterTests {
         ("+1", "line 1, column 1: unexpected '+', expected a value"),
         ("1e400", "line 1, column 1: number 1e400 is too large to represent"),
         (#"{"a": 1, "a": 2}"#, #"line 1, column 1: the key "a" appears twice in this object"#),
-        (#"{"v": 1, "reservations": [], "reservations": [{}]}"#, #"line 1, column 1: the key "reservations" appears twice in this object"#),
+        (
+            #"{"v": 1, "reservations": [], "reservations": [{}]}"#,
+            #"line 1, column 1: the key "reservations" appears twice in this object"#
+        ),
         ("[{}, {\"x\": {\"k\": 1, \"k\": 1}}]", #"line 1, column 12: the key "k" appears twice in this object"#),
         ("[-1e999]", "line 1, column 2: number -1e999 is too large to represent"),
         (

@@ -74,21 +74,27 @@ struct MappingTests {
             // landmarkId
             Case("a missing landmarkId", removing: ["landmarkId"], .rejected(.missingLandmarkID)),
             Case("a null landmarkId counts as missing", set: ["landmarkId": .null], .rejected(.missingLandmarkID)),
-            Case("a landmarkId that is not a UUID", set: ["landmarkId": .string("half-dome")],
-                 .rejected(.invalidLandmarkID("half-dome"))),
-            Case("a landmark the catalog does not have", set: ["landmarkId": .string(Fixture.unknownLandmarkID)],
-                 .rejected(.unknownLandmark(Fixture.unknownLandmarkID))),
-            Case("a custom catalog replaces the built-in one", Fixture.record(),
-                 .rejected(.unknownLandmark(Fixture.halfDomeID)), catalog: ownCatalog),
-            Case("a landmark of the custom catalog", Fixture.record(["landmarkId": .string(own)]), .maps,
-                 catalog: ownCatalog),
+            Case(
+                "a landmarkId that is not a UUID", set: ["landmarkId": .string("half-dome")],
+                .rejected(.invalidLandmarkID("half-dome"))),
+            Case(
+                "a landmark the catalog does not have", set: ["landmarkId": .string(Fixture.unknownLandmarkID)],
+                .rejected(.unknownLandmark(Fixture.unknownLandmarkID))),
+            Case(
+                "a custom catalog replaces the built-in one", Fixture.record(),
+                .rejected(.unknownLandmark(Fixture.halfDomeID)), catalog: ownCatalog),
+            Case(
+                "a landmark of the custom catalog", Fixture.record(["landmarkId": .string(own)]), .maps,
+                catalog: ownCatalog),
             Case("an uppercase landmarkId", set: ["landmarkId": .string(Fixture.halfDomeID.uppercased())], .maps),
             // date
             Case("a missing date", removing: ["date"], .rejected(.missingDate)),
-            Case("a date that is not a date", set: ["date": .string("next tuesday")],
-                 .rejected(.invalidDate("next tuesday"))),
-            Case("an impossible date is rejected, not rolled over", set: ["date": .string("2026-02-30T10:00:00Z")],
-                 .rejected(.invalidDate("2026-02-30T10:00:00Z"))),
+            Case(
+                "a date that is not a date", set: ["date": .string("next tuesday")],
+                .rejected(.invalidDate("next tuesday"))),
+            Case(
+                "an impossible date is rejected, not rolled over", set: ["date": .string("2026-02-30T10:00:00Z")],
+                .rejected(.invalidDate("2026-02-30T10:00:00Z"))),
             Case("a date with an offset", set: ["date": .string("2026-12-01T10:00:00+02:00")], .maps),
             // partySize
             Case("a missing partySize", removing: ["partySize"], .rejected(.missingPartySize)),
@@ -108,14 +114,18 @@ struct MappingTests {
             // note, times and version: optional; older records have none
             Case("no note, no times, no version", Fixture.record(), .maps),
             Case("a note of text", set: ["note": .string("ramp")], .maps),
-            Case("a note that is not text belongs to an older tool: kept, no rejection",
-                 set: ["note": .object(["colour": .string("teal")])], .maps),
-            Case("a note longer than the limit", set: ["note": .string(String(repeating: "n", count: 501))],
-                 .rejected(.invalidNote(501))),
-            Case("a createdAt that is not a date", set: ["createdAt": .string("yesterday")],
-                 .rejected(.invalidTimestamp("createdAt", "yesterday"))),
-            Case("an updatedAt that is not a date", set: ["updatedAt": .string("2026-13-01T00:00:00Z")],
-                 .rejected(.invalidTimestamp("updatedAt", "2026-13-01T00:00:00Z"))),
+            Case(
+                "a note that is not text belongs to an older tool: kept, no rejection",
+                set: ["note": .object(["colour": .string("teal")])], .maps),
+            Case(
+                "a note longer than the limit", set: ["note": .string(String(repeating: "n", count: 501))],
+                .rejected(.invalidNote(501))),
+            Case(
+                "a createdAt that is not a date", set: ["createdAt": .string("yesterday")],
+                .rejected(.invalidTimestamp("createdAt", "yesterday"))),
+            Case(
+                "an updatedAt that is not a date", set: ["updatedAt": .string("2026-13-01T00:00:00Z")],
+                .rejected(.invalidTimestamp("updatedAt", "2026-13-01T00:00:00Z"))),
             Case("a version of 0", set: ["version": .integer(0)], .rejected(.invalidVersion(0))),
             Case("a version written as text", set: ["version": .string("3")], .malformed),
             // not an object
@@ -128,7 +138,10 @@ struct MappingTests {
             Case("a landmarkId written as an object", set: ["landmarkId": .object([:])], .malformed),
         ]
         for size in [0, -1, -300, 10_001, Int.max, Int.min] {
-            cases.append(Case("a party of \(size)", set: ["partySize": .integer(Int64(size))], .rejected(.invalidPartySize(size))))
+            cases.append(
+                Case(
+                    "a party of \(size)", set: ["partySize": .integer(Int64(size))], .rejected(.invalidPartySize(size)))
+            )
         }
         for size in [1, 10_000] {
             cases.append(Case("a party of \(size), at the bound", set: ["partySize": .integer(Int64(size))], .maps))

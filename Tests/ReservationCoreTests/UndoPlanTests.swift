@@ -36,10 +36,11 @@ struct UndoPlanTests {
         ]
         #expect(Undo.lastCommand(in: history).map(\.command) == ["b"])
         #expect(Undo.lastCommand(in: Array(history.prefix(1))).map(\.command) == ["a"])
-        let all = history + [
-            Self.entry(.undone, made, made, command: "u2", undoes: "b"),
-            Self.entry(.undone, made, made, command: "u3", undoes: "a"),
-        ]
+        let all =
+            history + [
+                Self.entry(.undone, made, made, command: "u2", undoes: "b"),
+                Self.entry(.undone, made, made, command: "u3", undoes: "a"),
+            ]
         #expect(Undo.lastCommand(in: all).isEmpty)
         #expect(Undo.lastCommand(in: []).isEmpty)
     }
@@ -61,7 +62,8 @@ struct UndoPlanTests {
         let cancelled = Self.record("2030-01-01T10:00:00Z", status: "cancelled", version: 2)
         let later = try DateTime.parse("2030-02-01T00:00:00Z")
         #expect(throws: ReservationError.self) {
-            try Undo.plan([Self.entry(.cancelled, made, cancelled, command: "c")], current: { _ in cancelled }, now: later)
+            try Undo.plan(
+                [Self.entry(.cancelled, made, cancelled, command: "c")], current: { _ in cancelled }, now: later)
         }
         let steps = try Undo.plan([Self.entry(.created, nil, made, command: "r")], current: { _ in made }, now: later)
         #expect(steps.map(\.target.status) == ["cancelled"])

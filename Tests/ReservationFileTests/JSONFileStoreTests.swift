@@ -1,9 +1,9 @@
 import Foundation
+import ResvFiles
 import Testing
 
 @testable import ReservationCore
 @testable import ReservationFile
-import ResvFiles
 
 @Suite("JSON file store")
 struct JSONFileStoreTests {

@@ -104,12 +104,16 @@ struct ModifyTests {
         let hall = ModifyCase.hall()
         let (service, url) = try Self.service(kind, hall: hall)
         let batch = try await service.reserve(
-            (0..<3).map { _ in try NewReservation(landmarkID: hall.id, date: ModifyCase.date(0), partySize: 50, now: Date()) }
-                .prefix(2).map { $0 })
+            (0..<3).map { _ in
+                try NewReservation(landmarkID: hall.id, date: ModifyCase.date(0), partySize: 50, now: Date())
+            }
+            .prefix(2).map { $0 })
         let one = batch[0].id
         _ = try await service.modify(one, ReservationChange(partySize: 60, note: "n"), 1)
         // A refused change writes nothing, in the history either.
-        await #expect(throws: ReservationError.self) { try await service.modify(one, ReservationChange(partySize: 80), 2) }
+        await #expect(throws: ReservationError.self) {
+            try await service.modify(one, ReservationChange(partySize: 80), 2)
+        }
         _ = try await service.cancel(batch.map(\.id))
         let all = try await service.history(nil)
         #expect(all.map(\.change) == [.cancelled, .cancelled, .modified, .created, .created])

@@ -73,7 +73,9 @@ struct UndoTests {
         let hall = ModifyCase.hall()
         let (service, url) = try ModifyTests.service(kind, hall: hall)
         let batch = try await service.reserve(
-            (0..<50).map { _ in try NewReservation(landmarkID: hall.id, date: ModifyCase.date(0), partySize: 2, now: Date()) })
+            (0..<50).map { _ in
+                try NewReservation(landmarkID: hall.id, date: ModifyCase.date(0), partySize: 2, now: Date())
+            })
         let result = try await service.undo()
         #expect(result.changes.count == 50)
         #expect(Set(result.changes.map(\.command)).count == 1)

@@ -69,7 +69,9 @@ struct HeaderValueTests {
         let script = HTTPServiceTests.Script { request, _ in
             request.url.path == "/landmarks"
                 ? HTTPServiceTests.ok(HTTPServiceTests.landmarks)
-                : HTTPServiceTests.ok("[" + Array(repeating: HTTPServiceTests.reservation, count: 10).joined(separator: ",") + "]", status: 201)
+                : HTTPServiceTests.ok(
+                    "[" + Array(repeating: HTTPServiceTests.reservation, count: 10).joined(separator: ",") + "]",
+                    status: 201)
         }
         let service = script.service { $0.idempotencyKey = longest }
         let request = try Self.request()

@@ -93,7 +93,8 @@ struct LibCurlTransportTests {
     @Test func anInterimAnswerIsNotTakenForTheResponse() async throws {
         let server = try LoopbackServer { connection in
             guard connection.request() != nil else { return }
-            connection.send("HTTP/1.1 100 Continue\r\nX-Interim: yes\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n")
+            connection.send(
+                "HTTP/1.1 100 Continue\r\nX-Interim: yes\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n")
             connection.respond("{}", status: "201 Created", headers: "Location: /reservations/1\r\n")
             connection.waitForClose()
         }

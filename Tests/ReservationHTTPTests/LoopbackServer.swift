@@ -143,7 +143,8 @@ final class LoopbackConnection: @unchecked Sendable {
 
     private func find(_ pattern: [UInt8]) -> Int? {
         guard buffer.count >= pattern.count else { return nil }
-        for index in 0...(buffer.count - pattern.count) where buffer[index..<index + pattern.count].elementsEqual(pattern) {
+        for index in 0...(buffer.count - pattern.count)
+        where buffer[index..<index + pattern.count].elementsEqual(pattern) {
             return index
         }
         return nil

@@ -17,10 +17,13 @@ struct ResponseFuzzTests {
     static func body(_ random: inout SeededRandom) -> String {
         switch random.next(below: 6) {
         case 0: return HostileJSON.value(&random)
-        case 1: return "[" + (0..<random.next(below: 4)).map { _ in HostileJSON.value(&random) }.joined(separator: ",") + "]"
+        case 1:
+            return "[" + (0..<random.next(below: 4)).map { _ in HostileJSON.value(&random) }.joined(separator: ",")
+                + "]"
         case 2:
             let landmarks = ["7c6984ff-188e-417e-b476-ec5f30b8d745", "937fea60-bb7b-4ee8-85da-c79962987917"]
-            return "[" + (0..<random.next(below: 4)).map { _ in HostileJSON.reservation(&random, landmarks: landmarks) }
+            return "["
+                + (0..<random.next(below: 4)).map { _ in HostileJSON.reservation(&random, landmarks: landmarks) }
                 .joined(separator: ",") + "]"
         case 3: return HostileJSON.reservation(&random, landmarks: ["7c6984ff-188e-417e-b476-ec5f30b8d745"])
         case 4: return HTTPServiceTests.landmarks
@@ -33,7 +36,9 @@ struct ResponseFuzzTests {
         let script = HTTPServiceTests.Script { _, _ in
             random.withLock { random in
                 var headers: [String: String] = [:]
-                if random.next(below: 3) == 0 { headers["Retry-After"] = Self.retryAfter.randomElement(using: &random)! }
+                if random.next(below: 3) == 0 {
+                    headers["Retry-After"] = Self.retryAfter.randomElement(using: &random)!
+                }
                 return HTTPResponseData(
                     status: Self.statuses.randomElement(using: &random)!, headers: headers,
                     body: Data(Self.body(&random).utf8))

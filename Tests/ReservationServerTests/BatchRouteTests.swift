@@ -110,7 +110,8 @@ struct BatchRouteTests {
             #expect(foreign.status == .notFound, "\(foreign.text)")
             #expect(foreign.code == .reservationNotFound)
             #expect((foreign.object["failures"] as? [[String: Any]])?.first?["id"] as? String == bobs)
-            #expect(try await h.call(.get, "/reservations/\(a)", token: h.alice).object["status"] as? String == "pending")
+            #expect(
+                try await h.call(.get, "/reservations/\(a)", token: h.alice).object["status"] as? String == "pending")
 
             let confirmed = try await h.call(.post, "/reservations/confirm", token: h.alice, body: Self.ids([a, b]))
             #expect(confirmed.status == .ok, "\(confirmed.text)")
@@ -125,7 +126,9 @@ struct BatchRouteTests {
             let refused = try await h.call(.post, "/reservations/confirm", token: h.alice, body: Self.ids([a, b]))
             #expect(refused.status == .conflict, "\(refused.text)")
             #expect(refused.code == .cannotConfirmCancelled)
-            #expect(refused.reason == "reservation \(b.prefix(8)) is cancelled and cannot be confirmed; make a new reservation")
+            #expect(
+                refused.reason
+                    == "reservation \(b.prefix(8)) is cancelled and cannot be confirmed; make a new reservation")
         }
     }
 
@@ -138,8 +141,10 @@ struct BatchRouteTests {
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for index in 0..<12 {
                     group.addTask {
-                        try await h.call(.post, "/reservations/batch", token: index % 2 == 0 ? h.alice : h.bob, body: body)
-                            .status
+                        try await h.call(
+                            .post, "/reservations/batch", token: index % 2 == 0 ? h.alice : h.bob, body: body
+                        )
+                        .status
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -147,7 +152,8 @@ struct BatchRouteTests {
             // 300 / 35: 8 batches fit, 4 do not.
             #expect(statuses.filter { $0 == .created }.count == 8)
             #expect(statuses.filter { $0 == .conflict }.count == 4)
-            let booked = try await h.call(.get, "/reservations", token: h.alice).array.count
+            let booked =
+                try await h.call(.get, "/reservations", token: h.alice).array.count
                 + h.call(.get, "/reservations", token: h.bob).array.count
             #expect(booked == 40)
         }

@@ -82,10 +82,11 @@ struct ModifyRouteTests {
             let badTag = try await h.call(
                 .patch, "/reservations/\(id)", token: h.alice, body: #"{"partySize":4}"#, headers: [.ifMatch: "two"])
             #expect(badTag.status == .badRequest)
-            for body in [#"{}"#, #"{"partySize":0}"#, #"{"partySize":"4"}"#, #"{"date":"2020-01-01T00:00:00Z"}"#,
+            for body in [
+                #"{}"#, #"{"partySize":0}"#, #"{"partySize":"4"}"#, #"{"date":"2020-01-01T00:00:00Z"}"#,
                 #"{"date":"2100-02-30T10:00:00Z"}"#, #"[]"#, #"{"note":7}"#, "not json",
-                #"{"landmarkId":"937fea60-bb7b-4ee8-85da-c79962987917"}"#]
-            {
+                #"{"landmarkId":"937fea60-bb7b-4ee8-85da-c79962987917"}"#,
+            ] {
                 let reply = try await h.call(.patch, "/reservations/\(id)", token: h.alice, body: body)
                 #expect([.badRequest, .notFound].contains(reply.status), "\(body): \(reply.status) \(reply.text)")
                 #expect(reply.code != nil, "\(body): \(reply.text)")

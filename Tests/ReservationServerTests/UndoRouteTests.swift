@@ -177,7 +177,9 @@ struct UndoRouteTests {
             #expect(try await h.patch(id, party: 5, version: 9).status == .preconditionFailed)
             let over = try await h.call(
                 .post, "/reservations/batch", token: h.alice,
-                body: #"{"reservations":[{"landmarkId":"\#(hall.id)","date":"\#(DateTime.format(ModifyCase.date(0)))","partySize":21}]}"#)
+                body:
+                    #"{"reservations":[{"landmarkId":"\#(hall.id)","date":"\#(DateTime.format(ModifyCase.date(0)))","partySize":21}]}"#
+            )
             #expect(over.status == .conflict)
             let history = try await h.call(.get, "/history?reservation=\(id)", token: h.alice)
             #expect(history.array.map { $0["change"] as? String } == ["created"])
@@ -200,7 +202,8 @@ struct UndoRouteTests {
     /// A database of schema 3 (before history) is upgraded on open: its reservations
     /// stay, it has no history (nothing to undo), and changes from then on are kept.
     @Test func aSchemaThreeDatabaseGetsItsHistoryTable() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resv-schema-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "resv-schema-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("db.sqlite").path

@@ -26,12 +26,18 @@ struct ExportFormatTests {
             ],
         ]
         let reservations: [[String: Any]] = [
-            ["id": "11110000-0000-4000-8000-000000000001", "landmarkId": hostile, "date": "2030-06-01T16:00:00Z",
-             "partySize": 4, "status": "confirmed"],
-            ["id": "22220000-0000-4000-8000-000000000002", "landmarkId": plain, "date": "2030-05-01T10:00:00+02:00",
-             "partySize": 1, "status": "pending"],
-            ["id": "33330000-0000-4000-8000-000000000003", "landmarkId": hostile, "date": "2030-07-01T10:00:00Z",
-             "partySize": 10, "status": "cancelled"],
+            [
+                "id": "11110000-0000-4000-8000-000000000001", "landmarkId": hostile, "date": "2030-06-01T16:00:00Z",
+                "partySize": 4, "status": "confirmed",
+            ],
+            [
+                "id": "22220000-0000-4000-8000-000000000002", "landmarkId": plain, "date": "2030-05-01T10:00:00+02:00",
+                "partySize": 1, "status": "pending",
+            ],
+            [
+                "id": "33330000-0000-4000-8000-000000000003", "landmarkId": hostile, "date": "2030-07-01T10:00:00Z",
+                "partySize": 10, "status": "cancelled",
+            ],
         ]
         let store: [String: Any] = ["version": 1, "landmarks": landmarks, "reservations": reservations]
         try JSONSerialization.data(withJSONObject: store).write(to: sandbox.store)
@@ -43,7 +49,11 @@ struct ExportFormatTests {
         try Data(text.utf8).write(to: file)
         let run = try runProcess(
             "/usr/bin/env",
-            ["python3", "-c", "import csv, json, sys; print(json.dumps(list(csv.reader(open(sys.argv[1], newline='', encoding='utf-8')))))", file.path],
+            [
+                "python3", "-c",
+                "import csv, json, sys; print(json.dumps(list(csv.reader(open(sys.argv[1], newline='', encoding='utf-8')))))",
+                file.path,
+            ],
             environment: ["PATH": "/usr/bin:/bin"], stdin: nil)
         #expect(run.status == 0, "\(run.stderr)")
         return try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String]])
@@ -108,11 +118,17 @@ struct ExportFormatTests {
         let landmarks = try sandbox.resv("landmarks", "--format", "csv")
         let landmarkRows = try Self.pythonCSV(landmarks.stdout, in: sandbox)
         let landmarkJSON = try Self.jsonArray(try sandbox.resv("landmarks", "--json"))
-        let columns = ["id", "name", "location", "description", "category", "isFeatured", "imageName", "capacity", "timeZone"]
+        let columns = [
+            "id", "name", "location", "description", "category", "isFeatured", "imageName", "capacity", "timeZone",
+        ]
         #expect(landmarkRows.first == columns)
         #expect(landmarkRows.count == landmarkJSON.count + 1)
         for (row, object) in zip(landmarkRows.dropFirst(), landmarkJSON) {
-            #expect(row == columns.map { $0 == "isFeatured" ? ((object[$0] as? Bool) == true ? "true" : "false") : Self.text(object[$0]) })
+            #expect(
+                row
+                    == columns.map {
+                        $0 == "isFeatured" ? ((object[$0] as? Bool) == true ? "true" : "false") : Self.text(object[$0])
+                    })
         }
 
         let days = ["availability", String(Self.hostile.prefix(8)), "--from", "2030-06-01", "--to", "2030-06-03"]
@@ -120,7 +136,9 @@ struct ExportFormatTests {
         let dayRows = try Self.pythonCSV(availability.stdout, in: sandbox)
         let dayJSON = try Self.jsonArray(try sandbox.resv(days + ["--json"]))
         #expect(dayRows.first == ["date", "taken", "capacity", "left"])
-        #expect(dayRows.dropFirst().map { $0 } == dayJSON.map { day in ["date", "taken", "capacity", "left"].map { Self.text(day[$0]) } })
+        #expect(
+            dayRows.dropFirst().map { $0 }
+                == dayJSON.map { day in ["date", "taken", "capacity", "left"].map { Self.text(day[$0]) } })
         #expect(dayRows[1] == ["2030-06-01", "4", "40", "36"])
 
         // A reserve's result, a batch's results, show and cancel: the same columns.
@@ -135,7 +153,10 @@ struct ExportFormatTests {
                 + #"{"landmarkId": "\#(Self.plain)", "date": "2031-02-02T09:00:00Z", "partySize": 5}"# + "\n")
         #expect(try Self.pythonCSV(batch.stdout, in: sandbox).map { $0[4] } == ["partySize", "3", "5"])
         let show = try sandbox.resv("show", "1111", "--format", "csv")
-        #expect(try Self.pythonCSV(show.stdout, in: sandbox).map { $0[0] } == ["id", "11110000-0000-4000-8000-000000000001"])
+        #expect(
+            try Self.pythonCSV(show.stdout, in: sandbox).map { $0[0] } == [
+                "id", "11110000-0000-4000-8000-000000000001",
+            ])
         let cancel = try sandbox.resv("cancel", "1111", "2222", "--format", "csv")
         #expect(try Self.pythonCSV(cancel.stdout, in: sandbox).map { $0[5] } == ["status", "cancelled", "cancelled"])
 
@@ -143,14 +164,18 @@ struct ExportFormatTests {
         let empty = try sandbox.resv("list", "--status", "pending", "--format", "csv")
         #expect(empty.status == 0)
         #expect(
-            empty.stdout == "id,date,landmark,landmarkId,partySize,status,location,note,createdAt,updatedAt,version\r\n")
+            empty.stdout == "id,date,landmark,landmarkId,partySize,status,location,note,createdAt,updatedAt,version\r\n"
+        )
     }
 
     @Test func formatsACommandCannotPrintAreRefusedInOneLine() throws {
         let sandbox = try Sandbox()
         try Self.seed(sandbox)
         let cases: [([String], String)] = [
-            (["landmarks", "--format", "ics"], "resv landmarks cannot print --format ics: use table, json, ndjson, csv"),
+            (
+                ["landmarks", "--format", "ics"],
+                "resv landmarks cannot print --format ics: use table, json, ndjson, csv"
+            ),
             (["availability", "aaaa", "--format", "ics"], "resv availability cannot print --format ics"),
             (["fetch", "--format", "csv"], "resv fetch cannot print --format csv: use table, json, ndjson"),
             (["list", "--format", "xml"], "'xml'"),
@@ -257,7 +282,8 @@ struct ExportFormatTests {
 
         // UIDs are the same in every export (a re-import updates instead of duplicating).
         let again = try Self.parsedCalendar(try sandbox.resv("list", "--all", "--format", "ics").stdout, in: sandbox)
-        #expect((again["events"] as? [[String: Any]])?.map { $0["uid"] as? String } == events.map { $0["uid"] as? String })
+        #expect(
+            (again["events"] as? [[String: Any]])?.map { $0["uid"] as? String } == events.map { $0["uid"] as? String })
     }
 
     @Test func oneReservationIsACalendarOfOneEvent() throws {
@@ -267,7 +293,8 @@ struct ExportFormatTests {
             let run = try sandbox.resv(arguments + ["--format", "ics"])
             #expect(run.status == 0, "\(arguments): \(run.stderr)")
             let events = try #require(try Self.parsedCalendar(run.stdout, in: sandbox)["events"] as? [[String: Any]])
-            #expect(events.map { $0["uid"] as? String } == ["22220000-0000-4000-8000-000000000002@resv"], "\(arguments)")
+            #expect(
+                events.map { $0["uid"] as? String } == ["22220000-0000-4000-8000-000000000002@resv"], "\(arguments)")
         }
         // Each change is a newer revision of the same event: SEQUENCE is the version less one.
         let sequence = try Self.parsedCalendar(try sandbox.resv("show", "2222", "--format", "ics").stdout, in: sandbox)
@@ -275,7 +302,10 @@ struct ExportFormatTests {
         #expect(revised["sequence"] as? Int == 2, "confirmed, then cancelled: version 3")
         #expect((revised["modified"] as? String)?.hasSuffix("+00:00") == true, "\(revised)")
         let empty = try sandbox.resv("list", "--status", "pending", "--format", "ics")
-        #expect(empty.stdout == "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//resv//resv 0.1.0//EN\r\nCALSCALE:GREGORIAN\r\nEND:VCALENDAR\r\n")
+        #expect(
+            empty.stdout
+                == "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//resv//resv 0.1.0//EN\r\nCALSCALE:GREGORIAN\r\nEND:VCALENDAR\r\n"
+        )
     }
 
     // MARK: Sorting and limits

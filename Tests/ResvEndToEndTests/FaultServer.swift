@@ -83,7 +83,12 @@ final class FaultServer: Sendable {
     /// cut short) and shuts the event loop down, waiting for it unless called on an event
     /// loop (from `reply`, say). Idempotent; also done by deinit.
     func stop() {
-        guard shared.stopped.withLock({ stopped in defer { stopped = true }; return !stopped }) else { return }
+        guard
+            shared.stopped.withLock({ stopped in
+                defer { stopped = true }
+                return !stopped
+            })
+        else { return }
         if MultiThreadedEventLoopGroup.currentEventLoop == nil {
             try? group.syncShutdownGracefully()  // closes every channel, cancels every delay
         } else {
@@ -150,7 +155,9 @@ private final class FaultConnection: ChannelInboundHandler {
                 }
             } catch {
                 let body = Array(error.reason.utf8)
-                let fields = [("Content-Type", "text/plain"), ("Content-Length", "\(body.count)"), ("Connection", "close")]
+                let fields = [
+                    ("Content-Type", "text/plain"), ("Content-Length", "\(body.count)"), ("Connection", "close"),
+                ]
                 send(context, Self.head(status: 400, fields: fields) + body)
                 finish(context)
             }

@@ -10,7 +10,8 @@ struct FuzzTests {
     func generatedStoresNeverCrashResv(seed: UInt64) throws {
         var rng = SeededRandom(seed: seed)
         let commands: [[String]] = [
-            ["list", "--all"], ["list", "--json"], ["availability", "Half Dome", "--from", "2030-06-01", "--to", "2030-06-03"],
+            ["list", "--all"], ["list", "--json"],
+            ["availability", "Half Dome", "--from", "2030-06-01", "--to", "2030-06-03"],
             ["availability", "Tiny Tower", "--from", "2030-06-01", "--to", "2030-06-03", "--json"],
             ["reserve", "-l", "Half Dome", "-d", "2030-06-01T17:00:00Z", "-n", "7"],
             ["reserve", "-l", "Tiny Tower", "-d", "2030-06-02T17:00:00Z", "-n", "10000"],

@@ -39,13 +39,15 @@ struct HostileInputTests {
             #"{"id": "9a9a000\#(n)-0000-4000-8000-000000000000", "landmarkId": "\#(Fixture.halfDome)", "date": "2030-06-01T16:00:00Z", "partySize": 9223372036854775807, "status": "confirmed"}"#
         }
         try sandbox.seed(#"{"version": 1, "reservations": [\#(huge.joined(separator: ", "))]}"#)
-        let availability = try sandbox.resv("availability", "Half Dome", "--from", "2030-06-01", "--to", "2030-06-01", "--json")
+        let availability = try sandbox.resv(
+            "availability", "Half Dome", "--from", "2030-06-01", "--to", "2030-06-01", "--json")
         #expect(availability.status == 0, "\(availability.stderr)")
         #expect(availability.stdout.contains(#""taken" : 0"#), "\(availability.stdout)")
         let list = try sandbox.resv("list")
         #expect(list.status == 0)
         #expect(list.stderr.contains("skipped 2 reservation records that do not map (2 invalid party size)"))
-        let reserve = try sandbox.resv("reserve", "-l", "Half Dome", "-d", "2030-06-01T17:00:00Z", "-n", "300", "--json")
+        let reserve = try sandbox.resv(
+            "reserve", "-l", "Half Dome", "-d", "2030-06-01T17:00:00Z", "-n", "300", "--json")
         #expect(reserve.status == 0, "\(reserve.stderr)")
         let refused = try sandbox.resv("reserve", "-l", Self.tahoe, "-d", "2030-06-01T17:00:00Z", "-n", "10001")
         #expect(refused.status == 64)
@@ -182,7 +184,10 @@ struct SmallMistakeTests {
         try Data(#"{"store": 5}"#.utf8).write(to: config)
         let wrongType = try sandbox.resv(["list"], environment: environment)
         #expect(wrongType.status == 64)
-        #expect(wrongType.stderrLines == ["resv: the config file \(config.path) is invalid: store must be a string, not a number"])
+        #expect(
+            wrongType.stderrLines == [
+                "resv: the config file \(config.path) is invalid: store must be a string, not a number"
+            ])
 
         try Data(#"{"stor": "x.json"}"#.utf8).write(to: config)
         let typo = try sandbox.resv(["list", "--json"], environment: environment)
@@ -203,7 +208,8 @@ struct SmallMistakeTests {
         #expect(reserve.status == 0, "\(reserve.stderr)")
         #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("tilde.json").path))
 
-        let set = try sandbox.shell("cd '\(sandbox.directory.path)' && RESV_CONFIG='\(config)' resv config set store rel.json")
+        let set = try sandbox.shell(
+            "cd '\(sandbox.directory.path)' && RESV_CONFIG='\(config)' resv config set store rel.json")
         #expect(set.status == 0, "\(set.stderr)")
         let stored = try sandbox.shell("RESV_CONFIG='\(config)' RESV_STORE= resv config get store")
         #expect(stored.stdout == sandbox.directory.appendingPathComponent("rel.json").path + "\n")

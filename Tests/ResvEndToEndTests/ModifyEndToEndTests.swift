@@ -13,7 +13,9 @@ struct ModifyEndToEndTests {
     static let dayB = "2100-03-02T10:00:00Z"
 
     /// Runs twelve `resv modify ID -d dayB` at once; returns (exit status, stderr) of each.
-    static func moveConcurrently(_ ids: [String], in sandbox: Sandbox, exports: String = "") throws -> [(String, String)] {
+    static func moveConcurrently(_ ids: [String], in sandbox: Sandbox, exports: String = "") throws -> [(
+        String, String
+    )] {
         let lines = ids.enumerated().map { index, id in
             "( resv modify \(id) -d 2100-03-02T15:00:00Z --format ndjson > out.\(index) 2> err.\(index); echo $? > rc.\(index) ) &"
         }
@@ -62,7 +64,8 @@ struct ModifyEndToEndTests {
 
     @Test func twelveConcurrentMovesOnAServerLeaveExactly120() throws {
         let remote = try RemoteTests.Remote(landmarks: Self.catalog)
-        #expect(try remote.resv("reserve", "-l", "Small Hall", "-d", Self.dayB, "-n", "30", token: remote.bob).status == 0)
+        #expect(
+            try remote.resv("reserve", "-l", "Small Hall", "-d", Self.dayB, "-n", "30", token: remote.bob).status == 0)
         var ids: [String] = []
         for _ in 0..<12 {
             let run = try remote.resv("reserve", "-l", "Small Hall", "-d", Self.dayA, "-n", "10", "--json")
@@ -85,7 +88,8 @@ struct ModifyEndToEndTests {
         let curl = try runProcess(
             "/usr/bin/curl",
             [
-                "-s", "-o", "/dev/stderr", "-w", "%{http_code}", "-X", "PATCH", "-H", "Authorization: Bearer \(remote.alice)",
+                "-s", "-o", "/dev/stderr", "-w", "%{http_code}", "-X", "PATCH", "-H",
+                "Authorization: Bearer \(remote.alice)",
                 "-H", "If-Match: \"1\"", "-H", "Content-Type: application/json", "--data", #"{"partySize": 9}"#,
                 "\(remote.url)/reservations/\(id)",
             ], environment: [:], stdin: nil)

@@ -112,7 +112,9 @@ struct OperationsTests {
         #expect(text.contains(#"resv_http_requests_total{route="/reservations",method="POST",status="201"} 1"#))
         #expect(text.contains(#"resv_http_requests_total{route="/reservations",method="POST",status="409"} 1"#))
         #expect(text.contains(#"resv_http_requests_total{route="/reservations",method="GET",status="401"} 1"#))
-        #expect(text.contains(#"resv_http_request_duration_seconds_bucket{route="/health",method="GET",status="200",le="+Inf"} 1"#))
+        #expect(
+            text.contains(
+                #"resv_http_request_duration_seconds_bucket{route="/health",method="GET",status="200",le="+Inf"} 1"#))
         #expect(text.contains(#"resv_bookings_total{outcome="made"} 1"#))
         #expect(text.contains(#"resv_bookings_total{outcome="no_capacity"} 1"#))
         #expect(!text.contains(token))
@@ -121,7 +123,8 @@ struct OperationsTests {
         let log = try String(contentsOf: server.log, encoding: .utf8)
         #expect(log.split(separator: "\n").filter { $0.contains("POST /reservations") }.count == 2)
 
-        let quiet = try ServerProcess(database: engine == "sqlite" ? database + "-2" : database, arguments: ["--no-metrics"])
+        let quiet = try ServerProcess(
+            database: engine == "sqlite" ? database + "-2" : database, arguments: ["--no-metrics"])
         defer { quiet.stop() }
         #expect(try await quiet.request("GET", "/metrics", token: nil).0 == 404)
     }
@@ -182,7 +185,8 @@ struct OperationsTests {
         raiseDescriptorLimit(to: 4096)
         let sandbox = try Sandbox()
         let database = try Self.database("sqlite", in: sandbox)
-        let server = try ServerProcess(database: database, arguments: ["--request-timeout", "10", "--idle-timeout", "16"])
+        let server = try ServerProcess(
+            database: database, arguments: ["--request-timeout", "10", "--idle-timeout", "16"])
         defer { server.stop() }
         var sockets: [Int32] = []
         defer { for socket in sockets { close(socket) } }
@@ -231,7 +235,8 @@ struct InstancesTests {
         let token = try ServerProcess.createToken("team-\(UUID().uuidString.prefix(6))", database: database)
         let servers = try (0..<3).map { _ in try ServerProcess(database: database, logLevel: "notice") }
         defer { for server in servers { server.stop() } }
-        let body = #"{"landmarkId":"\#(OperationsTests.halfDome)","date":"\#(OperationsTests.futureDate())","partySize":10}"#
+        let body =
+            #"{"landmarkId":"\#(OperationsTests.halfDome)","date":"\#(OperationsTests.futureDate())","partySize":10}"#
 
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<90 {
@@ -251,10 +256,14 @@ struct InstancesTests {
         #expect(booked == 300)
 
         let key = "replay-\(UUID().uuidString)"
-        let other = #"{"landmarkId":"7c6984ff-188e-417e-b476-ec5f30b8d745","date":"\#(OperationsTests.futureDate())","partySize":2}"#
-        let first = try await servers[0].request("POST", "/reservations", token: token, headers: ["Idempotency-Key": key], body: other)
-        let second = try await servers[1].request("POST", "/reservations", token: token, headers: ["Idempotency-Key": key], body: other)
-        let third = try await servers[2].request("POST", "/reservations", token: token, headers: ["Idempotency-Key": key], body: other)
+        let other =
+            #"{"landmarkId":"7c6984ff-188e-417e-b476-ec5f30b8d745","date":"\#(OperationsTests.futureDate())","partySize":2}"#
+        let first = try await servers[0].request(
+            "POST", "/reservations", token: token, headers: ["Idempotency-Key": key], body: other)
+        let second = try await servers[1].request(
+            "POST", "/reservations", token: token, headers: ["Idempotency-Key": key], body: other)
+        let third = try await servers[2].request(
+            "POST", "/reservations", token: token, headers: ["Idempotency-Key": key], body: other)
         #expect(first.0 == 201)
         #expect(second.0 == 201 && third.0 == 201)
         #expect(second.1 == first.1 && third.1 == first.1)

@@ -55,7 +55,8 @@ struct ProfileTests {
         #expect(text.stderr.contains("(profile work)"))
 
         // Each profile has its own store: a reservation made in one is not in the other.
-        let made = try setup.resv("--profile", "work", "reserve", "-l", "half dome", "-d", "2030-01-01T10:00:00Z", "-n", "2")
+        let made = try setup.resv(
+            "--profile", "work", "reserve", "-l", "half dome", "-d", "2030-01-01T10:00:00Z", "-n", "2")
         #expect(made.status == 0, "\(made.stderr)")
         #expect(FileManager.default.fileExists(atPath: work))
         #expect(!FileManager.default.fileExists(atPath: home))
@@ -99,7 +100,8 @@ struct ProfileTests {
         #expect(run.status == 0 && run.stderr.contains("unset requestTimeout"), "\(run.stderr)")
 
         // A profile's server never gets the top level's token.
-        try setup.write(#"{"token": "top-secret", "profile": "work", "profiles": {"work": {"server": "http://work.example:1"}}}"#)
+        try setup.write(
+            #"{"token": "top-secret", "profile": "work", "profiles": {"work": {"server": "http://work.example:1"}}}"#)
         run = try setup.resv("list")
         #expect(run.status == 77, "\(run.stderr)")
         #expect(run.stderr.contains("no token is set for the server"))
@@ -121,7 +123,10 @@ struct ProfileTests {
         let setup = try Setup()
         _ = try Self.write(setup)
         let cases: [([String], [String: String], String)] = [
-            (["list", "--profile", "play"], [:], "no profile 'play' in \(setup.configFile.path): use home, work, default"),
+            (
+                ["list", "--profile", "play"], [:],
+                "no profile 'play' in \(setup.configFile.path): use home, work, default"
+            ),
             (["--profile", "play", "list"], [:], "no profile 'play'"),
             (["list"], ["RESV_PROFILE": "play"], "no profile 'play'"),
             (["config", "use", "play"], [:], "no profile 'play'"),

@@ -82,7 +82,8 @@ struct RemotePromisesTests {
         defer { server.stop() }
         let run = try resv(server, ["cancel", "5eed3333"])
         #expect(run.status == 69, "\(run.stderr)")
-        #expect(run.stderr.contains("has no route POST /reservations/cancel: it is older than this resv"), "\(run.stderr)")
+        #expect(
+            run.stderr.contains("has no route POST /reservations/cancel: it is older than this resv"), "\(run.stderr)")
     }
 
     /// The same mistakes, on a file store and on a server: the same words and the same exit code.
@@ -106,7 +107,8 @@ struct RemotePromisesTests {
         func id(_ landmark: String, in run: () throws -> Run) throws -> String {
             let list = try #require(JSONSerialization.jsonObject(with: Data(try run().stdout.utf8)) as? [[String: Any]])
             return String(
-                (list.first { ($0["landmark"] as? [String: Any])?["name"] as? String == landmark }?["id"] as? String ?? "")
+                (list.first { ($0["landmark"] as? [String: Any])?["name"] as? String == landmark }?["id"] as? String
+                    ?? "")
                     .prefix(8))
         }
         let fileLake = try id("Crater Lake") { try file.resv(["list", "--json"]) }
@@ -145,13 +147,15 @@ struct RemotePromisesTests {
         let (a, b) = try both(["reserve", "--batch", "-"], stdin: batch)
         #expect(a.status == 1 && b.status == 1, "\(a.stderr) \(b.stderr)")
         #expect(a.stderr == b.stderr)
-        #expect(a.stderr.contains("resv: line 2: Half Dome is full on 2031-08-02: 295 of 300 places taken, 6 requested"))
+        #expect(
+            a.stderr.contains("resv: line 2: Half Dome is full on 2031-08-02: 295 of 300 places taken, 6 requested"))
     }
 
     @Test func theCacheNeverContradictsThisClientsWrites() throws {
         let remote = try Remote()
         for day in ["01", "02"] {
-            #expect(try remote.resv("reserve", "-l", "Lake Tahoe", "-d", "2031-09-\(day)T10:00:00Z", "-n", "2").status == 0)
+            #expect(
+                try remote.resv("reserve", "-l", "Lake Tahoe", "-d", "2031-09-\(day)T10:00:00Z", "-n", "2").status == 0)
         }
         let before = try RemoteTests.ids(remote.resv("list", "--json"))  // cached
         #expect(before.count == 2)
@@ -164,7 +168,8 @@ struct RemotePromisesTests {
         let list = try remote.resv("list", "--all", "--json")
         #expect(list.status == 0, "\(list.stderr)")
         let records = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
-        let status = Dictionary(uniqueKeysWithValues: records.map { ($0["id"] as? String ?? "", $0["status"] as? String ?? "") })
+        let status = Dictionary(
+            uniqueKeysWithValues: records.map { ($0["id"] as? String ?? "", $0["status"] as? String ?? "") })
         #expect(status == [before[0]: "cancelled", before[1]: "confirmed", newID: "confirmed"])
         #expect(list.stderr.contains("cannot reach \(remote.url)"), "\(list.stderr)")
 
@@ -246,7 +251,8 @@ struct RemotePromisesTests {
             server, arguments + ["--idempotency-key", "nightly-7"], environment: ["RESV_REQUEST_TIMEOUT": "2"])
         #expect(keyed.status == 69, "\(keyed.stderr)")
         #expect(
-            keyed.stderr.contains("run the same command again with --idempotency-key nightly-7, which books it at most once"),
+            keyed.stderr.contains(
+                "run the same command again with --idempotency-key nightly-7, which books it at most once"),
             "\(keyed.stderr)")
         let generated = try resv(server, arguments, environment: ["RESV_REQUEST_TIMEOUT": "2"])
         #expect(generated.stderr.contains("--idempotency-key resv-"), "\(generated.stderr)")
@@ -262,14 +268,9 @@ struct RemotePromisesTests {
     /// The server's rows, counted in its SQLite file (sqlite3 is a test package).
     static func rowCount(_ remote: Remote) throws -> Int {
         let database = remote.sandbox.directory.appendingPathComponent("server.sqlite").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", database, "SELECT COUNT(*) FROM reservations"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        let run = try runProcess(
+            "/usr/bin/env", ["sqlite3", database, "SELECT COUNT(*) FROM reservations"],
+            environment: ProcessInfo.processInfo.environment, stdin: nil)
+        return Int(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 }

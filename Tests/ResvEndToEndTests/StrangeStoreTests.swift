@@ -161,7 +161,9 @@ struct Spawned {
             "/usr/bin/python3", ["-c", Self.parent, String(seconds), Binary.resv.path] + arguments,
             environment: environment, stdin: nil)
         elapsed = clock.now - started
-        let figures = run.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let figures = run.stdout.split(separator: " ").compactMap {
+            Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
         guard figures.count == 2 else { throw POSIXError(.EIO) }
         peakKiB = figures[0]
         killed = figures[1] == 999

@@ -28,7 +28,10 @@ struct UndoEndToEndTests {
         let answer = try #require(try json(undone) as? [String: Any])
         let changes = try #require(answer["changes"] as? [[String: Any]])
         #expect(changes.count == 50)
-        #expect(changes.allSatisfy { $0["change"] as? String == "undone" && $0["undoes"] as? String == answer["undid"] as? String })
+        #expect(
+            changes.allSatisfy {
+                $0["change"] as? String == "undone" && $0["undoes"] as? String == answer["undid"] as? String
+            })
         #expect(changes.allSatisfy { ($0["after"] as? [String: Any])?["status"] as? String == "cancelled" })
         let list = try resv(["list", "--all", "--json"], nil)
         let all = try #require(try json(list) as? [[String: Any]])
@@ -69,7 +72,9 @@ struct UndoEndToEndTests {
         #expect(undone.stdout.contains("\(id.prefix(8))  partySize 6 → 4"), "\(undone.stdout)")
         #expect(!undone.stdout.contains("\u{1B}"), "a note's escape reached the terminal: \(undone.stdout)")
         #expect(undone.stderr.isEmpty)
-        for (arguments, status) in [(["undo", "--format", "csv"], Int32(64)), (["undo", "extra"], 64), (["log", "ffff"], 1)] {
+        for (arguments, status) in [
+            (["undo", "--format", "csv"], Int32(64)), (["undo", "extra"], 64), (["log", "ffff"], 1),
+        ] {
             let run = try sandbox.resv(arguments)
             #expect(run.status == status, "\(arguments): \(run.status) \(run.stderr)")
             #expect(run.stderrLines.count == 1, "\(arguments): \(run.stderr)")
@@ -77,7 +82,11 @@ struct UndoEndToEndTests {
         }
         // The log keeps the undo and what it undid, newest first.
         let log = try sandbox.resv("log", String(id.prefix(6)))
-        let changes = log.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: " ", omittingEmptySubsequences: true) }
-        #expect(changes.compactMap { $0.count > 4 ? String($0[4]) : nil } == ["undone", "modified", "created"], "\(log.stdout)")
+        let changes = log.stdout.split(separator: "\n").dropFirst().map {
+            $0.split(separator: " ", omittingEmptySubsequences: true)
+        }
+        #expect(
+            changes.compactMap { $0.count > 4 ? String($0[4]) : nil } == ["undone", "modified", "created"],
+            "\(log.stdout)")
     }
 }

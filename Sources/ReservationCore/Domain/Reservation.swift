@@ -63,7 +63,8 @@ public struct Reservation: Sendable, Hashable, Identifiable {
         note: String?? = .none, at now: Date
     ) -> Reservation {
         Reservation(
-            id: id, landmark: landmark ?? self.landmark, date: date ?? self.date, partySize: partySize ?? self.partySize,
+            id: id, landmark: landmark ?? self.landmark, date: date ?? self.date,
+            partySize: partySize ?? self.partySize,
             status: status ?? self.status, note: note ?? self.note, createdAt: createdAt,
             updatedAt: Timestamp.whole(now), version: version + 1)
     }

@@ -226,7 +226,8 @@ public struct ReservationLedger: Sendable {
         _ change: HistoryEntry.Change, before: Reservation?, after: Reservation, at now: Date, command: String
     ) {
         let entry = HistoryEntry(
-            at: Timestamp.whole(now), change: change, reservationID: after.id, before: before.map(ReservationApiModel.init),
+            at: Timestamp.whole(now), change: change, reservationID: after.id,
+            before: before.map(ReservationApiModel.init),
             after: ReservationApiModel(after), command: command)
         history.append(entry.json)
     }

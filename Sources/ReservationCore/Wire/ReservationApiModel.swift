@@ -33,7 +33,8 @@ public struct ReservationApiModel: Sendable, Hashable, Codable {
             id: reservation.id.description, landmarkId: reservation.landmark.id.description,
             date: DateTime.format(reservation.date), partySize: reservation.partySize,
             status: reservation.status.rawValue, note: reservation.note,
-            createdAt: reservation.createdAt.map(DateTime.format), updatedAt: reservation.updatedAt.map(DateTime.format),
+            createdAt: reservation.createdAt.map(DateTime.format),
+            updatedAt: reservation.updatedAt.map(DateTime.format),
             version: reservation.version
         )
     }

@@ -83,7 +83,9 @@ struct ConfigCommand: ParsableCommand {
             if json {
                 var fields: [String: JSONValue] = [:]
                 for (name, shown, setting) in rows {
-                    var entry: [String: JSONValue] = ["value": .string(shown), "source": .string(setting.source.rawValue)]
+                    var entry: [String: JSONValue] = [
+                        "value": .string(shown), "source": .string(setting.source.rawValue),
+                    ]
                     if let profile = setting.profile { entry["profile"] = .string(profile) }
                     fields[name] = .object(entry)
                 }

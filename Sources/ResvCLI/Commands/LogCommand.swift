@@ -36,7 +36,9 @@ struct LogCommand: ResvCommand {
         let renderer = Renderer(options.output, context: context)
         let shape = Renderer.Shape<HistoryEntry>(
             csvColumns: ["at", "change", "reservationId", "detail", "user"],
-            csvFields: { [DateTime.format($0.at), $0.change.rawValue, $0.reservationID.description, Self.detail($0), $0.user] })
+            csvFields: {
+                [DateTime.format($0.at), $0.change.rawValue, $0.reservationID.description, Self.detail($0), $0.user]
+            })
         renderer.write(list: entries, json: \.json, shape: shape, to: context.output) {
             renderer.table(
                 header: ["WHEN", "ID", "CHANGE", "DETAIL"],

@@ -33,7 +33,8 @@ struct UndoCommand: ResvCommand {
         case .json:
             context.output.write(String(decoding: result.json.encoded(pretty: true), as: UTF8.self) + "\n")
         case .ndjson:
-            context.output.write(result.changes.map { String(decoding: $0.json.encoded(), as: UTF8.self) + "\n" }.joined())
+            context.output.write(
+                result.changes.map { String(decoding: $0.json.encoded(), as: UTF8.self) + "\n" }.joined())
         default:
             let count = result.changes.count
             var lines = ["Undid command \(result.command.prefix(8)) (\(count) reservation\(count == 1 ? "" : "s")):"]
