@@ -265,12 +265,7 @@ struct CapacityEndToEndTests {
 
     /// Runs `resv` on a thread of its own: many at once must not hold the cooperative threads.
     static func resv(_ arguments: [String], environment: [String: String]) async throws -> Run {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(
-                    with: Result { try runProcess(Binary.resv.path, arguments, environment: environment, stdin: nil) })
-            }
-        }
+        try await runProcessAsync(Binary.resv.path, arguments, environment: environment, stdin: nil)
     }
 
     /// What `sandbox.resv` runs with: its store, in UTC, without a terminal.

@@ -264,48 +264,12 @@ private struct CurlRun {
 
 /// Runs /usr/bin/curl -sS with `arguments` and waits for it.
 private func faultCurl(_ arguments: [String]) throws -> CurlRun {
-    try CurlProcess(arguments).finish()
-}
-
-/// A started /usr/bin/curl -sS, not yet waited for.
-private final class CurlProcess {
-    private let process = Process()
-    private let stdout = Pipe()
-    private let stderr = Pipe()
-
-    init(_ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-sS", "--noproxy", "*"] + arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-    }
-
-    func finish() -> CurlRun {
-        // Read stderr on the side so that neither pipe can fill up and stall curl.
-        let errors = ErrorsReader(stderr.fileHandleForReading)
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CurlRun(
-            status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
-            stderr: errors.text())
-    }
-
-    private final class ErrorsReader: @unchecked Sendable {  // `data` is written once before `done` signals
-        private var data = Data()
-        private let done = DispatchSemaphore(value: 0)
-
-        init(_ handle: FileHandle) {
-            Thread.detachNewThread { [self] in
-                data = handle.readDataToEndOfFile()
-                done.signal()
-            }
-        }
-
-        func text() -> String {
-            done.wait()
-            return String(decoding: data, as: UTF8.self)
-        }
-    }
+    let curl = try ChildProcess(
+        "/usr/bin/curl", ["-sS", "--noproxy", "*"] + arguments, environment: ProcessInfo.processInfo.environment,
+        stdin: .null)
+    // Both pipes read at once, so that neither can fill up and stall curl.
+    let output = curl.readToEnd()
+    return CurlRun(
+        status: curl.wait().status, stdout: String(decoding: output.stdout, as: UTF8.self),
+        stderr: String(decoding: output.stderr, as: UTF8.self))
 }

@@ -11,17 +11,13 @@ extension ReplTests {
     /// Runs `count` busy loops beside the test until the returned closure is called.
     func burnCPU(_ count: Int) throws -> () -> Void {
         let burners = try (0..<count).map { _ in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/yes")
-            process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-            try process.run()
-            return process
+            try ChildProcess(
+                "/usr/bin/yes", [], environment: ProcessInfo.processInfo.environment, stdout: .null, stderr: .inherit)
         }
         return {
-            // SIGKILL: a child of a Swift concurrency thread inherits its blocked SIGTERM.
             for burner in burners {
-                kill(burner.processIdentifier, SIGKILL)
-                burner.waitUntilExit()
+                burner.signal(SIGKILL)
+                _ = burner.wait()
             }
         }
     }
@@ -183,26 +179,14 @@ extension ReplTests {
             "HOME": sandbox.directory.path, "TZ": "UTC", "RESV_STORE": sandbox.store.path,
         ]
         env.merge(environment) { _, new in new }
-        let process = Process()
-        process.executableURL = Binary.resv
-        process.arguments = arguments
-        process.environment = env
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        try process.run()
+        let child = try ChildProcess(Binary.resv.path, arguments, environment: env, stdin: .null)
         Thread.sleep(forTimeInterval: 0.3)
         try waitUntil(ready)
-        kill(process.processIdentifier, SIGINT)
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit, "resv ended by its exit status, not by the signal")
-        return Run(
-            status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
-            stderr: String(decoding: errors, as: UTF8.self))
+        child.signal(SIGINT)
+        let output = child.readToEnd()
+        let termination = child.wait()
+        #expect(!termination.wasSignalled, "resv ended by its exit status, not by the signal")
+        return Run((termination, output))
     }
 }
 
@@ -218,19 +202,14 @@ func waitUntil(_ condition: () -> Bool) throws {
 /// Another process's hold on a store's lock: `flock(1)` running `cat`, which
 /// ends (and lets go) when its input is closed.
 final class LockHolder {
-    private let process = Process()
-    private let input = Pipe()
+    private let process: ChildProcess
 
     init(_ path: String) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        process.arguments = ["--close", path, "cat"]
-        process.standardInput = input
-        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-        // Only cat may hold the pipe: a resv started later must not keep its input open.
-        for end in [input.fileHandleForReading, input.fileHandleForWriting] {
-            _ = fcntl(end.fileDescriptor, F_SETFD, FD_CLOEXEC)
-        }
-        try process.run()
+        // Only cat holds the pipe (ChildProcess's pipes are close-on-exec): a resv started
+        // later does not keep its input open.
+        process = try ChildProcess(
+            "/usr/bin/flock", ["--close", path, "cat"], environment: ProcessInfo.processInfo.environment,
+            stdin: .pipe, stdout: .null, stderr: .inherit)
         // flock(1) runs cat once it holds the lock: wait until it holds it, so the hold is real.
         let probe = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         defer { close(probe) }
@@ -242,8 +221,8 @@ final class LockHolder {
     }
 
     func release() {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        process.closeStdin()
+        _ = process.wait()
     }
 
     deinit { release() }

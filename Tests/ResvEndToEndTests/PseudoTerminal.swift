@@ -38,11 +38,12 @@ final class PseudoTerminal {
         posix_spawn_file_actions_addopen(&actions, 0, slavePath, O_RDWR, 0)
         posix_spawn_file_actions_adddup2(&actions, 0, 1)
         posix_spawn_file_actions_adddup2(&actions, 0, 2)
-        posix_spawn_file_actions_addclose(&actions, master)
+        // The master, and whatever else the test process has open, stays out of the program.
+        SpawnCalls.closeFrom(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(0x80))  // POSIX_SPAWN_SETSID
+        SpawnCalls.resetSignals(&attributes, flags: Int16(0x80))  // POSIX_SPAWN_SETSID
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -68,11 +69,9 @@ final class PseudoTerminal {
 
     /// Resizes the terminal, as a window does: the kernel sends SIGWINCH to the program.
     func resize(columns: Int, rows: Int = 40) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/stty")
-        process.arguments = ["-F", slavePath, "cols", String(columns), "rows", String(rows)]
-        try process.run()
-        process.waitUntilExit()
+        _ = try runProcess(
+            "/bin/stty", ["-F", slavePath, "cols", String(columns), "rows", String(rows)],
+            environment: ProcessInfo.processInfo.environment, stdin: nil)
     }
 
     /// Types `text` (control characters included: "\t" is Tab, "\u{03}" Ctrl-C).

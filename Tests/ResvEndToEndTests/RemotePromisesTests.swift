@@ -262,14 +262,9 @@ struct RemotePromisesTests {
     /// The server's rows, counted in its SQLite file (sqlite3 is a test package).
     static func rowCount(_ remote: Remote) throws -> Int {
         let database = remote.sandbox.directory.appendingPathComponent("server.sqlite").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", database, "SELECT COUNT(*) FROM reservations"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        let run = try runProcess(
+            "/usr/bin/env", ["sqlite3", database, "SELECT COUNT(*) FROM reservations"],
+            environment: ProcessInfo.processInfo.environment, stdin: nil)
+        return Int(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 }

@@ -234,10 +234,10 @@ struct ServerTests {
 }
 
 /// A running `resv-server serve` on a free loopback port, its log in a file.
-final class ServerProcess: @unchecked Sendable {  // Process is not Sendable; it is only started and stopped.
+final class ServerProcess: Sendable {
     let port: Int
     let log: URL
-    private let process: Process
+    private let process: ChildProcess
 
     static func createToken(_ name: String, database: String) throws -> String {
         let run = try runProcess(
@@ -249,15 +249,16 @@ final class ServerProcess: @unchecked Sendable {  // Process is not Sendable; it
     init(database: String, logLevel: String = "info", arguments: [String] = []) throws {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("resv-server-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        process = Process()
-        process.executableURL = Binary.server
-        process.arguments = ["serve", "--database", database, "--port", "0", "--log-level", logLevel] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: log)
-        try process.run()
+        let logFile = open(log.path, O_WRONLY | O_CLOEXEC)
+        guard logFile >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        defer { close(logFile) }
+        process = try ChildProcess(
+            Binary.server.path, ["serve", "--database", database, "--port", "0", "--log-level", logLevel] + arguments,
+            environment: ProcessInfo.processInfo.environment, stdin: .null, stdout: .null,
+            stderr: .descriptor(logFile))
         let deadline = Date().addingTimeInterval(60)
         var found: Int?
-        while found == nil, Date() < deadline, process.isRunning {
+        while found == nil, Date() < deadline, !process.hasExited {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             if let match = text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/) {
                 found = Int(match.1)
@@ -266,7 +267,7 @@ final class ServerProcess: @unchecked Sendable {  // Process is not Sendable; it
             }
         }
         guard let found else {
-            if process.isRunning { process.terminate() }
+            process.signal(SIGTERM)
             throw ServerStartFailure(log: (try? String(contentsOf: log, encoding: .utf8)) ?? "")
         }
         port = found
@@ -275,11 +276,8 @@ final class ServerProcess: @unchecked Sendable {  // Process is not Sendable; it
     /// Stops the server with SIGTERM and returns its exit status.
     @discardableResult
     func stop() -> Int32 {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-        return process.terminationStatus
+        process.signal(SIGTERM)
+        return process.wait().status
     }
 
     func request(
@@ -299,7 +297,7 @@ final class ServerProcess: @unchecked Sendable {  // Process is not Sendable; it
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        process.signal(SIGTERM)
         try? FileManager.default.removeItem(at: log)
     }
 }

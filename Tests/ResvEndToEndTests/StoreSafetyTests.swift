@@ -48,21 +48,16 @@ struct StoreSafetyTests {
         var delays: [Int] = []
 
         for _ in 0..<30 {
-            let process = Process()
-            process.executableURL = Binary.resv
-            process.arguments = ["reserve", "-l", "Lake Tahoe", "-d", "2030-01-01T10:00:00Z", "-n", "1", "--json"]
-            process.environment = ["RESV_STORE": sandbox.store.path, "HOME": sandbox.directory.path, "TZ": "UTC"]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try ChildProcess(
+                Binary.resv.path, ["reserve", "-l", "Lake Tahoe", "-d", "2030-01-01T10:00:00Z", "-n", "1", "--json"],
+                environment: ["RESV_STORE": sandbox.store.path, "HOME": sandbox.directory.path, "TZ": "UTC"],
+                stdin: .null, stdout: .pipe, stderr: .null)
             let milliseconds = Int.random(in: 0...window)
             delays.append(milliseconds)
             usleep(UInt32(milliseconds * 1000))
-            kill(process.processIdentifier, SIGKILL)
-            let printed = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            if process.terminationReason == .uncaughtSignal { killed += 1 }
+            process.signal(SIGKILL)
+            let printed = process.readToEnd().stdout
+            if process.wait().wasSignalled { killed += 1 }
             if !printed.isEmpty { reported.insert(try Self.id(of: String(decoding: printed, as: UTF8.self))) }
 
             let stored = try Self.storedIDs(sandbox)

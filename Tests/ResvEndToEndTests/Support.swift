@@ -88,33 +88,26 @@ enum Binary {
         .deletingLastPathComponent().deletingLastPathComponent()
 }
 
+/// Runs `executable` to its end (see `ChildProcess.run`): `stdin` written to a pipe and closed.
 func runProcess(_ executable: String, _ arguments: [String], environment: [String: String], stdin: String?) throws
     -> Run
 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.environment = environment
-    let out = Pipe()
-    let err = Pipe()
-    let input = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = input
-    try process.run()
-    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-    try input.fileHandleForWriting.close()
-    // Read both pipes to the end before waiting, so a large output cannot block the child.
-    let group = DispatchGroup()
-    nonisolated(unsafe) var outData = Data()
-    nonisolated(unsafe) var errData = Data()
-    DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
-    DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-    group.wait()
-    process.waitUntilExit()
-    return Run(
-        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-        stderr: String(decoding: errData, as: UTF8.self))
+    Run(try ChildProcess.run(executable, arguments, environment: environment, stdin: stdin))
+}
+
+/// `runProcess` on a thread of its own, leaving Swift concurrency's threads free while the child runs.
+func runProcessAsync(_ executable: String, _ arguments: [String], environment: [String: String], stdin: String?)
+    async throws -> Run
+{
+    Run(try await ChildProcess.runAsync(executable, arguments, environment: environment, stdin: stdin))
+}
+
+extension Run {
+    init(_ run: (termination: ChildProcess.Termination, output: ChildProcess.Output)) {
+        self.init(
+            status: run.termination.status, stdout: String(decoding: run.output.stdout, as: UTF8.self),
+            stderr: String(decoding: run.output.stderr, as: UTF8.self))
+    }
 }
 
 /// Fixed records for seeding stores: two reservations share the prefix `abcd`.
