@@ -2,6 +2,7 @@ import Foundation
 import ReservationCore
 import ReservationFile
 import ReservationHTTP
+import ResvFiles
 import Synchronization
 
 #if canImport(Glibc)
@@ -320,17 +321,6 @@ public struct TextSink: Sendable {
     /// 0, or the errno of the write that failed.
     private static func writeAll(_ fd: Int32, _ text: String) -> Int32 {
         var text = text
-        return text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
-            }
-            return 0
-        }
+        return text.withUTF8 { FileDescriptor.writeAll(fd, UnsafeRawBufferPointer($0)) } ?? 0
     }
 }

@@ -31,18 +31,7 @@ public enum AtomicFile {
         do {
             defer { close(descriptor) }
             guard fchmod(descriptor, mode) == 0 else { throw FileError.system("setting the mode of \(temporary)") }
-            let failed = data.withUnsafeBytes { buffer -> Int32? in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        return errno
-                    }
-                    offset += written
-                }
-                return nil
-            }
+            let failed = data.withUnsafeBytes { FileDescriptor.writeAll(descriptor, $0) }
             if let failed { throw FileError.system("writing \(temporary)", failed) }
             if durable, fsync(descriptor) != 0 { throw FileError.system("syncing \(temporary)") }
         }

@@ -43,3 +43,20 @@ public enum FileKind {
         }
     }
 }
+
+/// Writes on a descriptor.
+public enum FileDescriptor {
+    /// Writes all of `buffer`, again after a short write or EINTR; nil when done, else the errno.
+    public static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32? {
+        var offset = 0
+        while offset < buffer.count {
+            let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += written
+        }
+        return nil
+    }
+}
