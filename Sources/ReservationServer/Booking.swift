@@ -24,8 +24,12 @@ protocol BookingTransaction {
     func update(_ reservation: StoredReservation, startsAt: Double) async throws
     /// Appends changes to the user's history, in this transaction.
     func record(_ entries: [HistoryEntry], user: UserID) async throws
-    /// Holds off the user's other undos until the transaction ends.
-    func lockUndo(user: UserID) async throws
+    /// Orders the user's changes against their undos, until the transaction ends:
+    /// shared for every change (they run side by side), exclusive for an undo,
+    /// which so waits for the changes under way and holds off new ones and other
+    /// undos: the command it takes back stays the newest. Taken first, before any
+    /// other lock.
+    func lockHistory(of user: UserID, exclusive: Bool) async throws
     /// The changes, oldest first, of the user's newest command that is neither
     /// an undo nor undone (`Undo.lastCommand`'s rule); empty when none.
     func commandToUndo(user: UserID) async throws -> [HistoryEntry]
@@ -102,6 +106,7 @@ enum Booking {
         _ records: [NewRecord], user: UserID, key: IdempotencyKey?, response: ([StoredReservation]) -> [UInt8],
         in transaction: some BookingTransaction
     ) async throws -> CreateOutcome {
+        try await transaction.lockHistory(of: user, exclusive: false)
         if let key {
             try await transaction.lock(key: key.key, user: user)
             if let kept = try await transaction.storedResponse(key: key.key, user: user) { return .replay(kept) }
@@ -149,6 +154,7 @@ enum Booking {
     static func setStatus(
         _ status: Reservation.Status, of ids: [Reservation.ID], user: UserID, in transaction: some BookingTransaction
     ) async throws -> StatusOutcome {
+        try await transaction.lockHistory(of: user, exclusive: false)
         var current: [Reservation.ID: StoredReservation] = [:]
         var missing: Set<Reservation.ID> = []
         // Locked in one order, so two changes never wait on each other crosswise.
@@ -203,6 +209,7 @@ enum Booking {
         _ id: Reservation.ID, _ request: ModifyRequest, expectedVersion: Int?, user: UserID,
         in transaction: some BookingTransaction
     ) async throws -> ModifyOutcome {
+        try await transaction.lockHistory(of: user, exclusive: false)
         guard let current = try await transaction.reservationForUpdate(id, user: user) else { return .notFound }
         if let expectedVersion, expectedVersion != current.version { return .versionMismatch(current: current.version) }
         guard current.status.isActive else { return .cancelled(current) }
@@ -247,23 +254,21 @@ enum Booking {
     }
 
     /// Takes back the user's newest command not yet undone (`Undo`'s rules):
-    /// the user's undos one at a time, then the command's rows locked in id
-    /// order, each checked to be as the command left it, then the days it gives
-    /// people back to locked (in the one order) and counted; all written, with
-    /// `undone` entries, or nothing. Refusals throw `ReservationError`.
+    /// the user's history locked (no change of theirs under way or starting, no
+    /// other undo), then the command's rows locked in id order, each checked to
+    /// be as the command left it, then the days it gives people back to locked
+    /// (in the one order) and counted; all written, with `undone` entries, or
+    /// nothing. Refusals throw `ReservationError`.
     static func undo(user: UserID, catalog: LandmarkCatalog, in transaction: some BookingTransaction) async throws
         -> UndoResult
     {
-        try await transaction.lockUndo(user: user)
+        try await transaction.lockHistory(of: user, exclusive: true)
         let command = try await transaction.commandToUndo(user: user)
         guard let taken = command.first?.command else { throw ReservationError.nothingToUndo }
         var rows: [Reservation.ID: StoredReservation] = [:]
         for id in Set(command.map(\.reservationID)).sorted(by: { $0.description < $1.description }) {
             rows[id] = try await transaction.reservationForUpdate(id, user: user)
         }
-        // A newer command of this user may have committed while the rows were being
-        // locked (PostgreSQL reads what is committed): that one is the one to take back.
-        guard try await transaction.commandToUndo(user: user).first?.command == taken else { throw UndoRace() }
         let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         let steps = try Undo.plan(command, current: { rows[$0]?.apiModel }, now: now)
         for change in Undo.dayChanges(steps, catalog: catalog) {
@@ -287,17 +292,6 @@ enum Booking {
         }
         try await transaction.record(entries, user: user)
         return UndoResult(command: taken, changes: entries)
-    }
-
-    /// The command to undo changed under an undo: run it again, in a new transaction.
-    struct UndoRace: Error {}
-
-    /// Runs `attempt` (one transaction of `undo`) again after a race, a few times.
-    static func retryingRaces(_ attempt: () async throws -> UndoResult?) async throws -> UndoResult {
-        for _ in 0..<4 {
-            if let result = try await attempt() { return result }
-        }
-        throw APIError(.conflict, .undoConflict, "your other changes kept replacing the command to undo; try again")
     }
 
     /// A new command id: every change of one request shares it.

@@ -93,22 +93,18 @@ public enum PostgresStore {
             undo: { user, catalog in
                 // A refusal comes before any write: it commits nothing, and is answered as itself
                 // (withTransaction would wrap it in a PostgresTransactionError).
-                try await Booking.retryingRaces {
-                    let outcome: Result<UndoResult, ReservationError>? = try await client.withTransaction(
-                        logger: logger
-                    ) { db in
-                        do {
-                            return .success(
-                                try await Booking.undo(
-                                    user: user, catalog: catalog, in: PostgresTransaction(db: db, logger: logger)))
-                        } catch let refusal as ReservationError {
-                            return .failure(refusal)
-                        } catch is Booking.UndoRace {
-                            return nil
-                        }
+                let outcome: Result<UndoResult, ReservationError> = try await client.withTransaction(
+                    logger: logger
+                ) { db in
+                    do {
+                        return .success(
+                            try await Booking.undo(
+                                user: user, catalog: catalog, in: PostgresTransaction(db: db, logger: logger)))
+                    } catch let refusal as ReservationError {
+                        return .failure(refusal)
                     }
-                    return try outcome?.get()
                 }
+                return try outcome.get()
             },
             purgeKeys: { cutoff in
                 try await client.query(

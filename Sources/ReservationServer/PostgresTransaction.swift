@@ -93,8 +93,13 @@ struct PostgresTransaction: BookingTransaction {
             """, logger: logger)
     }
 
-    func lockUndo(user: UserID) async throws {
-        try await advisoryLock("undo \(user.rawValue)")
+    func lockHistory(of user: UserID, exclusive: Bool) async throws {
+        let key = "history \(user.rawValue)"
+        if exclusive {
+            try await advisoryLock(key)
+        } else {
+            try await db.query("SELECT pg_advisory_xact_lock_shared(hashtextextended(\(key), 0))", logger: logger)
+        }
     }
 
     func commandToUndo(user: UserID) async throws -> [HistoryEntry] {

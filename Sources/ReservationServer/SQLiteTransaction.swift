@@ -96,7 +96,7 @@ struct SQLiteTransaction: BookingTransaction {
         }
     }
 
-    func lockUndo(user: UserID) async throws {}
+    func lockHistory(of user: UserID, exclusive: Bool) async throws {}
 
     func commandToUndo(user: UserID) async throws -> [HistoryEntry] {
         try await db.query(

@@ -530,9 +530,9 @@ public struct CapacityModel: Sendable {
                     report.undid += 1
                     report.undone += changes.map(\.id)
                 case .nothingToUndo: break
-                // Every command's undo finds the state it left (nothing newer is still done: a newer
-                // command committed while an undo locked its rows makes the server start again), so
-                // a conflict is always wrong; on a server another user's party may take a day back.
+                // Every command's undo finds the state it left (nothing newer is done: on a server an
+                // undo waits for the user's changes under way and holds off new ones), so a conflict is
+                // always wrong; on a server another user's party may take a day back.
                 case .refused(let message) where !oneHistory && isCapacityRefusal(message): break
                 case let answer: report.problems.append("step \(step): undo answered \(answer)")
                 }
