@@ -37,7 +37,10 @@ public func buildApplication(
     Application(
         router: buildRouter(store: store, catalog: catalog, options: options),
         server: options.limits.server,
-        configuration: .init(address: .hostname(host, port: port), serverName: "resv-server"),
+        // A burst of connections waits in the kernel's queue, not in dropped SYNs retried a
+        // second or more later (Hummingbird's 256 dropped some of 1,000 at once; Linux caps
+        // the queue at net.core.somaxconn, 4096 by default).
+        configuration: .init(address: .hostname(host, port: port), serverName: "resv-server", backlog: 4096),
         services: [KeyPurge(store: store, lifetime: keyLifetime, logger: logger)],
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
         logger: logger
