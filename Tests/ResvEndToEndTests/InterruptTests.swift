@@ -108,14 +108,16 @@ extension ReplTests {
         #expect(terminal.waitForExit() == 0)
     }
 
-    /// Ctrl-C while a command runs: one line says so, and the prompt is back within half a second.
+    /// Ctrl-C while a command runs: one line says so, and the prompt is back, not after
+    /// the wait it interrupted (a minute's lock or server); within seconds, not a bound a
+    /// loaded CI machine could miss (unloaded it is back in milliseconds).
     func interruptRunningCommand(_ terminal: PseudoTerminal) throws {
         let sent = ContinuousClock.now
         terminal.send(ctrlC)
         try terminal.expect("resv: interrupted\r\n")
         try terminal.expect("resv> ")
         let waited = ContinuousClock.now - sent
-        #expect(waited < .milliseconds(500), "the prompt came back after \(waited)")
+        #expect(waited < .seconds(10), "the prompt came back after \(waited)")
     }
 
     // MARK: From the shell and from a script
