@@ -16,7 +16,7 @@ extension ReservationService {
             modify: { id, change, version in
                 try await store.update { try $0.modify(id, change, expectedVersion: version, now: now()) }
             },
-            history: { id in try store.read().ledger.changes(of: id) },
+            history: { id, limit in try store.read().ledger.changes(of: id, limit: limit) },
             undo: { try await store.update { try $0.undo(now: now()) } }
         )
     }

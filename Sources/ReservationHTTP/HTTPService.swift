@@ -209,15 +209,17 @@ extension ReservationService {
                 if let json = reply.json { configuration.cache?.writeThrough("reservations", [json]) }
                 return modified
             },
-            history: { id in
+            history: { id, limit in
                 try online()
-                let query = id.map { [URLQueryItem(name: "reservation", value: $0.description)] } ?? []
+                var query = id.map { [URLQueryItem(name: "reservation", value: $0.description)] } ?? []
+                if let limit { query.append(URLQueryItem(name: "limit", value: String(limit))) }
                 let reply = try await client.send("GET", "history", query: query)
                 guard reply.status == 200 else { throw client.refusal(reply, "GET /history") }
                 guard case .array(let items)? = reply.json else {
                     throw client.badShape("GET /history did not answer a JSON array")
                 }
-                return try items.map { item in
+                // No more than asked for, whatever the server sends.
+                return try items.prefix(max(0, limit ?? .max)).map { item in
                     guard let entry = HistoryEntry(json: item) else {
                         throw client.badShape(
                             "GET /history answered a change that is not {at, change, reservationId, after, command}")

@@ -70,19 +70,21 @@ public enum PostgresStore {
                         in: PostgresTransaction(db: db, logger: logger))
                 }
             },
-            history: { user, id in
+            history: { user, id, limit in
+                // LIMIT NULL is no limit.
                 let rows: PostgresRowSequence
                 if let id {
                     rows = try await client.query(
                         """
                         SELECT h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
-                        WHERE h.user_id = \(user.rawValue) AND h.reservation_id = \(id.description) ORDER BY h.seq DESC
+                        WHERE h.user_id = \(user.rawValue) AND h.reservation_id = \(id.description)
+                        ORDER BY h.seq DESC LIMIT \(limit)
                         """, logger: logger)
                 } else {
                     rows = try await client.query(
                         """
                         SELECT h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
-                        WHERE h.user_id = \(user.rawValue) ORDER BY h.seq DESC
+                        WHERE h.user_id = \(user.rawValue) ORDER BY h.seq DESC LIMIT \(limit)
                         """, logger: logger)
                 }
                 return try await rows.collect().map { row in

@@ -52,7 +52,8 @@ struct ReservationRoutes: Sendable {
             .post("/undo", use: undo)
     }
 
-    /// `GET /history[?reservation=ID]`: the user's changes, newest first, as `resv log --json` prints them.
+    /// `GET /history[?reservation=ID][&limit=N]`: the user's changes, newest
+    /// first (the newest N), as `resv log --json` prints them.
     @Sendable func history(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let user = context.user
         var id: Reservation.ID?
@@ -64,7 +65,15 @@ struct ReservationRoutes: Sendable {
             }
             id = parsed
         }
-        let entries = try await store.history(user, id)
+        var limit: Int?
+        if let text = request.uri.queryParameters.get("limit") {
+            guard let number = Int(String(text)), number >= 1 else {
+                throw APIError(
+                    .badRequest, .invalidRequest, "limit '\(text.prefix(64))' is not a whole number of at least 1")
+            }
+            limit = number
+        }
+        let entries = try await store.history(user, id, limit)
         return .json(status: .ok, body: [UInt8](JSONValue.array(entries.map(\.json)).encoded()))
     }
 

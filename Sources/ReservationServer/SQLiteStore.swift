@@ -90,7 +90,7 @@ public enum SQLiteStore {
                         id, request, expectedVersion: version, user: user, in: SQLiteTransaction(db: db))
                 }
             },
-            history: { user, id in
+            history: { user, id, limit in
                 var sql = """
                     SELECT h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id WHERE h.user_id = ?
                     """
@@ -99,7 +99,9 @@ public enum SQLiteStore {
                     sql += " AND h.reservation_id = ?"
                     binds.append(.text(id.description))
                 }
-                return try await reader().query(sql + " ORDER BY h.seq DESC", binds).map { row in
+                // SQLite reads a negative LIMIT as none.
+                binds.append(.integer(limit ?? -1))
+                return try await reader().query(sql + " ORDER BY h.seq DESC LIMIT ?", binds).map { row in
                     try HistoryEntry(stored: row.column("entry")?.string, user: row.column("name")?.string)
                 }
             },

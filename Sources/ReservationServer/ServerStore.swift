@@ -99,8 +99,8 @@ public struct ServerStore: Sendable {
     public var modify:
         @Sendable (UserID, Reservation.ID, ModifyRequest, _ expectedVersion: Int?) async throws
             -> ModifyOutcome
-    /// The user's changes, newest first: every one, or one reservation's.
-    public var history: @Sendable (UserID, Reservation.ID?) async throws -> [HistoryEntry]
+    /// The user's changes, newest first: every one, or one reservation's; the newest `limit` when given.
+    public var history: @Sendable (UserID, Reservation.ID?, _ limit: Int?) async throws -> [HistoryEntry]
     /// Takes back the user's newest command not yet undone, in one transaction,
     /// by `Booking.undo`'s rules (the catalog gives the capacity of the days).
     public var undo: @Sendable (UserID, LandmarkCatalog) async throws -> UndoResult

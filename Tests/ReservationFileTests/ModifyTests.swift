@@ -115,7 +115,7 @@ struct ModifyTests {
             try await service.modify(one, ReservationChange(partySize: 80), 2)
         }
         _ = try await service.cancel(batch.map(\.id))
-        let all = try await service.history(nil)
+        let all = try await service.history(nil, nil)
         #expect(all.map(\.change) == [.cancelled, .cancelled, .modified, .created, .created])
         // One command, one id: a batch and a multi-id cancel are one step each.
         #expect(Set(all[0...1].map(\.command)).count == 1)
@@ -123,8 +123,12 @@ struct ModifyTests {
         #expect(all[2].before?.partySize == 50)
         #expect(all[2].after.partySize == 60)
         #expect(all[2].after.note == "n")
-        let mine = try await service.history(one)
+        let mine = try await service.history(one, nil)
         #expect(mine.map(\.change) == [.cancelled, .modified, .created])
+        // A limit keeps the newest, of all or of one reservation's; past the count, all.
+        #expect(try await service.history(nil, 2) == Array(all.prefix(2)))
+        #expect(try await service.history(one, 2) == Array(mine.prefix(2)))
+        #expect(try await service.history(one, .max) == mine)
         if let url {
             // Kept in the store file, across rewrites.
             let document = try #require(

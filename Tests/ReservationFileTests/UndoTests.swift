@@ -79,7 +79,7 @@ struct UndoTests {
         let result = try await service.undo()
         #expect(result.changes.count == 50)
         #expect(Set(result.changes.map(\.command)).count == 1)
-        let history = try await service.history(nil)
+        let history = try await service.history(nil, nil)
         #expect(history.count == 100)
         let created = history.filter { $0.change == .created }
         #expect(Set(created.map(\.command)) == [result.command])

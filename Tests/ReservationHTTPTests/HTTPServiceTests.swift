@@ -216,3 +216,18 @@ struct HTTPServiceTests {
         }
     }
 }
+
+extension HTTPServiceTests {
+    /// `resv log --limit N` asks for N and shows no more than N, whatever the server sends back.
+    @Test func historyAsksForTheLimitAndKeepsNoMoreWhateverTheServerSends() async throws {
+        let entry =
+            #"{"at":"2031-01-01T00:00:00Z","change":"created","reservationId":"5eed3333-3333-4333-8333-333333333333","after":\#(Self.reservation),"command":"c1"}"#
+        let script = Script { _, _ in Self.ok("[" + Array(repeating: entry, count: 5).joined(separator: ",") + "]") }
+        let two = try await script.service.history(nil, 2)
+        #expect(two.count == 2)
+        let all = try await script.service.history(nil, nil)
+        #expect(all.count == 5)
+        let queries = script.sent.withLock { $0.map { $0.url.query } }
+        #expect(queries == ["limit=2", nil])
+    }
+}

@@ -165,6 +165,36 @@ struct UndoRouteTests {
         }
     }
 
+    /// `limit=N` answers the newest N (of all, or of one reservation's); anything but
+    /// a whole number of at least 1 is 400, however large or strange.
+    @Test(arguments: Engine.available)
+    func historyAnswersTheNewestLimitChanges(engine: Engine) async throws {
+        let hall = ModifyCase.hall()
+        try await withHarness(engine, catalog: LandmarkCatalog([hall])) { h in
+            let made = try await h.reserve(
+                h.alice, landmark: hall.id.description, date: DateTime.format(ModifyCase.date(0)), partySize: 2)
+            let id = try #require(made["id"] as? String)
+            #expect(try await h.patch(id, party: 3, version: nil).status == .ok)
+            try await Self.statusChange("cancel", [id], h)
+            _ = try await h.reserve(
+                h.alice, landmark: hall.id.description, date: DateTime.format(ModifyCase.date(1)), partySize: 1)
+            func changes(_ query: String) async throws -> [String?] {
+                let reply = try await h.call(.get, "/history?\(query)", token: h.alice)
+                #expect(reply.status == .ok, "\(query): \(reply.text)")
+                return reply.array.map { $0["change"] as? String }
+            }
+            #expect(try await changes("limit=1") == ["created"])
+            #expect(try await changes("limit=3") == ["created", "cancelled", "modified"])
+            #expect(try await changes("limit=\(Int.max)").count == 4)
+            #expect(try await changes("reservation=\(id)&limit=2") == ["cancelled", "modified"])
+            for bad in ["0", "-1", "abc", "1.5", "", "99999999999999999999", "1e3", "%00"] {
+                let reply = try await h.call(.get, "/history?limit=\(bad)", token: h.alice)
+                #expect(reply.status == .badRequest, "limit=\(bad): \(reply.text)")
+                #expect(reply.code == .invalidRequest, "limit=\(bad)")
+            }
+        }
+    }
+
     @Test(arguments: Engine.available)
     func aRefusedChangeLeavesNoHistoryAndAnAcceptedOneIsInItsTransaction(engine: Engine) async throws {
         let hall = ModifyCase.hall()
@@ -229,10 +259,10 @@ struct UndoRouteTests {
         try await connection.close()
         try await Database.withStore(path, logger: logger) { store in
             #expect(try await store.list(user).count == 1)
-            #expect(try await store.history(user, nil).isEmpty)
+            #expect(try await store.history(user, nil, nil).isEmpty)
             await #expect(throws: ReservationError.self) { try await store.undo(user, LandmarkCatalog([hall])) }
             _ = try await store.create(user, [record(4)], nil) { _ in [] }
-            #expect(try await store.history(user, nil).map(\.change) == [.created])
+            #expect(try await store.history(user, nil, nil).map(\.change) == [.created])
             let undone = try await store.undo(user, LandmarkCatalog([hall]))
             #expect(undone.changes.map(\.after.partySize) == [4])
         }

@@ -41,6 +41,10 @@ struct UndoEndToEndTests {
         let lines = log.stdout.split(separator: "\n")
         #expect(lines.count == 100)
         #expect(lines.prefix(50).allSatisfy { $0.contains(#""change":"undone""#) })
+        // The newest N, the same lines (on a server, only those are sent).
+        let newest = try resv(["log", "--limit", "3", "--format", "ndjson"], nil)
+        #expect(newest.status == 0, "\(newest.stderr)")
+        #expect(newest.stdout.split(separator: "\n") == Array(lines.prefix(3)))
         let again = try resv(["undo"], nil)
         #expect(again.status == 1)
         #expect(again.stdout.isEmpty)

@@ -232,9 +232,12 @@ public struct ReservationLedger: Sendable {
         history.append(entry.json)
     }
 
-    /// The changes that can be read, newest first; only `id`'s when given.
-    public func changes(of id: Reservation.ID? = nil) -> [HistoryEntry] {
-        history.reversed().compactMap(HistoryEntry.init(json:)).filter { id == nil || $0.reservationID == id }
+    /// The changes that can be read, newest first; only `id`'s when given, the newest `limit` when given.
+    public func changes(of id: Reservation.ID? = nil, limit: Int? = nil) -> [HistoryEntry] {
+        let newestFirst = history.reversed().lazy.compactMap(HistoryEntry.init(json:)).filter {
+            id == nil || $0.reservationID == id
+        }
+        return Array(newestFirst.prefix(max(0, limit ?? .max)))
     }
 
     /// Puts a changed reservation in its record, editing only the fields the

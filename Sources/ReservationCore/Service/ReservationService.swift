@@ -88,8 +88,9 @@ public struct ReservationService: Sendable {
     public var modify:
         @Sendable (_ id: Reservation.ID, _ change: ReservationChange, _ expectedVersion: Int?) async throws
             -> Reservation
-    /// The history of changes, newest first: every reservation's, or only this one's.
-    public var history: @Sendable (_ id: Reservation.ID?) async throws -> [HistoryEntry]
+    /// The history of changes, newest first: every reservation's, or only this
+    /// one's; the newest `limit` (at least 1) when one is given.
+    public var history: @Sendable (_ id: Reservation.ID?, _ limit: Int?) async throws -> [HistoryEntry]
     /// Takes back this user's newest command not yet undone, as one atomic step
     /// of compensating, capacity-checked changes (`Undo`'s rules).
     public var undo: @Sendable () async throws -> UndoResult
@@ -114,7 +115,7 @@ public struct ReservationService: Sendable {
             @escaping @Sendable (Reservation.ID, ReservationChange, Int?) async throws -> Reservation = { _, _, _ in
                 throw ReservationError.unimplemented("ReservationService.modify")
             },
-        history: @escaping @Sendable (Reservation.ID?) async throws -> [HistoryEntry] = { _ in
+        history: @escaping @Sendable (Reservation.ID?, Int?) async throws -> [HistoryEntry] = { _, _ in
             throw ReservationError.unimplemented("ReservationService.history")
         },
         undo: @escaping @Sendable () async throws -> UndoResult = {
@@ -180,7 +181,7 @@ extension ReservationService {
         cancel: { _ in throw ReservationError.unimplemented("ReservationService.cancel") },
         confirm: { _ in throw ReservationError.unimplemented("ReservationService.confirm") },
         modify: { _, _, _ in throw ReservationError.unimplemented("ReservationService.modify") },
-        history: { _ in throw ReservationError.unimplemented("ReservationService.history") },
+        history: { _, _ in throw ReservationError.unimplemented("ReservationService.history") },
         undo: { throw ReservationError.unimplemented("ReservationService.undo") },
         availability: { _, _ in throw ReservationError.unimplemented("ReservationService.availability") }
     )
@@ -204,7 +205,7 @@ extension ReservationService {
             modify: { id, change, version in
                 try await state.update { try $0.modify(id, change, expectedVersion: version, now: now()) }
             },
-            history: { id in await state.ledger.changes(of: id) },
+            history: { id, limit in await state.ledger.changes(of: id, limit: limit) },
             undo: { try await state.update { try $0.undo(now: now()) } }
         )
     }

@@ -10,7 +10,8 @@ struct LogCommand: ResvCommand {
             Every change is kept in the same write as the change itself: created, modified \
             (with the values before and after), confirmed, cancelled, undone. With ID (an id \
             or a unique prefix of at least 4 hex digits), only that reservation's changes; \
-            its history stays after it is cancelled. --json prints each change with the \
+            its history stays after it is cancelled. --limit N shows the newest N changes \
+            (on a server, only those are sent). --json prints each change with the \
             reservation's record before and after.
             """)
 
@@ -19,9 +20,17 @@ struct LogCommand: ResvCommand {
         completion: ShellCompletion.reservationIDs(.pending, .confirmed, .cancelled))
     var id: String?
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Show the newest this many changes (1 or more).", valueName: "n"))
+    var limit: Int?
+
     @OptionGroup var options: CommonOptions
 
     func validate() throws {
+        if let limit, limit < 1 {
+            throw ValidationError("--limit must be 1 or more, not \(limit) (leave it out to show all)")
+        }
         try options.output.check([.table, .json, .ndjson, .csv], command: "resv log")
     }
 
@@ -32,7 +41,7 @@ struct LogCommand: ResvCommand {
             let snapshot = try await context.fetch(from: service, options)
             target = try context.reservation(matching: id, in: snapshot).id
         }
-        let entries = try await service.history(target)
+        let entries = try await service.history(target, limit)
         let renderer = Renderer(options.output, context: context)
         let shape = Renderer.Shape<HistoryEntry>(
             csvColumns: ["at", "change", "reservationId", "detail", "user"],

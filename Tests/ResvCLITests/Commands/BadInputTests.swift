@@ -50,6 +50,11 @@ struct BadInputTests {
         Case(
             arguments: ["list", "--from", "2030-02-01T00:00:00Z", "--to", "2030-01-01T00:00:00Z"], status: 64,
             message: "is after --to"),
+        Case(arguments: ["log", "--limit", "0"], status: 64, message: "--limit must be 1 or more, not 0"),
+        Case(arguments: ["log", "--limit", "-5"], status: 64, message: "--limit must be 1 or more, not -5"),
+        Case(
+            arguments: ["log", "--limit", "99999999999999999999"], status: 64,
+            message: "'99999999999999999999' is invalid for '--limit"),
         Case(arguments: ["frobnicate"], status: 64, message: "unknown command 'frobnicate'"),
         Case(arguments: ["list", "--nope"], status: 64, message: "unknown option '--nope'"),
         Case(arguments: ["reserve", "--landmark", "Half Dome"], status: 64, message: "missing --date, --party-size"),

@@ -70,7 +70,7 @@ final class Sandbox: Sendable {
         let snapshot = try await memory.fetch()
         return .memory(
             reservations: snapshot.reservations, rejected: snapshot.rejected,
-            changes: try await memory.history(nil).count)
+            changes: try await memory.history(nil, nil).count)
     }
 
     /// Writes `text` to a file of the sandbox and returns its path.
