@@ -218,8 +218,9 @@ struct RemotePromisesTests {
         let elapsed = Date().timeIntervalSince(start)
         #expect(run.status == 69, "\(run.stderr)")
         #expect(run.stderr.contains("no answer within 3 s"), "\(run.stderr)")
-        // 3 s and the start of a process; with retries per try it was 9 s and more.
-        #expect(elapsed < 6, "took \(elapsed) s")
+        // 3 s and the start of a process (seconds on a loaded machine); with a deadline per
+        // try, three tries, it was 9 s and more.
+        #expect(elapsed < 8.5, "took \(elapsed) s")
         #expect(server.requests.count <= 2)
     }
 
