@@ -55,7 +55,8 @@ public struct APIError: HTTPResponseError, Sendable {
             case .unknownLandmark: .notFound
             case .reservationNotFound: .notFound
             case .noCapacity: .conflict
-            case .cannotConfirmCancelled, .cannotModifyCancelled, .nothingToUndo, .undoConflict: .conflict
+            case .cannotConfirmCancelled, .cannotModifyCancelled, .nothingToUndo, .undoConflict, .undoInPast:
+                .conflict
             case .versionMismatch: .preconditionFailed
             case .invalidDate, .invalidNote, .nothingToModify, .dateInPast, .invalidPartySize, .invalidInitialStatus,
                 .invalidRequestField,

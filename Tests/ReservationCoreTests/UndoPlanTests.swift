@@ -54,16 +54,32 @@ struct UndoPlanTests {
         let steps = try Undo.plan(command, current: { _ in moved }, now: before)
         #expect(steps.map(\.target.date) == ["2030-01-01T10:00:00Z"])
         #expect(steps.map(\.target.version) == [3])
-        #expect(throws: ReservationError.self) { try Undo.plan(command, current: { _ in moved }, now: after) }
+        let error = #expect(throws: ReservationError.self) {
+            try Undo.plan(command, current: { _ in moved }, now: after)
+        }
+        guard case .undoInPast(let id, let date, command: "m")? = error else {
+            Issue.record("expected undoInPast, got \(String(describing: error))")
+            return
+        }
+        #expect(id == Self.id && date == old.date.flatMap { try? DateTime.parse($0) })
+        #expect(error?.code == .undoInPast && error?.code.kind == .refused)
+        #expect(
+            error?.errorDescription
+                == "cannot undo command m: reservation \(Self.id.short) would be active again on "
+                + "2030-01-01T10:00:00Z, which has passed; nothing changed")
     }
 
     @Test func aCancelIsNotTakenBackAfterItsDayButABookingAlwaysIs() throws {
         let made = Self.record("2030-01-01T10:00:00Z")
         let cancelled = Self.record("2030-01-01T10:00:00Z", status: "cancelled", version: 2)
         let later = try DateTime.parse("2030-02-01T00:00:00Z")
-        #expect(throws: ReservationError.self) {
+        let error = #expect(throws: ReservationError.self) {
             try Undo.plan(
                 [Self.entry(.cancelled, made, cancelled, command: "c")], current: { _ in cancelled }, now: later)
+        }
+        guard case .undoInPast(_, _, command: "c")? = error else {
+            Issue.record("expected undoInPast, got \(String(describing: error))")
+            return
         }
         let steps = try Undo.plan([Self.entry(.created, nil, made, command: "r")], current: { _ in made }, now: later)
         #expect(steps.map(\.target.status) == ["cancelled"])

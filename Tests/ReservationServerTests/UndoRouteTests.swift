@@ -165,6 +165,30 @@ struct UndoRouteTests {
         }
     }
 
+    /// A cancel taken back after its day would make the reservation active in the
+    /// past: 409 `undoInPast` (a refusal, exit 1 in resv), nothing changed, nothing recorded.
+    @Test(arguments: Engine.available)
+    func anUndoThatWouldBringAReservationBackInThePastIsRefused(engine: Engine) async throws {
+        let hall = ModifyCase.hall()
+        try await withHarness(engine, catalog: LandmarkCatalog([hall])) { h in
+            let soon = Date().addingTimeInterval(2).timeIntervalSince1970.rounded(.up)
+            let made = try await h.reserve(
+                h.alice, landmark: hall.id.description,
+                date: DateTime.format(Date(timeIntervalSince1970: soon)), partySize: 2)
+            let id = try #require(made["id"] as? String)
+            try await Self.statusChange("cancel", [id], h)
+            try await Task.sleep(for: .seconds(max(0, soon - Date().timeIntervalSince1970) + 0.2))
+            let refused = try await h.call(.post, "/undo", token: h.alice)
+            #expect(refused.status == .conflict, "\(refused.text)")
+            #expect(refused.code == .undoInPast)
+            #expect(refused.reason?.contains("would be active again on") == true, "\(refused.text)")
+            let record = try await h.call(.get, "/reservations/\(id)", token: h.alice)
+            #expect(record.object["status"] as? String == "cancelled")
+            let history = try await h.call(.get, "/history", token: h.alice)
+            #expect(history.array.map { $0["change"] as? String } == ["cancelled", "created"])
+        }
+    }
+
     /// `limit=N` answers the newest N (of all, or of one reservation's); anything but
     /// a whole number of at least 1 is 400, however large or strange.
     @Test(arguments: Engine.available)

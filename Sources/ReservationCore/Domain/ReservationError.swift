@@ -43,6 +43,9 @@ public enum ReservationError: Error, Sendable, LocalizedError {
     case nothingToUndo
     /// `undo` cannot take the command back: this reservation changed after it.
     case undoConflict(Reservation.ID, command: String)
+    /// `undo` cannot take the command back: this reservation would be active
+    /// again on a date that has passed (a move back to an old day, a cancel after its day).
+    case undoInPast(Reservation.ID, Date, command: String)
     /// A day or a range of days (for availability) that is not usable.
     case invalidDays(String)
     /// A request field is missing or of the wrong type.
@@ -107,6 +110,9 @@ public enum ReservationError: Error, Sendable, LocalizedError {
         case .undoConflict(let id, let command):
             return "cannot undo command \(command.prefix(8)): reservation \(id.short) changed after it "
                 + "(see 'resv log \(id.short)'); nothing changed"
+        case .undoInPast(let id, let date, let command):
+            return "cannot undo command \(command.prefix(8)): reservation \(id.short) would be active again on "
+                + "\(DateTime.format(date)), which has passed; nothing changed"
         case .invalidDays(let problem):
             return problem
         case .invalidRequestField(let field, let problem):

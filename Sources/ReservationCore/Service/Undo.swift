@@ -62,7 +62,8 @@ public enum Undo {
     /// to: a booking is cancelled (the record stays); anything else gets back
     /// the landmark, date, party size, status and note it had before the
     /// command. Refuses (`undoConflict`) when a reservation is no longer as the
-    /// command left it: a later change touched it.
+    /// command left it: a later change touched it; and (`undoInPast`) when it
+    /// would make a reservation active again on a date that has passed.
     public static func plan(
         _ command: [HistoryEntry], current: (Reservation.ID) -> ReservationApiModel?, now: Date
     ) throws(ReservationError) -> [Step] {
@@ -98,7 +99,7 @@ public enum Undo {
                 target.date != record.date || record.status == Reservation.Status.cancelled.rawValue,
                 let text = target.date, let date = try? DateTime.parse(text), date <= now
             {
-                throw .dateInPast(date)
+                throw .undoInPast(id, date, command: latest.command)
             }
             target.updatedAt = DateTime.format(Timestamp.whole(now))
             target.version = (record.version ?? 1) + 1

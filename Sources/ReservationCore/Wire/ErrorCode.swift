@@ -23,6 +23,7 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case invalidNote
     case nothingToUndo
     case undoConflict
+    case undoInPast
     case invalidDays
     case invalidRequest
     case batchRejected
@@ -60,7 +61,7 @@ public enum ErrorCode: String, Sendable, CaseIterable {
             .idempotencyKeyReused, .invalidNote:
             .invalidInput
         case .reservationNotFound, .ambiguousReservationId, .noCapacity, .cannotConfirmCancelled,
-            .cannotModifyCancelled, .versionMismatch, .nothingToUndo, .undoConflict:
+            .cannotModifyCancelled, .versionMismatch, .nothingToUndo, .undoConflict, .undoInPast:
             .refused
         case .unauthorized, .forbidden:
             .notAuthorised
@@ -95,6 +96,7 @@ extension ReservationError {
         case .nothingToModify: .invalidRequest
         case .nothingToUndo: .nothingToUndo
         case .undoConflict: .undoConflict
+        case .undoInPast: .undoInPast
         case .invalidDays: .invalidDays
         case .invalidRequestField: .invalidRequest
         case .batchRejected: .batchRejected

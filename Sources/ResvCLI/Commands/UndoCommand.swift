@@ -13,9 +13,9 @@ struct UndoCommand: ResvCommand {
             the values before, each as a new change recorded in the history ('resv log'). A \
             change that gives people back to a day is checked against its capacity, as a new \
             booking is. Refused, changing nothing: when nothing is left to undo, when a day has \
-            no room, or when one of its reservations was changed outside the history (an older \
-            resv, a hand edit) (exit 1); when it would make a reservation active again on a date \
-            that has passed (exit 64). Run it again to go further back; there is no redo. On a \
+            no room, when one of its reservations was changed outside the history (an older \
+            resv, a hand edit), or when it would make a reservation active again on a date \
+            that has passed (exit 1). Run it again to go further back; there is no redo. On a \
             server, your commands only.
             """)
 
