@@ -95,11 +95,13 @@ let package = Package(
         // The capacity model every backend's tests run against, and generators of hostile
         // JSON for the fuzz tests; built for tests only.
         .target(name: "CapacityModel", dependencies: ["ReservationCore"], path: "Tests/CapacityModel"),
+        // The fixed stores of the command tests, in process and end to end; built for tests only.
+        .target(name: "ResvTestFixtures", path: "Tests/ResvTestFixtures"),
         .testTarget(name: "ReservationCoreTests", dependencies: ["ReservationCore"]),
         .testTarget(
             name: "ReservationFileTests",
             dependencies: ["CapacityModel", "ReservationCore", "ReservationFile", "ResvFiles"]),
-        .testTarget(name: "ResvCLITests", dependencies: ["ResvCLI"]),
+        .testTarget(name: "ResvCLITests", dependencies: ["ResvCLI", "ResvTestFixtures"]),
         .testTarget(
             name: "ReservationHTTPTests", dependencies: ["CapacityModel", "ReservationCore", "ReservationHTTP"]),
         .testTarget(
@@ -119,6 +121,7 @@ let package = Package(
                 "ReservationCore",
                 "ResvCLI",
                 "ResvReference",
+                "ResvTestFixtures",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

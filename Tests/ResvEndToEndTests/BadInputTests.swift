@@ -1,4 +1,5 @@
 import Foundation
+import ResvTestFixtures
 import Testing
 
 /// The built binary agrees with the bad-input table (Tests/ResvCLITests/Commands/BadInputTests.swift,

@@ -1,4 +1,5 @@
 import Foundation
+import ResvTestFixtures
 import Testing
 
 /// `resv reserve --batch` through the built binary: one locked write that another process

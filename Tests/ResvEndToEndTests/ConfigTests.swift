@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Settings through the built binary; the rest of the table runs in process
-/// (Tests/ResvCLITests/Commands/ConfigTests.swift). `Setup` serves the profile tests too.
+/// (Tests/ResvCLITests/Commands/ConfigTests.swift), as do the profiles (ProfileTests.swift there).
 @Suite("Configuration")
 struct ConfigTests {
     /// A sandbox whose config file is `config/resv/config.json`, without RESV_STORE.

@@ -1,48 +1,12 @@
 import Foundation
+import ResvTestFixtures
 import Testing
 
-/// `--format csv` and `--format ics`, read back by Python's csv module and by
-/// the icalendar package (a real RFC 5545 parser), and `list --sort/--reverse/--limit`.
+/// `--format csv` and `--format ics`, read back by Python's csv module and by the icalendar
+/// package (a real RFC 5545 parser), over `Fixture.exportStore`. Refused formats and
+/// `list --sort/--reverse/--limit` run in process (Tests/ResvCLITests/Commands/ExportFormatTests.swift).
 @Suite("Formats other tools read")
 struct ExportFormatTests {
-    static let hostile = "aaaa0000-0000-4000-8000-000000000001"
-    static let plain = "bbbb0000-0000-4000-8000-000000000002"
-    /// A name built to break a careless writer: a formula, a comma, quotes, a line break, non-ASCII.
-    static let hostileName = "=cmd|' /C calc'!A0, \"quoted\"; back\\slash\nsecond line é中🏔"
-    static let hostileLocation = "+1, @home\r\n-Yosemite; CA"
-    /// A name long enough to be folded several times, with multi-byte characters around every 75th octet.
-    static let longName = String(repeating: "Ünïcödé 山 🏔 ", count: 12) + "end"
-
-    /// A store with custom landmarks and reservations whose text is hostile.
-    static func seed(_ sandbox: Sandbox) throws {
-        let landmarks: [[String: Any]] = [
-            [
-                "id": hostile, "name": hostileName, "location": hostileLocation, "category": "mountains",
-                "description": "tab\there, \u{7}bell", "isFeatured": true, "capacity": 40,
-            ],
-            [
-                "id": plain, "name": longName, "location": "Lake, Tahoe", "category": "lakes", "description": "",
-                "isFeatured": false,
-            ],
-        ]
-        let reservations: [[String: Any]] = [
-            [
-                "id": "11110000-0000-4000-8000-000000000001", "landmarkId": hostile, "date": "2030-06-01T16:00:00Z",
-                "partySize": 4, "status": "confirmed",
-            ],
-            [
-                "id": "22220000-0000-4000-8000-000000000002", "landmarkId": plain, "date": "2030-05-01T10:00:00+02:00",
-                "partySize": 1, "status": "pending",
-            ],
-            [
-                "id": "33330000-0000-4000-8000-000000000003", "landmarkId": hostile, "date": "2030-07-01T10:00:00Z",
-                "partySize": 10, "status": "cancelled",
-            ],
-        ]
-        let store: [String: Any] = ["version": 1, "landmarks": landmarks, "reservations": reservations]
-        try JSONSerialization.data(withJSONObject: store).write(to: sandbox.store)
-    }
-
     /// Rows as Python's csv module reads `text` (header first).
     static func pythonCSV(_ text: String, in sandbox: Sandbox) throws -> [[String]] {
         let file = sandbox.directory.appendingPathComponent("out.csv")
@@ -78,7 +42,7 @@ struct ExportFormatTests {
 
     @Test func reservationsInCSVReadBackAsTheirJSON() throws {
         let sandbox = try Sandbox()
-        try Self.seed(sandbox)
+        try sandbox.seed(Fixture.exportStore)
         let csv = try sandbox.resv("list", "--all", "--format", "csv")
         #expect(csv.status == 0, "\(csv.stderr)")
         #expect(csv.stderr.isEmpty)
@@ -105,16 +69,16 @@ struct ExportFormatTests {
             ]
             #expect(row == expected)
         }
-        #expect(rows[1][2] == Self.longName)
-        #expect(rows[2][2] == Self.hostileName)
-        #expect(rows[2][6] == Self.hostileLocation)
+        #expect(rows[1][2] == Fixture.longName)
+        #expect(rows[2][2] == Fixture.hostileName)
+        #expect(rows[2][6] == Fixture.hostileLocation)
         // A formula-like field is quoted (LibreOffice can then take it as text); the value is unchanged.
         #expect(csv.stdout.contains("\"=cmd|' /C calc'!A0, \"\"quoted\"\"; back\\slash\nsecond line"))
     }
 
     @Test func everyListShapedOutputHasCSV() throws {
         let sandbox = try Sandbox()
-        try Self.seed(sandbox)
+        try sandbox.seed(Fixture.exportStore)
         let landmarks = try sandbox.resv("landmarks", "--format", "csv")
         let landmarkRows = try Self.pythonCSV(landmarks.stdout, in: sandbox)
         let landmarkJSON = try Self.jsonArray(try sandbox.resv("landmarks", "--json"))
@@ -131,7 +95,9 @@ struct ExportFormatTests {
                     })
         }
 
-        let days = ["availability", String(Self.hostile.prefix(8)), "--from", "2030-06-01", "--to", "2030-06-03"]
+        let days = [
+            "availability", String(Fixture.hostileLandmark.prefix(8)), "--from", "2030-06-01", "--to", "2030-06-03",
+        ]
         let availability = try sandbox.resv(days + ["--format", "csv"])
         let dayRows = try Self.pythonCSV(availability.stdout, in: sandbox)
         let dayJSON = try Self.jsonArray(try sandbox.resv(days + ["--json"]))
@@ -143,14 +109,18 @@ struct ExportFormatTests {
 
         // A reserve's result, a batch's results, show and cancel: the same columns.
         let single = try sandbox.resv(
-            "reserve", "-l", String(Self.plain.prefix(8)), "-d", "2031-01-01T09:00:00Z", "-n", "2", "--format", "csv")
+            "reserve", "-l", String(Fixture.plainLandmark.prefix(8)), "-d", "2031-01-01T09:00:00Z", "-n", "2",
+            "--format", "csv")
         let singleRows = try Self.pythonCSV(single.stdout, in: sandbox)
         #expect(singleRows.count == 2)
-        #expect(singleRows[1][1...5] == ["2031-01-01T09:00:00Z", Self.longName, Self.plain, "2", "confirmed"])
+        #expect(
+            singleRows[1][1...5] == ["2031-01-01T09:00:00Z", Fixture.longName, Fixture.plainLandmark, "2", "confirmed"])
         let batch = try sandbox.resv(
             ["reserve", "--batch", "-", "--format", "csv"],
-            stdin: #"{"landmarkId": "\#(Self.plain)", "date": "2031-02-01T09:00:00Z", "partySize": 3}"# + "\n"
-                + #"{"landmarkId": "\#(Self.plain)", "date": "2031-02-02T09:00:00Z", "partySize": 5}"# + "\n")
+            stdin: #"{"landmarkId": "\#(Fixture.plainLandmark)", "date": "2031-02-01T09:00:00Z", "partySize": 3}"#
+                + "\n"
+                + #"{"landmarkId": "\#(Fixture.plainLandmark)", "date": "2031-02-02T09:00:00Z", "partySize": 5}"# + "\n"
+        )
         #expect(try Self.pythonCSV(batch.stdout, in: sandbox).map { $0[4] } == ["partySize", "3", "5"])
         let show = try sandbox.resv("show", "1111", "--format", "csv")
         #expect(
@@ -166,28 +136,6 @@ struct ExportFormatTests {
         #expect(
             empty.stdout == "id,date,landmark,landmarkId,partySize,status,location,note,createdAt,updatedAt,version\r\n"
         )
-    }
-
-    @Test func formatsACommandCannotPrintAreRefusedInOneLine() throws {
-        let sandbox = try Sandbox()
-        try Self.seed(sandbox)
-        let cases: [([String], String)] = [
-            (
-                ["landmarks", "--format", "ics"],
-                "resv landmarks cannot print --format ics: use table, json, ndjson, csv"
-            ),
-            (["availability", "aaaa", "--format", "ics"], "resv availability cannot print --format ics"),
-            (["fetch", "--format", "csv"], "resv fetch cannot print --format csv: use table, json, ndjson"),
-            (["list", "--format", "xml"], "'xml'"),
-            (["list", "--json", "--format", "csv"], "--json and --format csv disagree"),
-        ]
-        for (arguments, message) in cases {
-            let run = try sandbox.resv(arguments)
-            #expect(run.status == 64, "\(arguments)")
-            #expect(run.stdout.isEmpty, "\(arguments)")
-            #expect(run.stderrLines.count == 1, "\(arguments): \(run.stderr)")
-            #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
-        }
     }
 
     // MARK: iCalendar
@@ -220,7 +168,7 @@ struct ExportFormatTests {
 
     @Test func reservationsAsACalendarThatIcalendarReads() throws {
         let sandbox = try Sandbox()
-        try Self.seed(sandbox)
+        try sandbox.seed(Fixture.exportStore)
         let run = try sandbox.resv("list", "--all", "--format", "ics")
         #expect(run.status == 0, "\(run.stderr)")
         let bytes = Array(run.stdout.utf8)
@@ -258,7 +206,7 @@ struct ExportFormatTests {
         #expect(pending["dtstart"] as? String == "2030-05-01T08:00:00+00:00")
         #expect(pending["utc"] as? Bool == true)
         #expect(pending["duration"] as? Double == 3600)
-        #expect(pending["summary"] as? String == Self.longName + ", party of 1")
+        #expect(pending["summary"] as? String == Fixture.longName + ", party of 1")
         #expect(pending["location"] as? String == "Lake, Tahoe")
         #expect(pending["status"] as? String == "TENTATIVE")
 
@@ -266,15 +214,16 @@ struct ExportFormatTests {
         #expect(confirmed["dtstart"] as? String == "2030-06-01T16:00:00+00:00")
         #expect(confirmed["status"] as? String == "CONFIRMED")
         // Escaped and read back: backslash, semicolon, comma, line breaks; control characters left out.
-        #expect(confirmed["summary"] as? String == Self.hostileName + ", party of 4")
+        #expect(confirmed["summary"] as? String == Fixture.hostileName + ", party of 4")
         #expect(confirmed["location"] as? String == "+1, @home\n-Yosemite; CA")
         #expect(
             confirmed["description"] as? String
-                == "resv reservation 11110000-0000-4000-8000-000000000001: \(Self.hostileName), party of 4, confirmed")
+                == "resv reservation 11110000-0000-4000-8000-000000000001: \(Fixture.hostileName), party of 4, confirmed"
+        )
 
         let cancelled = try #require(byUID["33330000-0000-4000-8000-000000000003@resv"])
         #expect(cancelled["status"] as? String == "CANCELLED")
-        #expect(cancelled["summary"] as? String == Self.hostileName + ", party of 10")
+        #expect(cancelled["summary"] as? String == Fixture.hostileName + ", party of 10")
 
         // DTSTAMP: when the file was made, in UTC.
         let stamp = try #require(pending["dtstamp"] as? String)
@@ -288,7 +237,7 @@ struct ExportFormatTests {
 
     @Test func oneReservationIsACalendarOfOneEvent() throws {
         let sandbox = try Sandbox()
-        try Self.seed(sandbox)
+        try sandbox.seed(Fixture.exportStore)
         for arguments in [["show", "2222"], ["confirm", "2222"], ["cancel", "2222"]] {
             let run = try sandbox.resv(arguments + ["--format", "ics"])
             #expect(run.status == 0, "\(arguments): \(run.stderr)")
@@ -306,78 +255,5 @@ struct ExportFormatTests {
             empty.stdout
                 == "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//resv//resv 0.1.0//EN\r\nCALSCALE:GREGORIAN\r\nEND:VCALENDAR\r\n"
         )
-    }
-
-    // MARK: Sorting and limits
-
-    @Test func sortReverseAndLimit() throws {
-        let sandbox = try Sandbox()
-        // Landmarks by name: Golden Gate Bridge, Half Dome, Lake Tahoe (built-in catalog).
-        let tahoe = "938e63b1-f467-476b-b442-edcb1b3bc450"
-        func record(_ id: String, _ landmark: String, _ date: String, _ party: Int, _ status: String) -> String {
-            #"{"id": "\#(id)", "landmarkId": "\#(landmark)", "date": "\#(date)", "partySize": \#(party), "status": "\#(status)"}"#
-        }
-        let a = "aaaa1111-1111-4111-8111-111111111111"
-        let b = "bbbb2222-2222-4222-8222-222222222222"
-        let c = "cccc3333-3333-4333-8333-333333333333"
-        let d = "dddd4444-4444-4444-8444-444444444444"
-        let e = "eeee5555-5555-4555-8555-555555555555"
-        let records = [
-            record(a, Fixture.halfDome, "2030-03-01T10:00:00Z", 4, "confirmed"),
-            record(b, Fixture.goldenGate, "2030-01-01T10:00:00Z", 2, "pending"),
-            record(c, tahoe, "2030-02-01T10:00:00Z", 4, "cancelled"),
-            record(d, Fixture.halfDome, "2030-01-15T10:00:00Z", 1, "pending"),
-            record(e, Fixture.goldenGate, "2030-04-01T10:00:00Z", 9, "confirmed"),
-        ]
-        try sandbox.seed(#"{"version": 1, "reservations": [\#(records.joined(separator: ","))]}"#)
-        let cases: [([String], [String])] = [
-            (["--all"], [b, d, c, a, e]),
-            (["--all", "--sort", "date"], [b, d, c, a, e]),
-            (["--all", "--reverse"], [e, a, c, d, b]),
-            (["--all", "--sort", "landmark"], [b, e, d, a, c]),
-            (["--all", "--sort", "landmark", "--reverse"], [c, a, d, e, b]),
-            (["--all", "--sort", "party-size"], [d, b, c, a, e]),
-            (["--all", "--sort", "party-size", "--reverse", "--limit", "2"], [e, a]),
-            (["--all", "--sort", "status"], [b, d, a, e, c]),
-            (["--sort", "status"], [b, d, a, e]),
-            (["--all", "--limit", "1"], [b]),
-            (["--all", "--limit", "3", "--reverse"], [e, a, c]),
-            (["--all", "--limit", "1000000"], [b, d, c, a, e]),
-            (["--all", "--limit", "\(Int.max)"], [b, d, c, a, e]),
-            (["--landmark", "half dome", "--reverse", "--limit", "1"], [a]),
-        ]
-        for (arguments, expected) in cases {
-            let run = try sandbox.resv(["list", "--format", "ndjson"] + arguments)
-            #expect(run.status == 0, "\(arguments): \(run.stderr)")
-            let ids = run.stdout.split(separator: "\n").map { line in
-                (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String ?? ""
-            }
-            #expect(ids == expected, "\(arguments)")
-        }
-        // The table and CSV follow the same order.
-        let csv = try Self.pythonCSV(
-            try sandbox.resv("list", "--all", "--sort", "party-size", "--format", "csv").stdout, in: sandbox)
-        #expect(csv.dropFirst().map { $0[0] } == [d, b, c, a, e])
-    }
-
-    @Test func badLimitsAndSortKeysAreUsageErrors() throws {
-        let sandbox = try Sandbox()
-        try sandbox.seed(Fixture.store)
-        let cases: [([String], String)] = [
-            (["--limit", "0"], "--limit must be 1 or more, not 0"),
-            (["--limit", "-3"], "--limit must be 1 or more, not -3"),
-            (["--limit", "many"], "many"),
-            (["--limit", "99999999999999999999"], "99999999999999999999"),
-            (["--limit"], "--limit"),
-            (["--sort", "price"], "price"),
-            (["--sort"], "--sort"),
-        ]
-        for (arguments, message) in cases {
-            let run = try sandbox.resv(["list"] + arguments)
-            #expect(run.status == 64, "\(arguments)")
-            #expect(run.stdout.isEmpty, "\(arguments)")
-            #expect(run.stderrLines.count == 1, "\(arguments): \(run.stderr)")
-            #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
-        }
     }
 }

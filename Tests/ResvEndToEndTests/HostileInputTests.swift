@@ -1,4 +1,5 @@
 import Foundation
+import ResvTestFixtures
 import Testing
 
 /// Values another program, a full disk or a careless script can hand resv:

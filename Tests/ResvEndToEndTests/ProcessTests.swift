@@ -1,4 +1,5 @@
 import Foundation
+import ResvTestFixtures
 import Testing
 
 @Suite("Several processes, terminals and shipped files")

@@ -1,4 +1,5 @@
 import Foundation
+import ResvTestFixtures
 import Testing
 
 @Suite("resv repl, in a pseudo-terminal and from a pipe")

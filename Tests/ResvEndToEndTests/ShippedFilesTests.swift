@@ -1,5 +1,6 @@
 import Foundation
 import ResvReference
+import ResvTestFixtures
 import Testing
 
 /// completions/ and man/: generated from the command tree, current, and working

@@ -109,28 +109,3 @@ extension Run {
             stderr: String(decoding: run.output.stderr, as: UTF8.self))
     }
 }
-
-/// Fixed records for seeding stores: two reservations share the prefix `abcd`.
-enum Fixture {
-    static let halfDome = "937fea60-bb7b-4ee8-85da-c79962987917"
-    static let goldenGate = "7c6984ff-188e-417e-b476-ec5f30b8d745"
-    static let first = "abcd1111-1111-4111-8111-111111111111"
-    static let second = "abcd2222-2222-4222-8222-222222222222"
-    static let third = "5eed3333-3333-4333-8333-333333333333"
-
-    /// A store with three valid reservations (one cancelled), an unknown
-    /// top-level field, an unknown record field, and one record that does not map.
-    static let store = """
-        {
-          "version": 1,
-          "owner": "team-a",
-          "reservations": [
-            {"id": "\(first)", "landmarkId": "\(halfDome)", "date": "2030-06-01T16:00:00Z", "partySize": 4, "status": "confirmed", "note": "bring water"},
-            {"id": "\(second)", "landmarkId": "\(goldenGate)", "date": "2030-05-01T10:00:00Z", "partySize": 2, "status": "pending"},
-            {"id": "\(third)", "landmarkId": "\(goldenGate)", "date": "2030-07-01T10:00:00Z", "partySize": 1, "status": "cancelled"},
-            {"id": "not-a-uuid", "landmarkId": "\(halfDome)", "date": "2030-06-01T16:00:00Z", "partySize": 4, "status": "confirmed"}
-          ]
-        }
-
-        """
-}

@@ -1,4 +1,5 @@
 import Foundation
+import ResvTestFixtures
 import Testing
 
 /// `resv reserve --batch`: NDJSON requests, all written in one write or none.

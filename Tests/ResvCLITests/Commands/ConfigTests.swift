@@ -9,7 +9,8 @@ struct ConfigTests {
         let sandbox: Sandbox
         var configFile: URL { sandbox.directory.appendingPathComponent("config/resv/config.json") }
 
-        init() throws { sandbox = try Sandbox() }
+        /// `seed`: the JSON file store's text, as for `Sandbox`.
+        init(seed: String? = nil) throws { sandbox = try Sandbox(seed: seed) }
 
         func write(_ json: String, mode: Int = 0o600) throws {
             try FileManager.default.createDirectory(

@@ -38,7 +38,8 @@ final class Sandbox: Sendable {
     let store: URL
     private let memory: ReservationService?
 
-    /// A sandbox whose store holds `seed` (the JSON file's text): the file itself, or its records in memory.
+    /// A sandbox whose store holds `seed` (the JSON file's text): the file itself, or its records
+    /// and landmarks in memory.
     init(_ backend: Backend = .jsonFile, seed: String? = nil) throws {
         self.backend = backend
         directory = FileManager.default.temporaryDirectory
@@ -50,17 +51,24 @@ final class Sandbox: Sendable {
             if let seed { try Data(seed.utf8).write(to: store) }
             memory = nil
         case .inMemory:
+            // The file's reservations and, as the file store reads them, its landmarks.
+            let document = try seed.map { try JSONValue.parse(Data($0.utf8)) }
             var records: [JSONValue] = []
-            if let seed, case .array(let seeded)? = try JSONValue.parse(Data(seed.utf8))["reservations"] {
-                records = seeded
-            }
-            memory = .inMemory(records: records)
+            if case .array(let seeded)? = document?["reservations"] { records = seeded }
+            var catalog = LandmarkCatalog.builtIn
+            if case .array(let landmarks)? = document?["landmarks"] { catalog = LandmarkCatalog(records: landmarks) }
+            memory = .inMemory(records: records, catalog: catalog)
         }
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 
     func storeBytes() throws -> Data { try Data(contentsOf: store) }
+
+    /// The JSON file store parsed as JSON.
+    func storeJSON() throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: storeBytes()) as? [String: Any])
+    }
 
     /// What the backend holds now.
     func state() async throws -> StoreState {
@@ -99,28 +107,15 @@ final class Sandbox: Sendable {
     }
 }
 
-/// Fixed records for seeding stores: two reservations share the prefix `abcd`
-/// (the same as the end-to-end tests' fixture).
-enum Fixture {
-    static let halfDome = "937fea60-bb7b-4ee8-85da-c79962987917"
-    static let goldenGate = "7c6984ff-188e-417e-b476-ec5f30b8d745"
-    static let first = "abcd1111-1111-4111-8111-111111111111"
-    static let second = "abcd2222-2222-4222-8222-222222222222"
-    static let third = "5eed3333-3333-4333-8333-333333333333"
-
-    /// A store with three valid reservations (one cancelled), an unknown
-    /// top-level field, an unknown record field, and one record that does not map.
-    static let store = """
-        {
-          "version": 1,
-          "owner": "team-a",
-          "reservations": [
-            {"id": "\(first)", "landmarkId": "\(halfDome)", "date": "2030-06-01T16:00:00Z", "partySize": 4, "status": "confirmed", "note": "bring water"},
-            {"id": "\(second)", "landmarkId": "\(goldenGate)", "date": "2030-05-01T10:00:00Z", "partySize": 2, "status": "pending"},
-            {"id": "\(third)", "landmarkId": "\(goldenGate)", "date": "2030-07-01T10:00:00Z", "partySize": 1, "status": "cancelled"},
-            {"id": "not-a-uuid", "landmarkId": "\(halfDome)", "date": "2030-06-01T16:00:00Z", "partySize": 4, "status": "confirmed"}
-          ]
-        }
-
-        """
+extension Run {
+    /// Expects a refused command line: exit 64, nothing on stdout, and one line on stderr
+    /// that contains `message`; `label` names the case when one fails.
+    func expectUsageError(
+        containing message: String, _ label: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(status == 64, "\(label): \(stderr)", sourceLocation: sourceLocation)
+        #expect(stdout.isEmpty, "\(label)", sourceLocation: sourceLocation)
+        #expect(stderrLines.count == 1, "\(label): \(stderr)", sourceLocation: sourceLocation)
+        #expect(stderr.contains(message), "\(label): \(stderr)", sourceLocation: sourceLocation)
+    }
 }

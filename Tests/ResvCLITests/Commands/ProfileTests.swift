@@ -1,7 +1,9 @@
 import Foundation
+import ResvTestFixtures
 import Testing
 
-/// Profiles (`--profile`, RESV_PROFILE, `resv config use`) and options before the subcommand.
+/// Profiles (`--profile`, RESV_PROFILE, `resv config use`) and options before the subcommand,
+/// in this process over JSON file stores (a profile chooses a store or a server).
 @Suite("Profiles and options anywhere")
 struct ProfileTests {
     typealias Setup = ConfigTests.Setup
@@ -17,7 +19,7 @@ struct ProfileTests {
         return (home, work, top)
     }
 
-    @Test func precedenceOfProfilesAndSettings() throws {
+    @Test func precedenceOfProfilesAndSettings() async throws {
         let setup = try Setup()
         let (home, work, top) = try Self.write(setup, chosen: "home")
         // (flag, RESV_PROFILE, expected profile and its source, expected store and its origin)
@@ -31,7 +33,7 @@ struct ProfileTests {
             (["--profile", "work"], ["RESV_STORE": "/env.json"], ("work", "flag"), ("/env.json", "environment")),
         ]
         for (flags, environment, profile, store) in cases {
-            let run = try setup.resv(["config", "list", "--json"] + flags, environment: environment)
+            let run = await setup.resv(["config", "list", "--json"] + flags, environment: environment)
             #expect(run.status == 0, "\(flags) \(environment): \(run.stderr)")
             let json = try #require(
                 try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: [String: String]])
@@ -49,31 +51,31 @@ struct ProfileTests {
         }
 
         // The text form names the profile beside each value from it.
-        let text = try setup.resv("config", "list", "--profile", "work")
+        let text = await setup.resv("config", "list", "--profile", "work")
         #expect(text.stdout.contains("profile         work  (flag)"), "\(text.stdout)")
         #expect(text.stdout.contains("store           \(work)  (config file, profile work)"), "\(text.stdout)")
         #expect(text.stderr.contains("(profile work)"))
 
         // Each profile has its own store: a reservation made in one is not in the other.
-        let made = try setup.resv(
+        let made = await setup.resv(
             "--profile", "work", "reserve", "-l", "half dome", "-d", "2030-01-01T10:00:00Z", "-n", "2")
         #expect(made.status == 0, "\(made.stderr)")
         #expect(FileManager.default.fileExists(atPath: work))
         #expect(!FileManager.default.fileExists(atPath: home))
-        #expect(try setup.resv("list", "--json", "--profile", "work").stdout != "[]\n")
-        #expect(try setup.resv("list", "--json").stdout == "[]\n")
+        #expect(await setup.resv("list", "--json", "--profile", "work").stdout != "[]\n")
+        #expect(await setup.resv("list", "--json").stdout == "[]\n")
     }
 
-    @Test func configUseSetAndUnsetWorkOnProfiles() throws {
+    @Test func configUseSetAndUnsetWorkOnProfiles() async throws {
         let setup = try Setup()
-        var run = try setup.resv("config", "set", "server", "http://work.example:8080", "--profile", "work")
+        var run = await setup.resv("config", "set", "server", "http://work.example:8080", "--profile", "work")
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("(profile work)"))
-        run = try setup.resv("config", "set", "token", "--profile", "work", stdin: "work-secret\n")
+        run = await setup.resv("config", "set", "token", "--profile", "work", stdin: "work-secret\n")
         #expect(run.status == 0, "\(run.stderr)")
-        run = try setup.resv("config", "set", "token", stdin: "top-secret\n")
+        run = await setup.resv("config", "set", "token", stdin: "top-secret\n")
         #expect(run.status == 0, "\(run.stderr)")
-        run = try setup.resv("config", "use", "work")
+        run = await setup.resv("config", "use", "work")
         #expect(run.status == 0, "\(run.stderr)")
         let file = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: setup.configFile)) as? [String: Any])
@@ -85,41 +87,41 @@ struct ProfileTests {
         #expect(mode == 0o600)
 
         // The token is never printed, from a profile or not.
-        let listed = try setup.resv("config", "list")
+        let listed = await setup.resv("config", "list")
         #expect(!listed.stdout.contains("secret") && !listed.stderr.contains("secret"))
         #expect(listed.stdout.contains("token           ****  (config file, profile work)"), "\(listed.stdout)")
 
         // set and unset act on the profile in use.
-        run = try setup.resv("config", "set", "requestTimeout", "4")
+        run = await setup.resv("config", "set", "requestTimeout", "4")
         #expect(run.stderr.contains("(profile work)"))
-        run = try setup.resv("config", "get", "requestTimeout")
+        run = await setup.resv("config", "get", "requestTimeout")
         #expect(run.stdout == "4\n")
-        run = try setup.resv("config", "get", "requestTimeout", "--profile", "default")
+        run = await setup.resv("config", "get", "requestTimeout", "--profile", "default")
         #expect(run.stdout == "30\n")
-        run = try setup.resv("config", "unset", "requestTimeout")
+        run = await setup.resv("config", "unset", "requestTimeout")
         #expect(run.status == 0 && run.stderr.contains("unset requestTimeout"), "\(run.stderr)")
 
         // A profile's server never gets the top level's token.
         try setup.write(
             #"{"token": "top-secret", "profile": "work", "profiles": {"work": {"server": "http://work.example:1"}}}"#)
-        run = try setup.resv("list")
+        run = await setup.resv("list")
         #expect(run.status == 77, "\(run.stderr)")
         #expect(run.stderr.contains("no token is set for the server"))
 
         // A profile's token in a file others can read is refused like a top-level one.
         try setup.write(#"{"profiles": {"work": {"token": "x"}}}"#, mode: 0o644)
-        run = try setup.resv("list")
+        run = await setup.resv("list")
         #expect(run.status == 77, "\(run.stderr)")
         #expect(!run.stderr.contains("x\""))
 
         // Back to the top level.
         try setup.write(#"{"profile": "work", "profiles": {"work": {"store": "/w.json"}}}"#)
-        run = try setup.resv("config", "use", "default")
+        run = await setup.resv("config", "use", "default")
         #expect(run.status == 0)
-        #expect(try setup.resv("config", "get", "store").stdout.hasSuffix("data/resv/reservations.json\n"))
+        #expect(await setup.resv("config", "get", "store").stdout.hasSuffix("data/resv/reservations.json\n"))
     }
 
-    @Test func unknownOrBadProfilesAreUsageErrors() throws {
+    @Test func unknownOrBadProfilesAreUsageErrors() async throws {
         let setup = try Setup()
         _ = try Self.write(setup)
         let cases: [([String], [String: String], String)] = [
@@ -137,11 +139,8 @@ struct ProfileTests {
             (["list", "--profile"], [:], "--profile"),
         ]
         for (arguments, environment, message) in cases {
-            let run = try setup.resv(arguments, environment: environment)
-            #expect(run.status == 64, "\(arguments): \(run.stderr)")
-            #expect(run.stdout.isEmpty, "\(arguments)")
-            #expect(run.stderrLines.count == 1, "\(arguments): \(run.stderr)")
-            #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
+            let run = await setup.resv(arguments, environment: environment)
+            run.expectUsageError(containing: message, "\(arguments) \(environment)")
         }
         // A file that chooses a profile it lacks, and malformed profiles.
         for (json, message) in [
@@ -152,25 +151,24 @@ struct ProfileTests {
             (#"{"profile": true}"#, "profile must be a string, not a boolean"),
         ] {
             try setup.write(json)
-            let run = try setup.resv("list")
+            let run = await setup.resv("list")
             #expect(run.status == 64, "\(json): \(run.stderr)")
             #expect(run.stderrLines.count == 1, "\(json): \(run.stderr)")
             #expect(run.stderr.contains(message), "\(json): \(run.stderr)")
         }
         // An unknown key inside a profile is warned about, and the command runs.
         try setup.write(#"{"profiles": {"work": {"sever": "http://x"}}}"#)
-        let warned = try setup.resv("list", "--profile", "work")
+        let warned = await setup.resv("list", "--profile", "work")
         #expect(warned.status == 0)
         #expect(warned.stderr.contains("has a key 'profiles.work.sever' that is no setting"), "\(warned.stderr)")
     }
 
-    @Test func optionsBeforeTheSubcommand() throws {
-        let setup = try Setup()
+    @Test func optionsBeforeTheSubcommand() async throws {
+        let setup = try Setup(seed: Fixture.store)
         let (_, work, _) = try Self.write(setup)
         try Data(Fixture.store.utf8).write(to: URL(fileURLWithPath: work))
         let store = setup.sandbox.store.path
-        try setup.sandbox.seed(Fixture.store)
-        let listed = try setup.resv("list", "--store", store, "--format", "ndjson").stdout
+        let listed = await setup.resv("list", "--store", store, "--format", "ndjson").stdout
         #expect(listed.split(separator: "\n").count == 2)
         // Each of these is the same as `list --store STORE --format ndjson` (or the profile work, which holds the same).
         let cases: [[String]] = [
@@ -183,32 +181,32 @@ struct ProfileTests {
             ["--format", "ndjson", "--store", store],
         ]
         for arguments in cases {
-            let run = try setup.resv(arguments)
+            let run = await setup.resv(arguments)
             #expect(run.status == 0, "\(arguments): \(run.stderr)")
             #expect(run.stdout == listed, "\(arguments)")
         }
         // Flags, and a value that is a subcommand's name.
-        var run = try setup.resv("--json", "--store", store, "show", "abcd1111")
+        var run = await setup.resv("--json", "--store", store, "show", "abcd1111")
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains(#""id" : "\#(Fixture.first)""#), "\(run.stdout)")
         let named = setup.sandbox.directory.appendingPathComponent("list")
         try Data(Fixture.store.utf8).write(to: named)
-        run = try setup.resv(["--store", "list", "list", "--format", "ndjson"])
+        run = await setup.resv(["--store", "list", "list", "--format", "ndjson"])
         // Relative to the working directory of the test runner: not there, so an empty store.
         #expect(run.status == 0, "\(run.stderr)")
-        run = try setup.resv(["--store", named.path, "list", "--format", "ndjson"])
+        run = await setup.resv(["--store", named.path, "list", "--format", "ndjson"])
         #expect(run.stdout == listed)
         // Nested subcommands, and a positional argument after the moved options.
-        run = try setup.resv("--profile", "work", "config", "get", "store")
+        run = await setup.resv("--profile", "work", "config", "get", "store")
         #expect(run.stdout == work + "\n", "\(run.stderr)")
-        run = try setup.resv("--store", store, "cancel", "abcd1111", "--json")
+        run = await setup.resv("--store", store, "cancel", "abcd1111", "--json")
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains(#""status" : "cancelled""#))
         // Help and version still work with options first.
-        run = try setup.resv("--store", store, "help", "list")
+        run = await setup.resv("--store", store, "help", "list")
         #expect(run.status == 0)
         #expect(run.stdout.contains("--sort"))
-        run = try setup.resv("--help")
+        run = await setup.resv("--help")
         #expect(run.status == 0 && run.stdout.contains("before the subcommand"), "\(run.stdout)")
         // What a subcommand does not take is refused in one line, naming it.
         let refused: [([String], String)] = [
@@ -218,18 +216,14 @@ struct ProfileTests {
             (["--format", "csv", "config", "list"], "--format"),
         ]
         for (arguments, message) in refused {
-            let run = try setup.resv(arguments)
-            #expect(run.status == 64, "\(arguments): \(run.stderr)")
-            #expect(run.stdout.isEmpty, "\(arguments)")
-            #expect(run.stderrLines.count == 1, "\(arguments): \(run.stderr)")
-            #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
+            let run = await setup.resv(arguments)
+            run.expectUsageError(containing: message, "\(arguments)")
         }
     }
 
-    @Test func optionsBeforeTheSubcommandInTheREPL() throws {
-        let setup = try Setup()
-        try setup.sandbox.seed(Fixture.store)
-        let run = try setup.resv(
+    @Test func optionsBeforeTheSubcommandInTheREPL() async throws {
+        let setup = try Setup(seed: Fixture.store)
+        let run = await setup.resv(
             ["repl"], environment: ["RESV_STORE": setup.sandbox.store.path],
             stdin: "--format ndjson list --sort party-size\n--json --store \(setup.sandbox.store.path) show abcd2222\n")
         #expect(run.status == 0, "\(run.stderr)")
