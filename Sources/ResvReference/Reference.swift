@@ -28,8 +28,8 @@ public enum Reference {
         ExitCode(
             code: ExitStatus.refused, summary: "refused",
             detail: "unknown or ambiguous id, no capacity, confirming or modifying a cancelled reservation, "
-                + "a reservation changed since it was read, nothing to undo or an undo a later change conflicts "
-                + "with; the same failure gets the same code from a store file and from a server (by the code of "
+                + "a reservation changed since it was read, nothing to undo, an undo a later change conflicts "
+                + "with or one that would bring a reservation back on a date that has passed; the same failure gets the same code from a store file and from a server (by the code of "
                 + "the server's answer)"),
         ExitCode(
             code: ExitStatus.usage, summary: "usage or invalid input",
