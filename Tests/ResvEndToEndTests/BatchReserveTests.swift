@@ -7,18 +7,6 @@ import Testing
 /// The table of batch cases runs in process (Tests/ResvCLITests/Commands/BatchReserveTests.swift).
 @Suite("Batch reserve")
 struct BatchReserveTests {
-    /// `count` valid request lines, one per hour from 2031, over four landmarks
-    /// given by name, id prefix and full id. Half Dome gets at most 6 people an hour.
-    static func lines(_ count: Int) -> [String] {
-        let base = Date(timeIntervalSince1970: 1_924_992_000)  // 2031-01-01T00:00:00Z
-        let formatter = ISO8601DateFormatter()
-        let landmarks = ["Half Dome", "lake tahoe", "7c69", Fixture.goldenGate]
-        return (0..<count).map { index in
-            let date = formatter.string(from: base.addingTimeInterval(Double(index) * 3600))
-            return #"{"landmarkId": "\#(landmarks[index % 4])", "date": "\#(date)", "partySize": \#(1 + index % 3)}"#
-        }
-    }
-
     func write(_ lines: [String], in sandbox: Sandbox, name: String = "batch.ndjson") throws -> String {
         let path = sandbox.directory.appendingPathComponent(name).path
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
@@ -28,7 +16,7 @@ struct BatchReserveTests {
     @Test func tenThousandLinesLandInOneWrite() throws {
         let sandbox = try Sandbox()
         try sandbox.seed(Fixture.store)
-        let batch = try write(Self.lines(10_000), in: sandbox)
+        let batch = try write(Fixture.batchLines(10_000), in: sandbox)
         // While the batch runs, read the store as often as possible: a reader
         // sees the store before (3 reservations + 1 bad record) or after, never between.
         let run = try sandbox.shell(
@@ -94,7 +82,7 @@ struct BatchReserveTests {
 
     @Test func progressShowsOnATerminalForALargeBatchOnly() throws {
         let sandbox = try Sandbox()
-        let batch = try write(Self.lines(2_000), in: sandbox)
+        let batch = try write(Fixture.batchLines(2_000), in: sandbox)
         let onTerminal = try sandbox.shell("script -qec \"resv reserve --batch '\(batch)' --format ndjson\" /dev/null")
         #expect(onTerminal.status == 0)
         #expect(onTerminal.stdout.contains("Reserving 2000 requests"))

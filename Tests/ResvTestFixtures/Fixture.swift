@@ -64,4 +64,26 @@ public enum Fixture {
         let store: [String: Any] = ["version": 1, "landmarks": landmarks, "reservations": reservations]
         return String(decoding: try! JSONSerialization.data(withJSONObject: store), as: UTF8.self)
     }()
+
+    /// `count` valid `reserve --batch` lines, one per hour from 2031, over four landmarks
+    /// given by name, id prefix and full id. Half Dome gets at most 6 people an hour.
+    public static func batchLines(_ count: Int) -> [String] {
+        let base = Date(timeIntervalSince1970: 1_924_992_000)  // 2031-01-01T00:00:00Z
+        let formatter = ISO8601DateFormatter()
+        let landmarks = ["Half Dome", "lake tahoe", "7c69", goldenGate]
+        return (0..<count).map { index in
+            let date = formatter.string(from: base.addingTimeInterval(Double(index) * 3600))
+            return #"{"landmarkId": "\#(landmarks[index % 4])", "date": "\#(date)", "partySize": \#(1 + index % 3)}"#
+        }
+    }
+
+    /// The environment that puts resv's config, data and cache under `directory`
+    /// (config/, data/, cache/), with no RESV_STORE: where the settings tests look.
+    public static func homeEnvironment(in directory: URL) -> [String: String] {
+        [
+            "RESV_STORE": "", "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path,
+            "XDG_DATA_HOME": directory.appendingPathComponent("data").path,
+            "XDG_CACHE_HOME": directory.appendingPathComponent("cache").path,
+        ]
+    }
 }

@@ -6,18 +6,6 @@ import Testing
 /// What a backend answers (landmarks, capacity, what it holds after) is tested on each.
 @Suite("Batch reserve")
 struct BatchReserveTests {
-    /// `count` valid request lines, one per hour from 2031, over four landmarks
-    /// given by name, id prefix and full id. Half Dome gets at most 6 people an hour.
-    static func lines(_ count: Int) -> [String] {
-        let base = Date(timeIntervalSince1970: 1_924_992_000)  // 2031-01-01T00:00:00Z
-        let formatter = ISO8601DateFormatter()
-        let landmarks = ["Half Dome", "lake tahoe", "7c69", Fixture.goldenGate]
-        return (0..<count).map { index in
-            let date = formatter.string(from: base.addingTimeInterval(Double(index) * 3600))
-            return #"{"landmarkId": "\#(landmarks[index % 4])", "date": "\#(date)", "partySize": \#(1 + index % 3)}"#
-        }
-    }
-
     func write(_ lines: [String], in sandbox: Sandbox, name: String = "batch.ndjson") throws -> String {
         try sandbox.file(name, lines.joined(separator: "\n") + "\n")
     }
@@ -25,7 +13,7 @@ struct BatchReserveTests {
     @Test func oneBadLineAmongTenThousandWritesNothingAndIsNamed() async throws {
         let sandbox = try Sandbox(seed: Fixture.store)
         let before = try await sandbox.state()
-        var lines = Self.lines(10_000)
+        var lines = Fixture.batchLines(10_000)
         lines[5_000] = #"{"landmarkId": "Half Dome", "date": "2031-07-01T10:00:00Z", "partySize": 0}"#
         let batch = try write(lines, in: sandbox)
 

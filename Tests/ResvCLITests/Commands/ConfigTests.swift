@@ -1,4 +1,5 @@
 import Foundation
+import ResvTestFixtures
 import Testing
 
 /// Settings: flag > environment > config file > default, and `resv config`.
@@ -25,11 +26,7 @@ struct ConfigTests {
         }
 
         func resv(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) async -> Run {
-            var env = [
-                "RESV_STORE": "", "XDG_CONFIG_HOME": sandbox.directory.appendingPathComponent("config").path,
-                "XDG_DATA_HOME": sandbox.directory.appendingPathComponent("data").path,
-                "XDG_CACHE_HOME": sandbox.directory.appendingPathComponent("cache").path,
-            ]
+            var env = Fixture.homeEnvironment(in: sandbox.directory)
             env.merge(environment) { _, new in new }
             return await sandbox.resv(arguments, environment: env, stdin: stdin)
         }
