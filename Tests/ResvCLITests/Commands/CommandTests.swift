@@ -286,3 +286,32 @@ struct CommandTests {
         #expect(nextDay.status == 0)
     }
 }
+
+extension CommandTests {
+    /// A cancel taken back after its day would bring the reservation back in the past:
+    /// refused with one line and exit 1 (a refusal, not bad input), the store byte for byte.
+    @Test func undoThatWouldBringAReservationBackInThePastIsRefusedWithExit1() async throws {
+        let id = Fixture.third
+        let record = { (status: String, version: Int) in
+            #"{"id": "\#(id)", "landmarkId": "\#(Fixture.goldenGate)", "date": "2021-07-01T10:00:00Z", "partySize": 1, "status": "\#(status)", "version": \#(version)}"#
+        }
+        let sandbox = try Sandbox(
+            .jsonFile,
+            seed: """
+                {"version": 1, "reservations": [\(record("cancelled", 2))], "history": [
+                  {"at": "2021-06-01T10:00:00Z", "change": "created", "reservationId": "\(id)", "after": \(record("confirmed", 1)), "command": "c0ffee00-0000-4000-8000-000000000001"},
+                  {"at": "2021-06-02T10:00:00Z", "change": "cancelled", "reservationId": "\(id)", "before": \(record("confirmed", 1)), "after": \(record("cancelled", 2)), "command": "c0ffee00-0000-4000-8000-000000000002"}
+                ]}
+                """)
+        let before = try sandbox.storeBytes()
+        let run = await sandbox.resv("undo")
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+        #expect(
+            run.stderrLines == [
+                "resv: cannot undo command c0ffee00: reservation 5eed3333 would be active again on "
+                    + "2021-07-01T10:00:00Z, which has passed; nothing changed"
+            ])
+        #expect(try sandbox.storeBytes() == before)
+    }
+}
