@@ -10,14 +10,22 @@ extension ReservationService {
         ReservationService(
             landmarks: { try store.read().ledger.catalog },
             fetch: { try store.snapshot() },
-            reserve: { requests in try await store.update { try $0.reserve(requests, now: now()) } },
-            cancel: { ids in try await store.update { try $0.cancel(ids, now: now()) } },
-            confirm: { ids in try await store.update { try $0.confirm(ids, now: now()) } },
+            reserve: { requests in
+                try await store.update { try await Booking.reserve(requests, now: now(), in: $0) }
+            },
+            cancel: { ids in
+                try await store.update { try await Booking.setStatus(.cancelled, of: ids, now: now(), in: $0) }
+            },
+            confirm: { ids in
+                try await store.update { try await Booking.setStatus(.confirmed, of: ids, now: now(), in: $0) }
+            },
             modify: { id, change, version in
-                try await store.update { try $0.modify(id, change, expectedVersion: version, now: now()) }
+                try await store.update {
+                    try await Booking.modify(id, change, expectedVersion: version, now: now(), in: $0)
+                }
             },
             history: { id, limit in try store.read().ledger.changes(of: id, limit: limit) },
-            undo: { try await store.update { try $0.undo(now: now()) } }
+            undo: { try await store.update { try await Booking.undo(now: now(), in: $0) } }
         )
     }
 }

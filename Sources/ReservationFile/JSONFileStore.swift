@@ -58,7 +58,7 @@ public struct JSONFileStore: Sendable {
     /// and writes the result when the records changed. Nothing is reported as
     /// done before the new file is durable. Cancelling the task (Ctrl-C) while
     /// it waits for the lock, or before the write, changes nothing.
-    func update<T>(_ body: (inout ReservationLedger) throws -> T) async throws -> T {
+    func update<T>(_ body: (LedgerTransaction) async throws -> T) async throws -> T {
         let (file, existing) = try StoreFile.resolvingLinks(path, storePath: path)
         // Before any lock file is made beside it: a directory or a device is no store.
         if let existing { try StoreFile.requireStoreFile(existing, storePath: path) }
@@ -71,7 +71,9 @@ public struct JSONFileStore: Sendable {
         // renaming it. It never held the only copy of anything.
         AtomicFile.removeAbandoned(of: file, mark: Self.temporaryMark)
         var (document, info) = try load(file)
-        let result = try body(&document.ledger)
+        let draft = LedgerTransaction(document.ledger)
+        let result = try await body(draft)
+        document.ledger = draft.ledger
         if document.ledger.revision > 0 {
             try Task.checkCancellation()
             if let info { try StoreFile.requireWritable(info, path: file, storePath: path) }

@@ -48,10 +48,32 @@ public struct APIError: HTTPResponseError, Sendable {
     }
 
     /// The one place a reservation-layer error becomes an HTTP status; the
-    /// reason is the same message the file backend prints.
+    /// reason is the same message the file backend prints. A refused batch
+    /// names each refused request (`failures`), and is a conflict when every
+    /// refusal is one (no room), else a bad request; a reservation not found
+    /// names its id.
     init(_ error: ReservationError) {
-        let status: HTTPResponse.Status =
-            switch error {
+        self.init(Self.status(of: error), error.code, error.localizedDescription)
+        switch error {
+        case .batchRejected(let refused, _):
+            failures = refused.map {
+                Wire.failure(
+                    ("request", .integer(Int64($0.index + 1))), code: $0.error.code,
+                    reason: $0.error.localizedDescription)
+            }
+        case .reservationNotFound(let id):
+            failures = [Wire.failure(("id", .string(id)), code: .reservationNotFound, reason: reason)]
+        default:
+            break
+        }
+    }
+
+    private static func status(of error: ReservationError) -> HTTPResponse.Status {
+        switch error {
+        case .batchRejected(let refused, _):
+            return refused.allSatisfy({ status(of: $0.error) == .conflict }) ? .conflict : .badRequest
+        default:
+            return switch error {
             case .unknownLandmark: .notFound
             case .reservationNotFound: .notFound
             case .noCapacity: .conflict
@@ -65,7 +87,7 @@ public struct APIError: HTTPResponseError, Sendable {
             case .unexpectedCount, .unimplemented: .internalServerError
             case .refusedByServer: .badGateway
             }
-        self.init(status, error.code, error.localizedDescription)
+        }
     }
 }
 

@@ -22,23 +22,23 @@ public enum PostgresStore {
         var store = ServerStore(
             list: { user in
                 try await client.query(
-                    "SELECT \(unescaped: columns) FROM reservations WHERE user_id = \(user.rawValue) ORDER BY starts_at, id",
+                    "SELECT \(unescaped: ReservationRow.columns) FROM reservations WHERE user_id = \(user.rawValue) ORDER BY starts_at, id",
                     logger: logger
-                ).collect().map(reservation)
+                ).collect().map(record)
             },
             get: { user, id in
                 try await client.query(
-                    "SELECT \(unescaped: columns) FROM reservations WHERE id = \(id.description) AND user_id = \(user.rawValue)",
+                    "SELECT \(unescaped: ReservationRow.columns) FROM reservations WHERE id = \(id.description) AND user_id = \(user.rawValue)",
                     logger: logger
-                ).collect().first.map(reservation)
+                ).collect().first.map(record)
             },
             parties: { landmark, from, to in
                 let (start, end) = (from.timeIntervalSince1970, to.timeIntervalSince1970)
                 return try await client.query(
                     """
                     SELECT starts_at, party_size FROM reservations
-                    WHERE landmark_id = \(landmark.description) AND status <> 'cancelled' AND party_size BETWEEN 1 AND 10000
-                    AND starts_at >= \(start) AND starts_at < \(end)
+                    WHERE landmark_id = \(landmark.description) AND starts_at >= \(start) AND starts_at < \(end)
+                    AND \(unescaped: SharedSQL.countsTowardCapacity())
                     """, logger: logger
                 ).collect().map { row in
                     let (startsAt, party) = try row.decode((Double, Int).self)
@@ -50,24 +50,36 @@ public enum PostgresStore {
                     try await storedResponse(db, user: user, key: key, logger: logger)
                 }
             },
-            create: { user, records, key, response in
-                try await client.withTransaction(logger: logger) { db in
-                    try await Booking.create(
-                        records, user: user, key: key, response: response,
-                        in: PostgresTransaction(db: db, logger: logger))
-                }
-            },
-            setStatus: { user, ids, status in
-                try await client.withTransaction(logger: logger) { db in
-                    try await Booking.setStatus(
-                        status, of: ids, user: user, in: PostgresTransaction(db: db, logger: logger))
-                }
-            },
-            modify: { user, id, request, version in
-                try await client.withTransaction(logger: logger) { db in
-                    try await Booking.modify(
-                        id, request, expectedVersion: version, user: user,
-                        in: PostgresTransaction(db: db, logger: logger))
+            transact: { user, catalog, key, work in
+                do {
+                    return try await client.withTransaction(logger: logger) { db in
+                        if let key {
+                            // Holds off every other writer of this user's key until the transaction ends.
+                            try await db.query(
+                                "SELECT pg_advisory_xact_lock(hashtextextended(\("key \(user.rawValue) \(key.key)"), 0))",
+                                logger: logger)
+                            if let kept = try await storedResponse(db, user: user, key: key.key, logger: logger) {
+                                return .replay(kept)
+                            }
+                        }
+                        let transaction = PostgresTransaction(db: db, logger: logger, user: user, catalog: catalog)
+                        let (value, keep) = try await work(transaction)
+                        if let key, let keep {
+                            try await db.query(
+                                """
+                                INSERT INTO idempotency_keys (user_id, key, request_hash, status, body, created_at)
+                                VALUES (\(user.rawValue), \(key.key), \(keep.requestHash), \(keep.status),
+                                        \(ByteBuffer(bytes: keep.body)), \(key.receivedAt.timeIntervalSince1970))
+                                """, logger: logger)
+                        }
+                        return .done(value)
+                    }
+                } catch let error as PostgresTransactionError {
+                    // A refusal rolled the transaction back; it is answered as itself.
+                    if error.beginError == nil, error.rollbackError == nil, let refusal = error.closureError {
+                        throw refusal
+                    }
+                    throw error
                 }
             },
             history: { user, id, limit in
@@ -91,22 +103,6 @@ public enum PostgresStore {
                     let (entry, name) = try row.decode((String, String).self)
                     return try HistoryEntry(stored: entry, user: name)
                 }
-            },
-            undo: { user, catalog in
-                // A refusal comes before any write: it commits nothing, and is answered as itself
-                // (withTransaction would wrap it in a PostgresTransactionError).
-                let outcome: Result<UndoResult, ReservationError> = try await client.withTransaction(
-                    logger: logger
-                ) { db in
-                    do {
-                        return .success(
-                            try await Booking.undo(
-                                user: user, catalog: catalog, in: PostgresTransaction(db: db, logger: logger)))
-                    } catch let refusal as ReservationError {
-                        return .failure(refusal)
-                    }
-                }
-                return try outcome.get()
             },
             purgeKeys: { cutoff in
                 try await client.query(
@@ -142,17 +138,12 @@ public enum PostgresStore {
         }
     }
 
-    static let columns = "id, landmark_id, date, party_size, status, note, created_at, updated_at, version"
-
-    static func reservation(_ row: PostgresRow) throws -> StoredReservation {
-        let (idText, landmarkText, date, partySize, statusText, note, createdAt, updatedAt, version) = try row.decode(
+    static func record(_ row: PostgresRow) throws -> ReservationApiModel {
+        let (id, landmarkID, date, partySize, status, note, createdAt, updatedAt, version) = try row.decode(
             (String, String, String, Int, String, String?, Double, Double?, Int).self)
-        guard let id = Reservation.ID(idText), let landmarkID = Landmark.ID(landmarkText),
-            let status = Reservation.Status(rawValue: statusText)
-        else { throw DatabaseError.corruptRow("reservation \(idText)") }
-        return StoredReservation(
+        return ReservationRow.record(
             id: id, landmarkID: landmarkID, date: date, partySize: partySize, status: status, note: note,
-            createdAt: createdAt.rounded(.down), updatedAt: (updatedAt ?? createdAt).rounded(.down), version: version)
+            createdAt: createdAt, updatedAt: updatedAt, version: version)
     }
 
     static func storedResponse(_ db: PostgresConnection, user: UserID, key: String, logger: Logger)

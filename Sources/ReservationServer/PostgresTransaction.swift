@@ -3,118 +3,123 @@ import Logging
 import PostgresNIO
 import ReservationCore
 
-/// The booking rules' reads and writes on PostgreSQL, inside one transaction.
-/// Several servers may share the database, so what must not interleave takes a
-/// transaction-scoped advisory lock (a key, a landmark-day) or a row lock.
+/// The booking rules' reads and writes on PostgreSQL, inside one transaction,
+/// for one user. Several servers may share the database, so what must not
+/// interleave takes a transaction-scoped advisory lock (the user's history, a
+/// landmark-day) or a row lock. Every call is one or two statements whatever
+/// the number of rows, days or entries: a round trip each, not one per line.
 struct PostgresTransaction: BookingTransaction {
     let db: PostgresConnection
     let logger: Logger
+    let user: UserID
+    let catalog: LandmarkCatalog
 
-    func lock(key: String, user: UserID) async throws {
-        try await advisoryLock("key \(user.rawValue) \(key)")
+    func lockHistory(exclusive: Bool) async throws {
+        let key = "history \(user.rawValue)"
+        if exclusive {
+            try await db.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))", logger: logger)
+        } else {
+            try await db.query("SELECT pg_advisory_xact_lock_shared(hashtextextended(\(key), 0))", logger: logger)
+        }
     }
 
-    func storedResponse(key: String, user: UserID) async throws -> StoredResponse? {
-        try await PostgresStore.storedResponse(db, user: user, key: key, logger: logger)
+    func recordsForUpdate(_ ids: [Reservation.ID]) async throws -> [Reservation.ID: ReservationApiModel] {
+        guard !ids.isEmpty else { return [:] }
+        // Rows are locked in the order they come: by id, the same in every transaction.
+        let rows = try await db.query(
+            """
+            SELECT \(unescaped: ReservationRow.columns) FROM reservations
+            WHERE user_id = \(user.rawValue) AND id = ANY(\(ids.map(\.description))::TEXT[])
+            ORDER BY id COLLATE "C" FOR UPDATE
+            """, logger: logger
+        ).collect()
+        var found: [Reservation.ID: ReservationApiModel] = [:]
+        for row in rows {
+            let record = try PostgresStore.record(row)
+            if let id = Reservation.ID(record.id) { found[id] = record }
+        }
+        return found
     }
 
-    func lock(_ day: BookingDay) async throws {
-        try await advisoryLock("day \(day.landmark) \(day.start)")
+    func booked(_ days: [BookingDay]) async throws -> [BookingDay: Int] {
+        guard !days.isEmpty else { return [:] }
+        // In the order given (sorted by the rules), so two batches never wait on each other crosswise.
+        try await db.query(
+            """
+            SELECT pg_advisory_xact_lock(hashtextextended(k, 0))
+            FROM UNNEST(\(days.map { "day \($0.landmark) \($0.start)" })::TEXT[]) WITH ORDINALITY AS t (k, i) ORDER BY i
+            """, logger: logger)
+        let rows = try await db.query(
+            """
+            SELECT d.i, COALESCE(SUM(r.party_size), 0)::FLOAT8
+            FROM UNNEST(\(days.map(\.landmark.description))::TEXT[], \(days.map(\.start))::FLOAT8[],
+                        \(days.map(\.end))::FLOAT8[]) WITH ORDINALITY AS d (l, s, e, i)
+            LEFT JOIN reservations r ON r.landmark_id = d.l AND r.starts_at >= d.s AND r.starts_at < d.e
+                AND \(unescaped: SharedSQL.countsTowardCapacity("r"))
+            GROUP BY d.i
+            """, logger: logger
+        ).collect()
+        var totals: [BookingDay: Int] = [:]
+        for row in rows {
+            let (position, total) = try row.decode((Int, Double).self)
+            guard days.indices.contains(position - 1) else { continue }
+            totals[days[position - 1]] = Int(exactly: total.rounded()) ?? Int.max
+        }
+        return totals
     }
 
-    func booked(_ day: BookingDay) async throws -> Int {
-        let total =
-            try await db.query(
-                """
-                SELECT COALESCE(SUM(party_size), 0)::FLOAT8 FROM reservations
-                WHERE landmark_id = \(day.landmark.description) AND status <> 'cancelled' AND party_size BETWEEN 1 AND 10000
-                AND starts_at >= \(day.start) AND starts_at < \(day.end)
-                """, logger: logger
-            ).collect().first.map { try $0.decode(Double.self) } ?? 0
-        return Int(exactly: total.rounded()) ?? Int.max
-    }
-
-    func insert(_ reservation: StoredReservation, user: UserID, startsAt: Double, now: Double) async throws {
+    func insert(_ reservations: [Reservation]) async throws {
+        guard !reservations.isEmpty else { return }
         try await db.query(
             """
             INSERT INTO reservations
                 (id, user_id, landmark_id, date, starts_at, party_size, status, created_at, updated_at, version, note)
-            VALUES (\(reservation.id.description), \(user.rawValue), \(reservation.landmarkID.description),
-                    \(reservation.date), \(startsAt), \(reservation.partySize), \(reservation.status.rawValue),
-                    \(reservation.createdAt), \(reservation.updatedAt), \(reservation.version), \(reservation.note))
+            SELECT i, \(user.rawValue), l, d, s, p, st, c, u, v, NULLIF(n, '') FROM UNNEST(
+                \(reservations.map(\.id.description))::TEXT[], \(reservations.map(\.landmark.id.description))::TEXT[],
+                \(reservations.map { DateTime.format($0.date) })::TEXT[],
+                \(reservations.map(\.date.timeIntervalSince1970))::FLOAT8[], \(reservations.map(\.partySize))::BIGINT[],
+                \(reservations.map(\.status.rawValue))::TEXT[], \(reservations.map { seconds($0.createdAt) })::FLOAT8[],
+                \(reservations.map { seconds($0.updatedAt) })::FLOAT8[], \(reservations.map(\.version))::BIGINT[],
+                \(reservations.map { $0.note ?? "" })::TEXT[]) AS t (i, l, d, s, p, st, c, u, v, n)
             """, logger: logger)
     }
 
-    func keep(_ response: StoredResponse, key: String, user: UserID, now: Double) async throws {
-        let body = ByteBuffer(bytes: response.body)
+    func update(_ reservations: [Reservation]) async throws {
+        guard !reservations.isEmpty else { return }
         try await db.query(
             """
-            INSERT INTO idempotency_keys (user_id, key, request_hash, status, body, created_at)
-            VALUES (\(user.rawValue), \(key), \(response.requestHash), \(response.status), \(body), \(now))
+            UPDATE reservations SET landmark_id = t.l, date = t.d, starts_at = t.s, party_size = t.p, status = t.st,
+                note = NULLIF(t.n, ''), updated_at = t.u, version = t.v
+            FROM UNNEST(
+                \(reservations.map(\.id.description))::TEXT[], \(reservations.map(\.landmark.id.description))::TEXT[],
+                \(reservations.map { DateTime.format($0.date) })::TEXT[],
+                \(reservations.map(\.date.timeIntervalSince1970))::FLOAT8[], \(reservations.map(\.partySize))::BIGINT[],
+                \(reservations.map(\.status.rawValue))::TEXT[], \(reservations.map { $0.note ?? "" })::TEXT[],
+                \(reservations.map { seconds($0.updatedAt) })::FLOAT8[], \(reservations.map(\.version))::BIGINT[]
+            ) AS t (i, l, d, s, p, st, n, u, v)
+            WHERE reservations.id = t.i AND reservations.user_id = \(user.rawValue)
             """, logger: logger)
     }
 
-    func reservationForUpdate(_ id: Reservation.ID, user: UserID) async throws -> StoredReservation? {
-        try await db.query(
-            "SELECT \(unescaped: PostgresStore.columns) FROM reservations WHERE id = \(id.description) AND user_id = \(user.rawValue) FOR UPDATE",
-            logger: logger
-        ).collect().first.map(PostgresStore.reservation)
-    }
-
-    func setStatus(_ status: Reservation.Status, of id: Reservation.ID, now: Double) async throws {
-        try await db.query(
-            """
-            UPDATE reservations SET status = \(status.rawValue), updated_at = \(now), version = version + 1
-            WHERE id = \(id.description)
-            """, logger: logger)
-    }
-
-    func update(_ reservation: StoredReservation, startsAt: Double) async throws {
-        try await db.query(
-            """
-            UPDATE reservations SET landmark_id = \(reservation.landmarkID.description), date = \(reservation.date),
-                starts_at = \(startsAt), party_size = \(reservation.partySize), status = \(reservation.status.rawValue),
-                note = \(reservation.note),
-                updated_at = \(reservation.updatedAt), version = \(reservation.version)
-            WHERE id = \(reservation.id.description)
-            """, logger: logger)
-    }
-
-    func record(_ entries: [HistoryEntry], user: UserID) async throws {
+    func append(_ entries: [HistoryEntry]) async throws {
         guard !entries.isEmpty else { return }
-        // One statement for a whole batch: a round trip per entry would cost seconds for 10,000.
         try await db.query(
             """
             INSERT INTO history (user_id, reservation_id, command, change, undoes, entry)
             SELECT \(user.rawValue), r, c, ch, NULLIF(u, ''), e FROM UNNEST(
                 \(entries.map(\.reservationID.description))::TEXT[], \(entries.map(\.command))::TEXT[],
                 \(entries.map(\.change.rawValue))::TEXT[], \(entries.map { $0.undoes ?? "" })::TEXT[],
-                \(entries.map(\.storedText))::TEXT[]) AS t (r, c, ch, u, e)
+                \(entries.map(\.storedText))::TEXT[]) WITH ORDINALITY AS t (r, c, ch, u, e, i) ORDER BY i
             """, logger: logger)
     }
 
-    func lockHistory(of user: UserID, exclusive: Bool) async throws {
-        let key = "history \(user.rawValue)"
-        if exclusive {
-            try await advisoryLock(key)
-        } else {
-            try await db.query("SELECT pg_advisory_xact_lock_shared(hashtextextended(\(key), 0))", logger: logger)
-        }
-    }
-
-    func commandToUndo(user: UserID) async throws -> [HistoryEntry] {
-        try await db.query(
-            """
-            SELECT entry FROM history WHERE user_id = \(user.rawValue) AND command = (
-                SELECT h.command FROM history h WHERE h.user_id = \(user.rawValue) AND h.change <> 'undone'
-                AND NOT EXISTS (SELECT 1 FROM history u WHERE u.undoes = h.command)
-                ORDER BY h.seq DESC LIMIT 1)
-            ORDER BY seq
-            """, logger: logger
+    func commandToUndo() async throws -> [HistoryEntry] {
+        var binds = PostgresBindings()
+        binds.append(user.rawValue)
+        return try await db.query(
+            PostgresQuery(unsafeSQL: SharedSQL.commandToUndo(user: "$1"), binds: binds), logger: logger
         ).collect().map { row in try HistoryEntry(stored: try row.decode(String.self), user: nil) }
     }
 
-    private func advisoryLock(_ name: String) async throws {
-        try await db.query("SELECT pg_advisory_xact_lock(hashtextextended(\(name), 0))", logger: logger)
-    }
+    private func seconds(_ date: Date?) -> Double { (date ?? Date(timeIntervalSince1970: 0)).timeIntervalSince1970 }
 }

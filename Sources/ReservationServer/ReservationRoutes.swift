@@ -80,14 +80,38 @@ struct ReservationRoutes: Sendable {
     /// `POST /undo`: takes back the user's newest command not yet undone, in one
     /// transaction (`Booking.undo`); answers `{"undid": command, "changes": [...]}`.
     @Sendable func undo(_ request: Request, context: AuthenticatedContext) async throws -> Response {
-        let user = context.user
+        let at = now()
+        let result = try await write(context.user) { try await Booking.undo(now: at, in: $0) }
+        return .json(status: .ok, body: [UInt8](result.json.encoded()))
+    }
+
+    /// Runs a rule in one write transaction of the user's; a refusal becomes its
+    /// `APIError`, a change forgets the user's kept list.
+    private func write<Value: Sendable>(
+        _ user: UserID, key: IdempotencyKey? = nil, keep: @escaping @Sendable (Value) -> StoredResponse? = { _ in nil },
+        _ rule: @escaping @Sendable (any BookingTransaction) async throws -> Value
+    ) async throws -> Written<Value> {
         do {
-            let result = try await store.undo(user, catalog)
-            lists?.invalidate(user)
-            return .json(status: .ok, body: [UInt8](result.json.encoded()))
+            let written = try await store.transaction(user, catalog: catalog, key: key, keep: keep, rule)
+            if case .done = written { lists?.invalidate(user) }
+            return written
         } catch let error as ReservationError {
             if case .noCapacity = error { ServerMetrics.bookingsRefused.increment() }
+            if case .batchRejected(let refused, _) = error {
+                let full = refused.filter { if case .noCapacity = $0.error { true } else { false } }.count
+                if full > 0 { ServerMetrics.bookingsRefused.increment(by: full) }
+            }
             throw APIError(error)
+        }
+    }
+
+    /// A rule without an idempotency key, which so always runs.
+    private func write<Value: Sendable>(
+        _ user: UserID, _ rule: @escaping @Sendable (any BookingTransaction) async throws -> Value
+    ) async throws -> Value {
+        switch try await write(user, key: nil, rule) {
+        case .done(let value): return value
+        case .replay: throw APIError(.internalServerError, "a replay without an Idempotency-Key")
         }
     }
 
@@ -144,13 +168,13 @@ struct ReservationRoutes: Sendable {
         let user = context.user
         let id = try reservationID(context)
         guard let reservation = try await store.get(user, id) else { throw APIError.notFound(id) }
-        return .json(status: .ok, body: Wire.body(reservation), headers: Self.etag(reservation))
+        return .json(status: .ok, body: Wire.body(reservation), headers: Self.etag(reservation.version))
     }
 
     /// The version as an entity tag, for `If-Match` on a later `PATCH`.
-    private static func etag(_ reservation: StoredReservation) -> HTTPFields {
+    private static func etag(_ version: Int?) -> HTTPFields {
         var headers = HTTPFields()
-        headers[.eTag] = "\"\(reservation.version)\""
+        headers[.eTag] = "\"\(version ?? 1)\""
         return headers
     }
 
@@ -158,7 +182,6 @@ struct ReservationRoutes: Sendable {
     /// `If-Match: "<version>"`: one change in one transaction, by `Booking.modify`.
     /// Without `If-Match` the change is unconditional.
     @Sendable func modify(_ request: Request, context: AuthenticatedContext) async throws -> Response {
-        let user = context.user
         let id = try reservationID(context)
         let expected = try expectedVersion(request.headers)
         var request = request
@@ -168,22 +191,11 @@ struct ReservationRoutes: Sendable {
             throw APIError(.badRequest, .invalidJSON, "the request body is not valid JSON: \(error.detail)")
         }
         let change = try modifyRequest(json)
-        switch try await store.modify(user, id, change, expected) {
-        case .modified(let reservation):
-            lists?.invalidate(user)
-            return .json(status: .ok, body: Wire.body(reservation), headers: Self.etag(reservation))
-        case .notFound:
-            throw APIError.notFound(id)
-        case .versionMismatch(let current):
-            throw APIError(ReservationError.versionMismatch(id, expected: expected ?? 0, current: current))
-        case .cancelled:
-            throw APIError(
-                .conflict, .cannotModifyCancelled,
-                "reservation \(id.short) is cancelled and cannot be modified; make a new reservation")
-        case .noCapacity(let landmark, let day, let requested, let booked):
-            ServerMetrics.bookingsRefused.increment()
-            throw APIError(ReservationError.noCapacity(landmark, day: day.text, requested: requested, booked: booked))
+        let at = now()
+        let reservation = try await write(context.user) {
+            try await Booking.modify(id, change, expectedVersion: expected, now: at, in: $0)
         }
+        return .json(status: .ok, body: Wire.body(reservation), headers: Self.etag(reservation.version))
     }
 
     /// `If-Match: "<version>"` (a weak `W/` tag is taken alike); nil when absent or `*`.
@@ -201,9 +213,10 @@ struct ReservationRoutes: Sendable {
         return version
     }
 
-    /// Checks a modify body with the core's rules (`ReservationChange`: at least
-    /// one field, party size, note length; the one date parser, a future date).
-    private func modifyRequest(_ json: JSONValue) throws(APIError) -> ModifyRequest {
+    /// Reads a modify body into the core's `ReservationChange` (at least one
+    /// field, party size, note length; the one date parser); the landmark must
+    /// be a known landmark's id. Whether the date is ahead is the rule's to say.
+    private func modifyRequest(_ json: JSONValue) throws(APIError) -> ReservationChange {
         guard case .object = json else {
             throw APIError(
                 .badRequest, .invalidRequest, "the body must be a JSON object {date?, partySize?, landmarkId?, note?}")
@@ -229,16 +242,11 @@ struct ReservationRoutes: Sendable {
         let (dateText, note) = (try text("date"), try text("note"))
         let change: ReservationChange
         do throws(ReservationError) {
-            var date: Date?
-            if let dateText {
-                date = try DateTime.parseInput(dateText)
-                if let date, date <= now() { throw .dateInPast(date) }
-            }
+            let date = try dateText.map { text throws(ReservationError) in try DateTime.parseInput(text) }
             change = try ReservationChange(date: date, partySize: partySize, landmark: landmarkText, note: note)
         } catch {
             throw APIError(error)
         }
-        var landmark: Landmark?
         if let landmarkText {
             guard let landmarkID = Landmark.ID(landmarkText) else {
                 throw APIError(.badRequest, .unknownLandmark, "landmarkId '\(landmarkText.prefix(64))' is not a UUID")
@@ -248,20 +256,19 @@ struct ReservationRoutes: Sendable {
                     .notFound, .unknownLandmark,
                     "landmarkId \(landmarkID) is not a known landmark (GET /landmarks lists them)")
             }
-            landmark = found
+            _ = found
         }
-        return ModifyRequest(
-            date: change.date, partySize: change.partySize, landmark: landmark, note: change.note, catalog: catalog)
+        return change
     }
 
     @Sendable func cancel(_ request: Request, context: AuthenticatedContext) async throws -> Response {
-        let outcome = try await setStatus(.cancelled, of: [try reservationID(context)], for: context.user)
-        return .json(status: .ok, body: Wire.body(outcome[0].0))
+        let changes = try await setStatus(.cancelled, of: [try reservationID(context)], for: context.user)
+        return .json(status: .ok, body: Wire.body(changes[0].reservation))
     }
 
     @Sendable func confirm(_ request: Request, context: AuthenticatedContext) async throws -> Response {
-        let outcome = try await setStatus(.confirmed, of: [try reservationID(context)], for: context.user)
-        return .json(status: .ok, body: Wire.body(outcome[0].0))
+        let changes = try await setStatus(.confirmed, of: [try reservationID(context)], for: context.user)
+        return .json(status: .ok, body: Wire.body(changes[0].reservation))
     }
 
     /// `POST /reservations/cancel` `{"ids": […]}`: all or none, in one transaction.
@@ -277,42 +284,10 @@ struct ReservationRoutes: Sendable {
     }
 
     private func setStatus(_ status: Reservation.Status, of ids: [Reservation.ID], for user: UserID)
-        async throws -> [(StoredReservation, previous: Reservation.Status)]
+        async throws -> [StatusChange]
     {
-        switch try await store.setStatus(user, ids, status) {
-        case .notFound(let missing):
-            var error =
-                missing.count == 1
-                ? APIError.notFound(missing[0])
-                : APIError(
-                    .notFound, .reservationNotFound,
-                    "\(missing.count) of \(ids.count) reservations not found, nothing changed: no reservation "
-                        + missing.prefix(3).map(\.description).joined(separator: ", ")
-                        + (missing.count > 3 ? " and \(missing.count - 3) more" : ""))
-            error.failures = missing.map {
-                Wire.failure(
-                    ("id", .string($0.description)), code: .reservationNotFound, reason: "no reservation \($0)")
-            }
-            throw error
-        case .conflict(let cancelled):
-            let one = { (reservation: StoredReservation) in
-                // The file store's words (ReservationError.cannotConfirmCancelled).
-                "reservation \(reservation.id.short) is cancelled and cannot be confirmed; make a new reservation"
-            }
-            var error = APIError(
-                .conflict, .cannotConfirmCancelled,
-                cancelled.count == 1
-                    ? one(cancelled[0])
-                    : "\(cancelled.count) of \(ids.count) reservations are cancelled and cannot be confirmed, nothing changed: "
-                        + cancelled.prefix(3).map(\.id.description).joined(separator: ", "))
-            error.failures = cancelled.map {
-                Wire.failure(("id", .string($0.id.description)), code: .cannotConfirmCancelled, reason: one($0))
-            }
-            throw error
-        case .changed(let changes):
-            if changes.contains(where: { $0.0.status != $0.previous }) { lists?.invalidate(user) }
-            return changes
-        }
+        let at = now()
+        return try await write(user) { try await Booking.setStatus(status, of: ids, now: at, in: $0) }
     }
 
     /// The ids of a cancel or confirm of several: `{"ids": ["<uuid>", …]}`, 1 to `batchLimit` whole UUIDs.
@@ -363,22 +338,32 @@ struct ReservationRoutes: Sendable {
         if let key, let kept = try await store.storedResponse(user, key.key) {
             return try replay(kept, for: key)
         }
-        let (record, landmark) = try newRecord(try parsed(json))
-        switch try await store.create(user, [record], key, { Wire.body($0[0]) }) {
-        case .created(let reservations):
-            lists?.invalidate(user)
+        let reservation = try newReservation(try parsed(json))
+        let at = now()
+        let written = try await write(user, key: key, keep: { Self.kept($0, status: 201, key: key) }) {
+            try await Booking.reserve([reservation], now: at, in: $0)
+        }
+        switch written {
+        case .done(let reservations):
             ServerMetrics.bookingsMade.increment()
             var headers = HTTPFields()
             headers[.location] = "/reservations/\(reservations[0].id)"
             return .json(status: .created, body: Wire.body(reservations[0]), headers: headers)
-        case .noCapacity(let refused):
-            ServerMetrics.bookingsRefused.increment()
-            throw APIError(noCapacity(record, landmark, booked: refused.first?.booked ?? 0))
         case .replay(let kept):
             // Another request with this key committed first.
             guard let key else { throw APIError(.internalServerError, "a replay without an Idempotency-Key") }
             return try replay(kept, for: key)
         }
+    }
+
+    /// The answer to keep for an idempotency key: what a create of one (its
+    /// first) or of a batch (all) answers.
+    private static func kept(_ created: [Reservation], status: Int, key: IdempotencyKey?, batch: Bool = false)
+        -> StoredResponse?
+    {
+        guard let key, let first = created.first else { return nil }
+        return StoredResponse(
+            status: status, body: batch ? Wire.body(created) : Wire.body(first), requestHash: key.requestHash)
     }
 
     /// `POST /reservations/batch` `{"reservations": [CreateReservationRequest, …]}`:
@@ -402,11 +387,11 @@ struct ReservationRoutes: Sendable {
                 .badRequest, .invalidRequest,
                 "reservations must hold 1 to \(Self.batchLimit) requests, not \(items.count)")
         }
-        var checked: [(NewRecord, Landmark)] = []
+        var checked: [NewReservation] = []
         var failures: [(index: Int, error: APIError)] = []
         for (index, item) in items.enumerated() {
             do throws(APIError) {
-                checked.append(try newRecord(item))
+                checked.append(try newReservation(item))
             } catch {
                 failures.append((index, error))
             }
@@ -414,18 +399,15 @@ struct ReservationRoutes: Sendable {
         if !failures.isEmpty {
             throw batchRejected(failures, total: items.count, status: .badRequest)
         }
-        switch try await store.create(user, checked.map(\.0), key, { Wire.body($0) }) {
-        case .created(let reservations):
-            lists?.invalidate(user)
+        let requests = checked
+        let at = now()
+        let written = try await write(
+            user, key: key, keep: { Self.kept($0, status: 201, key: key, batch: true) }
+        ) { try await Booking.reserve(requests, now: at, in: $0) }
+        switch written {
+        case .done(let reservations):
             ServerMetrics.bookingsMade.increment(by: reservations.count)
             return .json(status: .created, body: Wire.body(reservations))
-        case .noCapacity(let refused):
-            let failures = refused.map { item in
-                let (record, landmark) = checked[item.index]
-                return (item.index, APIError(noCapacity(record, landmark, booked: item.booked)))
-            }
-            ServerMetrics.bookingsRefused.increment(by: refused.count)
-            throw batchRejected(failures, total: items.count, status: .conflict)
         case .replay(let kept):
             guard let key else { throw APIError(.internalServerError, "a replay without an Idempotency-Key") }
             return try replay(kept, for: key)
@@ -448,11 +430,6 @@ struct ReservationRoutes: Sendable {
         return error
     }
 
-    private func noCapacity(_ record: NewRecord, _ landmark: Landmark, booked: Int) -> ReservationError {
-        .noCapacity(
-            landmark, day: record.capacity?.day.text ?? "", requested: record.reservation.partySize, booked: booked)
-    }
-
     private func parsed(_ json: Result<JSONValue, JSONSyntaxError>) throws(APIError) -> JSONValue {
         switch json {
         case .success(let value): return value
@@ -461,8 +438,10 @@ struct ReservationRoutes: Sendable {
         }
     }
 
-    /// Checks a create body with the core's rules and prepares its row.
-    private func newRecord(_ json: JSONValue) throws(APIError) -> (NewRecord, Landmark) {
+    /// Checks a create body with the core's rules (`NewReservation`: the one
+    /// date parser, a future date, a party size, a status); its landmark must be
+    /// a known landmark's id.
+    private func newReservation(_ json: JSONValue) throws(APIError) -> NewReservation {
         let wire: CreateReservationRequest
         do { wire = try CreateReservationRequest(json: json) } catch { throw APIError(error) }
         guard let landmarkID = Landmark.ID(wire.landmarkId) else {
@@ -470,22 +449,12 @@ struct ReservationRoutes: Sendable {
         }
         let checked: NewReservation
         do { checked = try NewReservation(wire, now: now()) } catch { throw APIError(error) }
-        guard let landmark = catalog[landmarkID] else {
+        guard catalog[landmarkID] != nil else {
             throw APIError(
                 .notFound, .unknownLandmark,
                 "landmarkId \(landmarkID) is not a known landmark (GET /landmarks lists them)")
         }
-        let reservation = StoredReservation(
-            id: Reservation.ID(UUID()), landmarkID: landmarkID, date: DateTime.format(checked.date),
-            partySize: checked.partySize, status: checked.status)
-        var capacity: CapacityCheck?
-        if let limit = landmark.capacity, let day = Capacity.Day(of: checked.date, in: Capacity.calendar(for: landmark))
-        {
-            capacity = CapacityCheck(limit: limit, day: day)
-        }
-        let record = NewRecord(
-            reservation: reservation, startsAt: checked.date.timeIntervalSince1970, capacity: capacity)
-        return (record, landmark)
+        return checked
     }
 
     /// The request's `Idempotency-Key` with a hash of what was asked: the body
@@ -504,7 +473,7 @@ struct ReservationRoutes: Sendable {
         var hash = SHA256()
         hash.update(data: Array((route + "\n").utf8))
         hash.update(data: canonical)
-        return IdempotencyKey(key: key, requestHash: Hex.string(hash.finalize()))
+        return IdempotencyKey(key: key, requestHash: Hex.string(hash.finalize()), receivedAt: now())
     }
 
     private func replay(_ kept: StoredResponse, for key: IdempotencyKey) throws(APIError) -> Response {

@@ -47,21 +47,21 @@ public enum SQLiteStore {
         var store = ServerStore(
             list: { user in
                 try await reader().query(
-                    "SELECT \(columns) FROM reservations WHERE user_id = ? ORDER BY starts_at, id",
+                    "SELECT \(ReservationRow.columns) FROM reservations WHERE user_id = ? ORDER BY starts_at, id",
                     [.integer(Int(user.rawValue))]
-                ).map(reservation)
+                ).map(record)
             },
             get: { user, id in
                 try await reader().query(
-                    "SELECT \(columns) FROM reservations WHERE id = ? AND user_id = ?",
+                    "SELECT \(ReservationRow.columns) FROM reservations WHERE id = ? AND user_id = ?",
                     [.text(id.description), .integer(Int(user.rawValue))]
-                ).first.map(reservation)
+                ).first.map(record)
             },
             parties: { landmark, from, to in
                 try await reader().query(
                     """
                     SELECT starts_at, party_size FROM reservations
-                    WHERE landmark_id = ? AND status <> 'cancelled' AND party_size BETWEEN 1 AND 10000 AND starts_at >= ? AND starts_at < ?
+                    WHERE landmark_id = ? AND starts_at >= ? AND starts_at < ? AND \(SharedSQL.countsTowardCapacity())
                     """,
                     [.text(landmark.description), .float(from.timeIntervalSince1970), .float(to.timeIntervalSince1970)]
                 ).map { row in
@@ -73,21 +73,24 @@ public enum SQLiteStore {
             storedResponse: { user, key in
                 try await storedResponse(reader(), user: user, key: key)
             },
-            create: { user, records, key, response in
+            transact: { user, catalog, key, work in
                 try await writer.perform { db in
-                    try await Booking.create(
-                        records, user: user, key: key, response: response, in: SQLiteTransaction(db: db))
-                }
-            },
-            setStatus: { user, ids, status in
-                try await writer.perform { db in
-                    try await Booking.setStatus(status, of: ids, user: user, in: SQLiteTransaction(db: db))
-                }
-            },
-            modify: { user, id, request, version in
-                try await writer.perform { db in
-                    try await Booking.modify(
-                        id, request, expectedVersion: version, user: user, in: SQLiteTransaction(db: db))
+                    if let key, let kept = try await storedResponse(db, user: user, key: key.key) {
+                        return .replay(kept)
+                    }
+                    let (value, keep) = try await work(SQLiteTransaction(db: db, user: user, catalog: catalog))
+                    if let key, let keep {
+                        _ = try await db.query(
+                            """
+                            INSERT INTO idempotency_keys (user_id, key, request_hash, status, body, created_at)
+                            VALUES (?, ?, ?, ?, ?, ?)
+                            """,
+                            [
+                                .integer(Int(user.rawValue)), .text(key.key), .text(keep.requestHash),
+                                .integer(keep.status), .blob(ByteBuffer(bytes: keep.body)), .float(key.receivedAt.timeIntervalSince1970),
+                            ])
+                    }
+                    return .done(value)
                 }
             },
             history: { user, id, limit in
@@ -103,11 +106,6 @@ public enum SQLiteStore {
                 binds.append(.integer(limit ?? -1))
                 return try await reader().query(sql + " ORDER BY h.seq DESC LIMIT ?", binds).map { row in
                     try HistoryEntry(stored: row.column("entry")?.string, user: row.column("name")?.string)
-                }
-            },
-            undo: { user, catalog in
-                try await writer.perform { db in
-                    try await Booking.undo(user: user, catalog: catalog, in: SQLiteTransaction(db: db))
                 }
             },
             purgeKeys: { cutoff in
@@ -129,19 +127,16 @@ public enum SQLiteStore {
         return store
     }
 
-    static let columns = "id, landmark_id, date, party_size, status, note, created_at, updated_at, version"
-
-    static func reservation(_ row: SQLiteRow) throws -> StoredReservation {
-        guard let idText = row.column("id")?.string, let id = Reservation.ID(idText),
-            let landmarkText = row.column("landmark_id")?.string, let landmarkID = Landmark.ID(landmarkText),
+    static func record(_ row: SQLiteRow) throws -> ReservationApiModel {
+        guard let id = row.column("id")?.string, let landmarkID = row.column("landmark_id")?.string,
             let date = row.column("date")?.string, let partySize = row.column("party_size")?.integer,
-            let status = row.column("status")?.string.flatMap(Reservation.Status.init(rawValue:)),
-            let createdAt = row.column("created_at")?.double, let version = row.column("version")?.integer
+            let status = row.column("status")?.string, let createdAt = row.column("created_at")?.double,
+            let version = row.column("version")?.integer
         else { throw DatabaseError.corruptRow("\(row)") }
-        return StoredReservation(
+        return ReservationRow.record(
             id: id, landmarkID: landmarkID, date: date, partySize: partySize, status: status,
-            note: row.column("note")?.string, createdAt: createdAt.rounded(.down),
-            updatedAt: (row.column("updated_at")?.double ?? createdAt).rounded(.down), version: version)
+            note: row.column("note")?.string, createdAt: createdAt, updatedAt: row.column("updated_at")?.double,
+            version: version)
     }
 
     static func storedResponse(_ db: SQLiteConnection, user: UserID, key: String) async throws

@@ -8,57 +8,12 @@ public struct UserID: Hashable, Sendable, CustomStringConvertible {
     public var description: String { String(rawValue) }
 }
 
-/// A reservation as the server stores and serves it: the wire fields of
-/// `ReservationApiModel`, all present and valid, written by the server itself.
-public struct StoredReservation: Sendable, Hashable {
-    public var id: Reservation.ID
-    public var landmarkID: Landmark.ID
-    /// ISO 8601 in UTC, as `DateTime.format` writes it.
-    public var date: String
-    public var partySize: Int
-    public var status: Reservation.Status
-    public var note: String?
-    /// Seconds since 1970, whole: when it was made and last changed.
-    public var createdAt: Double
-    public var updatedAt: Double
-    /// 1 when created (and for rows older than versions); one more with every change.
-    public var version: Int
-
-    public init(
-        id: Reservation.ID, landmarkID: Landmark.ID, date: String, partySize: Int, status: Reservation.Status,
-        note: String? = nil, createdAt: Double = 0, updatedAt: Double = 0, version: Int = 1
-    ) {
-        self.id = id
-        self.landmarkID = landmarkID
-        self.date = date
-        self.partySize = partySize
-        self.status = status
-        self.note = note
-        self.createdAt = createdAt
-        self.updatedAt = updatedAt
-        self.version = version
-    }
-}
-
-/// A checked create request, ready to store.
-public struct NewRecord: Sendable {
-    public var reservation: StoredReservation
-    /// The date as seconds since 1970, for the capacity sums.
-    public var startsAt: Double
-    /// The landmark's daily limit and the day this reservation counts against, when it has one.
-    public var capacity: CapacityCheck?
-}
-
-/// The capacity rule for one create: at most `limit` people at this landmark in [day.start, day.end).
-public struct CapacityCheck: Sendable {
-    public var limit: Int
-    public var day: Capacity.Day
-}
-
 /// An `Idempotency-Key` and the hash of the request it came with.
 public struct IdempotencyKey: Sendable, Hashable {
     public var key: String
     public var requestHash: String
+    /// When the request came: the kept response's age, for `purgeKeys`.
+    public var receivedAt: Date
 }
 
 /// A response kept for an idempotency key, replayed byte for byte.
@@ -68,47 +23,105 @@ public struct StoredResponse: Sendable, Hashable {
     public var requestHash: String
 }
 
+/// What a write transaction did: the rule's answer, or the answer kept for
+/// its idempotency key when the key was used before (its hash may differ from
+/// this request's).
+public enum Written<Value: Sendable>: Sendable {
+    case done(Value)
+    case replay(StoredResponse)
+}
+
 /// The server's storage, one value per database: a struct of closures with a
 /// factory per engine (`SQLiteStore.open`, `PostgresStore.open`), like the
-/// client's `ReservationService`. Every closure is scoped to one user, except
-/// the token calls.
+/// client's `ReservationService`. It stores; the rules are `Booking`'s, run
+/// inside `transaction`. Every closure is scoped to one user, except the token calls.
 public struct ServerStore: Sendable {
+    /// The work of one write transaction: a `Booking` rule over the engine's
+    /// transaction, and the answer to keep for an idempotency key.
+    public typealias Work = @Sendable (any BookingTransaction) async throws -> (value: any Sendable, keep: StoredResponse?)
+
     /// True when this process is the only writer (an SQLite file under its
     /// server lock), so reads may be cached between this process's writes.
     public var exclusive: Bool = false
-    public var list: @Sendable (UserID) async throws -> [StoredReservation]
-    public var get: @Sendable (UserID, Reservation.ID) async throws -> StoredReservation?
+    /// The user's reservations as stored, by date.
+    public var list: @Sendable (UserID) async throws -> [ReservationApiModel]
+    public var get: @Sendable (UserID, Reservation.ID) async throws -> ReservationApiModel?
     /// Date and party size of every user's active reservations at a landmark in [from, to).
     public var parties: @Sendable (Landmark.ID, _ from: Date, _ to: Date) async throws -> [(date: Date, partySize: Int)]
-    /// The response kept for this user's key, if any (a read; `create` checks again when it writes).
+    /// The response kept for this user's key, if any (a read; `transaction` checks again under the key's lock).
     public var storedResponse: @Sendable (UserID, _ key: String) async throws -> StoredResponse?
-    /// Books `records` for the user, all or none, in one transaction: the
-    /// idempotency key (a replay when it was used before), the capacity checks,
-    /// the inserts, and `response` (the body of the answer) kept for the key.
-    /// The rules are `Booking.create`'s.
-    public var create:
-        @Sendable (
-            UserID, [NewRecord], IdempotencyKey?, _ response: @escaping @Sendable ([StoredReservation]) -> [UInt8]
-        )
-            async throws -> CreateOutcome
-    /// Sets the status (cancelled or confirmed) of the user's reservations, all
-    /// or none, in one transaction, by `Booking.setStatus`'s rules.
-    public var setStatus: @Sendable (UserID, [Reservation.ID], Reservation.Status) async throws -> StatusOutcome
-    /// Changes one of the user's reservations in one transaction, by `Booking.modify`'s
-    /// rules; with an expected version, only if it still has that version.
-    public var modify:
-        @Sendable (UserID, Reservation.ID, ModifyRequest, _ expectedVersion: Int?) async throws
-            -> ModifyOutcome
+    /// Runs `work` in one write transaction of the user's, with the catalog
+    /// records are mapped in: all of it lands, or nothing (a refusal rolls
+    /// back). With an idempotency key: a replay when the key was used before,
+    /// else the answer `work` gives to keep is kept for it in the same transaction.
+    public var transact:
+        @Sendable (UserID, LandmarkCatalog, IdempotencyKey?, _ work: @escaping Work) async throws -> Written<any Sendable>
     /// The user's changes, newest first: every one, or one reservation's; the newest `limit` when given.
     public var history: @Sendable (UserID, Reservation.ID?, _ limit: Int?) async throws -> [HistoryEntry]
-    /// Takes back the user's newest command not yet undone, in one transaction,
-    /// by `Booking.undo`'s rules (the catalog gives the capacity of the days).
-    public var undo: @Sendable (UserID, LandmarkCatalog) async throws -> UndoResult
     /// Deletes idempotency keys older than the date; returns how many.
     public var purgeKeys: @Sendable (_ olderThan: Date) async throws -> Int
     public var close: @Sendable () async throws -> Void
     /// Creating, listing, revoking and checking tokens, and the health check.
     public var tokens: TokenStore = .unavailable
+}
+
+extension ServerStore {
+    /// Runs a rule in one write transaction of the user's (see `transact`).
+    public func transaction<Value: Sendable>(
+        _ user: UserID, catalog: LandmarkCatalog, key: IdempotencyKey? = nil,
+        keep: @escaping @Sendable (Value) -> StoredResponse? = { _ in nil },
+        _ rule: @escaping @Sendable (any BookingTransaction) async throws -> Value
+    ) async throws -> Written<Value> {
+        let written = try await transact(user, catalog, key) { transaction in
+            let value = try await rule(transaction)
+            return (value, keep(value))
+        }
+        switch written {
+        case .replay(let kept): return .replay(kept)
+        case .done(let value):
+            guard let value = value as? Value else { throw DatabaseError.corruptRow("a transaction's answer") }
+            return .done(value)
+        }
+    }
+}
+
+/// The row of a reservation, mapped to its wire record: the one form a stored
+/// reservation takes on its way to the rules (`Reservation(_:catalog:)`) and to clients.
+struct ReservationRow {
+    /// The columns read, in this order, by both engines.
+    static let columns = "id, landmark_id, date, party_size, status, note, created_at, updated_at, version"
+
+    static func record(
+        id: String, landmarkID: String, date: String, partySize: Int, status: String, note: String?,
+        createdAt: Double, updatedAt: Double?, version: Int
+    ) -> ReservationApiModel {
+        ReservationApiModel(
+            id: id, landmarkId: landmarkID, date: date, partySize: partySize, status: status, note: note,
+            createdAt: DateTime.format(Date(timeIntervalSince1970: createdAt.rounded(.down))),
+            updatedAt: DateTime.format(Date(timeIntervalSince1970: (updatedAt ?? createdAt).rounded(.down))),
+            version: version)
+    }
+}
+
+/// SQL written once for both dialects.
+enum SharedSQL {
+    /// The reservations that count toward a landmark-day's capacity: active, with
+    /// a party size the domain allows (rows stored before the bound do not count).
+    static func countsTowardCapacity(_ table: String = "reservations") -> String {
+        "\(table).status <> 'cancelled' AND \(table).party_size BETWEEN \(Reservation.partySizes.lowerBound) AND \(Reservation.partySizes.upperBound)"
+    }
+
+    /// The entries of the user's newest command that is neither an undo nor
+    /// undone, oldest first (`Undo.lastCommand`'s rule); `$USER` is the user's id parameter.
+    static func commandToUndo(user: String) -> String {
+        """
+        SELECT entry FROM history WHERE user_id = \(user) AND command = (
+            SELECT h.command FROM history h WHERE h.user_id = \(user) AND h.change <> 'undone'
+            AND NOT EXISTS (SELECT 1 FROM history u WHERE u.undoes = h.command)
+            ORDER BY h.seq DESC LIMIT 1)
+        ORDER BY seq
+        """
+    }
 }
 
 /// Failures of the server's database (opening, schema, rows), with what to do next.
@@ -128,5 +141,19 @@ public enum DatabaseError: Error, LocalizedError, Sendable {
         case .corruptRow(let detail): "a stored row is not valid: \(detail)"
         case .inUse(let path): "another resv-server is serving \(path): stop it first, or give another --database"
         }
+    }
+}
+
+extension HistoryEntry {
+    /// The entry as the history table's `entry` column holds it (its user is the row's).
+    var storedText: String { String(decoding: json.encoded(), as: UTF8.self) }
+
+    /// Reads an `entry` column; `user` is the name of the row's user.
+    init(stored text: String?, user: String?) throws {
+        guard let text, let json = try? JSONValue.parse(Data(text.utf8)), var entry = HistoryEntry(json: json) else {
+            throw DatabaseError.corruptRow("a history entry is not valid: \(text?.prefix(200) ?? "NULL")")
+        }
+        entry.user = user
+        self = entry
     }
 }

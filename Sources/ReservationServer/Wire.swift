@@ -4,13 +4,17 @@ import ReservationCore
 /// The JSON bodies the server sends, written with the core's `JSONWriter`
 /// (compact, sorted keys): the same shapes the client's mapping reads.
 enum Wire {
-    static func body(_ reservation: StoredReservation) -> [UInt8] {
+    static func body(_ reservation: Reservation) -> [UInt8] { body(ReservationApiModel(reservation)) }
+
+    static func body(_ reservations: [Reservation]) -> [UInt8] { body(reservations.map(ReservationApiModel.init)) }
+
+    static func body(_ reservation: ReservationApiModel) -> [UInt8] {
         var writer = JSONWriter(pretty: false, capacity: 160)
         write(reservation, to: &writer)
         return writer.take()
     }
 
-    static func body(_ reservations: [StoredReservation]) -> [UInt8] {
+    static func body(_ reservations: [ReservationApiModel]) -> [UInt8] {
         var writer = JSONWriter(pretty: false, capacity: 160 * reservations.count + 2)
         writer.append("[")
         for (index, reservation) in reservations.enumerated() {
@@ -43,7 +47,7 @@ enum Wire {
     }
 
     /// The answer of a cancel or confirm of several: each reservation now, with its status before.
-    static func body(_ changes: [(StoredReservation, previous: Reservation.Status)]) -> [UInt8] {
+    static func body(_ changes: [StatusChange]) -> [UInt8] {
         var writer = JSONWriter(pretty: false, capacity: 190 * changes.count + 2)
         writer.append("[")
         for (index, change) in changes.enumerated() {
@@ -52,20 +56,19 @@ enum Wire {
             writer.key("previousStatus", first: true, depth: 0)
             writer.write(string: change.previous.rawValue)
             writer.key("reservation", depth: 0)
-            write(change.0, to: &writer)
+            write(ReservationApiModel(change.reservation), to: &writer)
             writer.endObject(depth: 0)
         }
         writer.append("]")
         return writer.take()
     }
 
-    private static func write(_ reservation: StoredReservation, to writer: inout JSONWriter) {
+    /// A stored record, every field present (the server wrote it).
+    private static func write(_ reservation: ReservationApiModel, to writer: inout JSONWriter) {
         writer.writeReservation(
-            id: reservation.id.description, landmark: .id(reservation.landmarkID.description), date: reservation.date,
-            partySize: reservation.partySize, status: reservation.status.rawValue, note: reservation.note,
-            createdAt: DateTime.format(Date(timeIntervalSince1970: reservation.createdAt)),
-            updatedAt: DateTime.format(Date(timeIntervalSince1970: reservation.updatedAt)),
-            version: reservation.version,
+            id: reservation.id, landmark: .id(reservation.landmarkId ?? ""), date: reservation.date ?? "",
+            partySize: reservation.partySize ?? 0, status: reservation.status ?? "", note: reservation.note,
+            createdAt: reservation.createdAt, updatedAt: reservation.updatedAt, version: reservation.version ?? 1,
             depth: 0)
     }
 }

@@ -58,12 +58,12 @@ enum BatchInput {
     {
         guard !lines.isEmpty else { return [] }
         let snapshot = try await service.fetch()
-        var ledger = ReservationLedger(
+        let ledger = ReservationLedger(
             records: snapshot.reservations.map { ReservationApiModel($0).json }, catalog: snapshot.catalog)
         do {
-            _ = try ledger.reserve(lines.map(\.request), now: now)
+            _ = try await Booking.reserve(lines.map(\.request), now: now, in: LedgerTransaction(ledger))
             return []
-        } catch .batchRejected(let refused, _) {
+        } catch ReservationError.batchRejected(let refused, _) {
             return refused.map { (lines[$0.index].number, $0.error.localizedDescription) }
         } catch {
             return [(lines[0].number, error.localizedDescription)]

@@ -7,7 +7,7 @@ import Testing
 /// and capacity counted across the batch.
 @Suite("Batch reserve")
 struct BatchTests {
-    @Test func everyRequestIsBookedInOrder() throws {
+    @Test func everyRequestIsBookedInOrder() async throws {
         var ledger = ReservationLedger(records: [], catalog: .builtIn)
         let requests = [
             try Fixture.request("Half Dome", on: "2026-12-01T10:00:00Z", party: 2),
@@ -15,7 +15,7 @@ struct BatchTests {
             try Fixture.request(Fixture.halfDomeID.uppercased(), on: "2026-12-03T10:00:00Z", party: 1),
         ]
 
-        let created = try ledger.reserve(requests, now: Fixture.now)
+        let created = try await ledger.reserve(requests, now: Fixture.now)
 
         #expect(created.map(\.landmark.name) == ["Half Dome", "Lake Tahoe", "Half Dome"])
         #expect(created.map(\.partySize) == [2, 3, 1])
@@ -26,7 +26,7 @@ struct BatchTests {
         #expect(ledger.snapshot.reservations == created)
     }
 
-    @Test func oneRefusedRequestBooksNothingAndEveryFailureHasItsIndex() throws {
+    @Test func oneRefusedRequestBooksNothingAndEveryFailureHasItsIndex() async throws {
         let stored = Fixture.record()
         var ledger = ReservationLedger(records: [stored], catalog: .builtIn)
         let requests = [
@@ -36,7 +36,7 @@ struct BatchTests {
             try Fixture.request("Lake", on: "2026-12-01T10:00:00Z"),
         ]
 
-        let error = try #require(throws: ReservationError.self) { try ledger.reserve(requests, now: Fixture.now) }
+        let error = try await #require(throws: ReservationError.self) { () async throws in try await ledger.reserve(requests, now: Fixture.now) }
 
         guard case .batchRejected(let failures, let total) = error else {
             Issue.record("expected .batchRejected, got \(error)")
@@ -53,12 +53,12 @@ struct BatchTests {
         #expect(ledger.snapshot.reservations.count == 1)
     }
 
-    @Test func aRequestThatWasFutureWhenReadIsRefusedByTheBackendClock() throws {
+    @Test func aRequestThatWasFutureWhenReadIsRefusedByTheBackendClock() async throws {
         var ledger = ReservationLedger(records: [], catalog: .builtIn)
         let request = try Fixture.request(on: "2026-06-01T12:30:00Z")
         let later = Fixture.now.addingTimeInterval(3600)
 
-        let error = try #require(throws: ReservationError.self) { try ledger.reserve([request], now: later) }
+        let error = try await #require(throws: ReservationError.self) { () async throws in try await ledger.reserve([request], now: later) }
 
         guard case .batchRejected(let failures, _) = error, case .dateInPast = failures.first?.error else {
             Issue.record("expected a past-date refusal, got \(error)")
@@ -66,12 +66,12 @@ struct BatchTests {
         }
     }
 
-    @Test func capacityCountsTheRequestsBeforeItInTheSameBatch() throws {
+    @Test func capacityCountsTheRequestsBeforeItInTheSameBatch() async throws {
         // Half Dome takes 300 a day; 100 are booked already.
         var ledger = ReservationLedger(records: [Fixture.record(["partySize": .integer(100)])], catalog: .builtIn)
         let requests = try [150, 50, 1, 10].map { try Fixture.request(on: "2026-12-01T12:00:00-08:00", party: $0) }
 
-        let error = try #require(throws: ReservationError.self) { try ledger.reserve(requests, now: Fixture.now) }
+        let error = try await #require(throws: ReservationError.self) { () async throws in try await ledger.reserve(requests, now: Fixture.now) }
 
         guard case .batchRejected(let failures, _) = error else {
             Issue.record("expected .batchRejected, got \(error)")
@@ -86,27 +86,27 @@ struct BatchTests {
         #expect(ledger.records.count == 1)
     }
 
-    @Test func capacityOfABatchIsPerLocalDay() throws {
+    @Test func capacityOfABatchIsPerLocalDay() async throws {
         var ledger = ReservationLedger(records: [], catalog: .builtIn)
         // 23:30 in California on Dec 1 is Dec 2 in UTC: two different local days, each filled exactly.
         let requests = [
             try Fixture.request(on: "2026-12-01T23:30:00-08:00", party: 300),
             try Fixture.request(on: "2026-12-02T00:30:00-08:00", party: 300),
         ]
-        #expect(try ledger.reserve(requests, now: Fixture.now).count == 2)
+        #expect(try await ledger.reserve(requests, now: Fixture.now).count == 2)
 
         let more = try Fixture.request(on: "2026-12-02T07:00:00Z", party: 1)  // Dec 1, 23:00 local
-        #expect(throws: ReservationError.self) { try ledger.reserve([more], now: Fixture.now) }
+        await #expect(throws: ReservationError.self) { () async throws in try await ledger.reserve([more], now: Fixture.now) }
     }
 
-    @Test func cancelledReservationsDoNotCountForABatch() throws {
+    @Test func cancelledReservationsDoNotCountForABatch() async throws {
         let cancelled = Fixture.record(["partySize": .integer(300), "status": .string("cancelled")])
         var ledger = ReservationLedger(records: [cancelled], catalog: .builtIn)
         let requests = try [200, 100].map { try Fixture.request(on: "2026-12-01T10:00:00Z", party: $0) }
-        #expect(try ledger.reserve(requests, now: Fixture.now).count == 2)
+        #expect(try await ledger.reserve(requests, now: Fixture.now).count == 2)
     }
 
-    @Test func thousandsOfRequestsOnAFullStoreStayQuick() throws {
+    @Test func thousandsOfRequestsOnAFullStoreStayQuick() async throws {
         // 20,000 stored on Half Dome over 200 days, 100 a day; 5,000 more in one batch.
         let base = try Fixture.date("2026-07-01T17:00:00Z")
         let records = (0..<20_000).map { index in
@@ -121,7 +121,7 @@ struct BatchTests {
                 partySize: 1, now: Fixture.now)
         }
         // 100 stored × 4 people + 25 new per day = 425 > 300: every new one is refused.
-        let error = try #require(throws: ReservationError.self) { try ledger.reserve(requests, now: Fixture.now) }
+        let error = try await #require(throws: ReservationError.self) { () async throws in try await ledger.reserve(requests, now: Fixture.now) }
         guard case .batchRejected(let failures, _) = error else {
             Issue.record("expected .batchRejected, got \(error)")
             return

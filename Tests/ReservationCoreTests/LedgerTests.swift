@@ -19,10 +19,10 @@ struct LedgerTests {
             ])
     }
 
-    @Test func cancelKeepsUnknownFieldsOfTheRecord() throws {
+    @Test func cancelKeepsUnknownFieldsOfTheRecord() async throws {
         var ledger = ReservationLedger(records: [Self.storedRecord()], catalog: .builtIn)
 
-        let change = try ledger.cancel(Fixture.reservationID(Self.keptID), now: Fixture.now)
+        let change = try await ledger.cancel(Fixture.reservationID(Self.keptID), now: Fixture.now)
 
         #expect(change.changed)
         var expected = Self.storedRecord()
@@ -33,7 +33,7 @@ struct LedgerTests {
         #expect(ledger.records.first?["note"] == .string("window seat"))
     }
 
-    @Test func cancellingSeveralIsAllOrNothing() throws {
+    @Test func cancellingSeveralIsAllOrNothing() async throws {
         let other = Fixture.record(id: "5a1b2c3d-0000-4000-8000-000000000002")
         var ledger = ReservationLedger(records: [Self.storedRecord(), other], catalog: .builtIn)
         let ids = [
@@ -41,7 +41,7 @@ struct LedgerTests {
         ]
         let unknown = try Fixture.reservationID("5a1b2c3d-0000-4000-8000-0000000000ff")
 
-        let error = try #require(throws: ReservationError.self) { _ = try ledger.cancel([ids[0], unknown, ids[1]]) }
+        let error = try await #require(throws: ReservationError.self) { () async throws in _ = try await ledger.cancel([ids[0], unknown, ids[1]]) }
         guard case .reservationNotFound(let missing) = error else {
             Issue.record("expected reservationNotFound, got \(error)")
             return
@@ -50,15 +50,15 @@ struct LedgerTests {
         #expect(ledger.records == [Self.storedRecord(), other])
         #expect(ledger.revision == 0)
 
-        let changes = try ledger.cancel(ids + [ids[0]])
+        let changes = try await ledger.cancel(ids + [ids[0]])
         #expect(changes.map(\.changed) == [true, true, false])
         #expect(ledger.snapshot.reservations.map(\.status) == [.cancelled, .cancelled])
     }
 
-    @Test func confirmKeepsUnknownFieldsOfTheRecord() throws {
+    @Test func confirmKeepsUnknownFieldsOfTheRecord() async throws {
         var ledger = ReservationLedger(records: [Self.storedRecord()], catalog: .builtIn)
 
-        _ = try ledger.confirm(Fixture.reservationID(Self.keptID), now: Fixture.now)
+        _ = try await ledger.confirm(Fixture.reservationID(Self.keptID), now: Fixture.now)
 
         var expected = Self.storedRecord()
         expected["status"] = .string("confirmed")
@@ -68,7 +68,7 @@ struct LedgerTests {
         #expect(ledger.snapshot.reservations.map(\.status) == [.confirmed])
     }
 
-    @Test func recordsThatDoNotMapAreKeptVerbatimThroughEveryChange() throws {
+    @Test func recordsThatDoNotMapAreKeptVerbatimThroughEveryChange() async throws {
         let bad: [JSONValue] = [
             .string("garbage"),
             Fixture.record(id: "5a1b2c3d-0000-4000-8000-000000000002", ["partySize": .integer(0), "x": .bool(true)]),
@@ -80,11 +80,11 @@ struct LedgerTests {
 
         let addedID = try Fixture.reservationID("5a1b2c3d-0000-4000-8000-0000000000ad")
         let added = try #require(
-            try ledger.reserve([Fixture.request(on: "2026-12-05T10:00:00Z", party: 3)], now: Fixture.now) { addedID }
+            try await ledger.reserve([Fixture.request(on: "2026-12-05T10:00:00Z", party: 3)], now: Fixture.now) { addedID }
                 .first)
-        _ = try ledger.cancel(Fixture.reservationID(Self.keptID))
-        _ = try ledger.confirm(added.id)
-        _ = try ledger.cancel(added.id)
+        _ = try await ledger.cancel(Fixture.reservationID(Self.keptID))
+        _ = try await ledger.confirm(added.id)
+        _ = try await ledger.cancel(added.id)
 
         #expect(ledger.records.count == 5)
         #expect(Array(ledger.records[1...3]) == bad)
@@ -99,11 +99,11 @@ struct LedgerTests {
         #expect(ledger.records[0]["partySize"] == .integer(4))
     }
 
-    @Test func reserveAppendsTheWireFormOfTheNewReservation() throws {
+    @Test func reserveAppendsTheWireFormOfTheNewReservation() async throws {
         var ledger = ReservationLedger(records: [Self.storedRecord()], catalog: .builtIn)
         let id = try Fixture.reservationID("5a1b2c3d-0000-4000-8000-0000000000ad")
 
-        let created = try ledger.reserve(
+        let created = try await ledger.reserve(
             [Fixture.request(on: "2026-12-05T10:00:00.500+01:00", party: 3, status: .pending)], now: Fixture.now
         ) { id }
         let reservation = try #require(created.first)
@@ -138,15 +138,15 @@ struct LedgerTests {
         #expect(ledger.records == records)
     }
 
-    @Test func cancellingAfterAReserveChangesTheRightRecord() throws {
+    @Test func cancellingAfterAReserveChangesTheRightRecord() async throws {
         // Records that do not map come first, so record positions and reservation positions differ.
         let records: [JSONValue] = [.string("garbage"), .integer(3), Self.storedRecord()]
         var ledger = ReservationLedger(records: records, catalog: .builtIn)
         let addedID = try Fixture.reservationID("5a1b2c3d-0000-4000-8000-0000000000ad")
         let added = try #require(
-            try ledger.reserve([Fixture.request(on: "2026-12-05T10:00:00Z")], now: Fixture.now) { addedID }.first)
+            try await ledger.reserve([Fixture.request(on: "2026-12-05T10:00:00Z")], now: Fixture.now) { addedID }.first)
 
-        _ = try ledger.cancel(added.id)
+        _ = try await ledger.cancel(added.id)
 
         #expect(ledger.records[0] == .string("garbage"))
         #expect(ledger.records[1] == .integer(3))

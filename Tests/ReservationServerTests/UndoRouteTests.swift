@@ -264,16 +264,22 @@ struct UndoRouteTests {
         var logger = Logger(label: "resv-test-schema")
         logger.logLevel = .critical
         let hall = ModifyCase.hall()
-        @Sendable func record(_ party: Int) -> NewRecord {
-            NewRecord(
-                reservation: StoredReservation(
-                    id: Reservation.ID(UUID()), landmarkID: hall.id, date: DateTime.format(ModifyCase.date(0)),
-                    partySize: party, status: .confirmed),
-                startsAt: ModifyCase.date(0).timeIntervalSince1970, capacity: nil)
+        let catalog = LandmarkCatalog([hall])
+        let now = ModifyCase.date(0).addingTimeInterval(-86_400)
+        @Sendable func reserve(_ party: Int, in store: ServerStore, for user: UserID) async throws {
+            let request = try NewReservation(landmarkID: hall.id, date: ModifyCase.date(0), partySize: party, now: now)
+            _ = try await store.transaction(user, catalog: catalog) {
+                try await Booking.reserve([request], now: now, in: $0)
+            }
+        }
+        @Sendable func undo(in store: ServerStore, for user: UserID) async throws -> UndoResult {
+            guard case .done(let result) = try await store.transaction(user, catalog: catalog, { try await Booking.undo(now: now, in: $0) })
+            else { throw ReservationError.nothingToUndo }
+            return result
         }
         let user = try await Database.withStore(path, logger: logger) { store in
             let user = try await store.addToken("alice", Token.hash(Token.generate()))
-            _ = try await store.create(user, [record(3)], nil) { _ in [] }
+            try await reserve(3, in: store, for: user)
             return user
         }
         // What version 3 had: no history table.
@@ -284,10 +290,10 @@ struct UndoRouteTests {
         try await Database.withStore(path, logger: logger) { store in
             #expect(try await store.list(user).count == 1)
             #expect(try await store.history(user, nil, nil).isEmpty)
-            await #expect(throws: ReservationError.self) { try await store.undo(user, LandmarkCatalog([hall])) }
-            _ = try await store.create(user, [record(4)], nil) { _ in [] }
+            await #expect(throws: ReservationError.self) { try await undo(in: store, for: user) }
+            try await reserve(4, in: store, for: user)
             #expect(try await store.history(user, nil, nil).map(\.change) == [.created])
-            let undone = try await store.undo(user, LandmarkCatalog([hall]))
+            let undone = try await undo(in: store, for: user)
             #expect(undone.changes.map(\.after.partySize) == [4])
         }
         let reopened = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)

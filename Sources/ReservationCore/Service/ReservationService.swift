@@ -198,25 +198,44 @@ extension ReservationService {
             landmarks: { catalog },
             fetch: { await state.ledger.snapshot },
             reserve: { requests in
-                try await state.update { try $0.reserve(requests, now: now()) }
+                try await state.update { try await Booking.reserve(requests, now: now(), in: $0) }
             },
-            cancel: { ids in try await state.update { try $0.cancel(ids, now: now()) } },
-            confirm: { ids in try await state.update { try $0.confirm(ids, now: now()) } },
+            cancel: { ids in
+                try await state.update { try await Booking.setStatus(.cancelled, of: ids, now: now(), in: $0) }
+            },
+            confirm: { ids in
+                try await state.update { try await Booking.setStatus(.confirmed, of: ids, now: now(), in: $0) }
+            },
             modify: { id, change, version in
-                try await state.update { try $0.modify(id, change, expectedVersion: version, now: now()) }
+                try await state.update {
+                    try await Booking.modify(id, change, expectedVersion: version, now: now(), in: $0)
+                }
             },
             history: { id, limit in await state.ledger.changes(of: id, limit: limit) },
-            undo: { try await state.update { try $0.undo(now: now()) } }
+            undo: { try await state.update { try await Booking.undo(now: now(), in: $0) } }
         )
     }
 }
 
+/// The ledger of `.inMemory`: one change at a time, each on a draft kept only when its rule returns.
 private actor InMemoryState {
-    var ledger: ReservationLedger
+    private(set) var ledger: ReservationLedger
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
 
     init(ledger: ReservationLedger) { self.ledger = ledger }
 
-    func update<T: Sendable>(_ body: (inout ReservationLedger) throws -> T) throws -> T {
-        try body(&ledger)
+    func update<T: Sendable>(_ body: @Sendable (LedgerTransaction) async throws -> T) async throws -> T {
+        // The rules suspend, and an actor takes other calls meanwhile: changes queue here.
+        while busy { await withCheckedContinuation { waiting.append($0) } }
+        busy = true
+        defer {
+            busy = false
+            if !waiting.isEmpty { waiting.removeFirst().resume() }
+        }
+        let draft = LedgerTransaction(ledger)
+        let result = try await body(draft)
+        ledger = draft.ledger
+        return result
     }
 }
