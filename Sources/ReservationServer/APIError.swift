@@ -44,7 +44,7 @@ public struct APIError: HTTPResponseError, Sendable {
         .unauthorized, "missing or unknown bearer token: send 'Authorization: Bearer TOKEN' (resv-server token create)")
 
     static func notFound(_ id: Reservation.ID) -> APIError {
-        APIError(.notFound, .reservationNotFound, "no reservation \(id)")
+        APIError(ReservationError.reservationNotFound(id.description))
     }
 
     /// The one place a reservation-layer error becomes an HTTP status; the

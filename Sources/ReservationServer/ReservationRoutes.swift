@@ -340,15 +340,15 @@ struct ReservationRoutes: Sendable {
         }
         let reservation = try newReservation(try parsed(json))
         let at = now()
-        let written = try await write(user, key: key, keep: { Self.kept($0, status: 201, key: key) }) {
-            try await Booking.reserve([reservation], now: at, in: $0)
+        let written = try await write(user, key: key, keep: { Self.kept([$0], status: 201, key: key) }) {
+            try await Booking.reserve(reservation, now: at, in: $0)
         }
         switch written {
-        case .done(let reservations):
+        case .done(let created):
             ServerMetrics.bookingsMade.increment()
             var headers = HTTPFields()
-            headers[.location] = "/reservations/\(reservations[0].id)"
-            return .json(status: .created, body: Wire.body(reservations[0]), headers: headers)
+            headers[.location] = "/reservations/\(created.id)"
+            return .json(status: .created, body: Wire.body(created), headers: headers)
         case .replay(let kept):
             // Another request with this key committed first.
             guard let key else { throw APIError(.internalServerError, "a replay without an Idempotency-Key") }

@@ -209,7 +209,7 @@ struct RouteTests {
                 #expect(bad.reason?.contains("'abcd' is not a reservation id") == true, "\(bad.text)")
                 let missing = try await h.call(method, "/reservations/\(unknown)\(suffix)", token: h.alice)
                 #expect(missing.status == .notFound)
-                #expect(missing.reason == "no reservation \(unknown)")
+                #expect(missing.reason == ReservationError.reservationNotFound(unknown.description).localizedDescription)
             }
         }
     }
@@ -248,7 +248,7 @@ struct RouteTests {
             for (method, suffix) in [(HTTPRequest.Method.get, ""), (.delete, ""), (.post, "/confirm")] {
                 let reply = try await h.call(method, "/reservations/\(id)\(suffix)", token: h.bob)
                 #expect(reply.status == .notFound, "\(method) \(suffix)")
-                #expect(reply.reason == "no reservation \(id)")
+                #expect(reply.reason == ReservationError.reservationNotFound(id.description).localizedDescription)
             }
             let mine = try await h.call(.get, "/reservations/\(id)", token: h.alice)
             #expect(mine.object["status"] as? String == "pending")

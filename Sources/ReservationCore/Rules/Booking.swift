@@ -64,6 +64,17 @@ public enum Booking {
         return reservations
     }
 
+    /// Books one request; a refusal is the request's own error, not a batch's.
+    public static func reserve(
+        _ request: NewReservation, now: Date, in transaction: some BookingTransaction
+    ) async throws -> Reservation {
+        do {
+            return try await reserve([request], now: now, in: transaction)[0]
+        } catch ReservationError.batchRejected(let failures, _) where failures.count == 1 {
+            throw failures[0].error
+        }
+    }
+
     /// Cancels (`.cancelled`) or confirms (`.confirmed`) the reservations `ids`,
     /// all or none: an id the user has no reservation of, or a cancelled one to
     /// confirm, changes nothing. Cancelling twice succeeds and changes nothing.
