@@ -8,7 +8,6 @@ import ReservationCore
 /// idempotency key, a landmark's day) take a transaction-scoped advisory lock
 /// first, so two servers never book the same key twice or past capacity.
 public enum PostgresStore {
-    static let schemaVersion = 4
 
     /// Connects with a `postgres://user:password@host:port/database?sslmode=…` URL.
     /// `run` is the client's connection pool; the caller keeps it running
@@ -125,16 +124,15 @@ public enum PostgresStore {
             let version =
                 try await db.query("SELECT version FROM resv_schema", logger: logger).collect()
                 .first.map { try $0.decode(Int.self) } ?? 0
-            if version > schemaVersion {
-                throw DatabaseError.newerSchema(redacted(url), found: version, supported: schemaVersion)
+            if version > Schema.version {
+                throw DatabaseError.newerSchema(redacted(url), found: version, supported: Schema.version)
             }
-            guard version < schemaVersion else { return }
-            for statement in schema { try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
-            for statement in SchemaUpgrades.statements(SchemaUpgrades.postgres, from: version) {
+            guard version < Schema.version else { return }
+            for statement in Schema.statements(.postgres, from: version) {
                 try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
             try await db.query("DELETE FROM resv_schema", logger: logger)
-            try await db.query("INSERT INTO resv_schema (version) VALUES (\(schemaVersion))", logger: logger)
+            try await db.query("INSERT INTO resv_schema (version) VALUES (\(Schema.version))", logger: logger)
         }
     }
 
@@ -192,40 +190,4 @@ public enum PostgresStore {
             host: host, port: components.port ?? 5432, username: user, password: components.password,
             database: database, tls: tls)
     }
-
-    private static let schema = [
-        """
-        CREATE TABLE IF NOT EXISTS users (
-            id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at DOUBLE PRECISION NOT NULL)
-        """,
-        """
-        CREATE TABLE IF NOT EXISTS tokens (
-            hash TEXT PRIMARY KEY, user_id BIGINT NOT NULL REFERENCES users (id),
-            created_at DOUBLE PRECISION NOT NULL)
-        """,
-        """
-        CREATE TABLE IF NOT EXISTS reservations (
-            id TEXT PRIMARY KEY,
-            user_id BIGINT NOT NULL REFERENCES users (id),
-            landmark_id TEXT NOT NULL,
-            date TEXT NOT NULL,
-            starts_at DOUBLE PRECISION NOT NULL,
-            party_size BIGINT NOT NULL CHECK (party_size > 0),
-            status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'cancelled')),
-            created_at DOUBLE PRECISION NOT NULL)
-        """,
-        "CREATE INDEX IF NOT EXISTS reservations_by_user ON reservations (user_id, starts_at)",
-        "CREATE INDEX IF NOT EXISTS reservations_by_landmark ON reservations (landmark_id, starts_at)",
-        """
-        CREATE TABLE IF NOT EXISTS idempotency_keys (
-            user_id BIGINT NOT NULL REFERENCES users (id),
-            key TEXT NOT NULL,
-            request_hash TEXT NOT NULL,
-            status INTEGER NOT NULL,
-            body BYTEA NOT NULL,
-            created_at DOUBLE PRECISION NOT NULL,
-            PRIMARY KEY (user_id, key))
-        """,
-        "CREATE INDEX IF NOT EXISTS idempotency_keys_by_age ON idempotency_keys (created_at)",
-    ]
 }

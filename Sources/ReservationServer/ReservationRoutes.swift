@@ -88,8 +88,8 @@ struct ReservationRoutes: Sendable {
     /// Runs a rule in one write transaction of the user's; a refusal becomes its
     /// `APIError`, a change forgets the user's kept list.
     private func write<Value: Sendable>(
-        _ user: UserID, key: IdempotencyKey? = nil, keep: @escaping @Sendable (Value) -> StoredResponse? = { _ in nil },
-        _ rule: @escaping @Sendable (any BookingTransaction) async throws -> Value
+        _ user: UserID, key: IdempotencyKey?, rule: @escaping @Sendable (any BookingTransaction) async throws -> Value,
+        keep: @escaping @Sendable (Value) -> StoredResponse? = { _ in nil }
     ) async throws -> Written<Value> {
         do {
             let written = try await store.transaction(user, catalog: catalog, key: key, keep: keep, rule)
@@ -109,7 +109,7 @@ struct ReservationRoutes: Sendable {
     private func write<Value: Sendable>(
         _ user: UserID, _ rule: @escaping @Sendable (any BookingTransaction) async throws -> Value
     ) async throws -> Value {
-        switch try await write(user, key: nil, rule) {
+        switch try await write(user, key: nil, rule: rule) {
         case .done(let value): return value
         case .replay: throw APIError(.internalServerError, "a replay without an Idempotency-Key")
         }
@@ -340,9 +340,9 @@ struct ReservationRoutes: Sendable {
         }
         let reservation = try newReservation(try parsed(json))
         let at = now()
-        let written = try await write(user, key: key, keep: { Self.kept([$0], status: 201, key: key) }) {
-            try await Booking.reserve(reservation, now: at, in: $0)
-        }
+        let written = try await write(
+            user, key: key, rule: { try await Booking.reserve(reservation, now: at, in: $0) },
+            keep: { Self.kept([$0], status: 201, key: key) })
         switch written {
         case .done(let created):
             ServerMetrics.bookingsMade.increment()
@@ -402,8 +402,8 @@ struct ReservationRoutes: Sendable {
         let requests = checked
         let at = now()
         let written = try await write(
-            user, key: key, keep: { Self.kept($0, status: 201, key: key, batch: true) }
-        ) { try await Booking.reserve(requests, now: at, in: $0) }
+            user, key: key, rule: { try await Booking.reserve(requests, now: at, in: $0) },
+            keep: { Self.kept($0, status: 201, key: key, batch: true) })
         switch written {
         case .done(let reservations):
             ServerMetrics.bookingsMade.increment(by: reservations.count)

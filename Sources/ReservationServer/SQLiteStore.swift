@@ -10,7 +10,6 @@ import Synchronization
 /// (group commit: many bookings per fsync, each in its own savepoint); reads
 /// use their own connections and never wait for a write.
 public enum SQLiteStore {
-    static let schemaVersion = 4
     static let readerCount = 2
 
     /// Opens (creating) the database at `path`. With `serving`, takes the
@@ -87,7 +86,8 @@ public enum SQLiteStore {
                             """,
                             [
                                 .integer(Int(user.rawValue)), .text(key.key), .text(keep.requestHash),
-                                .integer(keep.status), .blob(ByteBuffer(bytes: keep.body)), .float(key.receivedAt.timeIntervalSince1970),
+                                .integer(keep.status), .blob(ByteBuffer(bytes: keep.body)),
+                                .float(key.receivedAt.timeIntervalSince1970),
                             ])
                     }
                     return .done(value)
@@ -169,54 +169,18 @@ public enum SQLiteStore {
         _ = try await db.query("PRAGMA journal_mode = WAL")
         _ = try await db.query("PRAGMA synchronous = FULL")
         let version = try await db.query("PRAGMA user_version").first?.column("user_version")?.integer ?? 0
-        if version > schemaVersion { throw DatabaseError.newerSchema(path, found: version, supported: schemaVersion) }
-        guard version < schemaVersion else { return }
+        if version > Schema.version { throw DatabaseError.newerSchema(path, found: version, supported: Schema.version) }
+        guard version < Schema.version else { return }
         _ = try await db.query("BEGIN IMMEDIATE")
         do {
-            for statement in schema { _ = try await db.query(statement) }
-            for statement in SchemaUpgrades.statements(SchemaUpgrades.sqlite, from: version) {
+            for statement in Schema.statements(.sqlite, from: version) {
                 _ = try await db.query(statement)
             }
-            _ = try await db.query("PRAGMA user_version = \(schemaVersion)")
+            _ = try await db.query("PRAGMA user_version = \(Schema.version)")
             _ = try await db.query("COMMIT")
         } catch {
             _ = try? await db.query("ROLLBACK")
             throw error
         }
     }
-
-    private static let schema = [
-        """
-        CREATE TABLE IF NOT EXISTS users (
-            id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at REAL NOT NULL)
-        """,
-        """
-        CREATE TABLE IF NOT EXISTS tokens (
-            hash TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users (id), created_at REAL NOT NULL)
-        """,
-        """
-        CREATE TABLE IF NOT EXISTS reservations (
-            id TEXT PRIMARY KEY,
-            user_id INTEGER NOT NULL REFERENCES users (id),
-            landmark_id TEXT NOT NULL,
-            date TEXT NOT NULL,
-            starts_at REAL NOT NULL,
-            party_size INTEGER NOT NULL CHECK (party_size > 0),
-            status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'cancelled')),
-            created_at REAL NOT NULL)
-        """,
-        "CREATE INDEX IF NOT EXISTS reservations_by_user ON reservations (user_id, starts_at)",
-        "CREATE INDEX IF NOT EXISTS reservations_by_landmark ON reservations (landmark_id, starts_at)",
-        """
-        CREATE TABLE IF NOT EXISTS idempotency_keys (
-            user_id INTEGER NOT NULL REFERENCES users (id),
-            key TEXT NOT NULL,
-            request_hash TEXT NOT NULL,
-            status INTEGER NOT NULL,
-            body BLOB NOT NULL,
-            created_at REAL NOT NULL,
-            PRIMARY KEY (user_id, key))
-        """,
-        "CREATE INDEX IF NOT EXISTS idempotency_keys_by_age ON idempotency_keys (created_at)",
-    ]
 }

@@ -38,7 +38,8 @@ public enum Written<Value: Sendable>: Sendable {
 public struct ServerStore: Sendable {
     /// The work of one write transaction: a `Booking` rule over the engine's
     /// transaction, and the answer to keep for an idempotency key.
-    public typealias Work = @Sendable (any BookingTransaction) async throws -> (value: any Sendable, keep: StoredResponse?)
+    public typealias Work =
+        @Sendable (any BookingTransaction) async throws -> (value: any Sendable, keep: StoredResponse?)
 
     /// True when this process is the only writer (an SQLite file under its
     /// server lock), so reads may be cached between this process's writes.
@@ -55,7 +56,9 @@ public struct ServerStore: Sendable {
     /// back). With an idempotency key: a replay when the key was used before,
     /// else the answer `work` gives to keep is kept for it in the same transaction.
     public var transact:
-        @Sendable (UserID, LandmarkCatalog, IdempotencyKey?, _ work: @escaping Work) async throws -> Written<any Sendable>
+        @Sendable (UserID, LandmarkCatalog, IdempotencyKey?, _ work: @escaping Work) async throws -> Written<
+            any Sendable
+        >
     /// The user's changes, newest first: every one, or one reservation's; the newest `limit` when given.
     public var history: @Sendable (UserID, Reservation.ID?, _ limit: Int?) async throws -> [HistoryEntry]
     /// Deletes idempotency keys older than the date; returns how many.

@@ -36,7 +36,9 @@ struct BatchTests {
             try Fixture.request("Lake", on: "2026-12-01T10:00:00Z"),
         ]
 
-        let error = try await #require(throws: ReservationError.self) { () async throws in try await ledger.reserve(requests, now: Fixture.now) }
+        let error = try await #require(throws: ReservationError.self) { () async throws in
+            try await ledger.reserve(requests, now: Fixture.now)
+        }
 
         guard case .batchRejected(let failures, let total) = error else {
             Issue.record("expected .batchRejected, got \(error)")
@@ -58,7 +60,9 @@ struct BatchTests {
         let request = try Fixture.request(on: "2026-06-01T12:30:00Z")
         let later = Fixture.now.addingTimeInterval(3600)
 
-        let error = try await #require(throws: ReservationError.self) { () async throws in try await ledger.reserve([request], now: later) }
+        let error = try await #require(throws: ReservationError.self) { () async throws in
+            try await ledger.reserve([request], now: later)
+        }
 
         guard case .batchRejected(let failures, _) = error, case .dateInPast = failures.first?.error else {
             Issue.record("expected a past-date refusal, got \(error)")
@@ -71,7 +75,9 @@ struct BatchTests {
         var ledger = ReservationLedger(records: [Fixture.record(["partySize": .integer(100)])], catalog: .builtIn)
         let requests = try [150, 50, 1, 10].map { try Fixture.request(on: "2026-12-01T12:00:00-08:00", party: $0) }
 
-        let error = try await #require(throws: ReservationError.self) { () async throws in try await ledger.reserve(requests, now: Fixture.now) }
+        let error = try await #require(throws: ReservationError.self) { () async throws in
+            try await ledger.reserve(requests, now: Fixture.now)
+        }
 
         guard case .batchRejected(let failures, _) = error else {
             Issue.record("expected .batchRejected, got \(error)")
@@ -96,7 +102,9 @@ struct BatchTests {
         #expect(try await ledger.reserve(requests, now: Fixture.now).count == 2)
 
         let more = try Fixture.request(on: "2026-12-02T07:00:00Z", party: 1)  // Dec 1, 23:00 local
-        await #expect(throws: ReservationError.self) { () async throws in try await ledger.reserve([more], now: Fixture.now) }
+        await #expect(throws: ReservationError.self) { () async throws in
+            try await ledger.reserve([more], now: Fixture.now)
+        }
     }
 
     @Test func cancelledReservationsDoNotCountForABatch() async throws {
@@ -121,7 +129,9 @@ struct BatchTests {
                 partySize: 1, now: Fixture.now)
         }
         // 100 stored × 4 people + 25 new per day = 425 > 300: every new one is refused.
-        let error = try await #require(throws: ReservationError.self) { () async throws in try await ledger.reserve(requests, now: Fixture.now) }
+        let error = try await #require(throws: ReservationError.self) { () async throws in
+            try await ledger.reserve(requests, now: Fixture.now)
+        }
         guard case .batchRejected(let failures, _) = error else {
             Issue.record("expected .batchRejected, got \(error)")
             return

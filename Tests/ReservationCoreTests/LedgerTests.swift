@@ -41,7 +41,9 @@ struct LedgerTests {
         ]
         let unknown = try Fixture.reservationID("5a1b2c3d-0000-4000-8000-0000000000ff")
 
-        let error = try await #require(throws: ReservationError.self) { () async throws in _ = try await ledger.cancel([ids[0], unknown, ids[1]]) }
+        let error = try await #require(throws: ReservationError.self) { () async throws in
+            _ = try await ledger.cancel([ids[0], unknown, ids[1]])
+        }
         guard case .reservationNotFound(let missing) = error else {
             Issue.record("expected reservationNotFound, got \(error)")
             return
@@ -80,8 +82,10 @@ struct LedgerTests {
 
         let addedID = try Fixture.reservationID("5a1b2c3d-0000-4000-8000-0000000000ad")
         let added = try #require(
-            try await ledger.reserve([Fixture.request(on: "2026-12-05T10:00:00Z", party: 3)], now: Fixture.now) { addedID }
-                .first)
+            try await ledger.reserve([Fixture.request(on: "2026-12-05T10:00:00Z", party: 3)], now: Fixture.now) {
+                addedID
+            }
+            .first)
         _ = try await ledger.cancel(Fixture.reservationID(Self.keptID))
         _ = try await ledger.confirm(added.id)
         _ = try await ledger.cancel(added.id)

@@ -209,7 +209,8 @@ struct RouteTests {
                 #expect(bad.reason?.contains("'abcd' is not a reservation id") == true, "\(bad.text)")
                 let missing = try await h.call(method, "/reservations/\(unknown)\(suffix)", token: h.alice)
                 #expect(missing.status == .notFound)
-                #expect(missing.reason == ReservationError.reservationNotFound(unknown.description).localizedDescription)
+                #expect(
+                    missing.reason == ReservationError.reservationNotFound(unknown.description).localizedDescription)
             }
         }
     }

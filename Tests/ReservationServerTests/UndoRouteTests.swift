@@ -273,7 +273,9 @@ struct UndoRouteTests {
             }
         }
         @Sendable func undo(in store: ServerStore, for user: UserID) async throws -> UndoResult {
-            guard case .done(let result) = try await store.transaction(user, catalog: catalog, { try await Booking.undo(now: now, in: $0) })
+            guard
+                case .done(let result) = try await store.transaction(
+                    user, catalog: catalog, { try await Booking.undo(now: now, in: $0) })
             else { throw ReservationError.nothingToUndo }
             return result
         }

@@ -88,7 +88,9 @@ public enum Booking {
         if let missing = ids.first(where: { current[$0] == nil }) {
             throw ReservationError.reservationNotFound(missing.description)
         }
-        if status == .confirmed, let cancelled = ids.lazy.compactMap({ current[$0] }).first(where: { $0.status == .cancelled }) {
+        if status == .confirmed,
+            let cancelled = ids.lazy.compactMap({ current[$0] }).first(where: { $0.status == .cancelled })
+        {
             throw ReservationError.cannotConfirmCancelled(cancelled)
         }
         let at = Timestamp.whole(now)
@@ -112,8 +114,9 @@ public enum Booking {
             changed.append(after)
             changes.append(StatusChange(reservation: after, previous: before.status))
             entries.append(
-                entry(status == .cancelled ? .cancelled : .confirmed, before: before, after: after, at: at,
-                      command: command))
+                entry(
+                    status == .cancelled ? .cancelled : .confirmed, before: before, after: after, at: at,
+                    command: command))
         }
         try await transaction.update(changed)
         try await transaction.append(entries)

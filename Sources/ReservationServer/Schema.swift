@@ -1,0 +1,108 @@
+/// The server's schema, written once for both engines: the tables of version
+/// 1, then each step after it, in one dialect or the other where the two
+/// differ (column types, an auto-numbered key, `ADD COLUMN IF NOT EXISTS`).
+enum Schema {
+    /// The version this server writes and reads; a database at a newer one is refused.
+    static let version = 4
+
+    enum Dialect {
+        case sqlite, postgres
+
+        /// A column of seconds since 1970, and of other floating-point numbers.
+        var real: String { self == .sqlite ? "REAL" : "DOUBLE PRECISION" }
+        var integer: String { self == .sqlite ? "INTEGER" : "BIGINT" }
+        var bytes: String { self == .sqlite ? "BLOB" : "BYTEA" }
+        /// A key the database numbers, in order.
+        var serial: String { self == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY" }
+        /// A user's id: SQLite's rowid alias, PostgreSQL's sequence.
+        var userKey: String { self == .sqlite ? "INTEGER PRIMARY KEY" : "BIGSERIAL PRIMARY KEY" }
+        var addColumn: String { self == .sqlite ? "ADD COLUMN" : "ADD COLUMN IF NOT EXISTS" }
+    }
+
+    /// The statements that bring a database at `version` (0 for a new one) up
+    /// to date: the first tables when missing, then the steps after `version`.
+    static func statements(_ dialect: Dialect, from version: Int) -> [String] {
+        tables(dialect) + upgrades(dialect).filter { $0.version > version }.flatMap(\.statements)
+    }
+
+    /// The tables of version 1, created when missing.
+    private static func tables(_ d: Dialect) -> [String] {
+        [
+            """
+            CREATE TABLE IF NOT EXISTS users (
+                id \(d.userKey), name TEXT NOT NULL UNIQUE, created_at \(d.real) NOT NULL)
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS tokens (
+                hash TEXT PRIMARY KEY, user_id \(d.integer) NOT NULL REFERENCES users (id), created_at \(d.real) NOT NULL)
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS reservations (
+                id TEXT PRIMARY KEY,
+                user_id \(d.integer) NOT NULL REFERENCES users (id),
+                landmark_id TEXT NOT NULL,
+                date TEXT NOT NULL,
+                starts_at \(d.real) NOT NULL,
+                party_size \(d.integer) NOT NULL CHECK (party_size > 0),
+                status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'cancelled')),
+                created_at \(d.real) NOT NULL)
+            """,
+            "CREATE INDEX IF NOT EXISTS reservations_by_user ON reservations (user_id, starts_at)",
+            "CREATE INDEX IF NOT EXISTS reservations_by_landmark ON reservations (landmark_id, starts_at)",
+            """
+            CREATE TABLE IF NOT EXISTS idempotency_keys (
+                user_id \(d.integer) NOT NULL REFERENCES users (id),
+                key TEXT NOT NULL,
+                request_hash TEXT NOT NULL,
+                status INTEGER NOT NULL,
+                body \(d.bytes) NOT NULL,
+                created_at \(d.real) NOT NULL,
+                PRIMARY KEY (user_id, key))
+            """,
+            "CREATE INDEX IF NOT EXISTS idempotency_keys_by_age ON idempotency_keys (created_at)",
+        ]
+    }
+
+    /// `(version, statements)` brings the version before it to `version`.
+    private static func upgrades(_ d: Dialect) -> [(version: Int, statements: [String])] {
+        [
+            (
+                2,
+                [
+                    "ALTER TABLE tokens \(d.addColumn) last_used_at \(d.real)",
+                    "ALTER TABLE tokens \(d.addColumn) expires_at \(d.real)",
+                ]
+            ),
+            // Rows older than version 3 are at version 1, last changed when created.
+            (
+                3,
+                [
+                    "ALTER TABLE reservations \(d.addColumn) note TEXT",
+                    "ALTER TABLE reservations \(d.addColumn) updated_at \(d.real)",
+                    "ALTER TABLE reservations \(d.addColumn) version \(d.integer) NOT NULL DEFAULT 1",
+                    "UPDATE reservations SET updated_at = created_at WHERE updated_at IS NULL",
+                ]
+            ),
+            // Every change from version 4 on; `entry` is the change as `resv log --json` shows it.
+            (
+                4,
+                [
+                    """
+                    CREATE TABLE IF NOT EXISTS history (
+                        seq \(d.serial),
+                        user_id \(d.integer) NOT NULL REFERENCES users (id),
+                        reservation_id TEXT NOT NULL,
+                        command TEXT NOT NULL,
+                        change TEXT NOT NULL,
+                        undoes TEXT,
+                        entry TEXT NOT NULL)
+                    """,
+                    "CREATE INDEX IF NOT EXISTS history_by_user ON history (user_id, seq)",
+                    "CREATE INDEX IF NOT EXISTS history_by_reservation ON history (reservation_id, seq)",
+                    "CREATE INDEX IF NOT EXISTS history_by_command ON history (command)",
+                    "CREATE INDEX IF NOT EXISTS history_by_undone ON history (undoes) WHERE undoes IS NOT NULL",
+                ]
+            ),
+        ]
+    }
+}
