@@ -73,7 +73,7 @@ struct UndoEndToEndTests {
         let undone = try sandbox.resv("undo")
         #expect(undone.status == 0, "\(undone.stderr)")
         #expect(undone.stdout.hasPrefix("Undid command "), "\(undone.stdout)")
-        #expect(undone.stdout.contains("\(id.prefix(8))  partySize 6 → 4"), "\(undone.stdout)")
+        #expect(undone.stdout.contains("\(id.prefix(8))  party 6 → 4, note removed"), "\(undone.stdout)")
         #expect(!undone.stdout.contains("\u{1B}"), "a note's escape reached the terminal: \(undone.stdout)")
         #expect(undone.stderr.isEmpty)
         for (arguments, status) in [

@@ -43,10 +43,16 @@ struct LogCommand: ResvCommand {
         }
         let entries = try await service.history(target, limit)
         let renderer = Renderer(options.output, context: context)
+        // Landmark names for the words of a table or CSV; JSON keeps the records as stored.
+        let catalog =
+            renderer.format == .json || renderer.format == .ndjson ? LandmarkCatalog([]) : try await service.landmarks()
         let shape = Renderer.Shape<HistoryEntry>(
             csvColumns: ["at", "change", "reservationId", "detail", "user"],
             csvFields: {
-                [DateTime.format($0.at), $0.change.rawValue, $0.reservationID.description, Self.detail($0), $0.user]
+                [
+                    DateTime.format($0.at), $0.change.rawValue, $0.reservationID.description,
+                    Self.detail($0, catalog: catalog, renderer: renderer), $0.user,
+                ]
             })
         renderer.write(list: entries, json: \.json, shape: shape, to: context.output) {
             renderer.table(
@@ -54,27 +60,46 @@ struct LogCommand: ResvCommand {
                 rows: entries.map { entry in
                     [
                         Renderer.Cell(renderer.localDate(entry.at)), Renderer.Cell(entry.reservationID.short),
-                        Renderer.Cell(entry.change.rawValue), Renderer.Cell(Self.detail(entry)),
+                        Renderer.Cell(entry.change.rawValue),
+                        Renderer.Cell(Self.detail(entry, catalog: catalog, renderer: renderer)),
                     ]
                 })
         }
     }
 
-    /// What changed, in a few words: "partySize 4 → 6, note added".
-    static func detail(_ entry: HistoryEntry) -> String {
+    /// What changed, in the words and times `list` uses: "Half Dome, 2026-12-01
+    /// 08:00 PST, party of 4" for a booking, "party 4 → 6, note added" for a
+    /// change. Records map through the one mapping (`catalog`: landmark names);
+    /// a value that does not is shown as it is stored.
+    static func detail(_ entry: HistoryEntry, catalog: LandmarkCatalog, renderer: Renderer) -> String {
+        func landmark(_ text: String?) -> String {
+            guard let text else { return "-" }
+            return Landmark.ID(text).flatMap { catalog[$0]?.name } ?? String(text.prefix(8))
+        }
+        func date(_ text: String?) -> String {
+            guard let text else { return "-" }
+            return (try? DateTime.parse(text)).map(renderer.localDate) ?? text
+        }
         let after = entry.after
         guard let before = entry.before else {
-            return "party of \(after.partySize.map(String.init) ?? "?") on \(after.date ?? "?")"
+            return
+                "\(landmark(after.landmarkId)), \(date(after.date)), party of \(after.partySize.map(String.init) ?? "?")"
         }
         var parts: [String] = []
         func compare<T: Equatable>(_ name: String, _ old: T?, _ new: T?, _ text: (T?) -> String) {
             if old != new { parts.append("\(name) \(text(old)) → \(text(new))") }
         }
         compare("status", before.status, after.status) { $0 ?? "-" }
-        compare("date", before.date, after.date) { $0 ?? "-" }
-        compare("partySize", before.partySize, after.partySize) { $0.map(String.init) ?? "-" }
-        compare("landmark", before.landmarkId, after.landmarkId) { $0.map { String($0.prefix(8)) } ?? "-" }
-        compare("note", before.note, after.note) { $0.map { "'\($0.prefix(40))'" } ?? "none" }
+        compare("date", before.date, after.date, date)
+        compare("party", before.partySize, after.partySize) { $0.map(String.init) ?? "-" }
+        compare("landmark", before.landmarkId, after.landmarkId, landmark)
+        if before.note != after.note {
+            switch (before.note, after.note) {
+            case (nil, let note?): parts.append("note added '\(note.prefix(40))'")
+            case (_?, nil): parts.append("note removed")
+            default: parts.append("note '\(before.note?.prefix(40) ?? "")' → '\(after.note?.prefix(40) ?? "")'")
+            }
+        }
         return parts.joined(separator: ", ")
     }
 }

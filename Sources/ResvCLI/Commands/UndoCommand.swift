@@ -36,10 +36,13 @@ struct UndoCommand: ResvCommand {
             context.output.write(
                 result.changes.map { String(decoding: $0.json.encoded(), as: UTF8.self) + "\n" }.joined())
         default:
+            let catalog = try await service.landmarks()
             let count = result.changes.count
             var lines = ["Undid command \(result.command.prefix(8)) (\(count) reservation\(count == 1 ? "" : "s")):"]
             for change in result.changes {
-                lines.append("  \(change.reservationID.short)  \(LogCommand.detail(change).terminalSafe)")
+                lines.append(
+                    "  \(change.reservationID.short)  \(LogCommand.detail(change, catalog: catalog, renderer: renderer).terminalSafe)"
+                )
             }
             context.output.write(lines.joined(separator: "\n") + "\n")
         }
