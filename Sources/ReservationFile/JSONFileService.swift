@@ -5,7 +5,7 @@ extension ReservationService {
     /// The JSON file backend: every call reads the file afresh, every change
     /// happens under the store's lock and lands with an atomic, durable write.
     public static func jsonFile(
-        _ store: JSONFileStore, now: @escaping @Sendable () -> Date = Date.init
+        _ store: JSONFileStore, now: @escaping @Sendable () -> Date
     ) -> ReservationService {
         ReservationService(
             landmarks: { try store.read().ledger.catalog },

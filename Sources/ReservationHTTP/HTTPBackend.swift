@@ -93,8 +93,14 @@ public struct HTTPBackendConfiguration: Sendable {
     /// The `Idempotency-Key` of the creates (request n of a batch adds `-n`);
     /// nil makes a new key for every `reserve` call.
     public var idempotencyKey: String?
+    /// The time, handed in by the command's context: a cached answer's age.
+    public var now: @Sendable () -> Date
 
-    public init(baseURL: URL, token: String?, retry: RetryPolicy = RetryPolicy(), idempotencyKey: String? = nil) {
+    public init(
+        baseURL: URL, token: String?, retry: RetryPolicy = RetryPolicy(), idempotencyKey: String? = nil,
+        now: @escaping @Sendable () -> Date
+    ) {
+        self.now = now
         self.baseURL = baseURL
         self.token = token
         self.retry = retry

@@ -22,7 +22,7 @@ extension ReservationService {
         @Sendable func records(_ name: String) async throws -> (records: [JSONValue], source: SnapshotSource) {
             @Sendable func cached(_ error: any Error, unreachable: Bool) throws -> ([JSONValue], SnapshotSource) {
                 guard let (records, saved) = configuration.cache?.records(name) else { throw error }
-                let age = Date().timeIntervalSince(saved)
+                let age = configuration.now().timeIntervalSince(saved)
                 if !state.warned.withLock({ warned in
                     defer { warned = true }
                     return warned

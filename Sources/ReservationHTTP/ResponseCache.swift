@@ -20,7 +20,11 @@ public struct ResponseCache: Sendable {
     /// Temporary files older than this were left by a writer that was killed.
     static let leftoverAge: TimeInterval = 60
 
-    public init(cacheHome: URL, baseURL: URL, token: String?) {
+    /// The time, handed in: the age of a leftover temporary file.
+    private let now: @Sendable () -> Date
+
+    public init(cacheHome: URL, baseURL: URL, token: String?, now: @escaping @Sendable () -> Date) {
+        self.now = now
         let identity = baseURL.absoluteString + "\n" + (token ?? "")
         folder = cacheHome.appendingPathComponent("resv/servers/\(Self.fingerprint(identity))", isDirectory: true)
     }
@@ -98,7 +102,7 @@ public struct ResponseCache: Sendable {
         for name in names where name.hasPrefix(".") && (name.contains(".resv-tmp.") || name.hasSuffix(".tmp")) {
             let path = folder.appendingPathComponent(name).path
             guard let modified = (try? manager.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
-                Date().timeIntervalSince(modified) > Self.leftoverAge
+                now().timeIntervalSince(modified) > Self.leftoverAge
             else { continue }
             try? manager.removeItem(atPath: path)
         }

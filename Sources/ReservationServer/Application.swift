@@ -7,7 +7,7 @@ import ServiceLifecycle
 /// The router of every route, over one store. Tests drive it with
 /// `app.test(.router)`; `buildApplication` serves it.
 public func buildRouter(
-    store: ServerStore, catalog: LandmarkCatalog = .builtIn, now: @escaping @Sendable () -> Date = { Date() },
+    store: ServerStore, catalog: LandmarkCatalog = .builtIn, now: @escaping @Sendable () -> Date,
     options: ServerOptions = ServerOptions()
 ) -> Router<ServerContext> {
     let router = Router(context: ServerContext.self)
@@ -18,7 +18,7 @@ public func buildRouter(
     let operations = OperationsRoutes(store: store, metrics: options.metrics)
     router.addRoutes(operations.endpoints)
     let authenticated = router.group()
-        .add(middleware: AuthMiddleware(tokens: TokenCache(store: store, lifetime: options.tokenLifetime)))
+        .add(middleware: AuthMiddleware(tokens: TokenCache(store: store, lifetime: options.tokenLifetime, now: now)))
         .group(context: AuthenticatedContext.self)
     if let limit = options.rateLimit { authenticated.add(middleware: RateLimitMiddleware(limit)) }
     authenticated.addRoutes(operations.authenticatedEndpoints)
@@ -31,17 +31,18 @@ public func buildRouter(
 /// the bound port (useful with port 0).
 public func buildApplication(
     store: ServerStore, host: String, port: Int, logger: Logger, catalog: LandmarkCatalog = .builtIn,
-    options: ServerOptions = ServerOptions(), keyLifetime: Duration = .seconds(24 * 3600),
+    now: @escaping @Sendable () -> Date, options: ServerOptions = ServerOptions(),
+    keyLifetime: Duration = .seconds(24 * 3600),
     onListening: @escaping @Sendable (Int) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
     Application(
-        router: buildRouter(store: store, catalog: catalog, options: options),
+        router: buildRouter(store: store, catalog: catalog, now: now, options: options),
         server: options.limits.server,
         // A burst of connections waits in the kernel's queue, not in dropped SYNs retried a
         // second or more later (Hummingbird's 256 dropped some of 1,000 at once; Linux caps
         // the queue at net.core.somaxconn, 4096 by default).
         configuration: .init(address: .hostname(host, port: port), serverName: "resv-server", backlog: 4096),
-        services: [KeyPurge(store: store, lifetime: keyLifetime, logger: logger)],
+        services: [KeyPurge(store: store, lifetime: keyLifetime, logger: logger, now: now)],
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
         logger: logger
     )
@@ -52,11 +53,12 @@ struct KeyPurge: Service {
     let store: ServerStore
     let lifetime: Duration
     let logger: Logger
+    let now: @Sendable () -> Date
 
     func run() async throws {
         while true {
             do {
-                let cutoff = Date().addingTimeInterval(-Double(lifetime.components.seconds))
+                let cutoff = now().addingTimeInterval(-Double(lifetime.components.seconds))
                 let purged = try await store.purgeKeys(cutoff)
                 if purged > 0 { logger.info("purged expired idempotency keys", metadata: ["count": "\(purged)"]) }
             } catch {

@@ -16,13 +16,15 @@ public enum Database {
     /// lock (one server per file).
     public static func withStore<Result: Sendable>(
         _ spec: String, logger: Logger, connections: Int = 20, serving: Bool = false,
+        now: @escaping @Sendable () -> Date,
         _ body: @escaping @Sendable (ServerStore) async throws -> Result
     ) async throws -> Result {
         if spec.hasPrefix("postgres://") || spec.hasPrefix("postgresql://") {
             // The pool retries an unreachable database for a minute, logging each
             // attempt: one connection of our own says at once why it cannot.
             try await probe(spec, logger: logger)
-            let (store, client) = try await PostgresStore.open(url: spec, connections: connections, logger: logger)
+            let (store, client) = try await PostgresStore.open(
+                url: spec, connections: connections, logger: logger, now: now)
             return try await withThrowingTaskGroup(of: Result?.self) { group in
                 group.addTask {
                     await client.run()
@@ -49,7 +51,7 @@ public enum Database {
             throw DatabaseError.cannotOpen(path, "the folder \(folder) does not exist")
         }
         try restrictFileModes(path)
-        let store = try await SQLiteStore.open(path: path, serving: serving, logger: logger)
+        let store = try await SQLiteStore.open(path: path, serving: serving, logger: logger, now: now)
         do {
             let result = try await body(store)
             try await store.close()

@@ -12,7 +12,9 @@ public enum PostgresStore {
     /// Connects with a `postgres://user:password@host:port/database?sslmode=…` URL.
     /// `run` is the client's connection pool; the caller keeps it running
     /// (as a service) while the store is used.
-    public static func open(url: String, connections: Int = 20, logger: Logger) async throws
+    public static func open(
+        url: String, connections: Int = 20, logger: Logger, now: @escaping @Sendable () -> Date
+    ) async throws
         -> (store: ServerStore, client: PostgresClient)
     {
         var configuration = try configuration(url)
@@ -111,7 +113,7 @@ public enum PostgresStore {
             },
             close: {}
         )
-        store.tokens = .postgres(client, logger: logger)
+        store.tokens = .postgres(client, logger: logger, now: now)
         return (store, client)
     }
 

@@ -15,7 +15,9 @@ public enum SQLiteStore {
     /// Opens (creating) the database at `path`. With `serving`, takes the
     /// file's server lock first (`PATH.lock`): one server per file, which lets
     /// it cache reads between its own writes. `token create` needs no lock.
-    public static func open(path: String, serving: Bool = false, logger: Logger) async throws -> ServerStore {
+    public static func open(
+        path: String, serving: Bool = false, logger: Logger, now: @escaping @Sendable () -> Date
+    ) async throws -> ServerStore {
         let lock = serving ? try ServerLock(path + ".lock", database: path) : nil
         let writeConnection: SQLiteConnection
         do {
@@ -123,7 +125,7 @@ public enum SQLiteStore {
             }
         )
         store.exclusive = serving
-        store.tokens = .sqlite(writer: writer, reader: reader)
+        store.tokens = .sqlite(writer: writer, reader: reader, now: now)
         return store
     }
 

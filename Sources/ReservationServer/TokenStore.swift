@@ -53,11 +53,13 @@ public struct TokenStore: Sendable {
 
 extension TokenStore {
     /// SQLite: reads on the readers, writes through the one writer.
-    static func sqlite(writer: SQLiteWriter, reader: @escaping @Sendable () -> SQLiteConnection) -> TokenStore {
+    static func sqlite(
+        writer: SQLiteWriter, reader: @escaping @Sendable () -> SQLiteConnection, now: @escaping @Sendable () -> Date
+    ) -> TokenStore {
         TokenStore(
             create: { name, hash, expiresAt in
                 try await writer.perform { db in
-                    let now = Date().timeIntervalSince1970
+                    let now = now().timeIntervalSince1970
                     _ = try await db.query(
                         "INSERT INTO users (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
                         [.text(name), .float(now)])
@@ -127,11 +129,11 @@ extension TokenStore {
     }
 
     /// PostgreSQL: every call one statement or transaction on the pool.
-    static func postgres(_ client: PostgresClient, logger: Logger) -> TokenStore {
+    static func postgres(_ client: PostgresClient, logger: Logger, now: @escaping @Sendable () -> Date) -> TokenStore {
         TokenStore(
             create: { name, hash, expiresAt in
                 try await client.withTransaction(logger: logger) { db in
-                    let now = Date().timeIntervalSince1970
+                    let now = now().timeIntervalSince1970
                     let expires = expiresAt?.timeIntervalSince1970
                     try await db.query(
                         "INSERT INTO users (name, created_at) VALUES (\(name), \(now)) ON CONFLICT (name) DO NOTHING",

@@ -40,8 +40,12 @@ final class TokenCache: Sendable {
     /// When this process last wrote each token's last use.
     private let touched = Mutex<[String: ContinuousClock.Instant]>([:])
 
-    init(store: ServerStore, lifetime: Duration = TokenCache.defaultLifetime) {
+    /// The time, handed in: a token's expiry.
+    private let now: @Sendable () -> Date
+
+    init(store: ServerStore, lifetime: Duration = TokenCache.defaultLifetime, now: @escaping @Sendable () -> Date) {
         tokens = store.tokens
+        self.now = now
         self.lifetime = lifetime
     }
 
@@ -49,7 +53,7 @@ final class TokenCache: Sendable {
         guard !token.isEmpty, token.utf8.count <= 512 else { return nil }
         let hash = Token.hash(token)
         let now = ContinuousClock.now
-        let date = Date()
+        let date = self.now()
         if let entry = known.withLock({ $0[hash] }), now - entry.checked < lifetime {
             return Self.valid(entry.grant, at: date)
         }

@@ -153,7 +153,8 @@ public struct CommandContext: Sendable {
         // Every route but /health needs a token: say what is missing rather than "refused".
         if settings.token == nil, !options.offline { throw CLIError.noToken }
         let token = try settings.checkedToken()
-        var configuration = HTTPBackendConfiguration(baseURL: url, token: token, idempotencyKey: idempotencyKey)
+        var configuration = HTTPBackendConfiguration(
+            baseURL: url, token: token, idempotencyKey: idempotencyKey, now: now)
         configuration.cache = responseCache(url, token: token)
         configuration.commandTimeout = total
         let messages = self.messages
@@ -173,7 +174,7 @@ public struct CommandContext: Sendable {
 
     /// The cache of one server's answers for one token, under `$XDG_CACHE_HOME`.
     func responseCache(_ url: URL, token: String?) -> ResponseCache {
-        ResponseCache(cacheHome: xdgHome("XDG_CACHE_HOME", ".cache"), baseURL: url, token: token)
+        ResponseCache(cacheHome: xdgHome("XDG_CACHE_HOME", ".cache"), baseURL: url, token: token, now: now)
     }
 
     /// "3 minutes ago", for the age of cached data.

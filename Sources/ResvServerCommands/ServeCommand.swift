@@ -104,9 +104,10 @@ struct Serve: ServerCommand {
         if !noMetrics { settings.metrics = ServerMetrics.bootstrap() }
         let serverOptions = settings
         try await context.unavailableOnFailure {
-            try await Database.withStore(options.database, logger: logger, serving: true) { store in
+            try await Database.withStore(options.database, logger: logger, serving: true, now: context.now) { store in
                 let app = buildApplication(
-                    store: store, host: host, port: port, logger: logger, catalog: catalog, options: serverOptions,
+                    store: store, host: host, port: port, logger: logger, catalog: catalog, now: context.now,
+                    options: serverOptions,
                     onListening: { bound in
                         // The source the line had when the command was in the executable's module.
                         logger.notice("listening on http://\(host):\(bound)", source: "resv_server")

@@ -139,7 +139,9 @@ private func withTokens<Result: Sendable>(
 ) async throws -> Result {
     let logger = context.logger(.warning)
     return try await context.unavailableOnFailure {
-        try await Database.withStore(options.database, logger: logger) { store in try await body(store.tokens) }
+        try await Database.withStore(options.database, logger: logger, now: context.now) { store in
+            try await body(store.tokens)
+        }
     }
 }
 

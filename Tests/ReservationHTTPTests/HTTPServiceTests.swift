@@ -30,7 +30,8 @@ struct HTTPServiceTests {
             var retry = RetryPolicy()
             retry.sleep = { [weak self] seconds in self?.waits.withLock { $0.append(seconds) } }
             retry.random = { $0 }  // the top of each jitter range, to check the bounds
-            var configuration = HTTPBackendConfiguration(baseURL: HTTPServiceTests.base, token: "t0k", retry: retry)
+            var configuration = HTTPBackendConfiguration(
+                baseURL: HTTPServiceTests.base, token: "t0k", retry: retry, now: { Date() })
             change(&configuration)
             return .http(
                 configuration,

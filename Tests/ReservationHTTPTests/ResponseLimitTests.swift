@@ -123,7 +123,7 @@ struct ResponseLimitTests {
         init() throws {
             home = FileManager.default.temporaryDirectory
                 .appendingPathComponent("resv-cache-\(UUID().uuidString.prefix(8))", isDirectory: true)
-            cache = ResponseCache(cacheHome: home, baseURL: HTTPServiceTests.base, token: "t0k")
+            cache = ResponseCache(cacheHome: home, baseURL: HTTPServiceTests.base, token: "t0k", now: { Date() })
         }
 
         deinit { try? FileManager.default.removeItem(at: home) }

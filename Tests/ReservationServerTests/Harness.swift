@@ -48,7 +48,7 @@ func withHarness(
         return logger
     }()
     // Tests run side by side, each with its own pool: keep the pools small.
-    try await Database.withStore(spec, logger: logger, connections: 4, serving: true) { store in
+    try await Database.withStore(spec, logger: logger, connections: 4, serving: true, now: now) { store in
         let alice = Token.generate()
         let bob = Token.generate()
         let suffix = UUID().uuidString.prefix(8)

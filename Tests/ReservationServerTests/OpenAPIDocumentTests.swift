@@ -40,9 +40,9 @@ struct OpenAPIDocumentTests {
         var logger = Logger(label: "resv-server-test")
         logger.logLevel = .critical
         let routes = try await Database.withStore(
-            directory.appendingPathComponent("db.sqlite").path, logger: logger, connections: 1
+            directory.appendingPathComponent("db.sqlite").path, logger: logger, connections: 1, now: { Date() }
         ) { store in
-            Set(buildRouter(store: store).routes.map { "\($0.method.rawValue) \($0.path)" })
+            Set(buildRouter(store: store, now: { Date() }).routes.map { "\($0.method.rawValue) \($0.path)" })
         }
         #expect(routes.contains("POST /undo"), "the router's routes are read: \(routes.sorted())")
         #expect(routes.subtracting(documented).isEmpty, "routes missing from the document")

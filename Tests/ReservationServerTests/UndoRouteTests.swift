@@ -279,7 +279,7 @@ struct UndoRouteTests {
             else { throw ReservationError.nothingToUndo }
             return result
         }
-        let user = try await Database.withStore(path, logger: logger) { store in
+        let user = try await Database.withStore(path, logger: logger, now: { now }) { store in
             let user = try await store.addToken("alice", Token.hash(Token.generate()))
             try await reserve(3, in: store, for: user)
             return user
@@ -289,7 +289,7 @@ struct UndoRouteTests {
         _ = try await connection.query("DROP TABLE history")
         _ = try await connection.query("PRAGMA user_version = 3")
         try await connection.close()
-        try await Database.withStore(path, logger: logger) { store in
+        try await Database.withStore(path, logger: logger, now: { now }) { store in
             #expect(try await store.list(user).count == 1)
             #expect(try await store.history(user, nil, nil).isEmpty)
             await #expect(throws: ReservationError.self) { try await undo(in: store, for: user) }

@@ -191,7 +191,7 @@ extension ReservationService {
     /// reported, never removed.
     public static func inMemory(
         records: [JSONValue] = [], catalog: LandmarkCatalog = .builtIn,
-        now: @escaping @Sendable () -> Date = Date.init
+        now: @escaping @Sendable () -> Date
     ) -> ReservationService {
         let state = InMemoryState(ledger: ReservationLedger(records: records, catalog: catalog))
         return ReservationService(
