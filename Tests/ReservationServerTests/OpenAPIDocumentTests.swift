@@ -40,7 +40,7 @@ struct OpenAPIDocumentTests {
         var logger = Logger(label: "resv-server-test")
         logger.logLevel = .critical
         let routes = try await Database.withStore(
-            directory.appendingPathComponent("db.sqlite").path, logger: logger, connections: 1, now: { Date() }
+            directory.appendingPathComponent("db.sqlite").path, logger: logger, connections: 1, now: Date.init
         ) { store in
             Set(buildRouter(store: store, now: { Date() }).routes.map { "\($0.method.rawValue) \($0.path)" })
         }

@@ -266,6 +266,7 @@ struct UndoRouteTests {
         let hall = ModifyCase.hall()
         let catalog = LandmarkCatalog([hall])
         let now = ModifyCase.date(0).addingTimeInterval(-86_400)
+        let clock: @Sendable () -> Date = { now }
         @Sendable func reserve(_ party: Int, in store: ServerStore, for user: UserID) async throws {
             let request = try NewReservation(landmarkID: hall.id, date: ModifyCase.date(0), partySize: party, now: now)
             _ = try await store.transaction(user, catalog: catalog) {
@@ -279,7 +280,7 @@ struct UndoRouteTests {
             else { throw ReservationError.nothingToUndo }
             return result
         }
-        let user = try await Database.withStore(path, logger: logger, now: { now }) { store in
+        let user = try await Database.withStore(path, logger: logger, now: clock) { store in
             let user = try await store.addToken("alice", Token.hash(Token.generate()))
             try await reserve(3, in: store, for: user)
             return user
@@ -289,7 +290,7 @@ struct UndoRouteTests {
         _ = try await connection.query("DROP TABLE history")
         _ = try await connection.query("PRAGMA user_version = 3")
         try await connection.close()
-        try await Database.withStore(path, logger: logger, now: { now }) { store in
+        try await Database.withStore(path, logger: logger, now: clock) { store in
             #expect(try await store.list(user).count == 1)
             #expect(try await store.history(user, nil, nil).isEmpty)
             await #expect(throws: ReservationError.self) { try await undo(in: store, for: user) }

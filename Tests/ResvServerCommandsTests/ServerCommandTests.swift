@@ -55,7 +55,7 @@ struct ServerCommandTests {
 
         // The store knows each token by its hash, and the clock of the context set the expiry.
         let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-        let grants = try await Database.withStore(database, logger: logger, now: { Date() }) { store in
+        let grants = try await Database.withStore(database, logger: logger, now: Date.init) { store in
             [
                 try await store.tokens.grant(Token.hash(created.stdout.dropLast())),
                 try await store.tokens.grant(Token.hash(day.stdout.dropLast())),
