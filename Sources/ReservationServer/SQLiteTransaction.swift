@@ -49,21 +49,30 @@ struct SQLiteTransaction: BookingTransaction {
     }
 
     func insert(_ reservations: [Reservation]) async throws {
-        for reservation in reservations {
+        // Many rows a statement: each statement is a hop to SQLite's thread.
+        for chunk in Self.chunks(reservations) {
+            let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             _ = try await db.query(
                 """
                 INSERT INTO reservations
                     (id, user_id, landmark_id, date, starts_at, party_size, status, created_at, updated_at, version, note)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                VALUES \(Array(repeating: row, count: chunk.count).joined(separator: ", "))
                 """,
-                [
-                    .text(reservation.id.description), userID, .text(reservation.landmark.id.description),
-                    .text(DateTime.format(reservation.date)), .float(reservation.date.timeIntervalSince1970),
-                    .integer(reservation.partySize), .text(reservation.status.rawValue),
-                    .float(seconds(reservation.createdAt)), .float(seconds(reservation.updatedAt)),
-                    .integer(reservation.version), reservation.note.map { .text($0) } ?? .null,
-                ])
+                chunk.flatMap { reservation -> [SQLiteData] in
+                    [
+                        .text(reservation.id.description), userID, .text(reservation.landmark.id.description),
+                        .text(DateTime.format(reservation.date)), .float(reservation.date.timeIntervalSince1970),
+                        .integer(reservation.partySize), .text(reservation.status.rawValue),
+                        .float(seconds(reservation.createdAt)), .float(seconds(reservation.updatedAt)),
+                        .integer(reservation.version), reservation.note.map { .text($0) } ?? .null,
+                    ]
+                })
         }
+    }
+
+    /// Slices of at most 200 rows: well under SQLite's limit of bound parameters a statement.
+    private static func chunks<Element>(_ items: [Element]) -> [ArraySlice<Element>] {
+        stride(from: 0, to: items.count, by: 200).map { items[$0..<min($0 + 200, items.count)] }
     }
 
     func update(_ reservations: [Reservation]) async throws {
@@ -85,13 +94,16 @@ struct SQLiteTransaction: BookingTransaction {
     }
 
     func append(_ entries: [HistoryEntry]) async throws {
-        for entry in entries {
+        for chunk in Self.chunks(entries) {
             _ = try await db.query(
-                "INSERT INTO history (user_id, reservation_id, command, change, undoes, entry) VALUES (?, ?, ?, ?, ?, ?)",
-                [
-                    userID, .text(entry.reservationID.description), .text(entry.command),
-                    .text(entry.change.rawValue), entry.undoes.map { .text($0) } ?? .null, .text(entry.storedText),
-                ])
+                "INSERT INTO history (user_id, reservation_id, command, change, undoes, entry) VALUES "
+                    + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "),
+                chunk.flatMap { entry -> [SQLiteData] in
+                    [
+                        userID, .text(entry.reservationID.description), .text(entry.command),
+                        .text(entry.change.rawValue), entry.undoes.map { .text($0) } ?? .null, .text(entry.storedText),
+                    ]
+                })
         }
     }
 
