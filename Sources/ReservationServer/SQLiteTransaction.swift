@@ -17,8 +17,7 @@ struct SQLiteTransaction: BookingTransaction {
 
     func recordsForUpdate(_ ids: [Reservation.ID]) async throws -> [Reservation.ID: ReservationApiModel] {
         var found: [Reservation.ID: ReservationApiModel] = [:]
-        // Well under SQLite's limit of bound parameters a statement.
-        for chunk in stride(from: 0, to: ids.count, by: 500).map({ ids[$0..<min($0 + 500, ids.count)] }) {
+        for chunk in Self.chunks(ids) {
             let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
             let rows = try await db.query(
                 "SELECT \(ReservationRow.columns) FROM reservations WHERE user_id = ? AND id IN (\(marks))",
