@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "ResvCLI", targets: ["ResvCLI"]),
         .executable(name: "resv-server", targets: ["resv-server"]),
         .library(name: "ReservationServer", targets: ["ReservationServer"]),
+        .library(name: "ReservationStorage", targets: ["ReservationStorage"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -59,14 +60,26 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "resv", dependencies: ["ResvCLI"]),
+        // The server's storage: the schema once, SQLite and PostgreSQL engines of the core's
+        // booking transaction, tokens and idempotency keys. No Hummingbird: no HTTP here.
+        .target(
+            name: "ReservationStorage",
+            dependencies: [
+                "ReservationCore",
+                "ResvFiles",
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // resv-server's HTTP layer: routes, authentication, idempotency, limits, metrics.
         .target(
             name: "ReservationServer",
             dependencies: [
                 "ReservationCore",
-                "ResvFiles",
+                "ReservationStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -84,6 +97,7 @@ let package = Package(
             dependencies: [
                 "ReservationCore",
                 "ReservationServer",
+                "ReservationStorage",
                 "ResvReference",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -109,11 +123,14 @@ let package = Package(
             dependencies: [
                 "CapacityModel",
                 "ReservationServer",
+                "ReservationStorage",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        .testTarget(name: "ResvServerCommandsTests", dependencies: ["ResvServerCommands", "ReservationServer"]),
+        .testTarget(
+            name: "ResvServerCommandsTests",
+            dependencies: ["ResvServerCommands", "ReservationServer", "ReservationStorage"]),
         .testTarget(
             name: "ResvEndToEndTests",
             dependencies: [

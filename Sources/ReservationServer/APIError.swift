@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import ReservationCore
+import ReservationStorage
 
 /// An error answered as `{"error": true, "reason": "…", "code": "…"}` with its
 /// status, and for a batch the refused items (`failures`). Every failure reaches

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ReservationCore
+import ReservationStorage
 import ServiceLifecycle
 
 /// The router of every route, over one store. Tests drive it with

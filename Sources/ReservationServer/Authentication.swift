@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ReservationStorage
 
 /// The request context of every route: who is asking, once `AuthMiddleware` has read the bearer token.
 public struct ServerContext: RequestContext {

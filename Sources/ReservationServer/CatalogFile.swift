@@ -1,5 +1,6 @@
 import Foundation
 import ReservationCore
+import ReservationStorage
 
 /// The landmarks a server offers, read from a JSON file given with
 /// `serve --landmarks`: an array of landmark objects (what `GET /landmarks`

@@ -1,4 +1,5 @@
 import Hummingbird
+import ReservationStorage
 import Synchronization
 
 /// Each user's `GET /reservations` body, kept from one change of theirs to the

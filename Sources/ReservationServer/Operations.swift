@@ -4,6 +4,7 @@ import Hummingbird
 import Metrics
 import Prometheus
 import ReservationCore
+import ReservationStorage
 import Synchronization
 
 /// What an operator sets on `serve` beyond the address and the database.

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import ReservationCore
+import ReservationStorage
 
 /// The routes of DESIGN.md, "HTTP backend (client) and server", over one
 /// `ServerStore`. Input goes through the core's rules: `CreateReservationRequest(json:)`,

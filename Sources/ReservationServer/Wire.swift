@@ -1,5 +1,6 @@
 import Foundation
 import ReservationCore
+import ReservationStorage
 
 /// The JSON bodies the server sends, written with the core's `JSONWriter`
 /// (compact, sorted keys): the same shapes the client's mapping reads.

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ReservationCore
 import ReservationServer
+import ReservationStorage
 import ResvReference
 
 struct Serve: ServerCommand {

@@ -4,6 +4,7 @@ import ReservationCore
 import Testing
 
 @testable import ReservationServer
+@testable import ReservationStorage
 
 /// The batch routes: one request and one transaction, all or nothing, on every engine.
 @Suite("Batch routes")

@@ -5,6 +5,7 @@ import ReservationCore
 import Testing
 
 @testable import ReservationServer
+@testable import ReservationStorage
 
 /// Capacity on the server: a configured catalog, `GET /landmarks/{id}/availability`,
 /// replays and status changes against the count, and the capacity model with two users.

@@ -7,6 +7,7 @@ import ReservationCore
 import Testing
 
 @testable import ReservationServer
+@testable import ReservationStorage
 
 /// The storage engines every route test runs against. PostgreSQL needs
 /// `RESV_TEST_POSTGRES_URL` (`scripts/with-postgres` sets it; `make test` uses it).

@@ -4,6 +4,7 @@ import ReservationCore
 import Testing
 
 @testable import ReservationServer
+@testable import ReservationStorage
 
 @Suite("Idempotency and concurrency")
 struct IdempotencyTests {

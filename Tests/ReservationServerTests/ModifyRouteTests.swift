@@ -5,6 +5,7 @@ import ReservationCore
 import Testing
 
 @testable import ReservationServer
+@testable import ReservationStorage
 
 /// `PATCH /reservations/{id}` on every engine: the modify table, If-Match, and concurrency.
 @Suite("Modify route")

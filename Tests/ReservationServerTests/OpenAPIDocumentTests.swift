@@ -3,6 +3,7 @@ import Logging
 import Testing
 
 @testable import ReservationServer
+@testable import ReservationStorage
 
 /// `openapi/resv-server.yaml` and the router agree on the routes, so a new route
 /// cannot ship undocumented (schemathesis then checks what each one answers).

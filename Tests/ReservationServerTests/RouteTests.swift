@@ -5,6 +5,7 @@ import ReservationCore
 import Testing
 
 @testable import ReservationServer
+@testable import ReservationStorage
 
 @Suite("Routes")
 struct RouteTests {

@@ -4,6 +4,7 @@ import HTTPTypes
 import Testing
 
 @testable import ReservationServer
+@testable import ReservationStorage
 
 /// Generated hostile requests against the router: every one gets an HTTP
 /// answer from the documented set, and the server (this process) never traps.

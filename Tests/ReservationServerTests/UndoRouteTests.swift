@@ -7,6 +7,7 @@ import SQLiteNIO
 import Testing
 
 @testable import ReservationServer
+@testable import ReservationStorage
 
 /// `POST /undo` and `GET /history` on every engine: the undo table, one user's
 /// commands only, and the history kept in the change's own transaction.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ReservationServer
+import ReservationStorage
 import ResvReference
 import ResvServerCommands
 import Synchronization

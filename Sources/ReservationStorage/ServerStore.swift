@@ -14,6 +14,12 @@ public struct IdempotencyKey: Sendable, Hashable {
     public var requestHash: String
     /// When the request came: the kept response's age, for `purgeKeys`.
     public var receivedAt: Date
+
+    public init(key: String, requestHash: String, receivedAt: Date) {
+        self.key = key
+        self.requestHash = requestHash
+        self.receivedAt = receivedAt
+    }
 }
 
 /// A response kept for an idempotency key, replayed byte for byte.
@@ -21,6 +27,12 @@ public struct StoredResponse: Sendable, Hashable {
     public var status: Int
     public var body: [UInt8]
     public var requestHash: String
+
+    public init(status: Int, body: [UInt8], requestHash: String) {
+        self.status = status
+        self.body = body
+        self.requestHash = requestHash
+    }
 }
 
 /// What a write transaction did: the rule's answer, or the answer kept for

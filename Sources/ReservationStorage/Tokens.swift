@@ -23,11 +23,11 @@ public enum Token {
 /// (or expired) on any instance stops working here within that time. Misses
 /// always ask the store (a token created since). A lookup that goes to the
 /// store also notes the token's last use, at most once a minute per token.
-final class TokenCache: Sendable {
+public final class TokenCache: Sendable {
     /// How long a found token is trusted before the store is asked again.
     /// Measured (BENCHMARKS.md): asking on every request costs GET /reservations
     /// little on SQLite, but the default keeps revocation well inside 5 s.
-    static let defaultLifetime: Duration = .seconds(2)
+    public static let defaultLifetime: Duration = .seconds(2)
 
     private struct Entry {
         var grant: TokenGrant
@@ -43,13 +43,15 @@ final class TokenCache: Sendable {
     /// The time, handed in: a token's expiry.
     private let now: @Sendable () -> Date
 
-    init(store: ServerStore, lifetime: Duration = TokenCache.defaultLifetime, now: @escaping @Sendable () -> Date) {
+    public init(
+        store: ServerStore, lifetime: Duration = TokenCache.defaultLifetime, now: @escaping @Sendable () -> Date
+    ) {
         tokens = store.tokens
         self.now = now
         self.lifetime = lifetime
     }
 
-    func user(for token: some StringProtocol) async throws -> UserID? {
+    public func user(for token: some StringProtocol) async throws -> UserID? {
         guard !token.isEmpty, token.utf8.count <= 512 else { return nil }
         let hash = Token.hash(token)
         let now = ContinuousClock.now
