@@ -9,13 +9,14 @@ import Testing
 @testable import ReservationServer
 @testable import ReservationStorage
 
-/// The storage engines every route test runs against. PostgreSQL needs
-/// `RESV_TEST_POSTGRES_URL` (`scripts/with-postgres` sets it; `make test` uses it).
+/// The storage engines every route test runs against: memory (no database),
+/// SQLite and PostgreSQL, which needs `RESV_TEST_POSTGRES_URL` (`scripts/with-postgres`
+/// sets it; `make test` uses it).
 enum Engine: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case sqlite, postgres
+    case memory, sqlite, postgres
 
     static var postgresURL: String? { ProcessInfo.processInfo.environment["RESV_TEST_POSTGRES_URL"] }
-    static var available: [Engine] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
+    static var available: [Engine] { postgresURL == nil ? [.memory, .sqlite] : [.memory, .sqlite, .postgres] }
     var testDescription: String { rawValue }
 }
 
@@ -38,18 +39,12 @@ func withHarness(
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resv-server-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
-    let spec: String
-    switch engine {
-    case .sqlite: spec = directory.appendingPathComponent("db.sqlite").path
-    case .postgres: spec = try #require(Engine.postgresURL)
-    }
     let logger = {
         var logger = Logger(label: "resv-server-test")
         logger.logLevel = .critical
         return logger
     }()
-    // Tests run side by side, each with its own pool: keep the pools small.
-    try await Database.withStore(spec, logger: logger, connections: 4, serving: true, now: now) { store in
+    @Sendable func serve(_ store: ServerStore, database spec: String) async throws {
         let alice = Token.generate()
         let bob = Token.generate()
         let suffix = UUID().uuidString.prefix(8)
@@ -58,6 +53,16 @@ func withHarness(
         let app = Application(router: buildRouter(store: store, catalog: catalog, now: now), logger: logger)
         try await app.test(.router) { client in
             try await body(Harness(client: client, store: store, alice: alice, bob: bob, database: spec))
+        }
+    }
+    switch engine {
+    case .memory: try await serve(MemoryStore.open(catalog: catalog, now: now), database: "")
+    case .sqlite, .postgres:
+        let spec =
+            engine == .sqlite ? directory.appendingPathComponent("db.sqlite").path : try #require(Engine.postgresURL)
+        // Tests run side by side, each with its own pool: keep the pools small.
+        try await Database.withStore(spec, logger: logger, connections: 4, serving: true, now: now) { store in
+            try await serve(store, database: spec)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A checked request for a new reservation. The landmark stays as the user
 /// gave it (id, unique id prefix or name): the backend resolves it against its
@@ -196,7 +197,7 @@ extension ReservationService {
         let state = InMemoryState(ledger: ReservationLedger(records: records, catalog: catalog))
         return ReservationService(
             landmarks: { catalog },
-            fetch: { await state.ledger.snapshot },
+            fetch: { state.ledger.snapshot },
             reserve: { requests in
                 try await state.update { try await Booking.reserve(requests, now: now(), in: $0) }
             },
@@ -211,31 +212,27 @@ extension ReservationService {
                     try await Booking.modify(id, change, expectedVersion: version, now: now(), in: $0)
                 }
             },
-            history: { id, limit in await state.ledger.changes(of: id, limit: limit) },
+            history: { id, limit in state.ledger.changes(of: id, limit: limit) },
             undo: { try await state.update { try await Booking.undo(now: now(), in: $0) } }
         )
     }
 }
 
 /// The ledger of `.inMemory`: one change at a time, each on a draft kept only when its rule returns.
-private actor InMemoryState {
-    private(set) var ledger: ReservationLedger
-    private var busy = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+private final class InMemoryState: Sendable {
+    private let current: Mutex<ReservationLedger>
+    private let turns = OneAtATime()
 
-    init(ledger: ReservationLedger) { self.ledger = ledger }
+    init(ledger: ReservationLedger) { current = Mutex(ledger) }
 
-    func update<T: Sendable>(_ body: @Sendable (LedgerTransaction) async throws -> T) async throws -> T {
-        // The rules suspend, and an actor takes other calls meanwhile: changes queue here.
-        while busy { await withCheckedContinuation { waiting.append($0) } }
-        busy = true
-        defer {
-            busy = false
-            if !waiting.isEmpty { waiting.removeFirst().resume() }
+    var ledger: ReservationLedger { current.withLock { $0 } }
+
+    func update<T: Sendable>(_ body: @escaping @Sendable (LedgerTransaction) async throws -> T) async throws -> T {
+        try await turns.run {
+            let draft = LedgerTransaction(self.ledger)
+            let result = try await body(draft)
+            self.current.withLock { $0 = draft.ledger }
+            return result
         }
-        let draft = LedgerTransaction(ledger)
-        let result = try await body(draft)
-        ledger = draft.ledger
-        return result
     }
 }

@@ -1,0 +1,196 @@
+import Foundation
+import ReservationCore
+import Synchronization
+
+/// The memory engine: a server's storage that lives as long as the process,
+/// for route tests that need no database. The rules are `Booking`'s over the
+/// same ledger as the client's memory and file engines; this adds only what a
+/// server keeps beside reservations: whose each one is, each user's history,
+/// idempotency keys and tokens. Writes run one at a time.
+public enum MemoryStore {
+    public static func open(catalog: LandmarkCatalog = .builtIn, now: @escaping @Sendable () -> Date) -> ServerStore {
+        let state = MemoryState(MemoryData(ledger: ReservationLedger(records: [], catalog: catalog)))
+        let turns = OneAtATime()
+        var store = ServerStore(
+            list: { user in
+                state.withLock { data in
+                    data.reservations(of: user).sorted { ($0.date, $0.id.description) < ($1.date, $1.id.description) }
+                        .map(ReservationApiModel.init)
+                }
+            },
+            get: { user, id in
+                state.withLock { data in data.reservations(of: user).first { $0.id == id }.map(ReservationApiModel.init)
+                }
+            },
+            parties: { landmark, from, to in
+                state.withLock { data in
+                    data.ledger.snapshot.reservations.filter {
+                        $0.landmark.id == landmark && $0.date >= from && $0.date < to && $0.status.isActive
+                            && Reservation.partySizes.contains($0.partySize)
+                    }.map { (date: $0.date, partySize: $0.partySize) }
+                }
+            },
+            storedResponse: { user, key in state.withLock { $0.keys[user]?[key]?.response } },
+            transact: { user, catalog, key, work in
+                try await turns.run {
+                    var data = state.withLock { $0 }
+                    if let key, let kept = data.keys[user]?[key.key] { return .replay(kept.response) }
+                    if data.ledger.catalog.landmarks != catalog.landmarks {
+                        data.ledger = ReservationLedger(records: data.ledger.records, catalog: catalog)
+                    }
+                    let transaction = MemoryTransaction(user: user, data: data)
+                    let (value, keep) = try await work(transaction)
+                    data = transaction.data
+                    data.ledger = transaction.ledger.ledger
+                    if let key, let keep { data.keys[user, default: [:]][key.key] = (keep, key.receivedAt) }
+                    state.withLock { $0 = data }
+                    return .done(value)
+                }
+            },
+            history: { user, id, limit in
+                state.withLock { data in
+                    let name = data.names[user]
+                    let newestFirst = (data.history[user] ?? []).reversed().lazy.filter {
+                        id == nil || $0.reservationID == id
+                    }
+                    return newestFirst.prefix(max(0, limit ?? .max)).map { entry in
+                        var entry = entry
+                        entry.user = name
+                        return entry
+                    }
+                }
+            },
+            purgeKeys: { cutoff in
+                state.withLock { data in
+                    var purged = 0
+                    for user in data.keys.keys {
+                        let before = data.keys[user]?.count ?? 0
+                        data.keys[user] = data.keys[user]?.filter { $0.value.at >= cutoff }
+                        purged += before - (data.keys[user]?.count ?? 0)
+                    }
+                    return purged
+                }
+            },
+            close: {}
+        )
+        store.exclusive = true
+        store.tokens = .memory(state, now: now)
+        return store
+    }
+}
+
+/// The memory engine's data, shared by its closures.
+final class MemoryState: Sendable {
+    private let data: Mutex<MemoryData>
+
+    init(_ data: MemoryData) { self.data = Mutex(data) }
+
+    func withLock<T>(_ body: (inout MemoryData) throws -> T) rethrows -> T { try data.withLock { try body(&$0) } }
+}
+
+/// Everything the memory engine keeps.
+struct MemoryData: Sendable {
+    /// Every user's reservations, as the client's engines keep theirs (its own history unused).
+    var ledger: ReservationLedger
+    var owners: [Reservation.ID: UserID] = [:]
+    /// Each user's changes, oldest first.
+    var history: [UserID: [HistoryEntry]] = [:]
+    var keys: [UserID: [String: (response: StoredResponse, at: Date)]] = [:]
+    var users: [String: UserID] = [:]
+    var names: [UserID: String] = [:]
+    /// By token hash.
+    var tokens: [String: (grant: TokenGrant, info: TokenInfo)] = [:]
+
+    func reservations(of user: UserID) -> [Reservation] {
+        ledger.snapshot.reservations.filter { owners[$0.id] == user }
+    }
+}
+
+/// One write of a user's: the ledger's transaction, limited to the user's own
+/// reservations and history.
+final class MemoryTransaction: BookingTransaction {
+    let user: UserID
+    let ledger: LedgerTransaction
+    private(set) var data: MemoryData
+
+    init(user: UserID, data: MemoryData) {
+        self.user = user
+        self.data = data
+        ledger = LedgerTransaction(data.ledger)
+    }
+
+    var catalog: LandmarkCatalog { ledger.catalog }
+
+    /// One write at a time: nothing to order.
+    func lockHistory(exclusive: Bool) async throws {}
+
+    func recordsForUpdate(_ ids: [Reservation.ID]) async throws -> [Reservation.ID: ReservationApiModel] {
+        try await ledger.recordsForUpdate(ids.filter { data.owners[$0] == user })
+    }
+
+    func booked(_ days: [BookingDay]) async throws -> [BookingDay: Int] { try await ledger.booked(days) }
+
+    func insert(_ reservations: [Reservation]) async throws {
+        try await ledger.insert(reservations)
+        for reservation in reservations { data.owners[reservation.id] = user }
+    }
+
+    func update(_ reservations: [Reservation]) async throws { try await ledger.update(reservations) }
+
+    func append(_ entries: [HistoryEntry]) async throws {
+        data.history[user, default: []].append(
+            contentsOf: entries.map { entry in
+                var entry = entry
+                entry.user = nil
+                return entry
+            })
+    }
+
+    func commandToUndo() async throws -> [HistoryEntry] { Undo.lastCommand(in: data.history[user] ?? []) }
+}
+
+extension TokenStore {
+    /// Tokens of the memory engine.
+    static func memory(_ state: MemoryState, now: @escaping @Sendable () -> Date) -> TokenStore {
+        TokenStore(
+            create: { name, hash, expiresAt in
+                state.withLock { data in
+                    let user = data.users[name] ?? UserID(Int64(data.users.count + 1))
+                    data.users[name] = user
+                    data.names[user] = name
+                    data.tokens[hash] = (
+                        TokenGrant(user: user, expiresAt: expiresAt),
+                        TokenInfo(user: name, createdAt: now(), lastUsedAt: nil, expiresAt: expiresAt)
+                    )
+                    return user
+                }
+            },
+            grant: { hash in state.withLock { $0.tokens[hash]?.grant } },
+            list: {
+                state.withLock { data in
+                    data.tokens.values.map { $0.info }.sorted { ($0.user, $0.createdAt) < ($1.user, $1.createdAt) }
+                }
+            },
+            revoke: { name in
+                state.withLock { data in
+                    let revoked = data.tokens.filter { $0.value.info.user == name }.map { $0.key }
+                    for hash in revoked { data.tokens[hash] = nil }
+                    return revoked.count
+                }
+            },
+            touch: { hash, date in
+                state.withLock { data in
+                    guard let last = data.tokens[hash]?.info.lastUsedAt else {
+                        if data.tokens[hash] != nil { data.tokens[hash]?.info.lastUsedAt = date }
+                        return
+                    }
+                    if last < date.addingTimeInterval(-TokenStore.touchResolution) {
+                        data.tokens[hash]?.info.lastUsedAt = date
+                    }
+                }
+            },
+            name: { user in state.withLock { $0.names[user] } },
+            ping: {}
+        )
+    }
+}
