@@ -31,16 +31,16 @@ public final class TokenCache: Sendable {
 
     private struct Entry {
         var grant: TokenGrant
-        var checked: ContinuousClock.Instant
+        var checked: Date
     }
 
     private let tokens: TokenStore
     private let lifetime: Duration
     private let known = Mutex<[String: Entry]>([:])
     /// When this process last wrote each token's last use.
-    private let touched = Mutex<[String: ContinuousClock.Instant]>([:])
+    private let touched = Mutex<[String: Date]>([:])
 
-    /// The time, handed in: a token's expiry.
+    /// The time, handed in: a token's expiry, and how long a found one is trusted.
     private let now: @Sendable () -> Date
 
     public init(
@@ -54,9 +54,8 @@ public final class TokenCache: Sendable {
     public func user(for token: some StringProtocol) async throws -> UserID? {
         guard !token.isEmpty, token.utf8.count <= 512 else { return nil }
         let hash = Token.hash(token)
-        let now = ContinuousClock.now
-        let date = self.now()
-        if let entry = known.withLock({ $0[hash] }), now - entry.checked < lifetime {
+        let date = now()
+        if let entry = known.withLock({ $0[hash] }), Self.age(since: entry.checked, at: date) < lifetime {
             return Self.valid(entry.grant, at: date)
         }
         guard let grant = try await tokens.grant(hash), let user = Self.valid(grant, at: date) else {
@@ -66,10 +65,16 @@ public final class TokenCache: Sendable {
         known.withLock { entries in
             // Bounded: a flood of distinct tokens cannot grow it without end.
             if entries.count >= 10_000 { entries.removeAll(keepingCapacity: true) }
-            entries[hash] = Entry(grant: grant, checked: now)
+            entries[hash] = Entry(grant: grant, checked: date)
         }
-        noteUse(hash, now: now, date: date)
+        noteUse(hash, date: date)
         return user
+    }
+
+    /// How long ago `then` was; a clock set back makes it old at once, never young for longer.
+    private static func age(since then: Date, at date: Date) -> Duration {
+        let seconds = date.timeIntervalSince(then)
+        return seconds < 0 || seconds > 86_400 ? .seconds(86_400) : .milliseconds(Int64(seconds * 1000))
     }
 
     private static func valid(_ grant: TokenGrant, at date: Date) -> UserID? {
@@ -78,11 +83,13 @@ public final class TokenCache: Sendable {
     }
 
     /// Writes the last use in the background: a request never waits for it.
-    private func noteUse(_ hash: String, now: ContinuousClock.Instant, date: Date) {
+    private func noteUse(_ hash: String, date: Date) {
         let due = touched.withLock { last -> Bool in
-            if let previous = last[hash], now - previous < .seconds(TokenStore.touchResolution) { return false }
+            if let previous = last[hash], Self.age(since: previous, at: date) < .seconds(TokenStore.touchResolution) {
+                return false
+            }
             if last.count >= 10_000 { last.removeAll(keepingCapacity: true) }
-            last[hash] = now
+            last[hash] = date
             return true
         }
         guard due else { return }

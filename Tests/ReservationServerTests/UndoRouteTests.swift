@@ -171,14 +171,15 @@ struct UndoRouteTests {
     @Test(arguments: Engine.available)
     func anUndoThatWouldBringAReservationBackInThePastIsRefused(engine: Engine) async throws {
         let hall = ModifyCase.hall()
-        try await withHarness(engine, catalog: LandmarkCatalog([hall])) { h in
-            let soon = Date().addingTimeInterval(2).timeIntervalSince1970.rounded(.up)
+        let clock = TestClock(Date())
+        try await withHarness(engine, catalog: LandmarkCatalog([hall]), now: clock.now) { h in
+            let soon = clock.now().addingTimeInterval(60).timeIntervalSince1970.rounded(.up)
             let made = try await h.reserve(
                 h.alice, landmark: hall.id.description,
                 date: DateTime.format(Date(timeIntervalSince1970: soon)), partySize: 2)
             let id = try #require(made["id"] as? String)
             try await Self.statusChange("cancel", [id], h)
-            try await Task.sleep(for: .seconds(max(0, soon - Date().timeIntervalSince1970) + 0.2))
+            clock.set(Date(timeIntervalSince1970: soon + 1))
             let refused = try await h.call(.post, "/undo", token: h.alice)
             #expect(refused.status == .conflict, "\(refused.text)")
             #expect(refused.code == .undoInPast)

@@ -68,8 +68,7 @@ struct StrangeStoreTests {
                 run.stderr == "resv: \(sandbox.store.path) is 300 MiB (314572800 bytes), more than the 256 MiB "
                     + "(268435456 bytes) resv reads; it was left unchanged: set RESV_MAX_STORE_BYTES to a larger "
                     + "number of bytes to read it\n")
-            #expect(run.peakKiB < 100 * 1024, "peak memory \(run.peakKiB) KiB")
-            #expect(run.elapsed < .seconds(2))
+            #expect(run.peakKiB < 100 * 1024, "peak memory \(run.peakKiB) KiB: the file was not read")
         }
         #expect(try FileManager.default.attributesOfItem(atPath: sandbox.store.path)[.size] as? Int == 300 << 20)
     }
