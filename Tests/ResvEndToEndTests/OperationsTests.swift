@@ -36,14 +36,14 @@ struct OperationsTests {
         let token = try ServerProcess.createToken(name, database: database)
         let server = try ServerProcess(database: database)
         defer { server.stop() }
-        let short = try Self.server(["token", "create", name + "-short", "--database", database, "--expires-in", "3s"])
-        #expect(short.status == 0, "\(short.stderr)")
+        let hour = try Self.server(["token", "create", name + "-hour", "--database", database, "--expires-in", "1h"])
+        #expect(hour.status == 0, "\(hour.stderr)")
 
         let (status, body) = try await server.request("GET", "/whoami", token: token)
         #expect(status == 200)
         #expect(String(decoding: body, as: UTF8.self) == #"{"user":"\#(name)"}"#)
-        let shortToken = short.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(try await server.request("GET", "/whoami", token: shortToken).0 == 200)
+        let hourToken = hour.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try await server.request("GET", "/whoami", token: hourToken).0 == 200)
 
         // resv whoami through the client's own HTTP backend.
         let whoami = try sandbox.resv(
@@ -63,12 +63,12 @@ struct OperationsTests {
         #expect(table.stdout.hasPrefix("USER"))
         #expect(table.stdout.contains(name))
 
-        // The short token carries its expiry; the revoked one is refused by a server started after.
+        // The token of an hour carries its expiry; the revoked one is refused by a server started after.
         // (When a running server stops trusting them, on a clock the test moves: TokenRouteTests.)
-        let expiring = try #require(mine.first { ($0["user"] as? String)?.hasSuffix("-short") == true })
+        let expiring = try #require(mine.first { ($0["user"] as? String)?.hasSuffix("-hour") == true })
         let expiry = try #require((expiring["expiresAt"] as? String).flatMap(ISO8601DateFormatter().date(from:)))
         let created = try #require((expiring["createdAt"] as? String).flatMap(ISO8601DateFormatter().date(from:)))
-        #expect(expiry.timeIntervalSince(created) == 3)
+        #expect(expiry.timeIntervalSince(created) == 3600)
         let revoke = try Self.server(["token", "revoke", name, "--database", database])
         #expect(revoke.status == 0, "\(revoke.stderr)")
         #expect(revoke.stderr == "resv-server: revoked 1 token of \(name)\n")
