@@ -10,6 +10,8 @@ public enum FileStoreError: Error, Sendable, LocalizedError {
     case unreadable(path: String, reason: String)
     /// The file is larger than the store size limit; it was not read, and is never overwritten.
     case tooLarge(path: String, bytes: Int, limit: Int)
+    /// A change would make the store larger than the store size limit: refused, nothing written.
+    case wouldBeTooLarge(path: String, bytes: Int, limit: Int)
     /// A step of the atomic write failed, or the store's mode forbids writing it; the old file is untouched.
     case unwritable(path: String, step: String, reason: String)
     /// Another process held the store's lock for longer than the bound.
@@ -26,6 +28,9 @@ public enum FileStoreError: Error, Sendable, LocalizedError {
         case .tooLarge(let path, let bytes, let limit):
             "\(path) is \(Self.size(bytes)), more than the \(Self.size(limit)) resv reads; it was left unchanged: "
                 + "set RESV_MAX_STORE_BYTES to a larger number of bytes to read it"
+        case .wouldBeTooLarge(let path, let bytes, let limit):
+            "this change would make \(path) \(Self.size(bytes)), more than the \(Self.size(limit)) resv reads; "
+                + "nothing was changed: set RESV_MAX_STORE_BYTES to a larger number of bytes to allow it"
         case .unwritable(let path, let step, let reason):
             "cannot write \(path) (\(step): \(reason)); the store was left unchanged"
         case .lockTimeout(let path, let seconds):

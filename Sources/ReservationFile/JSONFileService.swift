@@ -24,7 +24,7 @@ extension ReservationService {
                     try await Booking.modify(id, change, expectedVersion: version, now: now(), in: $0)
                 }
             },
-            history: { id, limit in try store.read().ledger.changes(of: id, limit: limit) },
+            history: { id, limit in try store.history(of: id, limit: limit) },
             undo: { try await store.update { try await Booking.undo(now: now(), in: $0) } }
         )
     }

@@ -71,22 +71,89 @@ public struct JSONFileStore: Sendable {
         // renaming it. It never held the only copy of anything.
         AtomicFile.removeAbandoned(of: file, mark: Self.temporaryMark)
         var (document, info) = try load(file)
-        let draft = LedgerTransaction(document.ledger)
+        let journal = Journal(storeFile: file, storePath: path)
+        let committed = document
+        let draft = LedgerTransaction(document.ledger) {
+            try Self.lastCommand(in: committed, journal: journal)
+        }
         let result = try await body(draft)
         document.ledger = draft.ledger
-        if document.ledger.revision > 0 {
+        // The rules record their changes in the draft's history; they go to the journal.
+        let changes = document.ledger.history
+        if document.ledger.revision > 0 || !changes.isEmpty {
             try Task.checkCancellation()
             if let info { try StoreFile.requireWritable(info, path: file, storePath: path) }
+            // An older resv's history moves into the journal, whole and first, at this first write.
+            let entries = document.legacyHistory + changes
+            let previous = document.lastChange
+            document.lastChange += entries.count
+            document.legacyHistory = []
+            let data = document.encoded()
+            guard data.count <= maxBytes else {
+                throw FileStoreError.wouldBeTooLarge(path: path, bytes: data.count, limit: maxBytes)
+            }
             // Only the permission bits the user gave: never setuid, setgid or sticky.
+            let mode = info.map { $0.st_mode & 0o777 } ?? 0o600
+            // The journal first: a kill before the store's rename leaves lines the store does not count.
+            try journal.append(entries, after: previous, mode: mode)
             do {
-                try AtomicFile.write(
-                    document.encoded(), to: file, mode: info.map { $0.st_mode & 0o777 } ?? 0o600,
-                    mark: Self.temporaryMark)
+                try AtomicFile.write(data, to: file, mode: mode, mark: Self.temporaryMark)
             } catch {
                 throw FileStoreError.unwritable(path: path, step: error.step, reason: error.reason)
             }
         }
         return result
+    }
+
+    /// The changes that landed, newest first, to `visit` until it returns false:
+    /// an older resv's `history` array (the newest), then the journal from its end.
+    private static func changes(
+        in document: StoreDocument, journal: Journal, _ visit: (HistoryEntry) throws -> Bool
+    ) throws {
+        for json in document.legacyHistory.reversed() {
+            guard let entry = HistoryEntry(json: json) else { continue }
+            guard try visit(entry) else { return }
+        }
+        try journal.readBackward(committed: document.lastChange) { json in
+            guard let entry = HistoryEntry(json: json) else { return true }
+            return try visit(entry)
+        }
+    }
+
+    /// The user's newest command that is neither an undo nor undone (`Undo.lastCommand`'s
+    /// rule), read from the end: a command's changes are written together, one after another.
+    private static func lastCommand(in document: StoreDocument, journal: Journal) throws -> [HistoryEntry] {
+        var undone: Set<String> = []
+        var found: [HistoryEntry] = []
+        try changes(in: document, journal: journal) { entry in
+            if let command = found.first?.command {
+                guard entry.command == command else { return false }
+                found.append(entry)
+                return true
+            }
+            if let taken = entry.undoes {
+                undone.insert(taken)
+            } else if entry.change != .undone, !undone.contains(entry.command) {
+                found.append(entry)
+            }
+            return true
+        }
+        return found.reversed()
+    }
+
+    /// The changes, newest first: every one, or one reservation's; the newest `limit` when given.
+    /// Reads the journal from its end, and no further than the answer needs.
+    public func history(of id: Reservation.ID?, limit: Int?) throws -> [HistoryEntry] {
+        let (file, _) = try StoreFile.resolvingLinks(path, storePath: path)
+        let document = try read()
+        let wanted = max(0, limit ?? .max)
+        var found: [HistoryEntry] = []
+        guard wanted > 0 else { return [] }
+        try Self.changes(in: document, journal: Journal(storeFile: file, storePath: path)) { entry in
+            if id == nil || entry.reservationID == id { found.append(entry) }
+            return found.count < wanted
+        }
+        return found
     }
 
     private func ensureDirectory(_ directory: String) throws(FileStoreError) {

@@ -1,13 +1,20 @@
 import Foundation
 import ReservationCore
 
-/// A store file as read: its records, its catalog, and every other top-level
-/// field, so a rewrite keeps what this version of resv does not know.
+/// A store file as read: its records, its catalog, the number of its last
+/// change in the journal (`lastChange`), and every other top-level field, so
+/// a rewrite keeps what this version of resv does not know. History is not
+/// kept in the store: an older resv's `history` array is read into
+/// `legacyHistory`, which the next write moves into the journal.
 struct StoreDocument: Sendable {
     static let currentVersion = 1
 
     var fields: [String: JSONValue]
     var ledger: ReservationLedger
+    /// The sequence number of the store's last change: journal lines above it never landed.
+    var lastChange = 0
+    /// The changes an older resv kept in the store, oldest first, as they are.
+    var legacyHistory: [JSONValue] = []
 
     /// An empty store with the built-in catalog.
     init() {
@@ -42,23 +49,28 @@ struct StoreDocument: Sendable {
         case .array(let array)?: catalog = LandmarkCatalog(records: array)
         case let other?: throw .corrupt(path: path, detail: "landmarks is \(other.typeName), not an array")
         }
-        let history: [JSONValue]
         switch fields["history"] {
-        case nil, .null?: history = []
-        case .array(let array)?: history = array
+        case nil, .null?: break
+        case .array(let array)?: legacyHistory = array
         case let other?: throw .corrupt(path: path, detail: "history is \(other.typeName), not an array")
+        }
+        switch fields["lastChange"] {
+        case nil, .null?: break
+        case .integer(let number)? where number >= 0: lastChange = Int(number)
+        case let other?: throw .corrupt(path: path, detail: "lastChange is \(other.typeName), not a change's number")
         }
         fields["reservations"] = nil
         fields["history"] = nil
+        fields["lastChange"] = nil
         self.fields = fields
-        self.ledger = ReservationLedger(records: records, history: history, catalog: catalog)
+        self.ledger = ReservationLedger(records: records, catalog: catalog)
     }
 
     /// The whole file, pretty-printed with sorted keys.
     func encoded() -> Data {
         var root = fields
         root["reservations"] = .array(ledger.records)
-        if !ledger.history.isEmpty { root["history"] = .array(ledger.history) }
+        if lastChange > 0 { root["lastChange"] = .integer(Int64(lastChange)) }
         var data = JSONValue.object(root).encoded(pretty: true)
         data.append(UInt8(ascii: "\n"))
         return data

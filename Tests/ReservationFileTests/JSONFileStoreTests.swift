@@ -100,7 +100,7 @@ struct JSONFileStoreTests {
         let service = service()
         for _ in 0..<5 { _ = try await service.reserve(request()) }
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-        #expect(names == ["store.json", "store.json.lock"])
+        #expect(names == ["store.json", "store.json.history", "store.json.lock"])
     }
 
     @Test func unknownFieldsAndUnmappableRecordsSurviveEveryRewrite() async throws {

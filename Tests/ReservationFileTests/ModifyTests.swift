@@ -130,10 +130,15 @@ struct ModifyTests {
         #expect(try await service.history(one, 2) == Array(mine.prefix(2)))
         #expect(try await service.history(one, .max) == mine)
         if let url {
-            // Kept in the store file, across rewrites.
+            // Kept in the journal beside the store file, one change a line, numbered; never in the store.
             let document = try #require(
                 try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
-            #expect((document["history"] as? [Any])?.count == 5)
+            #expect(document["history"] == nil)
+            #expect(document["lastChange"] as? Int == 5)
+            let lines = try String(contentsOf: url.appendingPathExtension("history"), encoding: .utf8)
+                .split(separator: "\n")
+            #expect(lines.count == 5)
+            #expect(lines.map { $0.contains("\"seq\":") } == Array(repeating: true, count: 5))
         }
     }
 

@@ -50,7 +50,7 @@ extension JSONFileStoreTests {
         #expect(linkDestination(url.path) == destination, "the link was replaced by a file")
         #expect(try storedCount(real.path) == 2)
         #expect(try names(in: directory) == ["data", "store.json"], "no lock or temporary file beside the link")
-        #expect(try names(in: data) == ["real.json", "real.json.lock"])
+        #expect(try names(in: data) == ["real.json", "real.json.history", "real.json.lock"])
         #expect(try await service().fetch().reservations.count == 2)
     }
 
@@ -66,7 +66,7 @@ extension JSONFileStoreTests {
 
         #expect(linkDestination(url.path) == "links/next.json")
         #expect(linkDestination(links.appendingPathComponent("next.json").path) == "../data/real.json")
-        #expect(try names(in: data) == ["real.json", "real.json.lock"])
+        #expect(try names(in: data) == ["real.json", "real.json.history", "real.json.lock"])
         #expect(try storedCount(data.appendingPathComponent("real.json").path) == 1)
     }
 
@@ -81,7 +81,7 @@ extension JSONFileStoreTests {
         let created = data.appendingPathComponent("new.json").path
         #expect(try storedCount(created) == 1)
         #expect(try mode(created) == 0o600)
-        #expect(try names(in: data) == ["new.json", "new.json.lock"])
+        #expect(try names(in: data) == ["new.json", "new.json.history", "new.json.lock"])
     }
 
     @Test func aLoopOfLinksIsRefusedAndLeftAlone() async throws {
@@ -153,7 +153,7 @@ extension JSONFileStoreTests {
 
         var kept = [
             ".store.json.Ab12Cd", ".store.json.resv-tmp.Ab12Cd7", ".store.json.resv-tmp.Dir001",
-            ".store.json.resv-tmp.Link01", "store.json", "store.json.lock", "victim",
+            ".store.json.resv-tmp.Link01", "store.json", "store.json.history", "store.json.lock", "victim",
         ]
         if otherUser { kept.append(".store.json.resv-tmp.Other1") }
         #expect(try names(in: directory) == kept.sorted())

@@ -71,7 +71,7 @@ struct StoreSafetyTests {
         let last = try sandbox.resv("reserve", "-l", "Lake Tahoe", "-d", "2030-01-01T10:00:00Z", "-n", "1")
         #expect(last.status == 0)
         let names = try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path).sorted()
-        #expect(names == ["reservations.json", "reservations.json.lock"])
+        #expect(names == ["reservations.json", "reservations.json.history", "reservations.json.lock"])
     }
 
     @Test func aFullFileSystemLeavesTheOldStoreIntact() throws {
@@ -96,16 +96,23 @@ struct StoreSafetyTests {
             resv reserve -l "Lake Tahoe" -d 2030-01-01T10:00:00Z -n 1 >/dev/null 2>&1
             echo $? >"$SANDBOX/status-after-freeing"
             cp "$mnt/reservations.json" "$SANDBOX/freed.json"
+            cp "$mnt/reservations.json.history" "$SANDBOX/freed.history"
             """)
         try #require(run.status == 0, "the namespace script failed (\(run.status)): \(run.stderr)")
-        let result = try sandbox.files(["status", "out", "err", "listing", "status-after-freeing"])
+        let result = try sandbox.files(["status", "out", "err", "listing", "status-after-freeing", "freed.history"])
         #expect(result["status"] == "73")
         #expect(result["out"] == "")
         #expect(result["err"]?.contains("No space left on device") == true, "\(result["err"] ?? "")")
         #expect(result["err"]?.split(separator: "\n").count == 1)
         #expect(try Data(contentsOf: sandbox.directory.appendingPathComponent("after.json")) == Data(seed.utf8))
-        #expect(result["listing"] == "filler\nreservations.json\nreservations.json.lock")
+        // The journal took the change's line before the store's write failed: a line the store
+        // does not count (it has no lastChange), which the next write replaces.
+        #expect(result["listing"] == "filler\nreservations.json\nreservations.json.history\nreservations.json.lock")
         #expect(result["status-after-freeing"] == "0")
+        // The line of the change that failed was replaced by the one that landed.
+        let journal = result["freed.history"]?.split(separator: "\n") ?? []
+        #expect(journal.count == 1)
+        #expect(journal.first?.contains(#""seq":1"#) == true)
         let freed =
             try JSONSerialization.jsonObject(
                 with: Data(contentsOf: sandbox.directory.appendingPathComponent("freed.json"))) as? [String: Any]
@@ -124,7 +131,7 @@ struct StoreSafetyTests {
         #expect(run.stderr.split(separator: "\n").count == 1)
         #expect(try sandbox.storeBytes() == Data(seed.utf8))
         let names = try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path).sorted()
-        #expect(names == ["reservations.json", "reservations.json.lock"])
+        #expect(names == ["reservations.json", "reservations.json.history", "reservations.json.lock"])
     }
 
     @Test func aReadOnlyFileSystemExits73AndKeepsTheStore() throws {

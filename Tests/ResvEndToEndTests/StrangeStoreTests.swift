@@ -104,7 +104,9 @@ struct StrangeStoreTests {
         let records = try #require(try sandbox.storeJSON()["reservations"] as? [[String: Any]])
         #expect(records.count == 5)
         #expect(
-            try FileManager.default.contentsOfDirectory(atPath: data.path).sorted() == ["real.json", "real.json.lock"])
+            try FileManager.default.contentsOfDirectory(atPath: data.path).sorted() == [
+                "real.json", "real.json.history", "real.json.lock",
+            ])
     }
 
     @Test func aLockFileThatIsASymlinkExits73AndIsNotFollowed() throws {

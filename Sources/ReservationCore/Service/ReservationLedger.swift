@@ -121,8 +121,15 @@ public struct ReservationChange: Sendable, Hashable {
 /// the engine keeps (and writes) only when the rule returns.
 public final class LedgerTransaction: BookingTransaction {
     public private(set) var ledger: ReservationLedger
+    /// Where the history before this change is, when not in the ledger (the file's journal).
+    private let lastCommand: (() throws -> [HistoryEntry])?
 
-    public init(_ ledger: ReservationLedger) { self.ledger = ledger }
+    /// `lastCommand`, when given, answers `commandToUndo` from history kept
+    /// outside the ledger; the ledger's history then holds only this change's entries.
+    public init(_ ledger: ReservationLedger, lastCommand: (() throws -> [HistoryEntry])? = nil) {
+        self.ledger = ledger
+        self.lastCommand = lastCommand
+    }
 
     public var catalog: LandmarkCatalog { ledger.catalog }
 
@@ -172,7 +179,8 @@ public final class LedgerTransaction: BookingTransaction {
     public func append(_ entries: [HistoryEntry]) async throws { ledger.record(entries) }
 
     public func commandToUndo() async throws -> [HistoryEntry] {
-        Undo.lastCommand(in: ledger.history.compactMap(HistoryEntry.init(json:)))
+        if let lastCommand { return try lastCommand() }
+        return Undo.lastCommand(in: ledger.history.compactMap(HistoryEntry.init(json:)))
     }
 }
 
