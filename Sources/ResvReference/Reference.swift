@@ -50,7 +50,8 @@ public enum Reference {
         ExitCode(
             code: ExitStatus.cannotWrite, summary: "store cannot be written",
             detail: "a full disk, a read-only directory, a store file its owner may not write, a lock file that is "
-                + "a link (the store is left unchanged)"),
+                + "a link, a change that would make the store larger than RESV_MAX_STORE_BYTES (the store is left "
+                + "unchanged)"),
         ExitCode(
             code: ExitStatus.cannotWriteOutput, summary: "output cannot be written",
             detail:
@@ -93,8 +94,8 @@ public enum Reference {
             text: "Seconds a change waits for another resv's lock on the store before exiting 75 (default 5)."),
         Item(
             name: "RESV_MAX_STORE_BYTES",
-            text: "The largest store file read, in bytes; a larger one is refused before it is read, exit 65 "
-                + "(default 268435456, 256 MiB)."),
+            text: "The largest store file read, in bytes; a larger one is refused before it is read, exit 65, "
+                + "and a change that would make the store larger is refused, exit 73 (default 268435456, 256 MiB)."),
         Item(name: "NO_COLOR", text: "When set and not empty: no colour, even on a terminal."),
         Item(name: "TERM", text: "When dumb: no colour."),
         Item(name: "TZ", text: "The time zone of dates in tables; JSON dates are always UTC."),
