@@ -114,7 +114,9 @@ struct JournalTests {
     /// the journal left as it is. A bounded answer that does not reach them still reads.
     @Test func numbersGoingBackwardsAreReportedAndLeftAlone() async throws {
         let service = service()
-        for landmark in ["Half Dome", "Crater Lake", "Mount Rainier"] { _ = try await service.reserve([request(landmark)]) }
+        for landmark in ["Half Dome", "Crater Lake", "Mount Rainier"] {
+            _ = try await service.reserve([request(landmark)])
+        }
         var written = try lines()
         written.swapAt(0, 1)
         let edited = Data(written.joined(separator: "\n").utf8)
