@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The journal's promise under `kill -9`: reserve, modify, cancel, confirm, undo and
+/// batch killed at random moments, and after each the store parses, every change a
+/// command acknowledged is there, each reservation's `version` is its number of
+/// journal entries, and `log` shows no line of a change that did not land.
+@Suite("Journal under kill -9")
+struct JournalKillTests {
+    /// The store and the changes of the journal that landed (numbered up to the store's `lastChange`).
+    struct State {
+        var reservations: [[String: Any]]
+        var committed: [[String: Any]]
+
+        init(_ sandbox: Sandbox) throws {
+            let store = try sandbox.storeJSON()
+            reservations = try #require(store["reservations"] as? [[String: Any]])
+            let last = store["lastChange"] as? Int ?? 0
+            let path = sandbox.store.path + ".history"
+            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            committed = text.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }.filter { ($0["seq"] as? Int ?? .max) <= last }
+        }
+
+        func ids(_ status: String) -> [String] {
+            reservations.filter { $0["status"] as? String == status }.compactMap { $0["id"] as? String }
+        }
+    }
+
+    static let date = "2030-01-01T10:00:00Z"
+
+    /// A command of the loop, on what the store holds now.
+    static func command(_ state: State) -> [String] {
+        let active = state.ids("pending") + state.ids("confirmed")
+        switch Int.random(in: 0..<6) {
+        case 0: return ["reserve", "-l", "Lake Tahoe", "-d", date, "-n", "1", "--pending", "--json"]
+        case 1: return ["modify", active.randomElement()!, "--party-size", String(Int.random(in: 1...9)), "--json"]
+        case 2: return ["cancel", active.randomElement()!, "--json"]
+        case 3: return ["confirm", (state.ids("pending").randomElement() ?? active.randomElement()!), "--json"]
+        case 4: return ["undo", "--json"]
+        default: return ["reserve", "--batch", "-", "--json"]
+        }
+    }
+
+    static let batch = (0..<3).map { _ in #"{"landmarkId": "Lake Tahoe", "date": "\#(date)", "partySize": 2}"# }
+        .joined(separator: "\n")
+
+    @Test func killedChangesOfEveryKindKeepTheJournalAndTheStoreInStep() throws {
+        let sandbox = try Sandbox()
+        let seed = (0..<200).map { index in
+            let status = index % 2 == 0 ? "pending" : "confirmed"
+            return #"{"landmarkId": "Lake Tahoe", "date": "\#(Self.date)", "partySize": 1, "status": "\#(status)"}"#
+        }.joined(separator: "\n")
+        #expect(try sandbox.resv(["reserve", "--batch", "-"], stdin: seed).status == 0)
+        // How long an undisturbed change takes here: kills land from before the start to after the end.
+        let clock = ContinuousClock()
+        let started = clock.now
+        #expect(try sandbox.resv("reserve", "-l", "Lake Tahoe", "-d", Self.date, "-n", "1").status == 0)
+        let window = Int((clock.now - started) / .milliseconds(1) * 1.5)
+
+        var acknowledged: [String: Int] = [:]  // id → the version a command printed
+        var killed = 0
+        // RESV_KILL_ROUNDS for a longer run (BENCHMARKS.md reports one of 1,000).
+        let rounds = ProcessInfo.processInfo.environment["RESV_KILL_ROUNDS"].flatMap { Int($0) } ?? 100
+        for round in 0..<rounds {
+            let arguments = Self.command(try State(sandbox))
+            let process = try ChildProcess(
+                Binary.resv.path, arguments,
+                environment: ["RESV_STORE": sandbox.store.path, "HOME": sandbox.directory.path, "TZ": "UTC"],
+                stdin: .pipe, stdout: .pipe, stderr: .null)
+            if arguments.contains("--batch") { try process.write(Data(Self.batch.utf8)) }
+            process.closeStdin()
+            usleep(UInt32(Int.random(in: 0...window) * 1000))
+            process.signal(SIGKILL)
+            let output = process.readToEnd().stdout
+            let ended = process.wait()
+            if ended.wasSignalled { killed += 1 }
+            if ended == .exited(0) {
+                // Acknowledged: what it printed is in the store, at that version or later.
+                let json = try JSONSerialization.jsonObject(with: output)
+                var records = (json as? [[String: Any]]) ?? [json as? [String: Any] ?? [:]]
+                if let object = json as? [String: Any], let changes = object["changes"] as? [[String: Any]] {
+                    records = changes.compactMap { $0["after"] as? [String: Any] }
+                }
+                records = records.map { $0["reservation"] as? [String: Any] ?? $0 }
+                for record in records {
+                    if let id = record["id"] as? String, let version = record["version"] as? Int {
+                        acknowledged[id] = max(acknowledged[id] ?? 0, version)
+                    }
+                }
+            }
+            let state = try State(sandbox)
+            var entries: [String: Int] = [:]
+            for change in state.committed {
+                if let id = change["reservationId"] as? String { entries[id, default: 0] += 1 }
+            }
+            for record in state.reservations {
+                let id = record["id"] as? String ?? ""
+                #expect(record["version"] as? Int == entries[id], "round \(round), \(arguments): \(id)")
+                #expect((record["version"] as? Int ?? 0) >= (acknowledged[id] ?? 0), "round \(round): \(id) lost")
+            }
+            #expect(Set(acknowledged.keys).isSubset(of: Set(state.reservations.compactMap { $0["id"] as? String })))
+            #expect(entries.keys.count == state.reservations.count, "round \(round): an entry of no reservation")
+        }
+        #expect(killed > rounds / 8, "too few runs were killed before they ended (\(killed) of \(rounds))")
+
+        // `log` shows exactly the changes that landed, and the next write leaves the journal whole.
+        let log = try sandbox.resv("log", "--json")
+        #expect(log.status == 0, "\(log.stderr)")
+        let shown = try #require(try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [Any])
+        #expect(shown.count == (try State(sandbox)).committed.count)
+        #expect(try sandbox.resv("reserve", "-l", "Lake Tahoe", "-d", Self.date, "-n", "1").status == 0)
+        let last = try State(sandbox)
+        let lines = try String(contentsOfFile: sandbox.store.path + ".history", encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.last == "")
+        #expect(lines.count - 1 == last.committed.count, "no line past the store's last change")
+        #expect(last.committed.map { $0["seq"] as? Int ?? 0 } == Array(1...last.committed.count))
+    }
+}
