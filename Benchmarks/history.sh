@@ -54,26 +54,29 @@ for name in long short array; do
 done
 commands=()
 for name in long short array; do
-  reset="rm -rf $work/$name && cp -r $work/$name-pristine $work/$name"
+  # sync: no run pays for writing back the copy it starts from (an fsync would).
+  reset="rm -rf $work/$name && cp -r $work/$name-pristine $work/$name && sync"
   s="RESV_STORE=$work/$name/reservations.json"
   commands+=(
     --prepare "$reset" "$s $bin reserve -l 'Lake Tahoe' -d 2031-01-01T10:00:00Z -n 2 # reserve, $name"
     --prepare "$reset" "$s $bin undo # undo, $name"
-    --prepare "$reset" "$s $bin log --limit 5 # log --limit 5, $name")
+    --prepare "$reset" "$s $bin log --limit 5 # log --limit 5, $name"
+    --prepare "$reset" "$s $bin log --json >/dev/null # log --json (all), $name")
 done
 hyperfine --warmup 1 --runs "${RUNS:-10}" --style none --export-json "$work/results.json" "${commands[@]}" >/dev/null
 report "$work/results.json"
 echo "peak memory, median of 5 runs:"
 for name in long short array; do
-  for label in reserve undo log; do
+  for label in reserve undo log log-all; do
     case $label in
       reserve) args=(reserve -l "Lake Tahoe" -d 2031-01-01T10:00:00Z -n 2) ;;
       undo) args=(undo) ;;
       log) args=(log --limit 5) ;;
+      log-all) args=(log --json) ;;
     esac
     kbs=()
     for _ in 1 2 3 4 5; do
-      rm -rf "$work/$name" && cp -r "$work/$name-pristine" "$work/$name"
+      rm -rf "$work/$name" && cp -r "$work/$name-pristine" "$work/$name" && sync
       RESV_STORE=$work/$name/reservations.json /usr/bin/time -o "$work/time.txt" -f %M "$bin" "${args[@]}" >/dev/null 2>&1 || true
       kbs+=("$(tail -1 "$work/time.txt")")
     done

@@ -25,7 +25,8 @@ extension ReservationService {
                 }
             },
             history: { id, limit in try store.history(of: id, limit: limit) },
-            undo: { try await store.update { try await Booking.undo(now: now(), in: $0) } }
+            undo: { try await store.update { try await Booking.undo(now: now(), in: $0) } },
+            eachChange: { id, limit, visit in try store.history(of: id, limit: limit, visit) }
         )
     }
 }

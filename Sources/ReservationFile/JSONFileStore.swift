@@ -106,18 +106,28 @@ public struct JSONFileStore: Sendable {
     }
 
     /// The changes that landed, newest first, to `visit` until it returns false:
-    /// an older resv's `history` array (the newest), then the journal from its end.
+    /// an older resv's `history` array (the newest), then the journal from its
+    /// end. Returns how many stored changes could not be read, and were skipped.
+    @discardableResult
     private static func changes(
         in document: StoreDocument, journal: Journal, _ visit: (HistoryEntry) throws -> Bool
-    ) throws {
+    ) throws -> Int {
+        var skipped = 0
         for json in document.legacyHistory.reversed() {
-            guard let entry = HistoryEntry(json: json) else { continue }
-            guard try visit(entry) else { return }
+            guard let entry = HistoryEntry(json: json) else {
+                skipped += 1
+                continue
+            }
+            guard try visit(entry) else { return skipped }
         }
-        try journal.readBackward(committed: document.lastChange) { json in
-            guard let entry = HistoryEntry(json: json) else { return true }
+        skipped += try journal.readBackward(committed: document.lastChange) { json in
+            guard let entry = HistoryEntry(json: json) else {
+                skipped += 1
+                return true
+            }
             return try visit(entry)
         }
+        return skipped
     }
 
     /// The user's newest command that is neither an undo nor undone (`Undo.lastCommand`'s
@@ -144,16 +154,26 @@ public struct JSONFileStore: Sendable {
     /// The changes, newest first: every one, or one reservation's; the newest `limit` when given.
     /// Reads the journal from its end, and no further than the answer needs.
     public func history(of id: Reservation.ID?, limit: Int?) throws -> [HistoryEntry] {
+        var found: [HistoryEntry] = []
+        try history(of: id, limit: limit) { found.append($0) }
+        return found
+    }
+
+    /// `history(of:limit:)` a change at a time, as the journal is read; returns
+    /// how many stored changes could not be read (and were skipped).
+    @discardableResult
+    public func history(of id: Reservation.ID?, limit: Int?, _ visit: (HistoryEntry) throws -> Void) throws -> Int {
         let (file, _) = try StoreFile.resolvingLinks(path, storePath: path)
         let document = try read()
         let wanted = max(0, limit ?? .max)
-        var found: [HistoryEntry] = []
-        guard wanted > 0 else { return [] }
-        try Self.changes(in: document, journal: Journal(storeFile: file, storePath: path)) { entry in
-            if id == nil || entry.reservationID == id { found.append(entry) }
-            return found.count < wanted
+        guard wanted > 0 else { return 0 }
+        var count = 0
+        return try Self.changes(in: document, journal: Journal(storeFile: file, storePath: path)) { entry in
+            guard id == nil || entry.reservationID == id else { return true }
+            try visit(entry)
+            count += 1
+            return count < wanted
         }
-        return found
     }
 
     private func ensureDirectory(_ directory: String) throws(FileStoreError) {

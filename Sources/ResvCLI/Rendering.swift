@@ -284,22 +284,107 @@ struct Renderer {
 
     func table(header: [String], rows: [[Cell]]) -> String {
         guard !rows.isEmpty else { return "" }
+        let widths = columnWidths(header: header, rows: rows)
+        let headerCells = header.enumerated().map { column, title in
+            Cell(title, alignRight: rows[0][column].alignRight, style: .bold)
+        }
+        return line(headerCells, widths: widths) + rows.map { line($0, widths: widths) }.joined()
+    }
+
+    func columnWidths(header: [String], rows: [[Cell]]) -> [Int] {
         var widths = header.map(\.count)
         for row in rows {
             for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.text.count) }
         }
-        func line(_ cells: [Cell]) -> String {
-            cells.enumerated().map { column, cell in
-                let padding = String(repeating: " ", count: widths[column] - cell.text.count)
-                let text = paint(cell.text, cell.style)
-                if column == cells.count - 1, !cell.alignRight { return text }
-                return cell.alignRight ? padding + text : text + padding
-            }.joined(separator: "  ") + "\n"
+        return widths
+    }
+
+    /// A row of a table; a cell wider than its column (a row after the widths were set) is not cut.
+    func line(_ cells: [Cell], widths: [Int]) -> String {
+        cells.enumerated().map { column, cell in
+            let padding = String(repeating: " ", count: max(0, widths[column] - cell.text.count))
+            let text = paint(cell.text, cell.style)
+            if column == cells.count - 1, !cell.alignRight { return text }
+            return cell.alignRight ? padding + text : text + padding
+        }.joined(separator: "  ") + "\n"
+    }
+
+    /// A list written as its values come, for lists too long to hold (a file's
+    /// whole history): JSON, NDJSON and CSV exactly as `write(list:)` writes
+    /// them; a table whose columns take the widths of its first `block` rows.
+    final class ListStream<Value> {
+        private let renderer: Renderer
+        private let output: TextSink
+        private let json: (Value) -> JSONValue
+        private let shape: Shape<Value>
+        private let header: [String]
+        private let row: (Value) -> [Cell]
+        private let block: Int
+        private var writer: JSONWriter
+        private var csv: CSVWriter?
+        private var count = 0
+        private var pending: [[Cell]] = []
+        private var widths: [Int]?
+
+        init(
+            _ renderer: Renderer, to output: TextSink, json: @escaping (Value) -> JSONValue, shape: Shape<Value>,
+            header: [String], block: Int = 1_000, row: @escaping (Value) -> [Cell]
+        ) {
+            self.renderer = renderer
+            self.output = output
+            self.json = json
+            self.shape = shape
+            self.header = header
+            self.row = row
+            self.block = block
+            writer = JSONWriter(pretty: renderer.format == .json, capacity: 1 << 17)
+            if renderer.format == .csv { csv = CSVWriter(columns: shape.csvColumns) }
         }
-        let headerCells = header.enumerated().map { column, title in
-            Cell(title, alignRight: rows[0][column].alignRight, style: .bold)
+
+        func add(_ value: Value) {
+            defer { count += 1 }
+            switch renderer.format {
+            case .json:
+                writer.append(count == 0 ? "[" : ",")
+                writer.newline(depth: 1)
+                writer.write(json(value), depth: 1)
+                if writer.bytes.count >= 1 << 16 { output.write(String(decoding: writer.take(), as: UTF8.self)) }
+            case .ndjson:
+                writer.write(json(value), depth: 0)
+                writer.append("\n")
+                if writer.bytes.count >= 1 << 16 { output.write(String(decoding: writer.take(), as: UTF8.self)) }
+            case .csv, .ics:
+                csv?.row(shape.csvFields(value))
+                if let text = csv?.text, text.utf8.count >= 1 << 16 { output.write(csv!.take()) }
+            case .table:
+                let cells = row(value)
+                if let widths {
+                    output.write(renderer.line(cells, widths: widths))
+                    return
+                }
+                pending.append(cells)
+                if pending.count >= block { flushTable() }
+            }
         }
-        return line(headerCells) + rows.map(line).joined()
+
+        private func flushTable() {
+            guard !pending.isEmpty else { return }
+            let widths = renderer.columnWidths(header: header, rows: pending)
+            self.widths = widths
+            output.write(renderer.table(header: header, rows: pending))
+            pending = []
+        }
+
+        func finish() {
+            switch renderer.format {
+            case .json:
+                if count == 0 { writer.append("[]\n") } else { writer.append("\n]\n") }
+                output.write(String(decoding: writer.take(), as: UTF8.self))
+            case .ndjson: output.write(String(decoding: writer.take(), as: UTF8.self))
+            case .csv, .ics: if csv != nil { output.write(csv!.take()) }
+            case .table: flushTable()
+            }
+        }
     }
 }
 

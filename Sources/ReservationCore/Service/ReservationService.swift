@@ -92,6 +92,11 @@ public struct ReservationService: Sendable {
     /// The history of changes, newest first: every reservation's, or only this
     /// one's; the newest `limit` (at least 1) when one is given.
     public var history: @Sendable (_ id: Reservation.ID?, _ limit: Int?) async throws -> [HistoryEntry]
+    /// `history` a change at a time, as it is read, so a long history is never
+    /// held whole (a file's journal); returns how many stored changes could not
+    /// be read (lines of the journal another program wrote), which were skipped.
+    public var eachChange:
+        @Sendable (_ id: Reservation.ID?, _ limit: Int?, _ visit: (HistoryEntry) throws -> Void) async throws -> Int
     /// Takes back this user's newest command not yet undone, as one atomic step
     /// of compensating, capacity-checked changes (`Undo`'s rules).
     public var undo: @Sendable () async throws -> UndoResult
@@ -125,6 +130,9 @@ public struct ReservationService: Sendable {
         availability: (
             @Sendable (_ landmark: String, _ days: @Sendable (Landmark) throws -> [CalendarDay]) async throws
                 -> LandmarkAvailability
+        )? = nil,
+        eachChange: (
+            @Sendable (Reservation.ID?, Int?, (HistoryEntry) throws -> Void) async throws -> Int
         )? = nil
     ) {
         self.landmarks = landmarks
@@ -134,6 +142,11 @@ public struct ReservationService: Sendable {
         self.confirm = confirm
         self.modify = modify
         self.history = history
+        self.eachChange =
+            eachChange ?? { id, limit, visit in
+                for entry in try await history(id, limit) { try visit(entry) }
+                return 0
+            }
         self.undo = undo
         self.availability =
             availability ?? { text, days in

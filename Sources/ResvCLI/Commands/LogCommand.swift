@@ -41,7 +41,6 @@ struct LogCommand: ResvCommand {
             let snapshot = try await context.fetch(from: service, options)
             target = try context.reservation(matching: id, in: snapshot).id
         }
-        let entries = try await service.history(target, limit)
         let renderer = Renderer(options.output, context: context)
         // Landmark names for the words of a table or CSV; JSON keeps the records as stored.
         let catalog =
@@ -54,16 +53,24 @@ struct LogCommand: ResvCommand {
                     Self.detail($0, catalog: catalog, renderer: renderer), $0.user,
                 ]
             })
-        renderer.write(list: entries, json: \.json, shape: shape, to: context.output) {
-            renderer.table(
-                header: ["WHEN", "ID", "CHANGE", "DETAIL"],
-                rows: entries.map { entry in
-                    [
-                        Renderer.Cell(renderer.localDate(entry.at)), Renderer.Cell(entry.reservationID.short),
-                        Renderer.Cell(entry.change.rawValue),
-                        Renderer.Cell(Self.detail(entry, catalog: catalog, renderer: renderer)),
-                    ]
-                })
+        // Written as it is read: a file's whole journal is never held.
+        let stream = Renderer.ListStream(
+            renderer, to: context.output, json: \.json, shape: shape, header: ["WHEN", "ID", "CHANGE", "DETAIL"]
+        ) { entry in
+            [
+                Renderer.Cell(renderer.localDate(entry.at)), Renderer.Cell(entry.reservationID.short),
+                Renderer.Cell(entry.change.rawValue),
+                Renderer.Cell(Self.detail(entry, catalog: catalog, renderer: renderer)),
+            ]
+        }
+        let skipped = try await service.eachChange(target, limit) { stream.add($0) }
+        stream.finish()
+        if skipped > 0 {
+            let lines =
+                skipped == 1
+                ? "1 line of the history that is not a change (it stays in the file)"
+                : "\(skipped) lines of the history that are not changes (they stay in the file)"
+            context.say("resv: warning: skipped \(lines)")
         }
     }
 
