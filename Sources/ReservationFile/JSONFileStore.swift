@@ -44,14 +44,21 @@ public struct JSONFileStore: Sendable {
         guard let (data, info) = try StoreFile.read(file, limit: maxBytes, storePath: path) else {
             return (StoreDocument(), nil)
         }
-        // A file someone created empty (touch) is an empty store, not a corrupt one.
-        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return (StoreDocument(), info) }
+        if Self.isBlank(data) { return (StoreDocument(), info) }
         return (try StoreDocument(data: data, path: path), info)
     }
 
     /// The reservations and catalog as they are now, read without a lock.
     public func snapshot() throws(FileStoreError) -> ReservationSnapshot {
-        try read().ledger.snapshot
+        guard let (data, _) = try StoreFile.read(path, limit: maxBytes, storePath: path), !Self.isBlank(data) else {
+            return StoreDocument().ledger.snapshot
+        }
+        return try StoreDocument.snapshot(data: data, path: path)
+    }
+
+    /// A file someone created empty (touch) is an empty store, not a corrupt one.
+    private static func isBlank(_ data: Data) -> Bool {
+        data.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
     }
 
     /// Runs `body` on the freshly read ledger while holding the store's lock,

@@ -25,6 +25,37 @@ struct StoreDocument: Sendable {
     init(data: Data, path: String) throws(FileStoreError) {
         let root: JSONValue
         do { root = try JSONValue.parse(data) } catch { throw .corrupt(path: path, detail: error.detail) }
+        try self.init(root: root, path: path)
+    }
+
+    /// What a read-only command needs of a store: its records mapped as they
+    /// are read, never held as JSON whole. Checks the file as `init(data:path:)` does.
+    static func snapshot(data: Data, path: String) throws(FileStoreError) -> ReservationSnapshot {
+        var mapper: ReservationSnapshot.Mapper?
+        var landmarksFirst = false
+        let root: JSONValue
+        do {
+            root = try JSONValue.parse(data, streaming: "reservations") { fields in
+                let landmarks = fields.first { $0.key == "landmarks" }?.value
+                landmarksFirst = landmarks != nil
+                let catalog: LandmarkCatalog =
+                    if case .array(let records)? = landmarks { LandmarkCatalog(records: records) } else { .builtIn }
+                mapper = ReservationSnapshot.Mapper(catalog: catalog, capacity: data.count / 256)
+                return { mapper!.add($0) }
+            }
+        } catch {
+            throw .corrupt(path: path, detail: error.detail)
+        }
+        let document = try StoreDocument(root: root, path: path)
+        // A catalog written after the records (by hand: resv sorts its keys) maps them only now.
+        guard let mapper, landmarksFirst || root["landmarks"] == nil else {
+            if mapper == nil { return document.ledger.snapshot }
+            return try StoreDocument(data: data, path: path).ledger.snapshot
+        }
+        return mapper.snapshot
+    }
+
+    init(root: JSONValue, path: String) throws(FileStoreError) {
         guard case .object(var fields) = root else {
             throw .corrupt(path: path, detail: "the top level is \(root.typeName), not an object")
         }

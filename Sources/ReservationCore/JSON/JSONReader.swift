@@ -33,7 +33,35 @@ struct JSONReader: ~Copyable {
         var message: String
     }
 
+    /// A key of the top-level object whose array is handed out an element at
+    /// a time instead of kept (`parse(_:streaming:_:)`), and what takes it.
+    private var streamKey: String?
+    private var streamStart: (([(key: String, value: JSONValue)]) -> (JSONValue) -> Void)?
+
     private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    /// `parse(_:)`, but the array under `key` in the top-level object is not
+    /// kept: when it is reached, `start` gets the top-level fields read so far
+    /// and returns what takes each element, in order, as it is read. The value
+    /// returned has an empty array under `key`. A value of another kind under
+    /// `key` is kept as it is.
+    static func parse(
+        _ data: Data, streaming key: String,
+        _ start: ([(key: String, value: JSONValue)]) -> (JSONValue) -> Void
+    ) throws(JSONSyntaxError) -> JSONValue {
+        let result = withoutActuallyEscaping(start) { start in
+            data.withUnsafeBytes { raw -> Result<JSONValue, Fault> in
+                var reader = JSONReader(raw.bindMemory(to: UInt8.self))
+                reader.streamKey = key
+                reader.streamStart = start
+                return Result { () throws(Fault) in try reader.document() }
+            }
+        }
+        switch result {
+        case .success(let value): return value
+        case .failure(let fault): throw JSONSyntaxError(data: data, offset: fault.offset, message: fault.message)
+        }
+    }
 
     static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
         let result = data.withUnsafeBytes { raw -> Result<JSONValue, Fault> in
@@ -95,7 +123,14 @@ struct JSONReader: ~Copyable {
                 throw fault("unexpected \(describe(bytes[index])), expected ':' after a key")
             }
             index += 1
-            fieldStack.append((key, try value()))
+            skipWhitespace()
+            if depth == 1, key == streamKey, let streamStart, index < bytes.count, bytes[index] == UInt8(ascii: "[") {
+                let consume = streamStart(Array(fieldStack[base...]))
+                try array(consume)
+                fieldStack.append((key, .array([])))
+            } else {
+                fieldStack.append((key, try value()))
+            }
             skipWhitespace()
             guard index < bytes.count else { throw fault("unexpected end of the text, expected ',' or '}'") }
             switch bytes[index] {
@@ -112,6 +147,31 @@ struct JSONReader: ~Copyable {
                 fieldStack.removeSubrange(base...)
                 return .object(fields)
             case let byte: throw fault("unexpected \(describe(byte)), expected ',' or '}'")
+            }
+        }
+    }
+
+    /// An array whose elements go to `consume` as they are read, not kept.
+    private mutating func array(_ consume: (JSONValue) -> Void) throws(Fault) {
+        try enter()
+        index += 1
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            depth -= 1
+            return
+        }
+        while true {
+            consume(try value())
+            skipWhitespace()
+            guard index < bytes.count else { throw fault("unexpected end of the text, expected ',' or ']'") }
+            switch bytes[index] {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"):
+                index += 1
+                depth -= 1
+                return
+            case let byte: throw fault("unexpected \(describe(byte)), expected ',' or ']'")
             }
         }
     }

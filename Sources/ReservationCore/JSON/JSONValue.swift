@@ -85,6 +85,16 @@ extension JSONValue {
         try JSONReader.parse(data)
     }
 
+    /// `parse(_:)` without keeping the array under `key` in the top-level
+    /// object: `start` gets the top-level fields read before it and returns what
+    /// takes each element as it is read; the value returned has `[]` there.
+    public static func parse(
+        _ data: Data, streaming key: String,
+        _ start: ([(key: String, value: JSONValue)]) -> (JSONValue) -> Void
+    ) throws(JSONSyntaxError) -> JSONValue {
+        try JSONReader.parse(data, streaming: key, start)
+    }
+
     /// JSON text with sorted keys, so rewrites of the same data are identical.
     public func encoded(pretty: Bool = false) -> Data {
         var writer = JSONWriter(pretty: pretty)

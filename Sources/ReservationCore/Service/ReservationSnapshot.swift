@@ -25,13 +25,30 @@ public struct ReservationSnapshot: Sendable {
     static func map(_ records: [JSONValue], catalog: LandmarkCatalog) -> (
         reservations: [Reservation], rejected: [RejectedRecord], positions: [Int]
     ) {
-        var reservations: [Reservation] = []
-        var rejected: [RejectedRecord] = []
-        var positions: [Int] = []
-        var seen = Set<Reservation.ID>(minimumCapacity: records.count)
-        reservations.reserveCapacity(records.count)
-        positions.reserveCapacity(records.count)
-        for (index, record) in records.enumerated() {
+        var mapper = Mapper(catalog: catalog, capacity: records.count)
+        for record in records { mapper.add(record) }
+        return (mapper.reservations, mapper.rejected, mapper.positions)
+    }
+
+    /// Maps records one at a time, as a reader hands them out, so that a long
+    /// list of records is never held as JSON whole.
+    public struct Mapper {
+        public let catalog: LandmarkCatalog
+        fileprivate(set) var reservations: [Reservation] = []
+        fileprivate(set) var rejected: [RejectedRecord] = []
+        fileprivate(set) var positions: [Int] = []
+        private var seen: Set<Reservation.ID>
+        private var index = 0
+
+        public init(catalog: LandmarkCatalog, capacity: Int = 0) {
+            self.catalog = catalog
+            seen = Set(minimumCapacity: capacity)
+            reservations.reserveCapacity(capacity)
+            positions.reserveCapacity(capacity)
+        }
+
+        public mutating func add(_ record: JSONValue) {
+            defer { index += 1 }
             do throws(RejectionReason) {
                 let reservation = try Reservation(ReservationApiModel(json: record), catalog: catalog)
                 guard seen.insert(reservation.id).inserted else {
@@ -44,7 +61,10 @@ public struct ReservationSnapshot: Sendable {
                 rejected.append(RejectedRecord(index: index, id: rawID, reason: error))
             }
         }
-        return (reservations, rejected, positions)
+
+        public var snapshot: ReservationSnapshot {
+            ReservationSnapshot(reservations: reservations, rejected: rejected, catalog: catalog)
+        }
     }
 }
 
