@@ -214,3 +214,80 @@ struct JournalTests {
         #expect(try await service().history(nil, nil).count == 2)
     }
 }
+
+/// Read-only commands map a store's records as the parser reads them; what they
+/// see is what the whole-file reading of a write sees, whatever the file's order.
+@Suite("Store records mapped as they are read")
+struct StreamedSnapshotTests {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("resv-stream-\(UUID().uuidString).json")
+
+    func read(_ text: String) throws -> (streamed: ReservationSnapshot, whole: ReservationSnapshot) {
+        try Data(text.utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let store = JSONFileStore(url: url)
+        return (try store.snapshot(), try store.read().ledger.snapshot)
+    }
+
+    static let hall =
+        #"{"id": "11111111-2222-4333-8444-555555555555", "name": "Small Hall", "location": "Testville", "description": "", "category": "lakes", "capacity": 120}"#
+    static func record(_ id: String, landmark: String = "11111111-2222-4333-8444-555555555555", party: Int = 2)
+        -> String
+    {
+        #"{"id": "\#(id)", "landmarkId": "\#(landmark)", "date": "2030-06-01T10:00:00Z", "partySize": \#(party), "status": "confirmed"}"#
+    }
+
+    @Test(arguments: [true, false])
+    func aCatalogBeforeOrAfterTheRecordsMapsThem(catalogFirst: Bool) throws {
+        let landmarks = #""landmarks": [\#(Self.hall)]"#
+        let reservations = #""reservations": [\#(Self.record("aaaaaaaa-0000-4000-8000-000000000001"))]"#
+        let fields = catalogFirst ? [landmarks, reservations] : [reservations, landmarks]
+        let (streamed, whole) = try read("{\"version\": 1, " + fields.joined(separator: ", ") + "}")
+        #expect(streamed.reservations.map(\.landmark.name) == ["Small Hall"])
+        #expect(streamed.rejected.isEmpty)
+        #expect(streamed.reservations == whole.reservations)
+    }
+
+    @Test func recordsThatDoNotMapAreRejectedAtTheSamePlaces() throws {
+        let records = [
+            Self.record("aaaaaaaa-0000-4000-8000-000000000001"), #"{"id": "nope"}"#, "42",
+            Self.record("aaaaaaaa-0000-4000-8000-000000000001"),
+            Self.record("aaaaaaaa-0000-4000-8000-000000000002", landmark: "99999999-2222-4333-8444-555555555555"),
+            Self.record("aaaaaaaa-0000-4000-8000-000000000003", party: 0),
+            Self.record("aaaaaaaa-0000-4000-8000-000000000004"),
+        ]
+        let (streamed, whole) = try read(
+            #"{"landmarks": [\#(Self.hall)], "version": 1, "reservations": [\#(records.joined(separator: ","))], "x": 1}"#
+        )
+        #expect(streamed.reservations.count == 2)
+        #expect(streamed.reservations == whole.reservations)
+        #expect(streamed.rejected.map(\.index) == [1, 2, 3, 4, 5])
+        #expect(streamed.rejected.map(\.index) == whole.rejected.map(\.index))
+        #expect(streamed.rejected.map(\.id) == whole.rejected.map(\.id))
+    }
+
+    @Test(arguments: [
+        #"{"version": 1, "reservations": null}"#, #"{"version": 1}"#, #"{"version": 1, "reservations": []}"#,
+    ])
+    func noRecordsIsAnEmptyStore(text: String) throws {
+        let (streamed, whole) = try read(text)
+        #expect(streamed.reservations.isEmpty && streamed.rejected.isEmpty)
+        #expect(whole.reservations.isEmpty)
+    }
+
+    @Test(arguments: [
+        #"{"version": 1, "reservations": {}}"#, #"{"version": 2, "reservations": []}"#,
+        #"{"version": 1, "reservations": [], "reservations": []}"#, #"{"version": 1, "reservations": [1,]}"#,
+    ])
+    func aBadStoreIsRefusedAsAWriteWouldRefuseIt(text: String) throws {
+        try Data(text.utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let store = JSONFileStore(url: url)
+        let streamed = Result { try store.snapshot() }
+        let whole = Result { try store.read() }
+        guard case .failure(let a) = streamed, case .failure(let b) = whole else {
+            Issue.record("both readings must refuse \(text)")
+            return
+        }
+        #expect(a.localizedDescription == b.localizedDescription)
+    }
+}
