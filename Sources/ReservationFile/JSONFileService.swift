@@ -25,7 +25,12 @@ extension ReservationService {
                 }
             },
             history: { id, limit in try store.history(of: id, limit: limit) },
-            undo: { try await store.update { try await Booking.undo(now: now(), in: $0) } },
+            undo: {
+                let notes = JSONFileStore.HistoryNotes()
+                var result = try await store.update(notes: notes) { try await Booking.undo(now: now(), in: $0) }
+                result.skippedHistory = notes.skipped
+                return result
+            },
             eachChange: { id, limit, visit in try store.history(of: id, limit: limit, visit) }
         )
     }

@@ -65,7 +65,12 @@ public struct JSONFileStore: Sendable {
     /// and writes the result when the records changed. Nothing is reported as
     /// done before the new file is durable. Cancelling the task (Ctrl-C) while
     /// it waits for the lock, or before the write, changes nothing.
-    func update<T>(_ body: (LedgerTransaction) async throws -> T) async throws -> T {
+    /// What reading the history found along the way: lines it skipped.
+    final class HistoryNotes {
+        var skipped = 0
+    }
+
+    func update<T>(notes: HistoryNotes? = nil, _ body: (LedgerTransaction) async throws -> T) async throws -> T {
         let (file, existing) = try StoreFile.resolvingLinks(path, storePath: path)
         // Before any lock file is made beside it: a directory or a device is no store.
         if let existing { try StoreFile.requireStoreFile(existing, storePath: path) }
@@ -81,7 +86,7 @@ public struct JSONFileStore: Sendable {
         let journal = Journal(storeFile: file, storePath: path)
         let committed = document
         let draft = LedgerTransaction(document.ledger) {
-            try Self.lastCommand(in: committed, journal: journal)
+            try Self.lastCommand(in: committed, journal: journal, notes: notes)
         }
         let result = try await body(draft)
         document.ledger = draft.ledger
@@ -102,7 +107,7 @@ public struct JSONFileStore: Sendable {
             // Only the permission bits the user gave: never setuid, setgid or sticky.
             let mode = info.map { $0.st_mode & 0o777 } ?? 0o600
             // The journal first: a kill before the store's rename leaves lines the store does not count.
-            try journal.append(entries, after: previous, mode: mode)
+            try journal.append(entries, after: previous, mode: mode, owner: info.map { ($0.st_uid, $0.st_gid) })
             do {
                 try AtomicFile.write(data, to: file, mode: mode, mark: Self.temporaryMark)
             } catch {
@@ -139,10 +144,12 @@ public struct JSONFileStore: Sendable {
 
     /// The user's newest command that is neither an undo nor undone (`Undo.lastCommand`'s
     /// rule), read from the end: a command's changes are written together, one after another.
-    private static func lastCommand(in document: StoreDocument, journal: Journal) throws -> [HistoryEntry] {
+    private static func lastCommand(in document: StoreDocument, journal: Journal, notes: HistoryNotes?) throws
+        -> [HistoryEntry]
+    {
         var undone: Set<String> = []
         var found: [HistoryEntry] = []
-        try changes(in: document, journal: journal) { entry in
+        notes?.skipped += try changes(in: document, journal: journal) { entry in
             if let command = found.first?.command {
                 guard entry.command == command else { return false }
                 found.append(entry)

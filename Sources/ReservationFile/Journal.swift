@@ -66,11 +66,13 @@ struct Journal {
     /// Appends `entries` as the changes numbered from `committed + 1`, after
     /// dropping what a killed write left past `committed`, and makes them
     /// durable. Runs under the store's lock, before the store is written.
-    func append(_ entries: [JSONValue], after committed: Int, mode: mode_t) throws {
+    func append(_ entries: [JSONValue], after committed: Int, mode: mode_t, owner: (uid_t, gid_t)? = nil) throws {
         guard !entries.isEmpty else { return }
         let created = (try? StoreFile.resolvingLinks(path, storePath: storePath))?.info == nil
         guard let file = try open(writing: true, mode: mode) else { return }
         defer { close(file.descriptor) }
+        // A journal root creates for another user's store is that user's, as the store is.
+        if created, let (user, group) = owner, user != geteuid() { _ = fchown(file.descriptor, user, group) }
         do {
             try append(entries, after: committed, to: file)
         } catch {

@@ -201,6 +201,18 @@ struct JournalTests {
         #expect(try Data(contentsOf: url) == before)
     }
 
+    /// root changing another user's store leaves the journal it creates that user's, as the store is.
+    @Test(.enabled(if: geteuid() == 0)) func aJournalRootCreatesBelongsToTheStoresOwner() async throws {
+        try Data(#"{"version": 1, "reservations": []}"#.utf8).write(to: url)
+        #expect(chown(url.path, 4242, 4343) == 0)
+        #expect(chmod(url.path, 0o640) == 0)
+        _ = try await service().reserve([request()])
+        var info = stat()
+        #expect(stat(journal.path, &info) == 0)
+        #expect(info.st_uid == 4242 && info.st_gid == 4343)
+        #expect(info.st_mode & 0o777 == 0o640, "the store's mode")
+    }
+
     /// A line far longer than any change is skipped without being held whole.
     @Test func aHugeLineIsSkipped() async throws {
         _ = try await service().reserve([request()])

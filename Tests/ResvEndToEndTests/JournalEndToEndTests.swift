@@ -29,6 +29,11 @@ struct JournalEndToEndTests {
         )
         let shown = try #require(try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]])
         #expect(shown.map { $0["change"] as? String } == ["created"])
+        let undo = try sandbox.resv("undo")
+        #expect(undo.status == 0, "\(undo.stderr)")
+        #expect(
+            undo.stderr
+                == "resv: warning: skipped 2 lines of the history that are not changes (they stay in the file)\n")
         #expect(try sandbox.resv(Self.reserve).status == 0)
         #expect(try String(contentsOfFile: journal(sandbox), encoding: .utf8).contains("written by hand\n"))
     }

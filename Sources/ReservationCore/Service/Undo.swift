@@ -5,6 +5,9 @@ import Foundation
 public struct UndoResult: Sendable, Hashable {
     public let command: String
     public let changes: [HistoryEntry]
+    /// Stored changes read on the way that could not be read (lines of a file's
+    /// journal another program wrote), and were skipped. Not part of the JSON.
+    public var skippedHistory = 0
 
     public init(command: String, changes: [HistoryEntry]) {
         self.command = command

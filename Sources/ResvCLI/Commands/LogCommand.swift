@@ -65,13 +65,17 @@ struct LogCommand: ResvCommand {
         }
         let skipped = try await service.eachChange(target, limit) { stream.add($0) }
         stream.finish()
-        if skipped > 0 {
-            let lines =
-                skipped == 1
-                ? "1 line of the history that is not a change (it stays in the file)"
-                : "\(skipped) lines of the history that are not changes (they stay in the file)"
-            context.say("resv: warning: skipped \(lines)")
-        }
+        Self.warn(skipped: skipped, in: context)
+    }
+
+    /// The one warning for lines of a file's history that are not changes (`log`, `undo`).
+    static func warn(skipped: Int, in context: CommandContext) {
+        guard skipped > 0 else { return }
+        let lines =
+            skipped == 1
+            ? "1 line of the history that is not a change (it stays in the file)"
+            : "\(skipped) lines of the history that are not changes (they stay in the file)"
+        context.say("resv: warning: skipped \(lines)")
     }
 
     /// What changed, in the words and times `list` uses: "Half Dome, 2026-12-01

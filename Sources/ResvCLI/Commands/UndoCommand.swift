@@ -28,6 +28,7 @@ struct UndoCommand: ResvCommand {
     func run(in context: CommandContext) async throws {
         let service = try context.service(options.backend)
         let result = try await service.undo()
+        LogCommand.warn(skipped: result.skippedHistory, in: context)
         let renderer = Renderer(options.output, context: context)
         switch renderer.format {
         case .json:
