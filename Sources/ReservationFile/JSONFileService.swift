@@ -8,7 +8,7 @@ extension ReservationService {
         _ store: JSONFileStore, now: @escaping @Sendable () -> Date
     ) -> ReservationService {
         ReservationService(
-            landmarks: { try store.read().ledger.catalog },
+            landmarks: { try store.header().ledger.catalog },
             fetch: { try store.snapshot() },
             reserve: { requests in
                 try await store.update { try await Booking.reserve(requests, now: now(), in: $0) }

@@ -56,6 +56,14 @@ public struct JSONFileStore: Sendable {
         return try StoreDocument.snapshot(data: data, path: path)
     }
 
+    /// The store's catalog, last change and older history, its records read past.
+    func header() throws(FileStoreError) -> StoreDocument {
+        guard let (data, _) = try StoreFile.read(path, limit: maxBytes, storePath: path), !Self.isBlank(data) else {
+            return StoreDocument()
+        }
+        return try StoreDocument.header(data: data, path: path)
+    }
+
     /// A file someone created empty (touch) is an empty store, not a corrupt one.
     private static func isBlank(_ data: Data) -> Bool {
         data.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
@@ -178,7 +186,7 @@ public struct JSONFileStore: Sendable {
     @discardableResult
     public func history(of id: Reservation.ID?, limit: Int?, _ visit: (HistoryEntry) throws -> Void) throws -> Int {
         let (file, _) = try StoreFile.resolvingLinks(path, storePath: path)
-        let document = try read()
+        let document = try header()
         let wanted = max(0, limit ?? .max)
         guard wanted > 0 else { return 0 }
         var count = 0

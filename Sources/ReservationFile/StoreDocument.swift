@@ -55,6 +55,19 @@ struct StoreDocument: Sendable {
         return mapper.snapshot
     }
 
+    /// The store without its records (which are read past, not kept): its
+    /// catalog, last change, an older resv's history and other fields, checked
+    /// as `init(data:path:)` checks them.
+    static func header(data: Data, path: String) throws(FileStoreError) -> StoreDocument {
+        let root: JSONValue
+        do {
+            root = try JSONValue.parse(data, streaming: "reservations") { _ in { _ in } }
+        } catch {
+            throw .corrupt(path: path, detail: error.detail)
+        }
+        return try StoreDocument(root: root, path: path)
+    }
+
     init(root: JSONValue, path: String) throws(FileStoreError) {
         guard case .object(var fields) = root else {
             throw .corrupt(path: path, detail: "the top level is \(root.typeName), not an object")
