@@ -66,7 +66,7 @@ struct JournalKillTests {
         var acknowledged: [String: Int] = [:]  // id → the version a command printed
         var killed = 0
         // RESV_KILL_ROUNDS for a longer run (BENCHMARKS.md reports one of 1,000).
-        let rounds = ProcessInfo.processInfo.environment["RESV_KILL_ROUNDS"].flatMap { Int($0) } ?? 100
+        let rounds = ProcessInfo.processInfo.environment["RESV_KILL_ROUNDS"].flatMap { Int($0) } ?? 60
         for round in 0..<rounds {
             let arguments = Self.command(try State(sandbox))
             let process = try ChildProcess(
