@@ -14,6 +14,9 @@ public enum FileStoreError: Error, Sendable, LocalizedError {
     case wouldBeTooLarge(path: String, bytes: Int, limit: Int)
     /// A step of the atomic write failed, or the store's mode forbids writing it; the old file is untouched.
     case unwritable(path: String, step: String, reason: String)
+    /// A file the store needs (its lock, a link on its path, its journal) belongs to a user
+    /// resv does not trust: never used, and the store left unchanged.
+    case foreign(path: String, file: String)
     /// Another process held the store's lock for longer than the bound.
     case lockTimeout(path: String, seconds: Double)
 
@@ -33,6 +36,8 @@ public enum FileStoreError: Error, Sendable, LocalizedError {
                 + "nothing was changed: set RESV_MAX_STORE_BYTES to a larger number of bytes to allow it"
         case .unwritable(let path, let step, let reason):
             "cannot write \(path) (\(step): \(reason)); the store was left unchanged"
+        case .foreign(let path, let file):
+            "refusing to use \(path): \(file), not you or root; the store was left unchanged"
         case .lockTimeout(let path, let seconds):
             "another resv holds the store \(path) (waited \(Self.format(seconds)) s); try again"
         }

@@ -35,7 +35,7 @@ public struct JSONFileStore: Sendable {
     /// Reads the store; a missing file is an empty store. Rename-based writes
     /// mean a reader sees the old file or the new one, never a torn one.
     func read() throws(FileStoreError) -> StoreDocument {
-        try load(path).document
+        try load(StoreFile.resolvingLinks(path, storePath: path).path).document
     }
 
     /// The document in the file at `file` (the store, or where its links
@@ -50,7 +50,8 @@ public struct JSONFileStore: Sendable {
 
     /// The reservations and catalog as they are now, read without a lock.
     public func snapshot() throws(FileStoreError) -> ReservationSnapshot {
-        guard let (data, _) = try StoreFile.read(path, limit: maxBytes, storePath: path), !Self.isBlank(data) else {
+        let file = try StoreFile.resolvingLinks(path, storePath: path).path
+        guard let (data, _) = try StoreFile.read(file, limit: maxBytes, storePath: path), !Self.isBlank(data) else {
             return StoreDocument().ledger.snapshot
         }
         return try StoreDocument.snapshot(data: data, path: path)
@@ -58,7 +59,8 @@ public struct JSONFileStore: Sendable {
 
     /// The store's catalog, last change and older history, its records read past.
     func header() throws(FileStoreError) -> StoreDocument {
-        guard let (data, _) = try StoreFile.read(path, limit: maxBytes, storePath: path), !Self.isBlank(data) else {
+        let file = try StoreFile.resolvingLinks(path, storePath: path).path
+        guard let (data, _) = try StoreFile.read(file, limit: maxBytes, storePath: path), !Self.isBlank(data) else {
             return StoreDocument()
         }
         return try StoreDocument.header(data: data, path: path)
@@ -84,7 +86,7 @@ public struct JSONFileStore: Sendable {
         if let existing { try StoreFile.requireStoreFile(existing, storePath: path) }
         let directory = AtomicFile.directory(of: file)
         try ensureDirectory(directory)
-        let lock = try await lock(file + ".lock")
+        let lock = try await lock(file + ".lock", trusting: existing.map { [$0.st_uid] } ?? [])
         defer { lock.release() }
         // Temporary files are only made while holding the lock, so one found by the
         // lock's holder was left by a writer that died (kill -9, power loss) before
@@ -117,7 +119,8 @@ public struct JSONFileStore: Sendable {
             // The journal first: a kill before the store's rename leaves lines the store does not count.
             try journal.append(entries, after: previous, mode: mode, owner: info.map { ($0.st_uid, $0.st_gid) })
             do {
-                try AtomicFile.write(data, to: file, mode: mode, mark: Self.temporaryMark)
+                try AtomicFile.write(
+                    data, to: file, mode: mode, mark: Self.temporaryMark, owner: info.map { ($0.st_uid, $0.st_gid) })
             } catch {
                 throw FileStoreError.unwritable(path: path, step: error.step, reason: error.reason)
             }
@@ -212,9 +215,11 @@ public struct JSONFileStore: Sendable {
     private static let temporaryMark = ".resv-tmp."
 
     /// The store's lock, within `lockTimeout`; its failures in the store's words.
-    private func lock(_ lockPath: String) async throws -> FileLock {
+    private func lock(_ lockPath: String, trusting: Set<uid_t>) async throws -> FileLock {
         do {
-            return try await FileLock.acquire(lockPath, timeout: lockTimeout)
+            return try await FileLock.acquire(lockPath, timeout: lockTimeout, trusting: trusting)
+        } catch FileLock.Failure.foreign(let foreign) {
+            throw FileStoreError.foreign(path: path, file: foreign.description)
         } catch FileLock.Failure.timedOut {
             throw FileStoreError.lockTimeout(path: path, seconds: lockTimeout.seconds)
         } catch FileLock.Failure.file(let error) {

@@ -29,6 +29,11 @@ enum StoreFile {
                 throw .unreadable(path: storePath, reason: FileError.describe(errno))
             }
             guard FileKind.isLink(info) else { return (current, info) }
+            // A link another user planted on the way is never followed (see `Ownership`).
+            guard Ownership.isTrusted(info.st_uid) else {
+                let link = Ownership.Foreign(path: current, owner: info.st_uid, what: "a symbolic link")
+                throw .foreign(path: storePath, file: link.description)
+            }
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
             let count = readlink(current, &buffer, buffer.count - 1)
             guard count >= 0 else { throw .unreadable(path: storePath, reason: FileError.describe(errno)) }

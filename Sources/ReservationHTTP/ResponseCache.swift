@@ -23,10 +23,17 @@ public struct ResponseCache: Sendable {
     /// The time, handed in: the age of a leftover temporary file.
     private let now: @Sendable () -> Date
 
+    /// Why the cache is not used: a folder on its path (or the folder itself)
+    /// belongs to another user, who could plant answers in it. Nil when it is this
+    /// user's (or root's). An untrusted cache is neither read nor written.
+    public let untrusted: Ownership.Foreign?
+
     public init(cacheHome: URL, baseURL: URL, token: String?, now: @escaping @Sendable () -> Date) {
         self.now = now
         let identity = baseURL.absoluteString + "\n" + (token ?? "")
         folder = cacheHome.appendingPathComponent("resv/servers/\(Self.fingerprint(identity))", isDirectory: true)
+        // The server's folder, servers/, resv/ and the cache home itself.
+        untrusted = Ownership.foreign(folder.path, folders: 3)
     }
 
     /// What a route answered, and when it was saved.
@@ -37,7 +44,10 @@ public struct ResponseCache: Sendable {
 
     /// What `name` answered last; nil when absent or larger than `largestFile` (never read whole).
     public func load(_ name: String) -> Entry? {
+        guard untrusted == nil else { return nil }
         let url = folder.appendingPathComponent(name + ".json")
+        // A file (or link) in it that another user made is not believed either.
+        guard Ownership.foreign(url.path, folders: 0) == nil else { return nil }
         guard let file = try? FileHandle(forReadingFrom: url) else { return nil }
         defer { try? file.close() }
         guard let body = try? file.read(upToCount: Self.largestFile + 1) ?? Data(), body.count <= Self.largestFile,
@@ -57,7 +67,7 @@ public struct ResponseCache: Sendable {
     /// A cache that cannot be written is not an error: the answer was good. A body
     /// larger than `largestFile` is not saved.
     public func save(_ name: String, _ body: Data) {
-        guard body.count <= Self.largestFile else { return }
+        guard untrusted == nil, body.count <= Self.largestFile else { return }
         let manager = FileManager.default
         removeLeftovers()
         try? manager.createDirectory(
@@ -73,7 +83,7 @@ public struct ResponseCache: Sendable {
     /// stays uncached (a list of only these would look complete). Two clients
     /// writing at once take turns (a lock file), so neither loses the other's change.
     public func writeThrough(_ name: String, _ changed: [JSONValue]) {
-        guard !changed.isEmpty else { return }
+        guard untrusted == nil, !changed.isEmpty else { return }
         guard let lock = try? FileLock.wait(folder.appendingPathComponent(".lock").path) else { return }
         defer { lock.release() }
         guard let (records, _) = records(name) else { return }

@@ -173,8 +173,13 @@ public struct CommandContext: Sendable {
     }
 
     /// The cache of one server's answers for one token, under `$XDG_CACHE_HOME`.
-    func responseCache(_ url: URL, token: String?) -> ResponseCache {
-        ResponseCache(cacheHome: xdgHome("XDG_CACHE_HOME", ".cache"), baseURL: url, token: token, now: now)
+    /// One that another user could have planted answers in is not used, with a warning.
+    func responseCache(_ url: URL, token: String?, quiet: Bool = false) -> ResponseCache {
+        let cache = ResponseCache(cacheHome: xdgHome("XDG_CACHE_HOME", ".cache"), baseURL: url, token: token, now: now)
+        if let foreign = cache.untrusted, !quiet {
+            say("resv: warning: not using the cache of \(url.redacted): \(foreign.description), not you or root")
+        }
+        return cache
     }
 
     /// "3 minutes ago", for the age of cached data.

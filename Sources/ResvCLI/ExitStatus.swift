@@ -18,7 +18,7 @@ extension ExitStatus {
             switch error {
             case .corrupt, .unsupportedVersion, .tooLarge: return dataError
             case .unreadable: return unavailable
-            case .unwritable, .wouldBeTooLarge: return cannotWrite
+            case .unwritable, .wouldBeTooLarge, .foreign: return cannotWrite
             case .lockTimeout: return temporary
             }
         case let error as CLIError:

@@ -65,7 +65,7 @@ enum ShellCompletion {
             return try? JSONFileStore(url: URL(fileURLWithPath: settings.store.value)).snapshot()
         }
         guard let url = URL(string: server.value) else { return nil }
-        let cache = context.responseCache(url, token: settings.token?.value)
+        let cache = context.responseCache(url, token: settings.token?.value, quiet: true)
         guard let (records, _) = cache.records("reservations"), let (landmarkRecords, _) = cache.records("landmarks")
         else { return nil }
         return ReservationSnapshot(records: records, catalog: LandmarkCatalog(records: landmarkRecords))

@@ -16,8 +16,11 @@ public enum AtomicFile {
     /// the same directory (`removeAbandoned` finds those of killed writers).
     /// `durable: false` skips both fsyncs, for a file that may be lost in a crash
     /// (a cache, fetched again), never for one that holds the only copy of anything.
+    /// `owner`, when it is not this user, is given the new file (root rewriting
+    /// another user's file keeps it theirs).
     public static func write(
-        _ data: Data, to path: String, mode: mode_t, mark: String = ".resv-tmp.", durable: Bool = true
+        _ data: Data, to path: String, mode: mode_t, mark: String = ".resv-tmp.", durable: Bool = true,
+        owner: (uid_t, gid_t)? = nil
     ) throws(FileError) {
         let directory = directory(of: path)
         var template = Array((directory + "/." + name(of: path) + mark + "XXXXXX").utf8CString)
@@ -30,6 +33,11 @@ public enum AtomicFile {
         }
         do {
             defer { close(descriptor) }
+            if let (user, group) = owner, user != geteuid() || group != getegid() {
+                guard fchown(descriptor, user, group) == 0 else {
+                    throw FileError.system("giving \(temporary) to \(Ownership.name(of: user))")
+                }
+            }
             guard fchmod(descriptor, mode) == 0 else { throw FileError.system("setting the mode of \(temporary)") }
             let failed = data.withUnsafeBytes { FileDescriptor.writeAll(descriptor, $0) }
             if let failed { throw FileError.system("writing \(temporary)", failed) }

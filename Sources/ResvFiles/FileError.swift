@@ -29,6 +29,7 @@ public struct FileError: Error, Sendable, Equatable {
 public enum FileKind {
     public static func isLink(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFLNK }
     public static func isRegular(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFREG }
+    public static func isDirectory(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFDIR }
 
     /// What a file that is not a regular one is, as messages name it: "a directory".
     public static func name(_ info: stat) -> String {

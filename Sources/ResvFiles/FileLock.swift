@@ -16,6 +16,8 @@ public struct FileLock: Sendable {
     public enum Failure: Error, Sendable, Equatable {
         case timedOut
         case file(FileError)
+        /// The lock file belongs to a user resv does not trust: never waited on.
+        case foreign(Ownership.Foreign)
     }
 
     /// Takes the lock, waiting at most `timeout`. The wait is a blocking
@@ -24,9 +26,17 @@ public struct FileLock: Sendable {
     /// that happened to poll at the right moment. The timeout and the task's
     /// cancellation (`CancellationError`) interrupt the blocked call
     /// (`InterruptibleCall`).
-    public static func acquire(_ path: String, timeout: Duration) async throws -> FileLock {
+    ///
+    /// A lock file that belongs to another user (but root and `trusting`) is
+    /// refused at once: whoever made it could hold it forever.
+    public static func acquire(_ path: String, timeout: Duration, trusting: Set<uid_t> = []) async throws -> FileLock {
         let descriptor: Int32
         do { descriptor = try open(path) } catch { throw Failure.file(error) }
+        var info = stat()
+        if fstat(descriptor, &info) == 0, !Ownership.isTrusted(info.st_uid, also: trusting) {
+            close(descriptor)
+            throw Failure.foreign(Ownership.Foreign(path: path, owner: info.st_uid, what: "a lock file"))
+        }
         if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return FileLock(descriptor: descriptor) }
         let call = InterruptibleCall()
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18

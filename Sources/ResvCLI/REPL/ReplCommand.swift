@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ReservationCore
+import ResvFiles
 import ResvReference
 
 struct ReplCommand: ResvCommand {
@@ -47,7 +48,13 @@ struct ReplCommand: ResvCommand {
     /// At the prompt Ctrl-C is a key (see `LineEditor`); while a line's command
     /// runs it cancels that command, and the prompt comes back.
     private func interactiveLoop(_ context: CommandContext) async -> Int32? {
-        let editor = LineEditor(historyPath: context.stateFile("history"), completer: .resv)
+        var historyPath: String? = context.stateFile("history")
+        // A history another user could aim (a link) or swap (their folder) is not used.
+        if let path = historyPath, let foreign = Ownership.foreign(path, folders: 2) {
+            context.say("resv: warning: no history this session: \(foreign.description), not you or root")
+            historyPath = nil
+        }
+        let editor = LineEditor(historyPath: historyPath, completer: .resv)
         context.say("resv \(Resv.version): type a command without 'resv' (help lists them); Ctrl-D or exit leaves.")
         return await Interrupts.ignored {
             while true {
