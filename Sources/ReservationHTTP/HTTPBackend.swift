@@ -156,7 +156,8 @@ struct ServerReply {
 
     /// The `reason` of an error body.
     var reason: String? {
-        if case .string(let reason)? = json?["reason"] { return reason }
+        // A server's words, which quote values of their own: bounded like one, however long.
+        if case .string(let reason)? = json?["reason"] { return reason.quoted(limit: 600) }
         return nil
     }
 

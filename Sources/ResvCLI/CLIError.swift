@@ -41,7 +41,7 @@ public enum CLIError: Error, Sendable, LocalizedError {
     public var errorDescription: String? {
         switch self {
         case .invalidSetting(let name, let value, let expected):
-            "\(name)='\(value)' is invalid: expected \(expected)"
+            "\(name)='\(value.quoted())' is invalid: expected \(expected)"
         case .emptyRange(let from, let to):
             "--from \(from) is after --to \(to): nothing can match"
         case .nestedRepl:
@@ -66,16 +66,16 @@ public enum CLIError: Error, Sendable, LocalizedError {
         case .offlineNeedsServer:
             "--offline reads a server's cached answers, but no server is configured (--server, RESV_SERVER)"
         case .unknownSetting(let key):
-            "'\(key)' is not a setting: use one of \(SettingKey.allCases.map(\.rawValue).joined(separator: ", "))"
+            "'\(key.quoted())' is not a setting: use one of \(SettingKey.allCases.map(\.rawValue).joined(separator: ", "))"
         case .notCached(let text, let age, let unreachable?):
-            "\(unreachable); its answers cached \(age) have no reservation matching '\(text)'"
+            "\(unreachable); its answers cached \(age) have no reservation matching '\(text.quoted())'"
         case .notCached(let text, let age, nil):
-            "--offline: the server's answers cached \(age) have no reservation matching '\(text)'; "
+            "--offline: the server's answers cached \(age) have no reservation matching '\(text.quoted())'; "
                 + "run without --offline to ask the server"
         case .settingNotSet(let key):
             "\(key) is not set (flag, environment or config file)"
         case .unknownProfile(let name, let path, let known):
-            "no profile '\(name)' in \(path): "
+            "no profile '\(name.quoted())' in \(path): "
                 + (known.isEmpty
                     ? "make it with 'resv config set server URL --profile \(name)'"
                     : "use \((known + [ConfigFile.defaultProfile]).joined(separator: ", ")), or make it with 'resv config set KEY VALUE --profile \(name)'")

@@ -91,7 +91,10 @@ public struct CommandContext: Sendable {
     func say(_ line: String) { messages.write(line.terminalSafe + "\n") }
 
     /// Writes the one line of a failed command to stderr, with its script line when it has one.
-    func fail(_ message: String) { say("resv: " + (scriptLine.map { "line \($0): " } ?? "") + message) }
+    /// A message too long to be one (a value quoted whole somewhere) is cut: it stays a line.
+    func fail(_ message: String) {
+        say("resv: " + (scriptLine.map { "line \($0): " } ?? "") + message.quoted(limit: 1_000))
+    }
 
     func service(_ options: BackendOptions) throws -> ReservationService { try openService(options, self) }
 

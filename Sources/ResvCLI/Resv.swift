@@ -110,7 +110,7 @@ public enum ResvMain {
             !subcommandNames.contains(topic)
         {
             // The library's help prints the root's text for any word; a typo deserves its own answer.
-            context.fail("unknown command '\(topic)' (see 'resv --help')")
+            context.fail("unknown command '\(topic.quoted())' (see 'resv --help')")
             return ExitStatus.usage
         }
         let command: any ParsableCommand
@@ -158,16 +158,20 @@ public enum ResvMain {
             return ExitStatus.success
         }
         if let first = arguments.first, !first.hasPrefix("-"), !subcommandNames.contains(first) {
-            context.fail("unknown command '\(first)' (see 'resv --help')")
+            context.fail("unknown command '\(first.quoted())' (see 'resv --help')")
             return ExitStatus.usage
         }
-        var message = ExitStatus.oneLine(Resv.message(for: error))
+        // The parser's messages quote arguments whole: each word is cut as a quoted value is.
+        var message = ExitStatus.oneLine(Resv.message(for: error)).split(
+            separator: " ", omittingEmptySubsequences: false
+        )
+        .map { $0.quoted() }.joined(separator: " ")
         // A check of the command's own (missing --landmark…) can come before the parser
         // names an option it does not know; the unknown option is the better answer.
         if let first = arguments.first, let unknown = unknownOption(in: arguments.dropFirst(), of: first),
             !message.contains(unknown)
         {
-            message = "unknown option '\(unknown)'"
+            message = "unknown option '\(unknown.quoted())'"
         }
         if message.hasSuffix(".") { message.removeLast() }
         let subcommand = arguments.first.flatMap { name in subcommandNames.contains(name) ? name : nil }

@@ -355,7 +355,7 @@ extension CommandContext {
         let file = try ConfigFile.load(configURL)
         for key in file.unknownKeys {
             say(
-                "resv: warning: \(configURL.path) has a key '\(key)' that is no setting "
+                "resv: warning: \(configURL.path) has a key '\(key.quoted())' that is no setting "
                     + "(\(SettingKey.allCases.map(\.rawValue).joined(separator: ", "))); it is ignored")
         }
         let (profile, profileSetting) = try chosenProfile(flag: profileFlag, in: file)

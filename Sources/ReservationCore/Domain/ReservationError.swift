@@ -71,22 +71,22 @@ public enum ReservationError: Error, Sendable, LocalizedError {
         case .invalidPartySize(let size):
             return "party size \(size) is invalid: it must be from 1 to 10,000"
         case .invalidInitialStatus(let status):
-            return "a new reservation cannot be '\(status)': use pending or confirmed"
+            return "a new reservation cannot be '\(status.quoted())': use pending or confirmed"
         case .unknownLandmark(let text):
-            return "no landmark matches '\(text)' (see 'resv landmarks')"
+            return "no landmark matches '\(text.quoted())' (see 'resv landmarks')"
         case .ambiguousLandmark(let text, let candidates):
             let names = candidates.map { "\($0.id.description.prefix(8)) \($0.name)" }.joined(separator: ", ")
-            return "'\(text)' matches \(candidates.count) landmarks: \(names); give more of the id"
+            return "'\(text.quoted())' matches \(candidates.count) landmarks: \(names); give more of the id"
         case .invalidReservationID(let text):
-            return "'\(text)' is not a reservation id: give the id or at least its first 4 hex digits"
+            return "'\(text.quoted())' is not a reservation id: give the id or at least its first 4 hex digits"
         case .reservationNotFound(let text):
-            return "no reservation matches '\(text)' (see 'resv list --all')"
+            return "no reservation matches '\(text.quoted())' (see 'resv list --all')"
         case .ambiguousReservationID(let text, let candidates):
             let list = candidates.sortedByDate.map {
                 "\($0.id.short) (\($0.landmark.name), \(DateTime.format($0.date)), \($0.status.rawValue))"
             }
             return
-                "'\(text)' matches \(candidates.count) reservations: \(list.joined(separator: ", ")); give more digits"
+                "'\(text.quoted())' matches \(candidates.count) reservations: \(list.joined(separator: ", ")); give more digits"
         case .noCapacity(let landmark, let day, let requested, let booked):
             let capacity = landmark.capacity ?? 0
             if requested > capacity {
@@ -116,7 +116,7 @@ public enum ReservationError: Error, Sendable, LocalizedError {
         case .invalidDays(let problem):
             return problem
         case .invalidRequestField(let field, let problem):
-            return "\(field) \(problem)"
+            return "\(field) \(problem.quoted(limit: 600))"
         case .batchRejected(let failures, let total):
             let listed = failures.prefix(3).map { "request \($0.index + 1): \($0.error.localizedDescription)" }
             let more = failures.count > 3 ? "; and \(failures.count - 3) more" : ""
@@ -127,7 +127,8 @@ public enum ReservationError: Error, Sendable, LocalizedError {
         case .unimplemented(let endpoint):
             return "\(endpoint) is not implemented"
         case .refusedByServer(_, let reason):
-            return reason
+            // A server's words, which quote values of their own: bounded like one.
+            return reason.quoted(limit: 600)
         }
     }
 }

@@ -204,7 +204,7 @@ public struct DateParseError: Error, Sendable, Equatable, LocalizedError {
     }
 
     public var errorDescription: String? {
-        reason == .empty ? explanation : "invalid date '\(input)': \(explanation)"
+        reason == .empty ? explanation : "invalid date '\(input.quoted())': \(explanation)"
     }
 
     static let monthNames = [

@@ -71,23 +71,23 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .malformed(let detail): "malformed record: \(detail)"
-        case .invalidReservationID(let id): "id '\(id)' is not a UUID"
+        case .invalidReservationID(let id): "id '\(id.quoted())' is not a UUID"
         case .duplicateReservationID(let id): "id \(id) appears more than once"
         case .missingLandmarkID: "landmarkId is missing"
-        case .invalidLandmarkID(let id): "landmarkId '\(id)' is not a UUID"
+        case .invalidLandmarkID(let id): "landmarkId '\(id.quoted())' is not a UUID"
         case .unknownLandmark(let id): "landmark \(id) is not in the catalog"
         case .invalidLandmark(let id, let why): "landmark \(id) is invalid: \(why)"
         case .missingDate: "date is missing"
         case .invalidDate(let text):
             if case .failure(let error) = Result(catching: { () throws(DateParseError) in try DateTime.parse(text) }) {
-                "date '\(text)' is invalid: \(error.explanation)"
+                "date '\(text.quoted())' is invalid: \(error.explanation)"
             } else {
-                "date '\(text)' is invalid"
+                "date '\(text.quoted())' is invalid"
             }
         case .missingPartySize: "partySize is missing"
         case .invalidPartySize(let size): "partySize \(size) is not from 1 to 10000"
         case .missingStatus: "status is missing"
-        case .unknownStatus(let status): "status '\(status)' is not pending, confirmed or cancelled"
+        case .unknownStatus(let status): "status '\(status.quoted())' is not pending, confirmed or cancelled"
         case .invalidNote(let length): "note has \(length) characters, more than \(Reservation.noteLimit)"
         case .invalidTimestamp(let field, let text):
             "\(field) '\(text.count > 40 ? text.prefix(40) + "…" : text)' is not an ISO 8601 date-time"
@@ -113,14 +113,14 @@ public enum LandmarkRejection: Error, Sendable, Hashable, CustomStringConvertibl
         switch self {
         case .malformed(let detail): "malformed landmark: \(detail)"
         case .missingID: "id is missing"
-        case .invalidID(let id): "id '\(id)' is not a UUID"
+        case .invalidID(let id): "id '\(id.quoted())' is not a UUID"
         case .duplicateID(let id): "id \(id) appears more than once"
         case .missingName: "name is missing or blank"
         case .missingLocation: "location is missing or blank"
         case .missingCategory: "category is missing"
-        case .unknownCategory(let category): "category '\(category)' is not mountains, lakes or bridges"
+        case .unknownCategory(let category): "category '\(category.quoted())' is not mountains, lakes or bridges"
         case .invalidCapacity(let capacity): "capacity \(capacity) is not greater than 0"
-        case .unknownTimeZone(let zone): "time zone '\(zone)' is not a known IANA zone"
+        case .unknownTimeZone(let zone): "time zone '\(zone.quoted())' is not a known IANA zone"
         }
     }
 }

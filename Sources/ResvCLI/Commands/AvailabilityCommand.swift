@@ -61,7 +61,7 @@ struct AvailabilityCommand: ResvCommand {
     static func day(_ text: String, option: String, in calendar: Calendar) throws(ReservationError) -> CalendarDay {
         if let day = CalendarDay(text) { return day }
         guard let date = try? DateTime.parse(text) else {
-            throw .invalidDays("\(option) '\(text)' is not a day: give YYYY-MM-DD, e.g. 2026-12-01")
+            throw .invalidDays("\(option) '\(text.quoted())' is not a day: give YYYY-MM-DD, e.g. 2026-12-01")
         }
         return CalendarDay(date, in: calendar)
     }
