@@ -64,6 +64,11 @@ enum SettingKey: String, CaseIterable, Sendable {
             }
         case .store:
             guard !value.isEmpty else { throw .invalidSetting(rawValue, value, "a non-empty value") }
+            // A NUL cannot be in a path: the system would see a shorter one (a file named up to it).
+            guard !value.utf8.contains(0) else {
+                throw .invalidSetting(
+                    rawValue, value.replacingOccurrences(of: "\0", with: "\\0"), "a path without a NUL character")
+            }
         case .token:
             guard HeaderValue.isValid(value, longest: HeaderValue.longestToken) else {
                 throw .invalidSetting(rawValue, "****", Self.tokenExpectation)  // never shown, even when wrong
@@ -114,11 +119,23 @@ struct ConfigFile: Sendable {
 
     /// The file's settings; a missing file has none.
     static func load(_ url: URL) throws(CLIError) -> ConfigFile {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
-            return ConfigFile(url: url, fields: [:])
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else {
+            if errno == ENOENT { return ConfigFile(url: url, fields: [:]) }
+            throw .unreadableInput(url.path, FileError.describe(errno))
         }
-        guard !isFolder.boolValue else { throw .invalidConfig(url.path, "it is a folder, not a file") }
+        if FileKind.isLink(info), stat(url.path, &info) != 0 {
+            // A link to nothing is not "no config": someone meant one to be there.
+            let why =
+                errno == ELOOP
+                ? "its symbolic links loop" : "it is a symbolic link to nothing (\(FileError.describe(errno)))"
+            throw .invalidConfig(url.path, why)
+        }
+        guard !FileKind.isDirectory(info) else { throw .invalidConfig(url.path, "it is a folder, not a file") }
+        // A FIFO would block the read, a device never end it: say what it is instead.
+        guard FileKind.isRegular(info) else {
+            throw .invalidConfig(url.path, "it is \(FileKind.name(info)), not a config file")
+        }
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw .unreadableInput(url.path, "permission denied")
         }
@@ -368,6 +385,18 @@ extension CommandContext {
                 return Setting(value: value, source: .configFile, profile: profile)
             }
             return file.string(key).map { Setting(value: $0, source: .configFile) }
+        }
+        // A store path from the config file must be one, empty included (the others are checked when used).
+        if storeFlag?.isEmpty ?? true, environment[SettingKey.store.environment]?.isEmpty ?? true {
+            for place in [profile, nil] {
+                let settings = place.map { file.profiles[$0] ?? [:] } ?? file.fields
+                guard case .string(let value)? = settings[SettingKey.store.rawValue] else { continue }
+                do { try SettingKey.store.validate(value) } catch {
+                    let owner = place.map { "profile '\($0)': " } ?? ""
+                    throw .invalidConfig(configURL.path, owner + (error.errorDescription ?? ""))
+                }
+                break
+            }
         }
         let store =
             resolve(.store, flag: storeFlag).map {

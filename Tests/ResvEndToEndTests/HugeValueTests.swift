@@ -50,3 +50,46 @@ struct HugeValueTests {
         expectShort(run, "a server's reason", status: 1)
     }
 }
+
+/// A config value that cannot be a path, and a config that is not a file (issue 34).
+@Suite("Configs that cannot be")
+struct StrangeConfigTests {
+    @Test(arguments: [
+        (#"{"store": "a\u0000b"}"#, #"store='a\0b' is invalid: expected a path without a NUL character"#),
+        (#"{"store": ""}"#, "store='' is invalid: expected a non-empty value"),
+        (
+            #"{"profile": "w", "profiles": {"w": {"store": "x\u0000"}}}"#,
+            #"profile 'w': store='x\0' is invalid: expected a path without a NUL character"#
+        ),
+    ])
+    func aStoreThatCannotBeAPathIsRefusedNamingTheKey(config: String, message: String) throws {
+        let sandbox = try Sandbox()
+        let path = sandbox.directory.appendingPathComponent("config.json").path
+        try Data(config.utf8).write(to: URL(fileURLWithPath: path))
+        let run = try sandbox.resv(["--config", path, "list"], environment: ["RESV_STORE": ""])
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(run.stderr == "resv: the config file \(path) is invalid: \(message)\n")
+        let names = try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path)
+        #expect(names == ["config.json"], "nothing is made in its place")
+    }
+
+    @Test func aConfigThatIsNoFileSaysWhatItIs() throws {
+        let sandbox = try Sandbox()
+        let folder = sandbox.directory.path
+        #expect(mkfifo(folder + "/fifo.json", 0o600) == 0)
+        #expect(symlink(folder + "/nowhere.json", folder + "/dangling.json") == 0)
+        #expect(symlink(folder + "/loop-b", folder + "/loop-a") == 0)
+        #expect(symlink(folder + "/loop-a", folder + "/loop-b") == 0)
+        for (name, why) in [
+            ("fifo.json", "it is a FIFO (named pipe), not a config file"),
+            ("/dev/zero", "it is a character device, not a config file"),
+            ("dangling.json", "it is a symbolic link to nothing (No such file or directory)"),
+            ("loop-a", "its symbolic links loop"),
+        ] {
+            let path = name.hasPrefix("/") ? name : folder + "/" + name
+            let run = try sandbox.resv(["--config", path, "list"])
+            #expect(run.status == 64, "\(name): \(run.stderr)")
+            #expect(run.stderr == "resv: the config file \(path) is invalid: \(why)\n")
+        }
+    }
+}
