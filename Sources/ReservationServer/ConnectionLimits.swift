@@ -42,8 +42,11 @@ struct LimitedHTTP1Channel: ServerChildChannel {
         let deadline = RequestDeadline(timeout: TimeAmount(limits.requestTimeout), channel: channel)
         let bound = NIOLoopBound(deadline, eventLoop: channel.eventLoop)
         do {
-            // First in the pipeline: it sees the bytes before the HTTP decoder does.
-            try channel.pipeline.syncOperations.addHandler(FirstByteHandler(deadline))
+            // First in the pipeline: it sees the bytes before the HTTP decoder does,
+            // and writes a 408 beneath the encoder when a head never arrives whole.
+            let first = FirstByteHandler(deadline)
+            deadline.rawWriter = first
+            try channel.pipeline.syncOperations.addHandler(first)
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }
@@ -59,30 +62,56 @@ struct LimitedHTTP1Channel: ServerChildChannel {
 
 /// One connection's clock for the request being received: started by its
 /// first byte, stopped once the whole request is decoded, and ready again
-/// once the answer is written. When it runs out the connection is closed.
+/// once the answer is written. When it runs out the connection is closed:
+/// after a 408 written here when the request's head never arrived whole (no
+/// route has it to answer), else at once (the route reading the body answers
+/// 408 and counts it as its read fails).
 final class RequestDeadline {
     static let timedOut = Counter(label: "resv_connections_timed_out_total")
+
+    /// What a client whose request head never arrived whole gets before the connection closes.
+    static let timeoutAnswer: ByteBuffer = {
+        let body = #"{"code":"invalidRequest","error":true,"reason":"the request did not arrive whole in time"}"#
+        return ByteBuffer(
+            string: "HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\n"
+                + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body)
+    }()
 
     private let timeout: TimeAmount
     private let channel: any Channel
     private var scheduled: Scheduled<Void>?
     /// A request has started and its answer is not yet written.
     private var busy = false
+    /// The request's head was decoded: a route has it, and answers it.
+    private var headDecoded = false
+    /// Writes beneath the HTTP encoder, for the 408 no route will send.
+    weak var rawWriter: FirstByteHandler?
 
     init(timeout: TimeAmount, channel: any Channel) {
         self.timeout = timeout
         self.channel = channel
     }
 
+    var eventLoop: any EventLoop { channel.eventLoop }
+
     func bytesArrived() {
         guard !busy else { return }
         busy = true
         let channel = channel
+        // The task runs on the connection's event loop, where this object lives.
+        let bound = NIOLoopBound(self, eventLoop: channel.eventLoop)
         scheduled = channel.eventLoop.scheduleTask(in: timeout) {
             RequestDeadline.timedOut.increment()
-            channel.close(promise: nil)
+            let deadline = bound.value
+            if !deadline.headDecoded, let rawWriter = deadline.rawWriter {
+                rawWriter.write(Self.timeoutAnswer).whenComplete { _ in channel.close(promise: nil) }
+            } else {
+                channel.close(promise: nil)
+            }
         }
     }
+
+    func headArrived() { headDecoded = true }
 
     func requestComplete() {
         scheduled?.cancel()
@@ -92,6 +121,7 @@ final class RequestDeadline {
     func answered() {
         requestComplete()
         busy = false
+        headDecoded = false
     }
 }
 
@@ -101,12 +131,22 @@ final class FirstByteHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundOut = ByteBuffer
 
     private let deadline: RequestDeadline
+    private var context: ChannelHandlerContext?
 
     init(_ deadline: RequestDeadline) { self.deadline = deadline }
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         deadline.bytesArrived()
         context.fireChannelRead(data)
+    }
+
+    /// Writes bytes straight to the socket, beneath the HTTP encoder.
+    func write(_ bytes: ByteBuffer) -> EventLoopFuture<Void> {
+        guard let context else { return deadline.eventLoop.makeSucceededVoidFuture() }
+        return context.writeAndFlush(NIOAny(bytes))
     }
 }
 
@@ -122,7 +162,11 @@ final class RequestPartsHandler: ChannelDuplexHandler, RemovableChannelHandler {
     init(_ deadline: RequestDeadline) { self.deadline = deadline }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .end = unwrapInboundIn(data) { deadline.requestComplete() }
+        switch unwrapInboundIn(data) {
+        case .head: deadline.headArrived()
+        case .end: deadline.requestComplete()
+        case .body: break
+        }
         context.fireChannelRead(data)
     }
 

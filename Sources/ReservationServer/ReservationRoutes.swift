@@ -12,6 +12,22 @@ import ReservationStorage
 /// with the same words.
 struct ReservationRoutes: Sendable {
     /// The largest request body accepted; larger ones get 413.
+    /// The request's body. One that stops arriving (the connection's request
+    /// timeout closed it, or the client left) is the client's failure, 408,
+    /// never the server's 500; a body over the limit stays 413.
+    static func body(of request: Request, upTo limit: Int) async throws -> Data {
+        var request = request
+        do {
+            return Data(try await request.collectBody(upTo: limit).readableBytesView)
+        } catch let error as any HTTPResponseError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw APIError(.requestTimeout, .invalidRequest, "the request body did not arrive whole in time")
+        }
+    }
+
     static let bodyLimit = 64 * 1024
     /// The largest body of a batch route: room for `batchLimit` requests.
     static let batchBodyLimit = 8 << 20
@@ -185,8 +201,7 @@ struct ReservationRoutes: Sendable {
     @Sendable func modify(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let id = try reservationID(context)
         let expected = try expectedVersion(request.headers)
-        var request = request
-        let body = Data(try await request.collectBody(upTo: Self.bodyLimit).readableBytesView)
+        let body = try await Self.body(of: request, upTo: Self.bodyLimit)
         let json: JSONValue
         do { json = try JSONValue.parse(body) } catch {
             throw APIError(.badRequest, .invalidJSON, "the request body is not valid JSON: \(error.detail)")
@@ -293,8 +308,7 @@ struct ReservationRoutes: Sendable {
 
     /// The ids of a cancel or confirm of several: `{"ids": ["<uuid>", …]}`, 1 to `batchLimit` whole UUIDs.
     private func batchIDs(_ request: Request) async throws -> [Reservation.ID] {
-        var request = request
-        let body = Data(try await request.collectBody(upTo: Self.batchBodyLimit).readableBytesView)
+        let body = try await Self.body(of: request, upTo: Self.batchBodyLimit)
         let json: JSONValue
         do { json = try JSONValue.parse(body) } catch {
             throw APIError(.badRequest, .invalidJSON, "the request body is not valid JSON: \(error.detail)")
@@ -331,8 +345,7 @@ struct ReservationRoutes: Sendable {
 
     @Sendable func create(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let user = context.user
-        var request = request
-        let body = Data(try await request.collectBody(upTo: Self.bodyLimit).readableBytesView)
+        let body = try await Self.body(of: request, upTo: Self.bodyLimit)
         // Parsed once: for the key's hash and for the checks.
         let json = Result { () throws(JSONSyntaxError) in try JSONValue.parse(body) }
         let key = try idempotencyKey(request.headers, route: "POST /reservations", body: body, json: json)
@@ -372,8 +385,7 @@ struct ReservationRoutes: Sendable {
     /// the batch; every refused request named by its number (from 1) and reason.
     @Sendable func createBatch(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let user = context.user
-        var request = request
-        let body = Data(try await request.collectBody(upTo: Self.batchBodyLimit).readableBytesView)
+        let body = try await Self.body(of: request, upTo: Self.batchBodyLimit)
         let json = Result { () throws(JSONSyntaxError) in try JSONValue.parse(body) }
         let key = try idempotencyKey(request.headers, route: "POST /reservations/batch", body: body, json: json)
         if let key, let kept = try await store.storedResponse(user, key.key) {

@@ -241,6 +241,50 @@ struct OperationsTests {
             "the request timeout closed a silent connection, or missed a slow one")
     }
 
+    /// A request that does not arrive whole in time is the client's failure: a head that
+    /// never ends gets a 408 before the close; a body that never ends is counted and logged
+    /// as 408 (at info), never as the server's 500.
+    @Test func aRequestThatDoesNotArriveInTimeIs408NeverA500() async throws {
+        let sandbox = try Sandbox()
+        let database = try Self.database("sqlite", in: sandbox)
+        let token = try ServerProcess.createToken("slow", database: database)
+        let server = try ServerProcess(database: database, arguments: ["--request-timeout", "1"])
+        defer { server.stop() }
+        let head = try #require(connectLoopback(port: server.port))
+        defer { close(head) }
+        sendHalfARequest(head)
+        let body = try #require(connectLoopback(port: server.port))
+        defer { close(body) }
+        let partial =
+            "POST /reservations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+            + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"landmarkId\":"
+        _ = partial.withCString { send(body, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        var answers: [Int32: [UInt8]] = [head: [], body: []]
+        var closed: Set<Int32> = []
+        while closed.count < 2 {
+            for socket in [head, body] where !closed.contains(socket) {
+                let (bytes, ended) = received(socket)
+                answers[socket, default: []] += bytes
+                if ended { closed.insert(socket) }
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let answer = String(decoding: answers[head] ?? [], as: UTF8.self)
+        #expect(answer.hasPrefix("HTTP/1.1 408 Request Timeout\r\n"), "\(answer)")
+        #expect(
+            answer.hasSuffix(
+                #"{"code":"invalidRequest","error":true,"reason":"the request did not arrive whole in time"}"#))
+        let metrics = String(decoding: try await server.request("GET", "/metrics", token: nil).1, as: UTF8.self)
+        let requests = metrics.split(separator: "\n").filter { $0.hasPrefix("resv_http_requests_total{") }
+        #expect(
+            requests.contains { $0.contains(#"route="/reservations""#) && $0.contains(#"status="408""#) }, "\(requests)"
+        )
+        #expect(!requests.contains { $0.contains(#"status="500""#) }, "\(requests)")
+        let log = try String(contentsOf: server.log, encoding: .utf8)
+        #expect(log.contains("POST /reservations 408"), "\(log)")
+        #expect(!log.contains("request failed") && !log.contains("error"), "\(log)")
+    }
+
     /// The server's count of connections closed by --request-timeout (`/metrics`; no line until the first).
     private func connectionsTimedOut(_ server: ServerProcess) async throws -> Int {
         let text = String(decoding: try await server.request("GET", "/metrics", token: nil).1, as: UTF8.self)
@@ -325,10 +369,21 @@ func connectLoopback(port: Int) -> Int32? {
 
 /// True when the peer has closed the connection (a read would return 0 or fail).
 func isClosed(_ descriptor: Int32) -> Bool {
-    var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-    guard poll(&poller, 1, 0) == 1 else { return false }
-    var byte: UInt8 = 0
-    return recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) <= 0
+    received(descriptor).closed
+}
+
+/// What the peer sent that is there to read now, and whether it has closed.
+func received(_ descriptor: Int32) -> (bytes: [UInt8], closed: Bool) {
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, 0) == 1 else { return (bytes, false) }
+        let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+        if count == 0 { return (bytes, true) }
+        if count < 0 { return (bytes, errno != EAGAIN && errno != EWOULDBLOCK) }
+        bytes += buffer[..<count]
+    }
 }
 
 /// Lifts this process's soft limit on open files (its children inherit it).
