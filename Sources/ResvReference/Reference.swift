@@ -50,8 +50,8 @@ public enum Reference {
         ExitCode(
             code: ExitStatus.cannotWrite, summary: "store cannot be written",
             detail: "a full disk, a read-only directory, a store file its owner may not write, a lock file that is "
-                + "a link, a change that would make the store larger than RESV_MAX_STORE_BYTES (the store is left "
-                + "unchanged)"),
+                + "a link, a change that would make the store larger than RESV_MAX_STORE_BYTES, a lock file or a link "
+                + "on the store's path that belongs to another user (the store is left unchanged)"),
         ExitCode(
             code: ExitStatus.cannotWriteOutput, summary: "output cannot be written",
             detail:
