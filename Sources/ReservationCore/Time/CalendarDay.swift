@@ -35,7 +35,7 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
         day = components.day ?? 1
     }
 
-    private init(year: Int, month: Int, day: Int) {
+    init(year: Int, month: Int, day: Int) {
         self.year = year
         self.month = month
         self.day = day
@@ -70,4 +70,23 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
         default: 31
         }
     }
+}
+
+extension CalendarDay {
+    /// Days since 1970-01-01 (negative before).
+    var daysSince1970: Int { DateTime.daysFromCivil(year: year, month: month, day: day) }
+
+    init(daysSince1970 days: Int) {
+        let (year, month, day) = DateTime.civilFromDays(days)
+        self.init(year: year, month: month, day: day)
+    }
+
+    func adding(days: Int) -> CalendarDay { CalendarDay(daysSince1970: daysSince1970 + days) }
+
+    /// 1 for Sunday through 7 for Saturday, as `Calendar` counts.
+    var weekday: Int { (daysSince1970 + 4).modulo(7) + 1 }  // 1970-01-01 was a Thursday (5)
+}
+
+extension Int {
+    fileprivate func modulo(_ divisor: Int) -> Int { ((self % divisor) + divisor) % divisor }
 }

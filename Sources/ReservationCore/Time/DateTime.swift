@@ -179,6 +179,12 @@ public struct DateParseError: Error, Sendable, Equatable, LocalizedError {
         case secondOutOfRange(Int)
         /// In UTC the date is before the year 0000 or after 9999: it could not be written back.
         case outsideFourDigitYears
+        /// A wall time the zone skips (its clocks jump forward over it).
+        case skippedByZone(String)
+        /// Typed by a person, and none of the forms a person may type.
+        case notTyped
+        /// Typed by a person: a day without a time.
+        case typedMissingTime
     }
 
     public var input: String
@@ -200,6 +206,12 @@ public struct DateParseError: Error, Sendable, Equatable, LocalizedError {
         case .minuteOutOfRange(let minute): "minute \(minute) is out of range (00-59)"
         case .secondOutOfRange(let second): "second \(second) is out of range (00-59)"
         case .outsideFourDigitYears: "in UTC it falls outside the years 0000 to 9999"
+        case .notTyped:
+            "expected a date and time like 2026-12-01 10:00 (at the landmark), tomorrow 09:30, +3d 14:00, "
+                + "fri 09:00 or 2026-12-01T10:00:00Z"
+        case .typedMissingTime: "a day alone is not enough: add a time, like 2026-12-01 10:00 or tomorrow 09:30"
+        case .skippedByZone(let zone):
+            "that time does not exist in \(zone) (the clocks jump forward over it): give another"
         }
     }
 
