@@ -89,8 +89,8 @@ _resv_list() {
         '*--status[Only reservations with this status; repeat for several.]:status:{__resv_complete "${___status[@]}"}'
         '--all[Include cancelled reservations.]'
         '(--landmark -l)'{--landmark,-l}'[Only reservations at this landmark (id, id prefix or name).]:landmark:{__resv_custom_complete ---completion list -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
-        '--from[Only reservations on or after this ISO 8601 date-time, e.g. 2026-12-01T00\:00\:00Z.]:date:'
-        '--to[Only reservations on or before this ISO 8601 date-time.]:date:'
+        '--from[Only reservations on or after this day or time\: 2026-12-01, today, +7d, -7d, 2026-12-01 10\:00.]:date:'
+        '--to[Only reservations on or before this day (all of it) or time.]:date:'
         '--sort[The order\: date, landmark, party-size or status (default\: date).]:sort:{__resv_complete "${___sort[@]}"}'
         '--reverse[The opposite order (latest first with the default sort).]'
         '--limit[Show at most this many (1 or more), after sorting.]:n:'
@@ -115,7 +115,7 @@ _resv_reserve() {
     local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
         '(--landmark -l)'{--landmark,-l}'[The landmark\: id, id prefix or name.]:landmark:{__resv_custom_complete ---completion reserve -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
-        '(--date -d)'{--date,-d}'[When\: an ISO 8601 date-time with a zone, e.g. 2026-12-01T10\:00\:00Z.]:date:'
+        '(--date -d)'{--date,-d}'[When, at the landmark\: 2026-12-01 10\:00, tomorrow 09\:30, +3d 14\:00, fri 09\:00, or with a zone 2026-12-01T10\:00\:00Z.]:date:'
         '(--party-size -n)'{--party-size,-n}'[How many people (1 to 10,000).]:n:'
         '--batch[Reserve every request in this file ('\''-'\'' for standard input), one JSON object per line.]:file:_files'
         '--pending[Book as pending (to confirm later with '\''resv confirm'\'') instead of confirmed.]'
@@ -183,7 +183,7 @@ _resv_modify() {
     local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
         ':id:{__resv_custom_complete ---completion modify -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
-        '(--date -d)'{--date,-d}'[The new date\: an ISO 8601 date-time with a zone, in the future.]:date:'
+        '(--date -d)'{--date,-d}'[The new date, in the future, at the landmark\: 2026-12-01 10\:00, tomorrow 09\:30, fri 09\:00, or with a zone 2026-12-01T10\:00\:00Z.]:date:'
         '(--party-size -n)'{--party-size,-n}'[The new number of people (1 to 10,000).]:n:'
         '(--landmark -l)'{--landmark,-l}'[The new landmark\: id, id prefix or name.]:landmark:{__resv_custom_complete ---completion modify -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--note[A note kept with the reservation (at most 500 characters; "" removes it).]:text:'

@@ -81,9 +81,14 @@ struct TypedDateTests {
         Case(text: "+3x 10:00", zone: la, expected: "expected a date and time like 2026-12-01 10:00"),
         Case(text: "-1d 10:00", zone: la, expected: "expected a date and time like 2026-12-01 10:00"),
         Case(text: "fr 10:00", zone: la, expected: "expected a date and time like 2026-12-01 10:00"),
-        Case(text: "tomorrow 9:30", zone: la, expected: "expected a date and time like 2026-12-01 10:00"),
+        Case(text: "tomorrow 9:30", zone: la, expected: "2026-11-25T17:30:00Z"),
+        Case(text: "tomorrow 9:3", zone: la, expected: "expected a date and time like 2026-12-01 10:00"),
+        Case(text: "tomorrow 123:30", zone: la, expected: "expected a date and time like 2026-12-01 10:00"),
         Case(text: "2026-12-01T10:00Z", zone: la, expected: "expected a date and time like 2026-12-01 10:00"),
         Case(text: "", zone: la, expected: "a date is required"),
+        Case(text: "2026-12-01T25:00:00Z", zone: la, expected: "hour 25 is out of range (00-23)"),
+        Case(text: "2026-12-01T10:00:00+25:00", zone: la, expected: "the time zone must be Z or an offset"),
+        Case(text: "2026-12-01 9:00", zone: la, expected: "2026-12-01T17:00:00Z"),
     ]
 
     @Test(arguments: cases)

@@ -25,6 +25,15 @@ struct ParityTests {
     /// sharing the PostgreSQL database never count against its capacity.
     static func script(year: Int) -> [Step] {
         let day = "\(year)-06-01"
+        let springForward: String = {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = .gmt
+            let sunday = (8...14).first { day in
+                calendar.date(from: DateComponents(year: year, month: 3, day: day))
+                    .map { calendar.component(.weekday, from: $0) == 1 } ?? false
+            }
+            return "\(year)-03-\(sunday ?? 14)"
+        }()
         let at = { (hour: String) in "\(day)T\(hour):00:00Z" }
         // Each at its own time: reservations at the same time are listed by id, which differs.
         let nextDay = { (hour: String) in "\(year)-06-02T\(hour):00:00Z" }
@@ -59,7 +68,13 @@ struct ParityTests {
             Step(arguments: ["reserve", "-l", "Nowhere", "-d", at("19"), "-n", "2"], exit: 64),
             Step(arguments: ["reserve", "-l", "Half Dome", "-d", "2001-08-02T12:00:00Z", "-n", "2"], exit: 64),
             Step(arguments: ["reserve", "-l", "Half Dome", "-d", at("19"), "-n", "0"], exit: 64),
-            Step(arguments: ["reserve", "-l", "Half Dome", "-d", "\(day) 19:00", "-n", "2"], exit: 64),
+            Step(arguments: ["reserve", "-l", "Half Dome", "-d", "\(year)-06-31 19:00", "-n", "2"], exit: 64),
+            // 02:30 on the second Sunday of March does not exist in Yosemite (the clocks jump forward).
+            Step(arguments: ["reserve", "-l", "Half Dome", "-d", "\(springForward) 02:30", "-n", "2"], exit: 64),
+            // A time as typed, at the landmark (Crater Lake is in Oregon): the same instant on every backend.
+            Step(
+                arguments: ["reserve", "-l", "Crater Lake", "-d", "\(year)-06-03 9:00", "-n", "1", "--json"], exit: 0,
+                names: ["typed"]),
             Step(
                 arguments: ["reserve", "-l", "Half Dome", "-d", at("19"), "-n", "10", "--pending", "--json"], exit: 0,
                 names: ["rest"]),
@@ -93,8 +108,8 @@ struct ParityTests {
             Step(arguments: ["log", "{dome}", "--json"], exit: 0),
             Step(arguments: ["log", "--limit", "2", "--json"], exit: 0),
         ]
-        // Back to the start: nine commands changed something; the tenth undo finds nothing.
-        steps += Array(repeating: Step(arguments: ["undo", "--json"], exit: 0), count: 9)
+        // Back to the start: ten commands changed something; the eleventh undo finds nothing.
+        steps += Array(repeating: Step(arguments: ["undo", "--json"], exit: 0), count: 10)
         steps += [
             Step(arguments: ["undo", "--json"], exit: 1),
             Step(arguments: ["list", "--json"], exit: 0, output: "[]\n"),

@@ -16,6 +16,11 @@ public enum TypedDate {
     public static func resolve(_ text: String, now: Date, zone: TimeZone) throws(ReservationError) -> Date {
         let strict: DateParseError
         do { return try DateTime.parse(text) } catch { strict = error }
+        // A full date-time with a value out of range keeps the strict parser's words.
+        switch strict.reason {
+        case .missingTime, .notADateTime, .missingSeconds, .missingZone: break
+        default: throw .invalidDate(strict)
+        }
         guard let typed = Typed(text) else {
             switch strict.reason {
             case .missingTime: throw .invalidDate(DateParseError(input: text, reason: .typedMissingTime))
@@ -34,7 +39,15 @@ public enum TypedDate {
     /// Whether `text` needs a zone to be read (a wall time or a relative day),
     /// so that a caller need not look one up for a full date-time.
     public static func needsZone(_ text: String) -> Bool {
-        (try? DateTime.parse(text)) == nil && Typed(text) != nil
+        do {
+            _ = try DateTime.parse(text)
+            return false
+        } catch {
+            switch error.reason {
+            case .missingTime, .notADateTime, .missingSeconds, .missingZone: return Typed(text) != nil
+            default: return false
+            }
+        }
     }
 
     /// The day `text` names in `zone` (`--from`/`--to`): `2026-12-01`, `today`,
@@ -56,6 +69,14 @@ public enum TypedDate {
         return today(now, zone).adding(days: offset)
     }
 
+    /// The first instant of `day` in `zone` (its midnight, or the first time after it that exists).
+    public static func start(of day: CalendarDay, in zone: TimeZone) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        return calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day))
+            ?? Date(timeIntervalSince1970: Double(day.daysSince1970 * 86_400 - zone.secondsFromGMT()))
+    }
+
     // MARK: - Reading
 
     /// The shape of a typed date: a calendar day or a relative one, and a time.
@@ -67,7 +88,9 @@ public enum TypedDate {
         init?(_ text: String) {
             let text = text.trimmingCharacters(in: .whitespaces)
             // YYYY-MM-DD, then T or a space (or several), then the time.
-            if text.count >= 16, let separator = text.dropFirst(10).first, separator == "T" || separator == "t" || separator == " " {
+            if text.count >= 15, let separator = text.dropFirst(10).first,
+                separator == "T" || separator == "t" || separator == " "
+            {
                 let date = text.prefix(10).split(separator: "-", omittingEmptySubsequences: false)
                 guard date.count == 3, date[0].count == 4, date[1].count == 2, date[2].count == 2,
                     let year = Int(date[0]), let month = Int(date[1]), let day = Int(date[2]),
@@ -115,7 +138,9 @@ public enum TypedDate {
                 timeText = time
             }
             let fields = timeText.split(separator: ":", omittingEmptySubsequences: false)
-            guard (2...3).contains(fields.count), fields.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
+            // The hour may have one digit (9:30), as people write it; minutes and seconds two.
+            guard (2...3).contains(fields.count), (1...2).contains(fields[0].count),
+                fields.dropFirst().allSatisfy({ $0.count == 2 }), fields.allSatisfy({ $0.allSatisfy(\.isASCII) }),
                 let hour = Int(fields[0]), let minute = Int(fields[1])
             else { throw fail(.notTyped) }
             let second = fields.count == 3 ? Int(fields[2]) : 0

@@ -32,12 +32,17 @@ struct ListCommand: ResvCommand {
         completion: ShellCompletion.landmarkNames)
     var landmark: String?
 
+    // Unconditional: a value may start with '-' (-7d).
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
-            "Only reservations on or after this ISO 8601 date-time, e.g. 2026-12-01T00:00:00Z.", valueName: "date"))
+            "Only reservations on or after this day or time: 2026-12-01, today, +7d, -7d, 2026-12-01 10:00.",
+            valueName: "date"))
     var from: String?
 
-    @Option(help: ArgumentHelp("Only reservations on or before this ISO 8601 date-time.", valueName: "date"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Only reservations on or before this day (all of it) or time.", valueName: "date"))
     var to: String?
 
     @Option(help: "The order: date, landmark, party-size or status (default: date).")
@@ -60,8 +65,17 @@ struct ListCommand: ResvCommand {
     }
 
     func run(in context: CommandContext) async throws {
-        let fromDate = try from.map(DateTime.parseInput)
-        let toDate = try to.map(DateTime.parseInput)
+        // A day is the whole day in the local zone (TZ); a date-time as typed, a wall time read locally.
+        let now = context.now()
+        let zone = context.timeZone
+        func bound(_ text: String, end: Bool) throws(ReservationError) -> Date {
+            guard let day = try TypedDate.day(text, now: now, zone: zone) else {
+                return try TypedDate.resolve(text, now: now, zone: zone)
+            }
+            return end ? TypedDate.start(of: day.next, in: zone) - 1 : TypedDate.start(of: day, in: zone)
+        }
+        let fromDate = try from.map { text throws(ReservationError) in try bound(text, end: false) }
+        let toDate = try to.map { text throws(ReservationError) in try bound(text, end: true) }
         if let fromDate, let toDate, fromDate > toDate {
             throw CLIError.emptyRange(from: from ?? "", to: to ?? "")
         }

@@ -25,7 +25,9 @@ struct ModifyCommand: ResvCommand {
 
     @Option(
         name: .shortAndLong, parsing: .unconditional,
-        help: ArgumentHelp("The new date: an ISO 8601 date-time with a zone, in the future.", valueName: "date"))
+        help: ArgumentHelp(
+            "The new date, in the future, at the landmark: 2026-12-01 10:00, tomorrow 09:30, fri 09:00, or with "
+                + "a zone 2026-12-01T10:00:00Z.", valueName: "date"))
     var date: String?
 
     @Option(
@@ -54,17 +56,26 @@ struct ModifyCommand: ResvCommand {
     }
 
     func run(in context: CommandContext) async throws {
-        let change = try ReservationChange(
-            date: try date.map { text throws(ReservationError) in
-                let date = try DateTime.parseInput(text)
-                guard date > context.now() else { throw .dateInPast(date) }
-                return date
-            },
-            partySize: partySize, landmark: landmark, note: note)
+        // What can be checked without a backend is checked first (party size, note, a strict date).
+        if let date, !TypedDate.needsZone(date) { _ = try DateTime.parseInput(date) }
+        if partySize != nil || landmark != nil || note != nil {
+            _ = try ReservationChange(partySize: partySize, landmark: landmark, note: note)
+        }
         let service = try context.service(options.backend)
         let snapshot = try await context.fetch(from: service, options)
         let target = try context.reservation(matching: id, in: snapshot)
         if !target.status.isActive { throw ReservationError.cannotModifyCancelled(target) }
+        // A wall time or a relative day is read at the landmark it will be at.
+        let typed = date.map(TypedDate.needsZone) ?? false
+        let place =
+            try landmark.flatMap { typed ? try snapshot.catalog.landmark(matching: $0) : nil } ?? target.landmark
+        let change = try ReservationChange(
+            date: try date.map { text throws(ReservationError) in
+                let date = try TypedDate.resolve(text, now: context.now(), zone: place.timeZone ?? .gmt)
+                guard date > context.now() else { throw .dateInPast(date) }
+                return date
+            },
+            partySize: partySize, landmark: landmark, note: note)
         // The version read: a change made since is refused, never overwritten.
         let modified = try await service.modify(target.id, change, target.version)
         let renderer = Renderer(options.output, context: context)

@@ -28,7 +28,9 @@ struct ReserveCommand: ResvCommand {
 
     @Option(
         name: .shortAndLong, parsing: .unconditional,
-        help: ArgumentHelp("When: an ISO 8601 date-time with a zone, e.g. 2026-12-01T10:00:00Z.", valueName: "date"))
+        help: ArgumentHelp(
+            "When, at the landmark: 2026-12-01 10:00, tomorrow 09:30, +3d 14:00, fri 09:00, or with a zone "
+                + "2026-12-01T10:00:00Z.", valueName: "date"))
     var date: String?
 
     @Option(
@@ -87,10 +89,15 @@ struct ReserveCommand: ResvCommand {
             return
         }
         guard let landmark, let date, let partySize else { return }
-        let request = try NewReservation(
-            landmark: landmark, date: try DateTime.parseInput(date), partySize: partySize,
-            status: pending ? .pending : .confirmed, now: context.now())
         let service = try context.service(options.backend)
+        let now = context.now()
+        // A wall time or a relative day is read at the landmark: its zone comes from the backend's catalog.
+        let zone =
+            TypedDate.needsZone(date)
+            ? try await service.landmarks().landmark(matching: landmark).timeZone ?? .gmt : .gmt
+        let request = try NewReservation(
+            landmark: landmark, date: try TypedDate.resolve(date, now: now, zone: zone), partySize: partySize,
+            status: pending ? .pending : .confirmed, now: now)
         let reservation = try await service.reserve(request)
         context.output.write(Renderer(options.output, context: context).reservation(reservation))
     }

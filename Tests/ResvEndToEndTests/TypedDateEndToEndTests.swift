@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+/// Dates as people type them, through the built `resv`: a time is the landmark's,
+/// whatever `TZ` says; a day of `list` is the reader's own (`TZ`).
+@Suite("Dates as typed")
+struct TypedDateEndToEndTests {
+    func date(_ run: Run) throws -> String {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        return try #require(object["date"] as? String)
+    }
+
+    @Test func aTimeIsTheLandmarksWhereverTheReaderIs() throws {
+        let sandbox = try Sandbox()
+        for zone in ["Europe/Berlin", "Asia/Tokyo", "UTC"] {
+            let run = try sandbox.resv(
+                ["reserve", "-l", "half dome", "-d", "2030-12-01 08:00", "-n", "1", "--json"],
+                environment: ["TZ": zone])
+            #expect(run.status == 0, "\(zone): \(run.stderr)")
+            #expect(try date(run) == "2030-12-01T16:00:00Z", "08:00 in Yosemite (PST), read in \(zone)")
+        }
+        // A move to New York reads the new time there; a move of time alone, at the landmark it is at.
+        let made = try sandbox.resv(["reserve", "-l", "half dome", "-d", "2030-07-01T08:00", "-n", "1", "--json"])
+        #expect(try date(made) == "2030-07-01T15:00:00Z", "summer: PDT")
+        let id = String(try #require(made.stdout.firstMatch(of: /"id" : "([0-9a-f]{8})/)?.1))
+        let moved = try sandbox.resv(["modify", id, "-d", "2030-12-02 8:00", "-l", "Brooklyn Bridge", "--json"])
+        #expect(try date(moved) == "2030-12-02T13:00:00Z", "\(moved.stderr)")
+        let later = try sandbox.resv(
+            ["modify", id, "-d", "2030-12-03 08:00", "--json"], environment: ["TZ": "Asia/Tokyo"])
+        #expect(try date(later) == "2030-12-03T13:00:00Z", "still at the Brooklyn Bridge: \(later.stderr)")
+        let skipped = try sandbox.resv(["reserve", "-l", "half dome", "-d", "2031-03-09 02:30", "-n", "1"])
+        #expect(skipped.status == 64)
+        #expect(skipped.stderr.contains("that time does not exist in America/Los_Angeles"), "\(skipped.stderr)")
+    }
+
+    @Test func daysOfAListAreTheReadersWholeDays() throws {
+        let sandbox = try Sandbox()
+        // 23:30 UTC on 2030-12-01 is 2030-12-02 in Berlin.
+        for stamp in ["2030-12-01T10:00:00Z", "2030-12-01T23:30:00Z", "2030-12-02T23:30:00Z"] {
+            #expect(try sandbox.resv("reserve", "-l", "Lake Tahoe", "-d", stamp, "-n", "1").status == 0)
+        }
+        func count(_ arguments: [String], zone: String) throws -> Int {
+            let run = try sandbox.resv(["list", "--json"] + arguments, environment: ["TZ": zone])
+            #expect(run.status == 0, "\(run.stderr)")
+            return (try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [Any])?.count ?? -1
+        }
+        #expect(try count(["--from", "2030-12-01", "--to", "2030-12-01"], zone: "UTC") == 2)
+        #expect(try count(["--from", "2030-12-01", "--to", "2030-12-01"], zone: "Europe/Berlin") == 1)
+        #expect(try count(["--from", "2030-12-02", "--to", "2030-12-02"], zone: "Europe/Berlin") == 1)
+        #expect(try count(["--from", "2030-12-02"], zone: "UTC") == 1)
+        #expect(try count(["--to", "2030-12-01 12:00"], zone: "UTC") == 1)
+        #expect(try count(["--from", "today"], zone: "UTC") == 3, "all are ahead")
+        #expect(try count(["--to", "-1d"], zone: "UTC") == 0)
+    }
+}
