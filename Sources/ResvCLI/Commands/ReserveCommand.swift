@@ -10,13 +10,15 @@ struct ReserveCommand: ResvCommand {
         abstract: "Reserve a visit to a landmark and print the new reservation.",
         discussion: """
             The landmark is its id, a unique prefix of its id, or its name in any case \
-            (see 'resv landmarks'). The date is an ISO 8601 date-time with a zone, in the \
-            future: 2026-12-01T10:00:00Z or 2026-12-01T10:00:00-08:00.
+            (see 'resv landmarks'). The date, in the future, is a time at the landmark as \
+            you would say it: 2026-12-01 08:00, today 18:00, tomorrow 9:30, +3d 14:00, \
+            fri 09:00 (the next Friday); or, with a zone, 2026-12-01T10:00:00Z. A time the \
+            landmark's clocks skip is refused; one they repeat is the earlier.
 
             With --batch, every line of the file is one request, a JSON object such as \
             {"landmarkId": "Half Dome", "date": "2026-12-01T10:00:00Z", "partySize": 4, \
             "status": "pending"} (landmarkId may be a name or an id prefix; status is \
-            optional). Every line is checked with the rules of a single reserve and the \
+            optional; a line's date always has its zone). Every line is checked with the rules of a single reserve and the \
             landmarks' capacities; then all of them are written in one locked, atomic \
             write, or, when any line is invalid, none is and each bad line is listed with \
             its number (exit 64).
