@@ -443,12 +443,18 @@ _resv_log() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--limit --store --server --profile --config --format)
+    non_repeating_options=(--limit --from --to --store --server --profile --config --format)
     __resv_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--limit')
+        return
+        ;;
+    '--from')
+        return
+        ;;
+    '--to')
         return
         ;;
     '--store')

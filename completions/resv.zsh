@@ -209,6 +209,8 @@ _resv_log() {
     local -ar arg_specs=(
         ':id:{__resv_custom_complete ---completion log -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--limit[Show the newest this many changes (1 or more).]:n:'
+        '--from[Only changes made on or after this day or time\: 2026-12-01, today, -7d, 2026-12-01 10\:00.]:date:'
+        '--to[Only changes made on or before this day (all of it) or time.]:date:'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion log -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'

@@ -180,14 +180,17 @@ public struct JSONFileStore: Sendable {
     /// Reads the journal from its end, and no further than the answer needs.
     public func history(of id: Reservation.ID?, limit: Int?) throws -> [HistoryEntry] {
         var found: [HistoryEntry] = []
-        try history(of: id, limit: limit) { found.append($0) }
+        try history(of: id, limit: limit) {
+            found.append($0)
+            return true
+        }
         return found
     }
 
     /// `history(of:limit:)` a change at a time, as the journal is read; returns
     /// how many stored changes could not be read (and were skipped).
     @discardableResult
-    public func history(of id: Reservation.ID?, limit: Int?, _ visit: (HistoryEntry) throws -> Void) throws -> Int {
+    public func history(of id: Reservation.ID?, limit: Int?, _ visit: (HistoryEntry) throws -> Bool) throws -> Int {
         let (file, _) = try StoreFile.resolvingLinks(path, storePath: path)
         let document = try header()
         let wanted = max(0, limit ?? .max)
@@ -195,7 +198,7 @@ public struct JSONFileStore: Sendable {
         var count = 0
         return try Self.changes(in: document, journal: Journal(storeFile: file, storePath: path)) { entry in
             guard id == nil || entry.reservationID == id else { return true }
-            try visit(entry)
+            guard try visit(entry) else { return false }
             count += 1
             return count < wanted
         }

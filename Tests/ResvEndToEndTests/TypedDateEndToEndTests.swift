@@ -52,4 +52,23 @@ struct TypedDateEndToEndTests {
         #expect(try count(["--from", "today"], zone: "UTC") == 3, "all are ahead")
         #expect(try count(["--to", "-1d"], zone: "UTC") == 0)
     }
+
+    @Test func aLogRangeIsOfWhenChangesWereMade() throws {
+        let sandbox = try Sandbox()
+        for _ in 0..<3 {
+            #expect(try sandbox.resv("reserve", "-l", "Lake Tahoe", "-d", "+3d 10:00", "-n", "1").status == 0)
+        }
+        func count(_ arguments: [String]) throws -> Int {
+            let run = try sandbox.resv(["log", "--json"] + arguments)
+            #expect(run.status == 0, "\(arguments): \(run.stderr)")
+            return (try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [Any])?.count ?? -1
+        }
+        #expect(try count(["--from", "today"]) == 3)
+        #expect(try count(["--from", "today", "--limit", "2"]) == 2)
+        #expect(try count(["--to", "-1d"]) == 0)
+        #expect(try count(["--from", "+1d"]) == 0)
+        #expect(try count(["--from", "-7d", "--to", "today"]) == 3)
+        let empty = try sandbox.resv("log", "--from", "today", "--to", "-1d")
+        #expect(empty.status == 64, "\(empty.stderr)")
+    }
 }

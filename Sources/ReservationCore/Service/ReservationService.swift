@@ -93,10 +93,11 @@ public struct ReservationService: Sendable {
     /// one's; the newest `limit` (at least 1) when one is given.
     public var history: @Sendable (_ id: Reservation.ID?, _ limit: Int?) async throws -> [HistoryEntry]
     /// `history` a change at a time, as it is read, so a long history is never
-    /// held whole (a file's journal); returns how many stored changes could not
-    /// be read (lines of the journal another program wrote), which were skipped.
+    /// held whole (a file's journal), until `visit` returns false; returns how
+    /// many stored changes could not be read (lines of the journal another
+    /// program wrote), which were skipped.
     public var eachChange:
-        @Sendable (_ id: Reservation.ID?, _ limit: Int?, _ visit: (HistoryEntry) throws -> Void) async throws -> Int
+        @Sendable (_ id: Reservation.ID?, _ limit: Int?, _ visit: (HistoryEntry) throws -> Bool) async throws -> Int
     /// Takes back this user's newest command not yet undone, as one atomic step
     /// of compensating, capacity-checked changes (`Undo`'s rules).
     public var undo: @Sendable () async throws -> UndoResult
@@ -132,7 +133,7 @@ public struct ReservationService: Sendable {
                 -> LandmarkAvailability
         )? = nil,
         eachChange: (
-            @Sendable (Reservation.ID?, Int?, (HistoryEntry) throws -> Void) async throws -> Int
+            @Sendable (Reservation.ID?, Int?, (HistoryEntry) throws -> Bool) async throws -> Int
         )? = nil
     ) {
         self.landmarks = landmarks
@@ -144,7 +145,7 @@ public struct ReservationService: Sendable {
         self.history = history
         self.eachChange =
             eachChange ?? { id, limit, visit in
-                for entry in try await history(id, limit) { try visit(entry) }
+                for entry in try await history(id, limit) where try !visit(entry) { break }
                 return 0
             }
         self.undo = undo

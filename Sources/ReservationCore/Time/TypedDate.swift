@@ -69,6 +69,13 @@ public enum TypedDate {
         return today(now, zone).adding(days: offset)
     }
 
+    /// An end of a range (`--from`, `--to`): a day means all of it in `zone` (from
+    /// its first second, or to its last), anything else a date-time as typed.
+    public static func bound(_ text: String, end: Bool, now: Date, zone: TimeZone) throws(ReservationError) -> Date {
+        guard let day = try day(text, now: now, zone: zone) else { return try resolve(text, now: now, zone: zone) }
+        return end ? start(of: day.next, in: zone) - 1 : start(of: day, in: zone)
+    }
+
     /// The first instant of `day` in `zone` (its midnight, or the first time after it that exists).
     public static func start(of day: CalendarDay, in zone: TimeZone) -> Date {
         var calendar = Calendar(identifier: .gregorian)

@@ -68,14 +68,12 @@ struct ListCommand: ResvCommand {
         // A day is the whole day in the local zone (TZ); a date-time as typed, a wall time read locally.
         let now = context.now()
         let zone = context.timeZone
-        func bound(_ text: String, end: Bool) throws(ReservationError) -> Date {
-            guard let day = try TypedDate.day(text, now: now, zone: zone) else {
-                return try TypedDate.resolve(text, now: now, zone: zone)
-            }
-            return end ? TypedDate.start(of: day.next, in: zone) - 1 : TypedDate.start(of: day, in: zone)
+        let fromDate = try from.map { text throws(ReservationError) in
+            try TypedDate.bound(text, end: false, now: now, zone: zone)
         }
-        let fromDate = try from.map { text throws(ReservationError) in try bound(text, end: false) }
-        let toDate = try to.map { text throws(ReservationError) in try bound(text, end: true) }
+        let toDate = try to.map { text throws(ReservationError) in
+            try TypedDate.bound(text, end: true, now: now, zone: zone)
+        }
         if let fromDate, let toDate, fromDate > toDate {
             throw CLIError.emptyRange(from: from ?? "", to: to ?? "")
         }

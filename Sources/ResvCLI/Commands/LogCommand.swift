@@ -11,7 +11,8 @@ struct LogCommand: ResvCommand {
             (with the values before and after), confirmed, cancelled, undone. With ID (an id \
             or a unique prefix of at least 4 hex digits), only that reservation's changes; \
             its history stays after it is cancelled. --limit N shows the newest N changes \
-            (on a server, only those are sent). --json prints each change with the \
+            (on a server, only those are sent). --from and --to keep the changes made in a \
+            range: days (2026-12-01, today, -7d: whole days in TZ) or times. --json prints each change with the \
             reservation's record before and after.
             """)
 
@@ -24,6 +25,18 @@ struct LogCommand: ResvCommand {
         parsing: .unconditional,
         help: ArgumentHelp("Show the newest this many changes (1 or more).", valueName: "n"))
     var limit: Int?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Only changes made on or after this day or time: 2026-12-01, today, -7d, 2026-12-01 10:00.",
+            valueName: "date"))
+    var from: String?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Only changes made on or before this day (all of it) or time.", valueName: "date"))
+    var to: String?
 
     @OptionGroup var options: CommonOptions
 
@@ -63,7 +76,26 @@ struct LogCommand: ResvCommand {
                 Renderer.Cell(Self.detail(entry, catalog: catalog, renderer: renderer)),
             ]
         }
-        let skipped = try await service.eachChange(target, limit) { stream.add($0) }
+        // Days and times of a range are the reader's (TZ), as for list.
+        let now = context.now()
+        let fromDate = try from.map { text throws(ReservationError) in
+            try TypedDate.bound(text, end: false, now: now, zone: context.timeZone)
+        }
+        let toDate = try to.map { text throws(ReservationError) in
+            try TypedDate.bound(text, end: true, now: now, zone: context.timeZone)
+        }
+        if let fromDate, let toDate, fromDate > toDate {
+            throw CLIError.emptyRange(from: from ?? "", to: to ?? "")
+        }
+        let ranged = fromDate != nil || toDate != nil
+        var shown = 0
+        // With a range the limit counts what is shown, so every change is looked at.
+        let skipped = try await service.eachChange(target, ranged ? nil : limit) { entry in
+            guard fromDate.map({ entry.at >= $0 }) ?? true, toDate.map({ entry.at <= $0 }) ?? true else { return true }
+            stream.add(entry)
+            shown += 1
+            return limit.map { shown < $0 } ?? true
+        }
         stream.finish()
         Self.warn(skipped: skipped, in: context)
     }
