@@ -213,7 +213,7 @@ _resv_list() {
     repeating_flags=()
     non_repeating_flags=(--all --reverse --offline --json --verbose -v --version -h --help)
     repeating_options=(--status)
-    non_repeating_options=(--landmark -l --from --to --sort --limit --store --server --profile --config --format)
+    non_repeating_options=(--landmark -l --from --to --sort --limit --store --server --profile --config --format --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -258,6 +258,9 @@ _resv_list() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--tz')
+        return
+        ;;
     esac
 }
 
@@ -265,7 +268,7 @@ _resv_reserve() {
     repeating_flags=()
     non_repeating_flags=(--pending --offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--landmark -l --date -d --party-size -n --batch --idempotency-key --store --server --profile --config --format)
+    non_repeating_options=(--landmark -l --date -d --party-size -n --batch --idempotency-key --store --server --profile --config --format --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -306,6 +309,9 @@ _resv_reserve() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--tz')
+        return
+        ;;
     esac
 }
 
@@ -313,7 +319,7 @@ _resv_cancel() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format)
+    non_repeating_options=(--store --server --profile --config --format --tz)
     __resv_offer_flags_options -1
 
     # Offer option value completions
@@ -337,6 +343,9 @@ _resv_cancel() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--tz')
+        return
+        ;;
     esac
 
     # Offer positional completions
@@ -352,7 +361,7 @@ _resv_confirm() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format)
+    non_repeating_options=(--store --server --profile --config --format --tz)
     __resv_offer_flags_options -1
 
     # Offer option value completions
@@ -376,6 +385,9 @@ _resv_confirm() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--tz')
+        return
+        ;;
     esac
 
     # Offer positional completions
@@ -391,7 +403,7 @@ _resv_modify() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--date -d --party-size -n --landmark -l --note --store --server --profile --config --format)
+    non_repeating_options=(--date -d --party-size -n --landmark -l --note --store --server --profile --config --format --tz)
     __resv_offer_flags_options 1
 
     # Offer option value completions
@@ -428,6 +440,9 @@ _resv_modify() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--tz')
+        return
+        ;;
     esac
 
     # Offer positional completions
@@ -443,7 +458,7 @@ _resv_log() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--limit --from --to --store --server --profile --config --format)
+    non_repeating_options=(--limit --from --to --store --server --profile --config --format --tz)
     __resv_offer_flags_options 1
 
     # Offer option value completions
@@ -476,6 +491,9 @@ _resv_log() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--tz')
+        return
+        ;;
     esac
 
     # Offer positional completions
@@ -491,7 +509,7 @@ _resv_undo() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format)
+    non_repeating_options=(--store --server --profile --config --format --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -515,6 +533,9 @@ _resv_undo() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--tz')
+        return
+        ;;
     esac
 }
 
@@ -522,7 +543,7 @@ _resv_show() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format)
+    non_repeating_options=(--store --server --profile --config --format --tz)
     __resv_offer_flags_options 1
 
     # Offer option value completions
@@ -546,6 +567,9 @@ _resv_show() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--tz')
+        return
+        ;;
     esac
 
     # Offer positional completions
@@ -561,7 +585,7 @@ _resv_availability() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--from --to --store --server --profile --config --format)
+    non_repeating_options=(--from --to --store --server --profile --config --format --tz)
     __resv_offer_flags_options 1
 
     # Offer option value completions
@@ -591,6 +615,9 @@ _resv_availability() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--tz')
+        return
+        ;;
     esac
 
     # Offer positional completions
@@ -606,7 +633,7 @@ _resv_fetch() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format)
+    non_repeating_options=(--store --server --profile --config --format --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -630,6 +657,9 @@ _resv_fetch() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--tz')
+        return
+        ;;
     esac
 }
 
@@ -637,7 +667,7 @@ _resv_landmarks() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format)
+    non_repeating_options=(--store --server --profile --config --format --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -659,6 +689,9 @@ _resv_landmarks() {
         ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--tz')
         return
         ;;
     esac
@@ -842,7 +875,7 @@ _resv_whoami() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format)
+    non_repeating_options=(--store --server --profile --config --format --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -864,6 +897,9 @@ _resv_whoami() {
         ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--tz')
         return
         ;;
     esac

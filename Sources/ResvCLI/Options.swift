@@ -62,11 +62,30 @@ public struct OutputOptions: ParsableArguments, Sendable {
     @Flag(name: .shortAndLong, help: "List every skipped record with its reason.")
     var verbose = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Show times in this zone: local (TZ), utc or an IANA zone such as Europe/Paris (default: a visit at "
+                + "its landmark's time, a change in TZ).", valueName: "zone"))
+    var tz: String?
+
     public init() {}
 
     public func validate() throws {
         if json, let format, format != .json {
             throw ValidationError("--json and --format \(format.rawValue) disagree: give one of them")
+        }
+        if let tz, Self.zone(tz, local: .gmt) == nil {
+            throw ValidationError(
+                "--tz '\(tz.quoted())' is not a zone: give local, utc or an IANA name such as Europe/Paris")
+        }
+    }
+
+    /// The zone `--tz` names; nil when it names none.
+    static func zone(_ text: String, local: TimeZone) -> TimeZone? {
+        switch text.lowercased() {
+        case "local": local
+        case "utc", "z": TimeZone(identifier: "UTC") ?? .gmt
+        default: TimeZone(identifier: text)
         }
     }
 

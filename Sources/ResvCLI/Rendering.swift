@@ -38,25 +38,28 @@ struct ReservationJSONWriter {
 struct Renderer {
     let format: OutputFormat
     let colour: Bool
-    /// Built once per renderer: creating a DateFormatter per row dominated a 10,000-row table.
-    private let dateFormatter: DateFormatter
+    /// Where a visit's time is shown: nil for each at its landmark's time (the default).
+    let visitZone: TimeZone?
+    /// Where the time of a change is shown: `TZ`, unless `--tz` names another.
+    let changeZone: TimeZone
 
     /// When this output is made: the DTSTAMP of calendar events.
     let now: Date
 
     init(_ options: OutputOptions, context: CommandContext) {
+        let chosen = options.tz.flatMap { OutputOptions.zone($0, local: context.timeZone) }
         self.init(
-            format: options.resolvedFormat, colour: context.usesColour, timeZone: context.timeZone, now: context.now())
+            format: options.resolvedFormat, colour: context.usesColour, timeZone: chosen ?? context.timeZone,
+            visitZone: chosen, now: context.now())
     }
 
-    init(format: OutputFormat, colour: Bool, timeZone: TimeZone, now: Date = Date()) {
+    /// `timeZone` for the times of changes; `visitZone` for visits, nil for each at its landmark.
+    init(format: OutputFormat, colour: Bool, timeZone: TimeZone, visitZone: TimeZone? = nil, now: Date = Date()) {
         self.format = format
         self.colour = colour
         self.now = now
-        dateFormatter = DateFormatter()
-        dateFormatter.locale = Locale(identifier: "en_US_POSIX")
-        dateFormatter.timeZone = timeZone
-        dateFormatter.dateFormat = "yyyy-MM-dd HH:mm zzz"
+        self.changeZone = timeZone
+        self.visitZone = visitZone
     }
 
     // MARK: JSON
@@ -178,7 +181,8 @@ struct Renderer {
                 header: ["ID", "DATE", "LANDMARK", "PARTY", "STATUS"],
                 rows: reservations.map { reservation in
                     [
-                        Cell(reservation.id.short), Cell(localDate(reservation.date)), Cell(reservation.landmark.name),
+                        Cell(reservation.id.short), Cell(visitDate(reservation.date, at: reservation.landmark)),
+                        Cell(reservation.landmark.name),
                         Cell(String(reservation.partySize), alignRight: true),
                         Cell(reservation.status.rawValue, style: style(for: reservation.status)),
                     ]
@@ -194,7 +198,7 @@ struct Renderer {
         var lines: [(String, String)] = [
             ("ID", reservation.id.description),
             ("Landmark", "\(reservation.landmark.name) (\(reservation.landmark.location))".terminalSafe),
-            ("Date", localDate(reservation.date)),
+            ("Date", visitDate(reservation.date, at: reservation.landmark)),
             ("Party", String(reservation.partySize)),
             ("Status", paint(reservation.status.rawValue, style(for: reservation.status))),
         ]
@@ -207,7 +211,7 @@ struct Renderer {
 
     /// "1a2b3c4d  Half Dome  2026-12-01 02:00 PST  party of 4"
     func summary(_ reservation: Reservation) -> String {
-        "\(reservation.id.short)  \(reservation.landmark.name.terminalSafe)  \(localDate(reservation.date))  party of \(reservation.partySize)"
+        "\(reservation.id.short)  \(reservation.landmark.name.terminalSafe)  \(visitDate(reservation.date, at: reservation.landmark))  party of \(reservation.partySize)"
     }
 
     private static func landmarkJSON(_ landmark: Landmark) -> JSONValue { LandmarkApiModel(landmark).json }
@@ -244,8 +248,23 @@ struct Renderer {
         }
     }
 
-    func localDate(_ date: Date) -> String {
-        dateFormatter.string(from: date)
+    /// The time of a change (when it was made): in `TZ`, or the zone `--tz` names.
+    func localDate(_ date: Date) -> String { Self.time(date, in: changeZone) }
+
+    /// The time of a visit: at its landmark, as a ticket shows it, unless `--tz` names a zone.
+    func visitDate(_ date: Date, at landmark: Landmark?) -> String {
+        Self.time(date, in: visitZone ?? landmark?.timeZone ?? Self.utc)
+    }
+
+    /// A landmark without a zone keeps UTC days (see `Capacity`), and is shown so.
+    private static let utc = TimeZone(identifier: "UTC") ?? .gmt
+
+    /// "2026-12-01 08:00 PST": the wall time in `zone` and the zone's abbreviation.
+    static func time(_ date: Date, in zone: TimeZone) -> String {
+        let interval = date.timeIntervalSince1970
+        let wall = DateTime.format(Date(timeIntervalSince1970: interval + Double(zone.secondsFromGMT(for: date))))
+        // YYYY-MM-DDTHH:MM:SSZ → YYYY-MM-DD HH:MM
+        return wall.prefix(10) + " " + wall.dropFirst(11).prefix(5) + " " + ZoneNames.abbreviation(zone, at: date)
     }
 
     // MARK: Tables and colour

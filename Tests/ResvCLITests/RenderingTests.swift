@@ -106,3 +106,34 @@ struct RenderingTests {
         #expect(Self.render(.ndjson) { renderer, sink in renderer.write(reservations: [], to: sink) } == "")
     }
 }
+
+/// Times as a ticket shows them: the wall time and the zone's own abbreviation
+/// from the tz database, where it has one (CEST, not GMT+2), else GMT±H.
+struct ZoneNameTests {
+    static let winter = Date(timeIntervalSince1970: 1_796_119_200)  // 2026-12-01T10:00:00Z
+    static let summer = Date(timeIntervalSince1970: 1_782_900_000)  // 2026-07-01T10:00:00Z
+
+    @Test(arguments: [
+        ("America/Los_Angeles", "2026-12-01 02:00 PST", "2026-07-01 03:00 PDT"),
+        ("Europe/Berlin", "2026-12-01 11:00 CET", "2026-07-01 12:00 CEST"),
+        ("Europe/London", "2026-12-01 10:00 GMT", "2026-07-01 11:00 BST"),
+        ("Asia/Tokyo", "2026-12-01 19:00 JST", "2026-07-01 19:00 JST"),
+        ("Asia/Kolkata", "2026-12-01 15:30 IST", "2026-07-01 15:30 IST"),
+        ("Australia/Sydney", "2026-12-01 21:00 AEDT", "2026-07-01 20:00 AEST"),
+        ("Europe/Istanbul", "2026-12-01 13:00 GMT+3", "2026-07-01 13:00 GMT+3"),
+        ("America/St_Johns", "2026-12-01 06:30 NST", "2026-07-01 07:30 NDT"),
+        ("UTC", "2026-12-01 10:00 UTC", "2026-07-01 10:00 UTC"),
+    ])
+    func aTimeIsShownInItsZoneWithItsName(zone: String, winter: String, summer: String) throws {
+        let timeZone = try #require(TimeZone(identifier: zone))
+        #expect(Renderer.time(Self.winter, in: timeZone) == winter)
+        #expect(Renderer.time(Self.summer, in: timeZone) == summer)
+    }
+
+    @Test func offsetsWithoutANameAreWrittenAsGMT() {
+        #expect(ZoneNames.gmt(0) == "GMT")
+        #expect(ZoneNames.gmt(3 * 3600) == "GMT+3")
+        #expect(ZoneNames.gmt(-(3 * 3600 + 1800)) == "GMT-3:30")
+        #expect(ZoneNames.gmt(5 * 3600 + 2700) == "GMT+5:45")
+    }
+}

@@ -119,21 +119,23 @@ struct LogCommand: ResvCommand {
             guard let text else { return "-" }
             return Landmark.ID(text).flatMap { catalog[$0]?.name } ?? String(text.prefix(8))
         }
-        func date(_ text: String?) -> String {
+        // A visit's time, at the landmark the record was at.
+        func date(_ text: String?, _ landmark: String?) -> String {
             guard let text else { return "-" }
-            return (try? DateTime.parse(text)).map(renderer.localDate) ?? text
+            let place = landmark.flatMap(Landmark.ID.init).flatMap { catalog[$0] }
+            return (try? DateTime.parse(text)).map { renderer.visitDate($0, at: place) } ?? text
         }
         let after = entry.after
         guard let before = entry.before else {
             return
-                "\(landmark(after.landmarkId)), \(date(after.date)), party of \(after.partySize.map(String.init) ?? "?")"
+                "\(landmark(after.landmarkId)), \(date(after.date, after.landmarkId)), party of \(after.partySize.map(String.init) ?? "?")"
         }
         var parts: [String] = []
         func compare<T: Equatable>(_ name: String, _ old: T?, _ new: T?, _ text: (T?) -> String) {
             if old != new { parts.append("\(name) \(text(old)) → \(text(new))") }
         }
         compare("status", before.status, after.status) { $0 ?? "-" }
-        compare("date", before.date, after.date, date)
+        compare("date", before.date, after.date) { date($0, after.landmarkId) }
         compare("party", before.partySize, after.partySize) { $0.map(String.init) ?? "-" }
         compare("landmark", before.landmarkId, after.landmarkId, landmark)
         if before.note != after.note {

@@ -28,7 +28,13 @@ struct CommandTests {
         #expect(list.status == 0)
         #expect(list.stdout.contains(String(id.prefix(8))))
         #expect(list.stdout.contains("Half Dome"))
-        #expect(list.stdout.contains("2030-01-02 17:30"))
+        // At the landmark's time (Yosemite: PST), whatever TZ says; --tz shows another zone.
+        #expect(list.stdout.contains("2030-01-02 09:30 PST"), "\(list.stdout)")
+        #expect(await sandbox.resv("list", "--tz", "utc").stdout.contains("2030-01-02 17:30 UTC"))
+        #expect(await sandbox.resv("list", "--tz", "Europe/Berlin").stdout.contains("2030-01-02 18:30 CET"))
+        let badZone = await sandbox.resv("list", "--tz", "Mars/Olympus")
+        #expect(badZone.status == 64)
+        #expect(badZone.stderr.contains("--tz 'Mars/Olympus' is not a zone"), "\(badZone.stderr)")
 
         let cancelled = await sandbox.resv("cancel", String(id.prefix(8)))
         #expect(cancelled.status == 0, "\(cancelled.stderr)")

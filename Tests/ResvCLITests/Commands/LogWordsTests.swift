@@ -15,9 +15,9 @@ struct LogWordsTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any])
         let id = String(try #require(object["id"] as? String).prefix(8))
         let steps: [(arguments: [String], words: String)] = [
-            ([], "Half Dome, 2030-01-02 17:30"),
+            ([], "Half Dome, 2030-01-02 09:30 PST"),
             (["modify", id, "-n", "5"], "party 3 → 5"),
-            (["modify", id, "-d", "2030-01-03T08:00:00Z"], "date 2030-01-02 17:30"),
+            (["modify", id, "-d", "2030-01-03T08:00:00Z"], "date 2030-01-02 09:30 PST → 2030-01-03 00:00 PST"),
             (["modify", id, "-l", "lake tahoe"], "landmark Half Dome → Lake Tahoe"),
             (["modify", id, "--note", "ramp"], "note added 'ramp'"),
             (["modify", id, "--note", ""], "note removed"),
