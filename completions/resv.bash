@@ -268,7 +268,7 @@ _resv_reserve() {
     repeating_flags=()
     non_repeating_flags=(--pending --offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--landmark -l --date -d --party-size -n --batch --idempotency-key --store --server --profile --config --format --tz)
+    non_repeating_options=(--landmark -l --date -d --note --party-size -n --batch --idempotency-key --store --server --profile --config --format --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -278,6 +278,9 @@ _resv_reserve() {
         return
         ;;
     '--date'|'-d')
+        return
+        ;;
+    '--note')
         return
         ;;
     '--party-size'|'-n')

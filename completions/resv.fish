@@ -25,7 +25,7 @@ function __resv_parse_tokens -S
         case 'list'
             __resv_parse_subcommand 0 'status=+' 'all' 'l/landmark=' 'from=' 'to=' 'sort=' 'reverse' 'limit=' 'store=' 'server=' 'profile=' 'config=' 'offline' 'json' 'format=' 'v/verbose' 'tz=' 'version' 'h/help'
         case 'reserve'
-            __resv_parse_subcommand 0 'l/landmark=' 'd/date=' 'n/party-size=' 'batch=' 'pending' 'idempotency-key=' 'store=' 'server=' 'profile=' 'config=' 'offline' 'json' 'format=' 'v/verbose' 'tz=' 'version' 'h/help'
+            __resv_parse_subcommand 0 'l/landmark=' 'd/date=' 'note=' 'n/party-size=' 'batch=' 'pending' 'idempotency-key=' 'store=' 'server=' 'profile=' 'config=' 'offline' 'json' 'format=' 'v/verbose' 'tz=' 'version' 'h/help'
         case 'cancel'
             __resv_parse_subcommand -r 1 'store=' 'server=' 'profile=' 'config=' 'offline' 'json' 'format=' 'v/verbose' 'tz=' 'version' 'h/help'
         case 'confirm'
@@ -157,6 +157,7 @@ complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "res
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv list" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" l landmark' -l 'landmark' -s 'l' -d 'The landmark: id, id prefix or name.' -rfka '(__resv_custom_completion ---completion reserve -- --landmark (count (__resv_tokens -pc)) (__resv_tokens -tC))'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" d date' -l 'date' -s 'd' -d 'When, at the landmark: 2026-12-01 10:00, tomorrow 09:30, +3d 14:00, fri 09:00, or with a zone 2026-12-01T10:00:00Z.' -rfka ''
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" note' -l 'note' -d 'A note kept with the reservation (at most 500 characters).' -rfka ''
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" n party-size' -l 'party-size' -s 'n' -d 'How many people (1 to 10,000).' -rfka ''
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" batch' -l 'batch' -d 'Reserve every request in this file (\'-\' for standard input), one JSON object per line.' -rF
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv reserve" pending' -l 'pending' -d 'Book as pending (to confirm later with \'resv confirm\') instead of confirmed.'

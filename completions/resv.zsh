@@ -117,6 +117,7 @@ _resv_reserve() {
     local -ar arg_specs=(
         '(--landmark -l)'{--landmark,-l}'[The landmark\: id, id prefix or name.]:landmark:{__resv_custom_complete ---completion reserve -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '(--date -d)'{--date,-d}'[When, at the landmark\: 2026-12-01 10\:00, tomorrow 09\:30, +3d 14\:00, fri 09\:00, or with a zone 2026-12-01T10\:00\:00Z.]:date:'
+        '--note[A note kept with the reservation (at most 500 characters).]:text:'
         '(--party-size -n)'{--party-size,-n}'[How many people (1 to 10,000).]:n:'
         '--batch[Reserve every request in this file ('\''-'\'' for standard input), one JSON object per line.]:file:_files'
         '--pending[Book as pending (to confirm later with '\''resv confirm'\'') instead of confirmed.]'

@@ -135,7 +135,7 @@ extension ReservationService {
                         bodies.append(
                             CreateReservationRequest(
                                 landmarkId: landmark.id.description, date: DateTime.format(request.date),
-                                partySize: request.partySize, status: request.status.rawValue
+                                partySize: request.partySize, status: request.status.rawValue, note: request.note
                             ).json)
                     } catch {
                         failures.append(BatchFailure(index: index, error: error))

@@ -51,7 +51,7 @@ struct ParityTests {
         let fits = """
             {"landmarkId": "Mount Rainier", "date": "\(nextDay("17"))", "partySize": 3}
             {"landmarkId": "Crater Lake", "date": "\(nextDay("18"))", "partySize": 4, "status": "pending"}
-            {"landmarkId": "Lake Tahoe", "date": "\(nextDay("19"))", "partySize": 5}
+            {"landmarkId": "Lake Tahoe", "date": "\(nextDay("19"))", "partySize": 5, "note": "a note from a batch"}
             """
         var steps: [Step] = [
             Step(arguments: ["landmarks", "--json"], exit: 0),
@@ -73,8 +73,10 @@ struct ParityTests {
             Step(arguments: ["reserve", "-l", "Half Dome", "-d", "\(springForward) 02:30", "-n", "2"], exit: 64),
             // A time as typed, at the landmark (Crater Lake is in Oregon): the same instant on every backend.
             Step(
-                arguments: ["reserve", "-l", "Crater Lake", "-d", "\(year)-06-03 9:00", "-n", "1", "--json"], exit: 0,
-                names: ["typed"]),
+                arguments: [
+                    "reserve", "-l", "Crater Lake", "-d", "\(year)-06-03 9:00", "-n", "1", "--note", "by the lake",
+                    "--json",
+                ], exit: 0, names: ["typed"]),
             Step(
                 arguments: ["reserve", "-l", "Half Dome", "-d", at("19"), "-n", "10", "--pending", "--json"], exit: 0,
                 names: ["rest"]),

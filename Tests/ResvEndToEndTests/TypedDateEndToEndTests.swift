@@ -71,4 +71,27 @@ struct TypedDateEndToEndTests {
         let empty = try sandbox.resv("log", "--from", "today", "--to", "-1d")
         #expect(empty.status == 64, "\(empty.stderr)")
     }
+
+    /// `reserve --note` and a batch line's "note" keep it; too long a note is refused before anything is booked.
+    @Test func aNoteIsKeptFromTheStart() throws {
+        let sandbox = try Sandbox()
+        let made = try sandbox.resv([
+            "reserve", "-l", "Lake Tahoe", "-d", "+3d 10:00", "-n", "1", "--note", "ramp", "--json",
+        ])
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(made.stdout.contains(#""note" : "ramp""#))
+        let line =
+            #"{"landmarkId": "Lake Tahoe", "date": "2031-01-01T10:00:00Z", "partySize": 1, "note": "from a batch"}"#
+        let batch = try sandbox.resv(["reserve", "--batch", "-", "--json"], stdin: line)
+        #expect(batch.stdout.contains(#""note" : "from a batch""#), "\(batch.stderr)")
+        let long = try sandbox.resv(
+            ["reserve", "-l", "Lake Tahoe", "-d", "+3d 10:00", "-n", "1", "--note", String(repeating: "n", count: 501)])
+        #expect(long.status == 64)
+        #expect(long.stderr == "resv: the note has 501 characters: at most 500 are kept\n")
+        let both = try sandbox.resv(["reserve", "--batch", "-", "--note", "x"], stdin: line)
+        #expect(both.status == 64 && both.stderr.contains("leave out --note"), "\(both.stderr)")
+        #expect(
+            (try JSONSerialization.jsonObject(with: Data(try sandbox.resv("list", "--json").stdout.utf8)) as? [Any])?
+                .count == 2)
+    }
 }

@@ -56,7 +56,8 @@ public enum Booking {
         let reservations = resolved.compactMap { $0 }.map { item in
             Reservation(
                 id: newID(), landmark: item.landmark, date: item.request.date, partySize: item.request.partySize,
-                status: item.request.status, createdAt: created, updatedAt: created, version: 1)
+                status: item.request.status, note: item.request.note, createdAt: created, updatedAt: created,
+                version: 1)
         }
         try await transaction.insert(reservations)
         try await transaction.append(

@@ -9,19 +9,24 @@ public struct NewReservation: Sendable, Hashable {
     public let date: Date
     public let partySize: Int
     public let status: Reservation.Status
+    /// Free text to keep with it; nil (or empty) for none.
+    public let note: String?
 
     /// Checks the rules that need no backend: a future date, a party of at
-    /// least one, and a starting status of pending or confirmed.
+    /// least one, a starting status of pending or confirmed, a note of at most `Reservation.noteLimit`.
     public init(
-        landmark: String, date: Date, partySize: Int, status: Reservation.Status = .confirmed, now: Date
+        landmark: String, date: Date, partySize: Int, status: Reservation.Status = .confirmed, note: String? = nil,
+        now: Date
     ) throws(ReservationError) {
         guard Reservation.partySizes.contains(partySize) else { throw .invalidPartySize(partySize) }
         guard date > now else { throw .dateInPast(date) }
         guard status != .cancelled else { throw .invalidInitialStatus(status.rawValue) }
+        if let note, !Reservation.isValidNote(note) { throw .invalidNote(note.count) }
         self.landmark = landmark
         self.date = date
         self.partySize = partySize
         self.status = status
+        self.note = note?.isEmpty == true ? nil : note
     }
 
     public init(
@@ -41,13 +46,15 @@ public struct NewReservation: Sendable, Hashable {
             guard let parsed = Reservation.Status(rawValue: raw) else { throw .invalidInitialStatus(raw) }
             status = parsed
         }
-        try self.init(landmark: request.landmarkId, date: date, partySize: request.partySize, status: status, now: now)
+        try self.init(
+            landmark: request.landmarkId, date: date, partySize: request.partySize, status: status, note: request.note,
+            now: now)
     }
 
     /// The wire form of this request.
     public var request: CreateReservationRequest {
         CreateReservationRequest(
-            landmarkId: landmark, date: DateTime.format(date), partySize: partySize, status: status.rawValue)
+            landmarkId: landmark, date: DateTime.format(date), partySize: partySize, status: status.rawValue, note: note)
     }
 }
 

@@ -47,12 +47,15 @@ public struct CreateReservationRequest: Sendable, Hashable, Codable {
     public var partySize: Int
     /// Optional on the wire; a backend books `confirmed` when absent.
     public var status: String?
+    /// Optional: free text kept with the reservation.
+    public var note: String?
 
-    public init(landmarkId: String, date: String, partySize: Int, status: String? = nil) {
+    public init(landmarkId: String, date: String, partySize: Int, status: String? = nil, note: String? = nil) {
         self.landmarkId = landmarkId
         self.date = date
         self.partySize = partySize
         self.status = status
+        self.note = note
     }
 }
 
@@ -63,6 +66,7 @@ extension CreateReservationRequest {
             "landmarkId": .string(landmarkId), "date": .string(date), "partySize": .integer(Int64(partySize)),
         ]
         if let status { fields["status"] = .string(status) }
+        if let note { fields["note"] = .string(note) }
         return .object(fields)
     }
 
@@ -89,6 +93,7 @@ extension CreateReservationRequest {
         case .number?: throw .invalidRequestField("partySize", "is out of range")
         case let other?: throw .invalidRequestField("partySize", "must be a whole number, not \(other.typeName)")
         }
-        self.init(landmarkId: landmarkId, date: date, partySize: partySize, status: try text("status"))
+        self.init(
+            landmarkId: landmarkId, date: date, partySize: partySize, status: try text("status"), note: try text("note"))
     }
 }

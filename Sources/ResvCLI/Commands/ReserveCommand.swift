@@ -18,7 +18,7 @@ struct ReserveCommand: ResvCommand {
             With --batch, every line of the file is one request, a JSON object such as \
             {"landmarkId": "Half Dome", "date": "2026-12-01T10:00:00Z", "partySize": 4, \
             "status": "pending"} (landmarkId may be a name or an id prefix; status is \
-            optional; a line's date always has its zone). Every line is checked with the rules of a single reserve and the \
+            optional, and so is a "note"; a line's date always has its zone). Every line is checked with the rules of a single reserve and the \
             landmarks' capacities; then all of them are written in one locked, atomic \
             write, or, when any line is invalid, none is and each bad line is listed with \
             its number (exit 64).
@@ -34,6 +34,12 @@ struct ReserveCommand: ResvCommand {
             "When, at the landmark: 2026-12-01 10:00, tomorrow 09:30, +3d 14:00, fri 09:00, or with a zone "
                 + "2026-12-01T10:00:00Z.", valueName: "date"))
     var date: String?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "A note kept with the reservation (at most \(Reservation.noteLimit) characters).", valueName: "text"))
+    var note: String?
 
     @Option(
         name: [.long, .customShort("n")], parsing: .unconditional,
@@ -66,8 +72,10 @@ struct ReserveCommand: ResvCommand {
             throw ValidationError("--idempotency-key must be \(HeaderValue.keyRule)")
         }
         if batch != nil {
-            let given = [("--landmark", landmark != nil), ("--date", date != nil), ("--party-size", partySize != nil)]
-                .filter(\.1).map(\.0)
+            let given = [
+                ("--landmark", landmark != nil), ("--date", date != nil), ("--party-size", partySize != nil),
+                ("--note", note != nil),
+            ].filter(\.1).map(\.0)
             guard given.isEmpty else {
                 throw ValidationError(
                     "--batch reads every request from its file; leave out \(given.joined(separator: ", "))")
@@ -99,7 +107,7 @@ struct ReserveCommand: ResvCommand {
             ? try await service.landmarks().landmark(matching: landmark).timeZone ?? .gmt : .gmt
         let request = try NewReservation(
             landmark: landmark, date: try TypedDate.resolve(date, now: now, zone: zone), partySize: partySize,
-            status: pending ? .pending : .confirmed, now: now)
+            status: pending ? .pending : .confirmed, note: note, now: now)
         let reservation = try await service.reserve(request)
         context.output.write(Renderer(options.output, context: context).reservation(reservation))
     }
