@@ -54,7 +54,8 @@ public struct NewReservation: Sendable, Hashable {
     /// The wire form of this request.
     public var request: CreateReservationRequest {
         CreateReservationRequest(
-            landmarkId: landmark, date: DateTime.format(date), partySize: partySize, status: status.rawValue, note: note)
+            landmarkId: landmark, date: DateTime.format(date), partySize: partySize, status: status.rawValue, note: note
+        )
     }
 }
 

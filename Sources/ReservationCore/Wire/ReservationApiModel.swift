@@ -94,6 +94,7 @@ extension CreateReservationRequest {
         case let other?: throw .invalidRequestField("partySize", "must be a whole number, not \(other.typeName)")
         }
         self.init(
-            landmarkId: landmarkId, date: date, partySize: partySize, status: try text("status"), note: try text("note"))
+            landmarkId: landmarkId, date: date, partySize: partySize, status: try text("status"), note: try text("note")
+        )
     }
 }
