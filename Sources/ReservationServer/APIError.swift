@@ -81,7 +81,8 @@ public struct APIError: HTTPResponseError, Sendable {
             case .cannotConfirmCancelled, .cannotModifyCancelled, .nothingToUndo, .undoConflict, .undoInPast:
                 .conflict
             case .versionMismatch: .preconditionFailed
-            case .invalidDate, .invalidNote, .nothingToModify, .dateInPast, .invalidPartySize, .invalidInitialStatus,
+            case .invalidDate, .invalidNote, .noteWithNUL, .nothingToModify, .dateInPast, .invalidPartySize,
+                .invalidInitialStatus,
                 .invalidRequestField,
                 .invalidReservationID, .ambiguousLandmark, .ambiguousReservationID, .batchRejected, .invalidDays:
                 .badRequest

@@ -161,6 +161,31 @@ struct RouteTests {
         ),
     ]
 
+    /// A note is kept from the start; one holding a NUL (which PostgreSQL's text cannot
+    /// hold) is refused alike on every engine, a new one and a change, never a 500.
+    @Test(arguments: Engine.available)
+    func aNoteIsKeptAndANULIsRefusedOnEveryEngine(engine: Engine) async throws {
+        try await withHarness(engine) { h in
+            let date = Fixture.futureDate()
+            let made = try await h.call(
+                .post, "/reservations", token: h.alice,
+                body: #"{"landmarkId": "\#(Fixture.goldenGate)", "date": "\#(date)", "partySize": 2, "note": "ramp"}"#)
+            #expect(made.status == .created, "\(made.text)")
+            #expect(made.object["note"] as? String == "ramp")
+            let nul = try await h.call(
+                .post, "/reservations", token: h.alice,
+                body:
+                    #"{"landmarkId": "\#(Fixture.goldenGate)", "date": "\#(date)", "partySize": 2, "note": "a\u0000b"}"#
+            )
+            #expect(nul.status == .badRequest, "\(nul.text)")
+            #expect(nul.code == .invalidNote)
+            let id = try #require(made.object["id"] as? String)
+            let change = try await h.call(.patch, "/reservations/\(id)", token: h.alice, body: #"{"note": "x\u0000"}"#)
+            #expect(change.status == .badRequest, "\(change.text)")
+            #expect(change.code == .invalidNote)
+        }
+    }
+
     @Test(arguments: Engine.available)
     func refusedBodiesName(engine: Engine) async throws {
         let now: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_900_000_000) }  // 2030-03-17

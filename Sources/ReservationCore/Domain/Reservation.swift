@@ -71,6 +71,14 @@ public struct Reservation: Sendable, Hashable, Identifiable {
 
     /// Whether `note` may be stored: at most `noteLimit` characters.
     public static func isValidNote(_ note: String) -> Bool { note.count <= noteLimit }
+
+    /// Checks a note given for a new reservation or a change: its length, and no NUL,
+    /// which PostgreSQL's text cannot hold (every engine refuses it alike; stored
+    /// records are read as they are).
+    public static func checkNewNote(_ note: String) throws(ReservationError) {
+        guard isValidNote(note) else { throw .invalidNote(note.count) }
+        guard !note.utf8.contains(0) else { throw .noteWithNUL }
+    }
 }
 
 /// Times of records are kept in whole seconds, as they are written.

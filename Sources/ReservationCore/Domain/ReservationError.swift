@@ -37,6 +37,8 @@ public enum ReservationError: Error, Sendable, LocalizedError {
     case versionMismatch(Reservation.ID, expected: Int, current: Int?)
     /// A note longer than `Reservation.noteLimit` characters (its length).
     case invalidNote(Int)
+    /// A note holding a NUL character, which not every engine can keep.
+    case noteWithNUL
     /// A modify that names nothing to change.
     case nothingToModify
     /// `undo` found no command of this user left to take back.
@@ -101,6 +103,8 @@ public enum ReservationError: Error, Sendable, LocalizedError {
             let now = current.map { ", now \($0)" } ?? ""
             return "reservation \(id.short) changed since it was read (version \(expected)\(now)), nothing changed: "
                 + "look at it again ('resv show \(id.short)') and retry"
+        case .noteWithNUL:
+            return "the note holds a NUL character, which cannot be kept: leave it out"
         case .invalidNote(let length):
             return "the note has \(length) characters: at most \(Reservation.noteLimit) are kept"
         case .nothingToModify:

@@ -109,7 +109,7 @@ public struct ReservationChange: Sendable, Hashable {
     {
         guard date != nil || partySize != nil || landmark != nil || note != nil else { throw .nothingToModify }
         if let partySize, !Reservation.partySizes.contains(partySize) { throw .invalidPartySize(partySize) }
-        if let note, !Reservation.isValidNote(note) { throw .invalidNote(note.count) }
+        if let note { try Reservation.checkNewNote(note) }
         self.date = date
         self.partySize = partySize
         self.landmark = landmark

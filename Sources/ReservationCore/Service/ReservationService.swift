@@ -21,7 +21,7 @@ public struct NewReservation: Sendable, Hashable {
         guard Reservation.partySizes.contains(partySize) else { throw .invalidPartySize(partySize) }
         guard date > now else { throw .dateInPast(date) }
         guard status != .cancelled else { throw .invalidInitialStatus(status.rawValue) }
-        if let note, !Reservation.isValidNote(note) { throw .invalidNote(note.count) }
+        if let note { try Reservation.checkNewNote(note) }
         self.landmark = landmark
         self.date = date
         self.partySize = partySize

@@ -92,7 +92,7 @@ extension ReservationError {
         case .cannotConfirmCancelled: .cannotConfirmCancelled
         case .cannotModifyCancelled: .cannotModifyCancelled
         case .versionMismatch: .versionMismatch
-        case .invalidNote: .invalidNote
+        case .invalidNote, .noteWithNUL: .invalidNote
         case .nothingToModify: .invalidRequest
         case .nothingToUndo: .nothingToUndo
         case .undoConflict: .undoConflict
