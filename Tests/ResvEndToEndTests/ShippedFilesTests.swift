@@ -62,6 +62,26 @@ struct ShippedFilesTests {
         }
     }
 
+    /// The CSV columns the README names are the headers resv writes.
+    @Test func readmeCSVColumnsAreTheRealHeaders() throws {
+        let readme = try Self.committed("README.md").replacingOccurrences(of: "\n", with: " ")
+        let sandbox = try Sandbox()
+        #expect(try sandbox.resv("reserve", "-l", "Lake Tahoe", "-d", "2031-01-01T10:00:00Z", "-n", "1").status == 0)
+        for (arguments, what) in [
+            (["list", "--format", "csv"], "a reservation is flattened to"),
+            (["landmarks", "--format", "csv"], "a landmark's columns are"),
+            (
+                ["availability", "Half Dome", "--from", "2031-01-01", "--to", "2031-01-01", "--format", "csv"],
+                "a day's"
+            ),
+        ] {
+            let header = String(try sandbox.resv(arguments).stdout.split(separator: "\r\n").first ?? "")
+            let after = try #require(readme.range(of: what), "the README says \(what)")
+            let named = readme[after.upperBound...].drop { $0 == " " }
+            #expect(named.hasPrefix("`" + header + "`"), "\(arguments): \(header) vs \(named.prefix(120))")
+        }
+    }
+
     @Test func readmeExitCodesAreTheReference() throws {
         let readme = try Self.committed("README.md")
         let rows = Reference.exitCodes.map { "| \($0.code) | \($0.meaning) |" }
