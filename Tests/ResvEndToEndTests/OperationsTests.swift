@@ -259,15 +259,25 @@ struct OperationsTests {
             "POST /reservations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
             + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"landmarkId\":"
         _ = partial.withCString { send(body, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
-        var answers: [Int32: [UInt8]] = [head: [], body: []]
-        var closed: Set<Int32> = []
-        while closed.count < 2 {
-            for socket in [head, body] where !closed.contains(socket) {
-                let (bytes, ended) = received(socket)
-                answers[socket, default: []] += bytes
-                if ended { closed.insert(socket) }
+        // Wait for the server's moves on both sockets (data, then the close) on a thread of its
+        // own, blocked in poll(2): on the events themselves, not on time.
+        let answers = await withCheckedContinuation { (done: CheckedContinuation<[Int32: [UInt8]], Never>) in
+            Thread.detachNewThread {
+                var answers: [Int32: [UInt8]] = [head: [], body: []]
+                var closed: Set<Int32> = []
+                while closed.count < 2 {
+                    var waiting = [head, body].filter { !closed.contains($0) }.map {
+                        pollfd(fd: $0, events: Int16(POLLIN), revents: 0)
+                    }
+                    _ = poll(&waiting, nfds_t(waiting.count), -1)
+                    for socket in [head, body] where !closed.contains(socket) {
+                        let (bytes, ended) = received(socket)
+                        answers[socket, default: []] += bytes
+                        if ended { closed.insert(socket) }
+                    }
+                }
+                done.resume(returning: answers)
             }
-            try await Task.sleep(for: .milliseconds(50))
         }
         let answer = String(decoding: answers[head] ?? [], as: UTF8.self)
         #expect(answer.hasPrefix("HTTP/1.1 408 Request Timeout\r\n"), "\(answer)")
