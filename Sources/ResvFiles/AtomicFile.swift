@@ -16,8 +16,8 @@ public enum AtomicFile {
     /// the same directory (`removeAbandoned` finds those of killed writers).
     /// `durable: false` skips both fsyncs, for a file that may be lost in a crash
     /// (a cache, fetched again), never for one that holds the only copy of anything.
-    /// `owner`, when it is not this user, is given the new file (root rewriting
-    /// another user's file keeps it theirs).
+    /// `owner` is given the new file when this process is root (root rewriting
+    /// another user's file keeps it theirs, with its group).
     public static func write(
         _ data: Data, to path: String, mode: mode_t, mark: String = ".resv-tmp.", durable: Bool = true,
         owner: (uid_t, gid_t)? = nil
@@ -33,7 +33,8 @@ public enum AtomicFile {
         }
         do {
             defer { close(descriptor) }
-            if let (user, group) = owner, user != geteuid() || group != getegid() {
+            // Only root may give a file away; anyone else writes a shared store as before (theirs).
+            if geteuid() == 0, let (user, group) = owner, user != 0 || group != getegid() {
                 guard fchown(descriptor, user, group) == 0 else {
                     throw FileError.system("giving \(temporary) to \(Ownership.name(of: user))")
                 }
