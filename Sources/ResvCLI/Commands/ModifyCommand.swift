@@ -57,7 +57,7 @@ struct ModifyCommand: ResvCommand {
 
     func run(in context: CommandContext) async throws {
         // What can be checked without a backend is checked first (party size, note, a strict date).
-        if let date, !TypedDate.needsZone(date) { _ = try DateTime.parseInput(date) }
+        if let date, !TypedDate.needsZone(date) { _ = try TypedDate.resolve(date, now: context.now(), zone: .gmt) }
         if partySize != nil || landmark != nil || note != nil {
             _ = try ReservationChange(partySize: partySize, landmark: landmark, note: note)
         }
