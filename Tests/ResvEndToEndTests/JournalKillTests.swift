@@ -47,6 +47,47 @@ struct JournalKillTests {
         }
     }
 
+    /// When a kill lands: each a step of a change, seen from outside as it happens (never
+    /// a time waited), then a random number of yields more, so kills spread within the step.
+    enum Moment: CaseIterable {
+        case atOnce, lockTaken, journalGrown, temporaryMade, storeReplaced
+    }
+
+    /// Returns at `moment` of the child's change, or when it has ended (a refused
+    /// command takes no lock, writes no journal).
+    static func wait(for moment: Moment, of process: ChildProcess, in sandbox: Sandbox) {
+        let store = sandbox.store.path
+        func size(_ path: String) -> Int {
+            var info = stat()
+            return stat(path, &info) == 0 ? Int(info.st_size) : -1
+        }
+        func inode(_ path: String) -> UInt {
+            var info = stat()
+            return stat(path, &info) == 0 ? UInt(info.st_ino) : 0
+        }
+        let journalSize = size(store + ".history")
+        let storeInode = inode(store)
+        let lock = open(store + ".lock", O_RDWR | O_CLOEXEC)
+        defer { if lock >= 0 { close(lock) } }
+        func reached() -> Bool {
+            switch moment {
+            case .atOnce: return true
+            case .lockTaken:
+                // Held by the child when this process cannot take it; taken by it, given straight back.
+                guard lock >= 0, flock(lock, LOCK_EX | LOCK_NB) == 0 else { return true }
+                flock(lock, LOCK_UN)
+                return false
+            case .journalGrown: return size(store + ".history") != journalSize
+            case .temporaryMade:
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path)) ?? []
+                return names.contains { $0.hasPrefix(".reservations.json.resv-tmp.") }
+            case .storeReplaced: return inode(store) != storeInode
+            }
+        }
+        while !reached() && !process.hasExited { sched_yield() }
+        for _ in 0..<Int.random(in: 0...2_000) { sched_yield() }
+    }
+
     static let batch = (0..<3).map { _ in #"{"landmarkId": "Lake Tahoe", "date": "\#(date)", "partySize": 2}"# }
         .joined(separator: "\n")
 
@@ -57,15 +98,9 @@ struct JournalKillTests {
             return #"{"landmarkId": "Lake Tahoe", "date": "\#(Self.date)", "partySize": 1, "status": "\#(status)"}"#
         }.joined(separator: "\n")
         #expect(try sandbox.resv(["reserve", "--batch", "-"], stdin: seed).status == 0)
-        // How long an undisturbed change takes here: kills land from before the start to after the end.
-        let clock = ContinuousClock()
-        let started = clock.now
-        #expect(try sandbox.resv("reserve", "-l", "Lake Tahoe", "-d", Self.date, "-n", "1").status == 0)
-        let window = Int((clock.now - started) / .milliseconds(1) * 1.5)
-
         var acknowledged: [String: Int] = [:]  // id → the version a command printed
         var killed = 0
-        // RESV_KILL_ROUNDS for a longer run (BENCHMARKS.md reports one of 1,000).
+        // RESV_KILL_ROUNDS for a longer run (the closing note of issue 30 reports one).
         let rounds = ProcessInfo.processInfo.environment["RESV_KILL_ROUNDS"].flatMap { Int($0) } ?? 60
         for round in 0..<rounds {
             let arguments = Self.command(try State(sandbox))
@@ -75,7 +110,7 @@ struct JournalKillTests {
                 stdin: .pipe, stdout: .pipe, stderr: .null)
             if arguments.contains("--batch") { try process.write(Data(Self.batch.utf8)) }
             process.closeStdin()
-            usleep(UInt32(Int.random(in: 0...window) * 1000))
+            Self.wait(for: Moment.allCases.randomElement()!, of: process, in: sandbox)
             process.signal(SIGKILL)
             let output = process.readToEnd().stdout
             let ended = process.wait()
