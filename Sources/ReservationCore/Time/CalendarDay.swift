@@ -84,9 +84,6 @@ extension CalendarDay {
     func adding(days: Int) -> CalendarDay { CalendarDay(daysSince1970: daysSince1970 + days) }
 
     /// 1 for Sunday through 7 for Saturday, as `Calendar` counts.
-    var weekday: Int { (daysSince1970 + 4).modulo(7) + 1 }  // 1970-01-01 was a Thursday (5)
-}
-
-extension Int {
-    fileprivate func modulo(_ divisor: Int) -> Int { ((self % divisor) + divisor) % divisor }
+    /// 1970-01-01 was a Thursday (5).
+    var weekday: Int { (daysSince1970 + 4) - (daysSince1970 + 4).floorDivided(by: 7) * 7 + 1 }
 }

@@ -268,7 +268,8 @@ private struct Scanner {
 }
 
 extension Int {
-    fileprivate func floorDivided(by divisor: Int) -> Int {
+    /// Division rounded toward minus infinity (days before 1970 included).
+    func floorDivided(by divisor: Int) -> Int {
         let quotient = self / divisor
         return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }

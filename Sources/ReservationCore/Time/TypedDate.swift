@@ -207,10 +207,3 @@ public enum TypedDate {
         return Date(timeIntervalSince1970: Double(earliest))
     }
 }
-
-extension Int {
-    fileprivate func floorDivided(by divisor: Int) -> Int {
-        let quotient = self / divisor
-        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
-    }
-}
