@@ -186,7 +186,10 @@ struct Journal {
     static func lines(_ descriptor: Int32, size: Int, storePath: String, _ visit: (Line) throws -> Bool) throws {
         var end = size
         // The bytes after the newest newline seen: the end of a line whose start is not read yet.
-        var carry: [UInt8] = []
+        // Kept as the chunks' pieces, last first, joined once the line's start is found:
+        // prepending each chunk would copy a long line over and over.
+        var carry: [[UInt8]] = []
+        var carried = 0
         var oversized = false
         var terminated = false
         var buffer = [UInt8](repeating: 0, count: min(chunk, max(size, 1)))
@@ -212,7 +215,7 @@ struct Journal {
             var index = count - 1
             while index >= 0 {
                 if buffer[index] == UInt8(ascii: "\n") {
-                    let bytes = oversized ? [] : Array(buffer[(index + 1)..<lineEnd]) + carry
+                    let bytes = oversized ? [] : Array(buffer[(index + 1)..<lineEnd]) + carry.reversed().joined()
                     // Not the nothing after the file's final newline.
                     if !bytes.isEmpty || oversized || terminated {
                         let line = Line(
@@ -220,6 +223,7 @@ struct Journal {
                         guard try visit(line) else { return }
                     }
                     carry.removeAll(keepingCapacity: true)
+                    carried = 0
                     oversized = false
                     terminated = true
                     lineEnd = index
@@ -227,16 +231,19 @@ struct Journal {
                 index -= 1
             }
             if !oversized {
-                carry.insert(contentsOf: buffer[0..<lineEnd], at: 0)
-                if carry.count > maxLine {
+                carry.append(Array(buffer[0..<lineEnd]))
+                carried += lineEnd
+                if carried > maxLine {
                     oversized = true
                     carry = []
+                    carried = 0
                 }
             }
             end = start
         }
-        if !carry.isEmpty || oversized {
-            _ = try visit(Line(offset: 0, bytes: carry, terminated: terminated, oversized: oversized))
+        if carried > 0 || oversized {
+            let bytes = Array(carry.reversed().joined())
+            _ = try visit(Line(offset: 0, bytes: bytes, terminated: terminated, oversized: oversized))
         }
     }
 }
