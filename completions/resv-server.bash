@@ -213,7 +213,7 @@ _resv-server_serve() {
     repeating_flags=()
     non_repeating_flags=(--no-metrics --version -h --help)
     repeating_options=()
-    non_repeating_options=(--database --host --port --log-level --landmarks --request-timeout --idle-timeout --rate-limit)
+    non_repeating_options=(--database --host --port --log-level --landmarks --request-timeout --idle-timeout --rate-limit --max-holds-per-user)
     __resv-server_offer_flags_options 0
 
     # Offer option value completions
@@ -242,6 +242,9 @@ _resv-server_serve() {
         return
         ;;
     '--rate-limit')
+        return
+        ;;
+    '--max-holds-per-user')
         return
         ;;
     esac

@@ -23,7 +23,7 @@ function __resv-server_parse_tokens -S
         __resv-server_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'serve'
-            __resv-server_parse_subcommand 0 'database=' 'host=' 'port=' 'log-level=' 'landmarks=' 'request-timeout=' 'idle-timeout=' 'rate-limit=' 'no-metrics' 'version' 'h/help'
+            __resv-server_parse_subcommand 0 'database=' 'host=' 'port=' 'log-level=' 'landmarks=' 'request-timeout=' 'idle-timeout=' 'rate-limit=' 'max-holds-per-user=' 'no-metrics' 'version' 'h/help'
         case 'token'
             __resv-server_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
@@ -102,6 +102,7 @@ complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_o
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" request-timeout' -l 'request-timeout' -d 'Seconds a client has to send a whole request (head and body) from its first byte; then the connection is closed.' -rfka ''
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" idle-timeout' -l 'idle-timeout' -d 'Seconds a connection may stay open with no request under way (keep-alive); then it is closed.' -rfka ''
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" rate-limit' -l 'rate-limit' -d 'Requests a second each token may make (bursts up to the same number); more get 429 with Retry-After. Default: no limit.' -rfka ''
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" max-holds-per-user' -l 'max-holds-per-user' -d 'The most holds (reserve --hold) one user may have live at once; beyond, 409 tooManyHolds.' -rfka ''
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" no-metrics' -l 'no-metrics' -d 'Do not serve /metrics (Prometheus text, open without a token; served by default).'
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" version' -l 'version' -d 'Show the version.'
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" h help' -s 'h' -l 'help' -d 'Show help information.'

@@ -80,6 +80,7 @@ _resv-server_serve() {
         '--request-timeout[Seconds a client has to send a whole request (head and body) from its first byte; then the connection is closed.]:seconds:'
         '--idle-timeout[Seconds a connection may stay open with no request under way (keep-alive); then it is closed.]:seconds:'
         '--rate-limit[Requests a second each token may make (bursts up to the same number); more get 429 with Retry-After. Default\: no limit.]:n:'
+        '--max-holds-per-user[The most holds (reserve --hold) one user may have live at once; beyond, 409 tooManyHolds.]:n:'
         '--no-metrics[Do not serve /metrics (Prometheus text, open without a token; served by default).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'

@@ -219,7 +219,7 @@ _resv_list() {
     # Offer option value completions
     case "${prev}" in
     '--status')
-        __resv_add_completions -W 'pending'$'\n''confirmed'$'\n''cancelled'
+        __resv_add_completions -W 'pending'$'\n''confirmed'$'\n''cancelled'$'\n''held'$'\n''expired'$'\n''waitlisted'
         return
         ;;
     '--landmark'|'-l')
@@ -266,9 +266,9 @@ _resv_list() {
 
 _resv_reserve() {
     repeating_flags=()
-    non_repeating_flags=(--pending --offline --json --verbose -v --version -h --help)
+    non_repeating_flags=(--pending --waitlist --offline --json --verbose -v --version -h --help)
     repeating_options=()
-    non_repeating_options=(--landmark -l --date -d --note --party-size -n --batch --idempotency-key --store --server --profile --config --format --tz)
+    non_repeating_options=(--landmark -l --date -d --note --party-size -n --batch --hold --idempotency-key --store --server --profile --config --format --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -288,6 +288,9 @@ _resv_reserve() {
         ;;
     '--batch')
         __resv_add_completions -f
+        return
+        ;;
+    '--hold')
         return
         ;;
     '--idempotency-key')

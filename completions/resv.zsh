@@ -82,12 +82,12 @@ _resv() {
 
 _resv_list() {
     local -i ret=1
-    local -ar ___status=('pending' 'confirmed' 'cancelled')
+    local -ar ___status=('pending' 'confirmed' 'cancelled' 'held' 'expired' 'waitlisted')
     local -ar ___sort=('date' 'landmark' 'party-size' 'status')
     local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
         '*--status[Only reservations with this status; repeat for several.]:status:{__resv_complete "${___status[@]}"}'
-        '--all[Include cancelled reservations.]'
+        '--all[Include cancelled reservations and expired holds.]'
         '(--landmark -l)'{--landmark,-l}'[Only reservations at this landmark (id, id prefix or name).]:landmark:{__resv_custom_complete ---completion list -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--from[Only reservations on or after this day or time\: 2026-12-01, today, +7d, -7d, 2026-12-01 10\:00.]:date:'
         '--to[Only reservations on or before this day (all of it) or time.]:date:'
@@ -121,6 +121,8 @@ _resv_reserve() {
         '(--party-size -n)'{--party-size,-n}'[How many people (1 to 10,000).]:n:'
         '--batch[Reserve every request in this file ('\''-'\'' for standard input), one JSON object per line.]:file:_files'
         '--pending[Book as pending (to confirm later with '\''resv confirm'\'') instead of confirmed.]'
+        '--hold[Hold the places this long (90s, 10m, 2h; 1s to 24h) until confirmed with '\''resv confirm'\''.]:duration:'
+        '--waitlist[When the day is full, join its waitlist instead of being refused.]'
         '--idempotency-key[On a server\: the Idempotency-Key of this booking, so a script that retries it never books twice (1 to 255 printable ASCII characters, no spaces; default\: a new key per run; a batch is one request with this key).]:key:'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'

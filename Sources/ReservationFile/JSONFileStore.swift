@@ -166,11 +166,7 @@ public struct JSONFileStore: Sendable {
                 found.append(entry)
                 return true
             }
-            if let taken = entry.undoes {
-                undone.insert(taken)
-            } else if entry.change != .undone, !undone.contains(entry.command) {
-                found.append(entry)
-            }
+            if Undo.isUndoable(entry, undone: &undone) { found.append(entry) }
             return true
         }
         return found.reversed()

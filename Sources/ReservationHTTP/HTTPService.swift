@@ -120,7 +120,8 @@ extension ReservationService {
                 let (reservations, source) = try await records("reservations")
                 var snapshot = ReservationSnapshot(records: reservations, catalog: try await landmarks)
                 snapshot.source = source
-                return snapshot
+                // The server counts waitlist positions; a hold that ended reads as expired here at once.
+                return snapshot.settled(at: configuration.now(), countPositions: false)
             },
             reserve: { requests in
                 try online()
@@ -135,7 +136,8 @@ extension ReservationService {
                         bodies.append(
                             CreateReservationRequest(
                                 landmarkId: landmark.id.description, date: DateTime.format(request.date),
-                                partySize: request.partySize, status: request.status.rawValue, note: request.note
+                                partySize: request.partySize, status: request.status.rawValue, note: request.note,
+                                hold: request.hold, waitlist: request.waitlist ? true : nil
                             ).json)
                     } catch {
                         failures.append(BatchFailure(index: index, error: error))

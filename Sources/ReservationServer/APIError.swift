@@ -78,11 +78,12 @@ public struct APIError: HTTPResponseError, Sendable {
             case .unknownLandmark: .notFound
             case .reservationNotFound: .notFound
             case .noCapacity: .conflict
-            case .cannotConfirmCancelled, .cannotModifyCancelled, .nothingToUndo, .undoConflict, .undoInPast:
+            case .cannotConfirmCancelled, .cannotModifyCancelled, .nothingToUndo, .undoConflict, .undoInPast,
+                .holdExpired, .tooManyHolds, .cannotConfirmWaitlisted:
                 .conflict
             case .versionMismatch: .preconditionFailed
             case .invalidDate, .invalidNote, .noteWithNUL, .nothingToModify, .dateInPast, .invalidPartySize,
-                .invalidInitialStatus,
+                .invalidInitialStatus, .invalidHold, .holdWithWaitlist,
                 .invalidRequestField,
                 .invalidReservationID, .ambiguousLandmark, .ambiguousReservationID, .batchRejected, .invalidDays:
                 .badRequest

@@ -11,6 +11,14 @@ public func buildRouter(
     store: ServerStore, catalog: LandmarkCatalog = .builtIn, now: @escaping @Sendable () -> Date,
     options: ServerOptions = ServerOptions()
 ) -> Router<ServerContext> {
+    buildRouter(
+        store: store, catalog: catalog, now: now, options: options, lists: store.exclusive ? ListCache() : nil)
+}
+
+func buildRouter(
+    store: ServerStore, catalog: LandmarkCatalog, now: @escaping @Sendable () -> Date, options: ServerOptions,
+    lists: ListCache?
+) -> Router<ServerContext> {
     let router = Router(context: ServerContext.self)
     // Outermost first: the access line sees the status an error was answered with.
     router.add(middleware: AccessLogMiddleware())
@@ -23,7 +31,9 @@ public func buildRouter(
         .group(context: AuthenticatedContext.self)
     if let limit = options.rateLimit { authenticated.add(middleware: RateLimitMiddleware(limit)) }
     authenticated.addRoutes(operations.authenticatedEndpoints)
-    authenticated.addRoutes(ReservationRoutes(store: store, catalog: catalog, now: now).endpoints)
+    authenticated.addRoutes(
+        ReservationRoutes(store: store, catalog: catalog, now: now, lists: lists, maxHolds: options.maxHoldsPerUser)
+            .endpoints)
     return router
 }
 
@@ -36,14 +46,20 @@ public func buildApplication(
     keyLifetime: Duration = .seconds(24 * 3600),
     onListening: @escaping @Sendable (Int) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
-    Application(
-        router: buildRouter(store: store, catalog: catalog, now: now, options: options),
+    let lists = store.exclusive ? ListCache() : nil
+    return Application(
+        router: buildRouter(store: store, catalog: catalog, now: now, options: options, lists: lists),
         server: options.limits.server,
         // A burst of connections waits in the kernel's queue, not in dropped SYNs retried a
         // second or more later (Hummingbird's 256 dropped some of 1,000 at once; Linux caps
         // the queue at net.core.somaxconn, 4096 by default).
         configuration: .init(address: .hostname(host, port: port), serverName: "resv-server", backlog: 4096),
-        services: [KeyPurge(store: store, lifetime: keyLifetime, logger: logger, now: now)],
+        services: [
+            KeyPurge(store: store, lifetime: keyLifetime, logger: logger, now: now),
+            HoldSweep(
+                store: store, catalog: catalog, interval: options.holdSweepInterval, logger: logger, now: now,
+                lists: lists),
+        ],
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
         logger: logger
     )
@@ -71,5 +87,53 @@ struct KeyPurge: Service {
                 return
             }
         }
+    }
+}
+
+/// Ends the holds whose time has passed and gives their places to waitlists,
+/// without waiting for a request: every `interval`, in transactions of the
+/// system's. Several servers on one PostgreSQL database sweep side by side;
+/// each ended hold is recorded once (a row another sweep holds is passed over,
+/// and one already expired is no longer due).
+struct HoldSweep: Service {
+    let store: ServerStore
+    let catalog: LandmarkCatalog
+    let interval: Duration
+    let logger: Logger
+    let now: @Sendable () -> Date
+    let lists: ListCache?
+
+    func run() async throws {
+        while true {
+            do {
+                let ended = try await sweepHolds(store: store, catalog: catalog, now: now())
+                if ended > 0 {
+                    lists?.invalidate()
+                    logger.debug("ended holds", metadata: ["count": "\(ended)"])
+                }
+            } catch {
+                logger.warning("could not end holds", metadata: ["error": "\(error)"])
+            }
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            } catch {
+                return
+            }
+        }
+    }
+}
+
+/// One sweep: records every hold ended by `now` (in transactions of at most
+/// 500) with the promotions it makes; returns how many ended.
+public func sweepHolds(store: ServerStore, catalog: LandmarkCatalog, now: Date) async throws -> Int {
+    let batch = 500
+    var total = 0
+    while true {
+        let written = try await store.transaction(.system, catalog: catalog) {
+            try await Booking.expireHolds(now: now, limit: batch, in: $0).count
+        }
+        guard case .done(let ended) = written else { return total }
+        total += ended
+        if ended < batch { return total }
     }
 }

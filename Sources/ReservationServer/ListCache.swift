@@ -2,43 +2,44 @@ import Hummingbird
 import ReservationStorage
 import Synchronization
 
-/// Each user's `GET /reservations` body, kept from one change of theirs to the
-/// next, so a list read many times is rendered once. Only for a store this
-/// process alone writes (SQLite, under its server lock): every change goes
-/// through `invalidate`, so a kept body is never older than the data.
+/// Each user's `GET /reservations` body, kept from one change to the next, so
+/// a list read many times is rendered once. Only for a store this process
+/// alone writes (SQLite, under its server lock): every change goes through
+/// `invalidate`, so a kept body is never older than the data. A change may
+/// touch other users' reservations (a promotion from a waitlist, an ended
+/// hold, a waitlist position), so every change forgets every user's body.
 ///
-/// A read that raced a change must not put back the old body: each user has a
-/// generation, taken before the read and checked when the body is kept.
+/// A read that raced a change must not put back the old body: a generation is
+/// taken before the read and checked when the body is kept.
 final class ListCache: Sendable {
-    private struct Entry {
+    private struct State {
         var generation: UInt64 = 0
-        var body: ByteBuffer?
+        var bodies: [UserID: ByteBuffer] = [:]
     }
 
-    private let entries = Mutex<[UserID: Entry]>([:])
+    private let state = Mutex(State())
 
     /// The kept body, or the generation to pass to `keep` after reading the store.
     func lookup(_ user: UserID) -> Result<ByteBuffer, Generation> {
-        entries.withLock { entries in
-            let entry = entries[user] ?? Entry()
-            if let body = entry.body { return .success(body) }
-            return .failure(Generation(value: entry.generation))
+        state.withLock { state in
+            if let body = state.bodies[user] { return .success(body) }
+            return .failure(Generation(value: state.generation))
         }
     }
 
-    /// Keeps `body` unless the user's reservations changed since `generation` was taken.
+    /// Keeps `body` unless anything changed since `generation` was taken.
     func keep(_ body: ByteBuffer, for user: UserID, readAt generation: Generation) {
-        entries.withLock { entries in
-            guard (entries[user]?.generation ?? 0) == generation.value else { return }
-            entries[user, default: Entry()].body = body
+        state.withLock { state in
+            guard state.generation == generation.value else { return }
+            state.bodies[user] = body
         }
     }
 
-    /// Forgets the user's body: call after a change of theirs is committed.
-    func invalidate(_ user: UserID) {
-        entries.withLock { entries in
-            entries[user, default: Entry()].generation &+= 1
-            entries[user]?.body = nil
+    /// Forgets every body: call after a change is committed.
+    func invalidate() {
+        state.withLock { state in
+            state.generation &+= 1
+            state.bodies = [:]
         }
     }
 

@@ -16,6 +16,10 @@ public struct ServerOptions: Sendable {
     public var metrics: ServerMetrics?
     /// How long a found token is trusted before the database is asked again.
     public var tokenLifetime: Duration = TokenCache.defaultLifetime
+    /// The most live holds one user may have at once.
+    public var maxHoldsPerUser = 20
+    /// How often ended holds are recorded and their places given to waitlists.
+    public var holdSweepInterval: Duration = .seconds(1)
 
     public init() {}
 }

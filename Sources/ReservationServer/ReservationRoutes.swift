@@ -42,13 +42,19 @@ struct ReservationRoutes: Sendable {
     private let landmarksBody: ByteBuffer
     /// Lists kept between writes, when this process is the store's only writer.
     private let lists: ListCache?
+    /// The most live holds a user may have.
+    let maxHolds: Int
 
-    init(store: ServerStore, catalog: LandmarkCatalog, now: @escaping @Sendable () -> Date) {
+    init(
+        store: ServerStore, catalog: LandmarkCatalog, now: @escaping @Sendable () -> Date, lists: ListCache?,
+        maxHolds: Int
+    ) {
         self.store = store
         self.catalog = catalog
         self.now = now
+        self.lists = lists
+        self.maxHolds = maxHolds
         landmarksBody = ByteBuffer(bytes: Wire.body(catalog.landmarks))
-        lists = store.exclusive ? ListCache() : nil
     }
 
     /// The routes, all behind a token (see `buildRouter`).
@@ -110,7 +116,7 @@ struct ReservationRoutes: Sendable {
     ) async throws -> Written<Value> {
         do {
             let written = try await store.transaction(user, catalog: catalog, key: key, keep: keep, rule)
-            if case .done = written { lists?.invalidate(user) }
+            if case .done = written { lists?.invalidate() }
             return written
         } catch let error as ReservationError {
             if case .noCapacity = error { ServerMetrics.bookingsRefused.increment() }
@@ -120,6 +126,30 @@ struct ReservationRoutes: Sendable {
             }
             throw APIError(error)
         }
+    }
+
+    /// The records with each waitlisted one's position on its day's list, which
+    /// counts every user's: read in a transaction of its own, only when there is one.
+    private func withPositions(_ records: [ReservationApiModel]) async throws -> [ReservationApiModel] {
+        var days: [Int: BookingDay] = [:]
+        for (index, record) in records.enumerated() where record.status == Reservation.Status.waitlisted.rawValue {
+            if let reservation = try? Reservation(record, catalog: catalog),
+                let day = BookingDay(reservation.date, at: reservation.landmark)
+            {
+                days[index] = day
+            }
+        }
+        guard !days.isEmpty else { return records }
+        let wanted = Set(days.values).sorted()
+        let lists = try await store.transaction(.system, catalog: catalog) { try await $0.waitlisted(wanted) }
+        guard case .done(let found) = lists else { return records }
+        var records = records
+        for (index, day) in days {
+            if let position = found[day]?.firstIndex(where: { $0.id == records[index].id }) {
+                records[index].waitlistPosition = position + 1
+            }
+        }
+        return records
     }
 
     /// A rule without an idempotency key, which so always runs.
@@ -134,12 +164,14 @@ struct ReservationRoutes: Sendable {
 
     @Sendable func list(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let user = context.user
-        guard let lists else { return .json(status: .ok, body: Wire.body(try await store.list(user))) }
+        guard let lists else {
+            return .json(status: .ok, body: Wire.body(try await withPositions(try await store.list(user))))
+        }
         switch lists.lookup(user) {
         case .success(let body):
             return .json(status: .ok, body: body)
         case .failure(let generation):
-            let body = ByteBuffer(bytes: Wire.body(try await store.list(user)))
+            let body = ByteBuffer(bytes: Wire.body(try await withPositions(try await store.list(user))))
             lists.keep(body, for: user, readAt: generation)
             return .json(status: .ok, body: body)
         }
@@ -177,7 +209,7 @@ struct ReservationRoutes: Sendable {
             throw APIError(
                 .badRequest, "\(days[0]) to \(days[days.count - 1]) has no dates in \(calendar.timeZone.identifier)")
         }
-        let parties = try await store.parties(id, start, end)
+        let parties = try await store.parties(id, start, end, now())
         return .json(status: .ok, body: Wire.body(Capacity.availability(of: landmark, on: days, parties: parties)))
     }
 
@@ -185,7 +217,9 @@ struct ReservationRoutes: Sendable {
         let user = context.user
         let id = try reservationID(context)
         guard let reservation = try await store.get(user, id) else { throw APIError.notFound(id) }
-        return .json(status: .ok, body: Wire.body(reservation), headers: Self.etag(reservation.version))
+        return .json(
+            status: .ok, body: Wire.body(try await withPositions([reservation])[0]),
+            headers: Self.etag(reservation.version))
     }
 
     /// The version as an entity tag, for `If-Match` on a later `PATCH`.
@@ -355,7 +389,8 @@ struct ReservationRoutes: Sendable {
         let reservation = try newReservation(try parsed(json))
         let at = now()
         let written = try await write(
-            user, key: key, rule: { try await Booking.reserve(reservation, now: at, in: $0) },
+            user, key: key,
+            rule: { [maxHolds] in try await Booking.reserve(reservation, now: at, holdLimit: maxHolds, in: $0) },
             keep: { Self.kept([$0], status: 201, key: key) })
         switch written {
         case .done(let created):
@@ -415,7 +450,8 @@ struct ReservationRoutes: Sendable {
         let requests = checked
         let at = now()
         let written = try await write(
-            user, key: key, rule: { try await Booking.reserve(requests, now: at, in: $0) },
+            user, key: key,
+            rule: { [maxHolds] in try await Booking.reserve(requests, now: at, holdLimit: maxHolds, in: $0) },
             keep: { Self.kept($0, status: 201, key: key, batch: true) })
         switch written {
         case .done(let reservations):

@@ -1,9 +1,11 @@
+import ReservationCore
+
 /// The server's schema, written once for both engines: the tables of version
 /// 1, then each step after it, in one dialect or the other where the two
 /// differ (column types, an auto-numbered key, `ADD COLUMN IF NOT EXISTS`).
 enum Schema {
     /// The version this server writes and reads; a database at a newer one is refused.
-    static let version = 4
+    static let version = 5
 
     enum Dialect {
         case sqlite, postgres
@@ -103,6 +105,58 @@ enum Schema {
                     "CREATE INDEX IF NOT EXISTS history_by_undone ON history (undoes) WHERE undoes IS NOT NULL",
                 ]
             ),
+            // Holds and waitlists: three statuses more, a hold's end, a place on a list.
+            (5, holdsAndWaitlists(d)),
         ]
+    }
+
+    /// The statuses a stored reservation may have.
+    static let statuses = Reservation.Status.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+
+    /// Version 5. SQLite cannot change a column's CHECK, so its table is made
+    /// anew and the rows copied; PostgreSQL replaces the constraint.
+    private static func holdsAndWaitlists(_ d: Dialect) -> [String] {
+        let columns = [
+            "expires_at \(d.real)", "waitlist_order \(d.integer)", "requested_status TEXT",
+        ]
+        let indexes = [
+            // The sweep of ended holds reads only holds, by their end.
+            "CREATE INDEX IF NOT EXISTS reservations_holds ON reservations (expires_at) WHERE status = 'held'",
+            """
+            CREATE INDEX IF NOT EXISTS reservations_waitlisted ON reservations (landmark_id, starts_at)
+            WHERE status = 'waitlisted'
+            """,
+        ]
+        switch d {
+        case .postgres:
+            return [
+                "ALTER TABLE reservations DROP CONSTRAINT IF EXISTS reservations_status_check",
+                "ALTER TABLE reservations ADD CONSTRAINT reservations_status_check CHECK (status IN (\(statuses)))",
+            ] + columns.map { "ALTER TABLE reservations \(d.addColumn) \($0)" } + indexes
+        case .sqlite:
+            let kept = "id, user_id, landmark_id, date, starts_at, party_size, status, created_at, note, updated_at, version"
+            return [
+                """
+                CREATE TABLE reservations_v5 (
+                    id TEXT PRIMARY KEY,
+                    user_id \(d.integer) NOT NULL REFERENCES users (id),
+                    landmark_id TEXT NOT NULL,
+                    date TEXT NOT NULL,
+                    starts_at \(d.real) NOT NULL,
+                    party_size \(d.integer) NOT NULL CHECK (party_size > 0),
+                    status TEXT NOT NULL CHECK (status IN (\(statuses))),
+                    created_at \(d.real) NOT NULL,
+                    note TEXT,
+                    updated_at \(d.real),
+                    version \(d.integer) NOT NULL DEFAULT 1,
+                    \(columns.joined(separator: ", ")))
+                """,
+                "INSERT INTO reservations_v5 (\(kept)) SELECT \(kept) FROM reservations",
+                "DROP TABLE reservations",
+                "ALTER TABLE reservations_v5 RENAME TO reservations",
+                "CREATE INDEX IF NOT EXISTS reservations_by_user ON reservations (user_id, starts_at)",
+                "CREATE INDEX IF NOT EXISTS reservations_by_landmark ON reservations (landmark_id, starts_at)",
+            ] + indexes
+        }
     }
 }

@@ -6,6 +6,9 @@ public struct UserID: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: Int64
     public init(_ rawValue: Int64) { self.rawValue = rawValue }
     public var description: String { String(rawValue) }
+    /// No user: the system's own transactions (ending holds, promoting from
+    /// waitlists), which touch only what `updateAny` and the days' reads do.
+    public static let system = UserID(0)
 }
 
 /// An `Idempotency-Key` and the hash of the request it came with.
@@ -59,8 +62,9 @@ public struct ServerStore: Sendable {
     /// The user's reservations as stored, by date.
     public var list: @Sendable (UserID) async throws -> [ReservationApiModel]
     public var get: @Sendable (UserID, Reservation.ID) async throws -> ReservationApiModel?
-    /// Date and party size of every user's active reservations at a landmark in [from, to).
-    public var parties: @Sendable (Landmark.ID, _ from: Date, _ to: Date) async throws -> [(date: Date, partySize: Int)]
+    /// Date and party size of every user's reservations at a landmark in [from, to) that take places at `now`.
+    public var parties:
+        @Sendable (Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws -> [(date: Date, partySize: Int)]
     /// The response kept for this user's key, if any (a read; `transaction` checks again under the key's lock).
     public var storedResponse: @Sendable (UserID, _ key: String) async throws -> StoredResponse?
     /// Runs `work` in one write transaction of the user's, with the catalog
@@ -104,17 +108,22 @@ extension ServerStore {
 /// reservation takes on its way to the rules (`Reservation(_:catalog:)`) and to clients.
 struct ReservationRow {
     /// The columns read, in this order, by both engines.
-    static let columns = "id, landmark_id, date, party_size, status, note, created_at, updated_at, version"
+    static let columns = """
+        id, landmark_id, date, party_size, status, note, created_at, updated_at, version, expires_at, waitlist_order, \
+        requested_status
+        """
 
     static func record(
         id: String, landmarkID: String, date: String, partySize: Int, status: String, note: String?,
-        createdAt: Double, updatedAt: Double?, version: Int
+        createdAt: Double, updatedAt: Double?, version: Int, expiresAt: Double?, waitlistOrder: Int?,
+        requestedStatus: String?
     ) -> ReservationApiModel {
         ReservationApiModel(
             id: id, landmarkId: landmarkID, date: date, partySize: partySize, status: status, note: note,
             createdAt: DateTime.format(Date(timeIntervalSince1970: createdAt.rounded(.down))),
             updatedAt: DateTime.format(Date(timeIntervalSince1970: (updatedAt ?? createdAt).rounded(.down))),
-            version: version)
+            version: version, expiresAt: expiresAt.map { DateTime.format(Date(timeIntervalSince1970: $0)) },
+            waitlistOrder: waitlistOrder, requestedStatus: requestedStatus)
     }
 }
 
@@ -122,16 +131,24 @@ struct ReservationRow {
 enum SharedSQL {
     /// The reservations that count toward a landmark-day's capacity: active, with
     /// a party size the domain allows (rows stored before the bound do not count).
-    static func countsTowardCapacity(_ table: String = "reservations") -> String {
-        "\(table).status <> 'cancelled' AND \(table).party_size BETWEEN \(Reservation.partySizes.lowerBound) AND \(Reservation.partySizes.upperBound)"
+    static func countsTowardCapacity(_ table: String = "reservations", now: String) -> String {
+        """
+        (\(table).status IN ('pending', 'confirmed') OR (\(table).status = 'held' AND \(table).expires_at > \(now))) \
+        AND \(table).party_size BETWEEN \(Reservation.partySizes.lowerBound) AND \(Reservation.partySizes.upperBound)
+        """
     }
+
+    /// The changes an undo never takes back (`Undo.isUndoable`), as an SQL list.
+    private static let notUndoable = ([.undone] + HistoryEntry.Change.allCases.filter(\.isSystem))
+        .map { "'\($0.rawValue)'" }.joined(separator: ", ")
 
     /// The entries of the user's newest command that is neither an undo nor
     /// undone, oldest first (`Undo.lastCommand`'s rule); `$USER` is the user's id parameter.
     static func commandToUndo(user: String) -> String {
         """
         SELECT entry FROM history WHERE user_id = \(user) AND command = (
-            SELECT h.command FROM history h WHERE h.user_id = \(user) AND h.change <> 'undone'
+            SELECT h.command FROM history h WHERE h.user_id = \(user)
+            AND h.change NOT IN (\(notUndoable))
             AND NOT EXISTS (SELECT 1 FROM history u WHERE u.undoes = h.command)
             ORDER BY h.seq DESC LIMIT 1)
         ORDER BY seq

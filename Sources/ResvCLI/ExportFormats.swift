@@ -49,7 +49,7 @@ enum CSVShape {
     /// A reservation flattened: its landmark's name, id and location beside it.
     static let reservationColumns = [
         "id", "date", "landmark", "landmarkId", "partySize", "status", "location", "note", "createdAt", "updatedAt",
-        "version",
+        "version", "expiresAt", "waitlistPosition",
     ]
 
     static func fields(_ reservation: Reservation) -> [String?] {
@@ -58,6 +58,7 @@ enum CSVShape {
             reservation.landmark.id.description, String(reservation.partySize), reservation.status.rawValue,
             reservation.landmark.location, reservation.note, reservation.createdAt.map(DateTime.format),
             reservation.updatedAt.map(DateTime.format), String(reservation.version),
+            reservation.expiresAt.map(DateTime.format), reservation.waitlistPosition.map(String.init),
         ]
     }
 
@@ -121,8 +122,16 @@ struct ICalendarWriter {
         let status: String =
             switch reservation.status {
             case .confirmed: "CONFIRMED"
-            case .pending: "TENTATIVE"
-            case .cancelled: "CANCELLED"
+            // Not yet a visit: places held for a while, or asked for on a full day.
+            case .pending, .held, .waitlisted: "TENTATIVE"
+            // An ended hold keeps no places, as a cancelled visit.
+            case .cancelled, .expired: "CANCELLED"
+            }
+        let marked: String =
+            switch reservation.status {
+            case .held: " (held)"
+            case .waitlisted: " (waitlisted)"
+            default: ""
             }
         append("BEGIN:VEVENT")
         append("UID:\(reservation.id.description)@resv")
@@ -131,7 +140,7 @@ struct ICalendarWriter {
         if let updated = reservation.updatedAt { append("LAST-MODIFIED:\(Self.utc(updated))") }
         append("DTSTART:\(Self.utc(reservation.date))")
         append("DURATION:PT1H")
-        append("SUMMARY:" + Self.escaped("\(landmark.name), \(party)"))
+        append("SUMMARY:" + Self.escaped("\(landmark.name), \(party)\(marked)"))
         append("LOCATION:" + Self.escaped(landmark.location))
         append(
             "DESCRIPTION:"

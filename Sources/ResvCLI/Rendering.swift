@@ -22,7 +22,8 @@ struct ReservationJSONWriter {
             partySize: reservation.partySize, status: reservation.status.rawValue, note: reservation.note,
             createdAt: reservation.createdAt.map(DateTime.format),
             updatedAt: reservation.updatedAt.map(DateTime.format),
-            version: reservation.version, depth: depth)
+            version: reservation.version, expiresAt: reservation.expiresAt.map(DateTime.format),
+            waitlistPosition: reservation.waitlistPosition, depth: depth)
     }
 
     private mutating func landmarkText(_ landmark: Landmark, pretty: Bool, depth: Int) -> [UInt8] {
@@ -184,7 +185,7 @@ struct Renderer {
                         Cell(reservation.id.short), Cell(visitDate(reservation.date, at: reservation.landmark)),
                         Cell(reservation.landmark.name),
                         Cell(String(reservation.partySize), alignRight: true),
-                        Cell(reservation.status.rawValue, style: style(for: reservation.status)),
+                        Cell(statusText(reservation), style: style(for: reservation.status)),
                     ]
                 })
         }
@@ -202,11 +203,35 @@ struct Renderer {
             ("Party", String(reservation.partySize)),
             ("Status", paint(reservation.status.rawValue, style(for: reservation.status))),
         ]
+        if let expiresAt = reservation.expiresAt {
+            lines.append((reservation.status == .held ? "Expires" : "Expired", localDate(expiresAt)))
+        }
+        if reservation.status == .waitlisted {
+            let then = reservation.requestedStatus == .pending ? "pending" : "confirmed"
+            let position = reservation.waitlistPosition.map { "position \($0), " } ?? ""
+            lines.append(("Waitlist", "\(position)\(then) when places free"))
+        }
         if let note = reservation.note { lines.append(("Note", note.terminalSafe)) }
         if let createdAt = reservation.createdAt { lines.append(("Created", localDate(createdAt))) }
         if let updatedAt = reservation.updatedAt { lines.append(("Updated", localDate(updatedAt))) }
         lines.append(("Version", String(reservation.version)))
         return lines.map { $0.0.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.1 + "\n" }.joined()
+    }
+
+    /// A status as a table shows it: a hold with its end, a waitlisted one with its position.
+    func statusText(_ reservation: Reservation) -> String {
+        switch reservation.status {
+        case .held:
+            guard let end = reservation.expiresAt else { return "held" }
+            let text = localDate(end)
+            // The day is left out when it is today's.
+            let time = text.split(separator: " ").dropFirst().joined(separator: " ")
+            return "held to " + (Self.time(now, in: changeZone).hasPrefix(text.prefix(10)) ? time : text)
+        case .waitlisted:
+            return reservation.waitlistPosition.map { "waitlisted #\($0)" } ?? "waitlisted"
+        default:
+            return reservation.status.rawValue
+        }
     }
 
     /// "1a2b3c4d  Half Dome  2026-12-01 02:00 PST  party of 4"
@@ -291,8 +316,8 @@ struct Renderer {
     func style(for status: Reservation.Status) -> Style {
         switch status {
         case .confirmed: .green
-        case .pending: .yellow
-        case .cancelled: .dim
+        case .pending, .held, .waitlisted: .yellow
+        case .cancelled, .expired: .dim
         }
     }
 

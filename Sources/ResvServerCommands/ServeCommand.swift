@@ -55,6 +55,12 @@ struct Serve: ServerCommand {
             valueName: "n"))
     var rateLimit: Double?
 
+    @Option(
+        help: ArgumentHelp(
+            "The most holds (reserve --hold) one user may have live at once; beyond, 409 tooManyHolds.",
+            valueName: "n"))
+    var maxHoldsPerUser = 20
+
     @Flag(help: "Do not serve /metrics (Prometheus text, open without a token; served by default).")
     var noMetrics = false
 
@@ -73,6 +79,9 @@ struct Serve: ServerCommand {
         if let rateLimit, RateLimit(perSecond: rateLimit) == nil || rateLimit > 1_000_000 {
             throw ValidationError("--rate-limit must be a number of requests a second above 0 and at most 1000000")
         }
+        guard (0...1_000_000).contains(maxHoldsPerUser) else {
+            throw ValidationError("--max-holds-per-user must be from 0 (no holds) to 1000000")
+        }
         guard tokenRecheck.isFinite, (0...5).contains(tokenRecheck) else {
             throw ValidationError("--token-recheck must be 0 to 5 seconds")
         }
@@ -86,6 +95,7 @@ struct Serve: ServerCommand {
             idleTimeout: .milliseconds(Int64(idleTimeout * 1000)))
         options.rateLimit = rateLimit.flatMap(RateLimit.init(perSecond:))
         options.tokenLifetime = .milliseconds(Int64(tokenRecheck * 1000))
+        options.maxHoldsPerUser = maxHoldsPerUser
         return options
     }
 

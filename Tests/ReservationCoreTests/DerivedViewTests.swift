@@ -49,8 +49,9 @@ struct DerivedViewTests {
     }
 
     @Test(arguments: Reservation.Status.allCases)
-    func isActiveIsNotCancelled(_ status: Reservation.Status) {
-        #expect(status.isActive == (status != .cancelled))
+    func isActiveIsNotCancelledOrExpired(_ status: Reservation.Status) {
+        #expect(status.isActive == (status != .cancelled && status != .expired))
+        #expect(status.takesPlaces == [.pending, .confirmed, .held].contains(status))
     }
 
     @Test func sortedByDateOrdersByInstant() throws {

@@ -104,7 +104,17 @@ struct MappingTests {
             Case("a partySize past Int64", set: ["partySize": .number("99999999999999999999")], .malformed),
             // status
             Case("a missing status", removing: ["status"], .rejected(.missingStatus)),
-            Case("an unknown status", set: ["status": .string("expired")], .rejected(.unknownStatus("expired"))),
+            Case("an unknown status", set: ["status": .string("archived")], .rejected(.unknownStatus("archived"))),
+            Case("a hold without its end", set: ["status": .string("held")], .rejected(.missingExpiry)),
+            Case(
+                "a hold whose end is no date",
+                set: ["status": .string("held"), "expiresAt": .string("soon")],
+                .rejected(.invalidTimestamp("expiresAt", "soon"))),
+            Case("an expiresAt that is a number", set: ["expiresAt": .integer(5)], .malformed),
+            Case(
+                "a waitlisted one asking for a status it cannot have",
+                set: ["status": .string("waitlisted"), "requestedStatus": .string("cancelled")],
+                .rejected(.unknownStatus("cancelled"))),
             Case("a status written as a number", set: ["status": .integer(1)], .malformed),
             // id
             Case("a missing id", removing: ["id"], .malformed),
@@ -147,7 +157,11 @@ struct MappingTests {
             cases.append(Case("a party of \(size), at the bound", set: ["partySize": .integer(Int64(size))], .maps))
         }
         for status in Reservation.Status.allCases {
-            cases.append(Case("status \(status.rawValue)", set: ["status": .string(status.rawValue)], .maps))
+            // A hold carries its end (`a hold without its end` is refused below).
+            cases.append(
+                Case(
+                    "status \(status.rawValue)",
+                    set: ["status": .string(status.rawValue), "expiresAt": .string("2026-12-01T09:00:00Z")], .maps))
         }
         for id in ["r-42", " 5a1b2c3d-0000-4000-8000-00000000001", "{5a1b2c3d-0000-4000-8000-000000000001}", ""] {
             cases.append(Case("the id '\(id)'", Fixture.record(id: id), .rejected(.invalidReservationID(id))))
@@ -194,7 +208,8 @@ struct MappingTests {
 
     @Test(arguments: Reservation.Status.allCases)
     func everyStatusMapsToItself(_ status: Reservation.Status) throws {
-        let record = Fixture.record(["status": .string(status.rawValue)])
+        // A hold carries its end.
+        let record = Fixture.record(["status": .string(status.rawValue), "expiresAt": .string("2026-12-01T09:00:00Z")])
         #expect(try Reservation(ReservationApiModel(json: record), catalog: .builtIn).status == status)
     }
 
@@ -233,13 +248,13 @@ struct MappingTests {
     @Test func rejectedRecordKeepsItsIndexAndID() {
         let records = [
             Fixture.record(id: "5a1b2c3d-0000-4000-8000-000000000001"),
-            Fixture.record(id: "5a1b2c3d-0000-4000-8000-000000000002", ["status": .string("expired")]),
+            Fixture.record(id: "5a1b2c3d-0000-4000-8000-000000000002", ["status": .string("archived")]),
         ]
         let snapshot = ReservationSnapshot(records: records, catalog: .builtIn)
         #expect(
             snapshot.rejected == [
                 RejectedRecord(
-                    index: 1, id: "5a1b2c3d-0000-4000-8000-000000000002", reason: .unknownStatus("expired"))
+                    index: 1, id: "5a1b2c3d-0000-4000-8000-000000000002", reason: .unknownStatus("archived"))
             ])
     }
 

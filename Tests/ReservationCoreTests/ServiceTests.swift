@@ -243,7 +243,7 @@ struct ServiceTests {
 
     @Test func aRejectedRecordsIDCannotBeCancelled() async throws {
         let id = "5a1b2c3d-0000-4000-8000-000000000002"
-        let service = Fixture.service(records: [Fixture.record(id: id, ["status": .string("expired")])])
+        let service = Fixture.service(records: [Fixture.record(id: id, ["status": .string("archived")])])
         let error = try await #require(throws: ReservationError.self) {
             try await service.cancel(Fixture.reservationID(id))
         }
@@ -251,7 +251,7 @@ struct ServiceTests {
             Issue.record("expected .reservationNotFound, got \(error)")
             return
         }
-        #expect(try await service.fetch().rejected.map(\.reason) == [.unknownStatus("expired")])
+        #expect(try await service.fetch().rejected.map(\.reason) == [.unknownStatus("archived")])
     }
 }
 
@@ -315,7 +315,7 @@ struct CreateRequestTests {
         #expect(try NewReservation(request, defaultStatus: .pending, now: Fixture.now).status == .pending)
     }
 
-    @Test(arguments: ["expired", "cancelled"])
+    @Test(arguments: ["expired", "cancelled", "held", "waitlisted", "archived"])
     func wireRequestWithABadStatusIsRefused(_ status: String) throws {
         let request = CreateReservationRequest(
             landmarkId: Fixture.halfDomeID, date: "2026-12-01T10:00:00Z", partySize: 1, status: status)

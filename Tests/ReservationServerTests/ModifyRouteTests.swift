@@ -43,7 +43,9 @@ struct ModifyRouteTests {
             },
             booked: { landmark, date in
                 guard let day = Capacity.Day(of: date, in: Capacity.calendar(for: landmark)) else { return 0 }
-                return try await h.store.parties(landmark.id, day.start, day.end).reduce(0) { $0 + $1.partySize }
+                return try await h.store.parties(landmark.id, day.start, day.end, Date()).reduce(0) {
+                    $0 + $1.partySize
+                }
             })
     }
 

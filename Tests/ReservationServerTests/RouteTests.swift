@@ -344,7 +344,7 @@ struct ListCacheTests {
             Issue.record("an empty cache has no body")
             return
         }
-        cache.invalidate(user)  // a write commits while the read runs
+        cache.invalidate()  // a write commits while the read runs
         cache.keep(ByteBuffer(string: "[old]"), for: user, readAt: generation)
         guard case .failure(let next) = cache.lookup(user) else {
             Issue.record("the stale body was kept")

@@ -48,7 +48,8 @@ struct ExportFormatTests {
         #expect(csv.stderr.isEmpty)
         #expect(
             csv.stdout.hasPrefix(
-                "id,date,landmark,landmarkId,partySize,status,location,note,createdAt,updatedAt,version\r\n"))
+                "id,date,landmark,landmarkId,partySize,status,location,note,createdAt,updatedAt,version,expiresAt,"
+                    + "waitlistPosition\r\n"))
         // Every record ends in CRLF; the only bare LFs are inside quoted fields.
         #expect(csv.stdout.hasSuffix("\r\n"))
         let rows = try Self.pythonCSV(csv.stdout, in: sandbox)
@@ -56,7 +57,7 @@ struct ExportFormatTests {
         #expect(
             rows.first == [
                 "id", "date", "landmark", "landmarkId", "partySize", "status", "location", "note", "createdAt",
-                "updatedAt", "version",
+                "updatedAt", "version", "expiresAt", "waitlistPosition",
             ])
         #expect(rows.count == json.count + 1)
         for (row, object) in zip(rows.dropFirst(), json) {
@@ -65,7 +66,8 @@ struct ExportFormatTests {
                 Self.text(object["id"]), Self.text(object["date"]), Self.text(landmark?["name"]),
                 Self.text(landmark?["id"]), Self.text(object["partySize"]), Self.text(object["status"]),
                 Self.text(landmark?["location"]), Self.text(object["note"]), Self.text(object["createdAt"]),
-                Self.text(object["updatedAt"]), Self.text(object["version"]),
+                Self.text(object["updatedAt"]), Self.text(object["version"]), Self.text(object["expiresAt"]),
+                Self.text(object["waitlistPosition"]),
             ]
             #expect(row == expected)
         }
@@ -134,7 +136,9 @@ struct ExportFormatTests {
         let empty = try sandbox.resv("list", "--status", "pending", "--format", "csv")
         #expect(empty.status == 0)
         #expect(
-            empty.stdout == "id,date,landmark,landmarkId,partySize,status,location,note,createdAt,updatedAt,version\r\n"
+            empty.stdout
+                == "id,date,landmark,landmarkId,partySize,status,location,note,createdAt,updatedAt,version,expiresAt,"
+                + "waitlistPosition\r\n"
         )
     }
 

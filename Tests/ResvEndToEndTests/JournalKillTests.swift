@@ -37,11 +37,15 @@ struct JournalKillTests {
     /// A command of the loop, on what the store holds now.
     static func command(_ state: State) -> [String] {
         let active = state.ids("pending") + state.ids("confirmed")
+        // Nothing active (every booking cancelled or undone): book again.
+        guard let someActive = active.randomElement() else {
+            return ["reserve", "-l", "Lake Tahoe", "-d", date, "-n", "1", "--pending", "--json"]
+        }
         switch Int.random(in: 0..<6) {
         case 0: return ["reserve", "-l", "Lake Tahoe", "-d", date, "-n", "1", "--pending", "--json"]
-        case 1: return ["modify", active.randomElement()!, "--party-size", String(Int.random(in: 1...9)), "--json"]
-        case 2: return ["cancel", active.randomElement()!, "--json"]
-        case 3: return ["confirm", (state.ids("pending").randomElement() ?? active.randomElement()!), "--json"]
+        case 1: return ["modify", someActive, "--party-size", String(Int.random(in: 1...9)), "--json"]
+        case 2: return ["cancel", someActive, "--json"]
+        case 3: return ["confirm", state.ids("pending").randomElement() ?? someActive, "--json"]
         case 4: return ["undo", "--json"]
         default: return ["reserve", "--batch", "-", "--json"]
         }

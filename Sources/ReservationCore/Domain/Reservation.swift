@@ -8,9 +8,22 @@ public struct Reservation: Sendable, Hashable, Identifiable {
 
     public enum Status: String, Sendable, Hashable, CaseIterable, Codable {
         case pending, confirmed, cancelled
+        /// Places kept until `expiresAt`, then `expired` (DESIGN.md, "Holds and waitlists").
+        case held, expired
+        /// Waiting for places on a full day; counts nothing until promoted.
+        case waitlisted
 
-        /// Pending and confirmed reservations are active; cancelled ones are history.
-        public var isActive: Bool { self != .cancelled }
+        /// Pending, confirmed, held and waitlisted reservations are active;
+        /// cancelled and expired ones are history.
+        public var isActive: Bool { self != .cancelled && self != .expired }
+
+        /// Whether a reservation with this status takes places on its day (a
+        /// held one only while its hold lasts: see `Reservation.takesPlaces(at:)`).
+        public var takesPlaces: Bool { self == .pending || self == .confirmed || self == .held }
+
+        /// The statuses a new reservation may be asked for (a hold and the
+        /// waitlist are asked for with their own options).
+        public static let initial: [Status] = [.pending, .confirmed]
     }
 
     public let id: ID
@@ -27,6 +40,15 @@ public struct Reservation: Sendable, Hashable, Identifiable {
     /// Grows by one with every change; 1 when created, and for records written
     /// before versions were kept (they count as never changed since).
     public let version: Int
+    /// When a `held` reservation's hold ends (nil for every other status).
+    public let expiresAt: Date?
+    /// A waitlisted reservation's place in the order its day's list was joined
+    /// (smaller joined first; ties by id), and the status it takes when promoted.
+    public let waitlistOrder: Int?
+    public let requestedStatus: Status?
+    /// A waitlisted reservation's position on its day's list, from 1, as the
+    /// backend that holds the whole list counts it; nil when not known.
+    public var waitlistPosition: Int?
 
     /// The longest note, in characters: a line or two, not a document.
     public static let noteLimit = 500
@@ -37,7 +59,8 @@ public struct Reservation: Sendable, Hashable, Identifiable {
 
     package init(
         id: ID, landmark: Landmark, date: Date, partySize: Int, status: Status, note: String? = nil,
-        createdAt: Date? = nil, updatedAt: Date? = nil, version: Int = 1
+        createdAt: Date? = nil, updatedAt: Date? = nil, version: Int = 1, expiresAt: Date? = nil,
+        waitlistOrder: Int? = nil, requestedStatus: Status? = nil, waitlistPosition: Int? = nil
     ) {
         self.id = id
         self.landmark = landmark
@@ -48,25 +71,49 @@ public struct Reservation: Sendable, Hashable, Identifiable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.version = version
+        self.expiresAt = expiresAt
+        self.waitlistOrder = waitlistOrder
+        self.requestedStatus = requestedStatus
+        self.waitlistPosition = waitlistPosition
     }
 
     /// The same reservation with another status (the same version: see `changed`).
     package func with(status: Status) -> Reservation {
         Reservation(
             id: id, landmark: landmark, date: date, partySize: partySize, status: status, note: note,
-            createdAt: createdAt, updatedAt: updatedAt, version: version)
+            createdAt: createdAt, updatedAt: updatedAt, version: version, expiresAt: expiresAt,
+            waitlistOrder: waitlistOrder, requestedStatus: requestedStatus, waitlistPosition: waitlistPosition)
     }
 
-    /// This reservation after one change made at `now`: the next version.
+    /// This reservation after one change made at `now`: the next version. A
+    /// new status other than `held` drops the hold's end, and one other than
+    /// `waitlisted` the place on a list; `waitlistOrder` places it on one.
     package func changed(
         landmark: Landmark? = nil, date: Date? = nil, partySize: Int? = nil, status: Status? = nil,
-        note: String?? = .none, at now: Date
+        note: String?? = .none, waitlistOrder: Int? = nil, at now: Date
     ) -> Reservation {
-        Reservation(
+        let status = status ?? self.status
+        return Reservation(
             id: id, landmark: landmark ?? self.landmark, date: date ?? self.date,
             partySize: partySize ?? self.partySize,
-            status: status ?? self.status, note: note ?? self.note, createdAt: createdAt,
-            updatedAt: Timestamp.whole(now), version: version + 1)
+            status: status, note: note ?? self.note, createdAt: createdAt,
+            updatedAt: Timestamp.whole(now), version: version + 1,
+            expiresAt: status == .held || status == .expired ? expiresAt : nil,
+            waitlistOrder: status == .waitlisted ? waitlistOrder ?? self.waitlistOrder : nil,
+            requestedStatus: status == .waitlisted ? requestedStatus : nil)
+    }
+
+    /// Whether this reservation takes places on its day at `now`: pending and
+    /// confirmed ones, and a hold until it ends.
+    public func takesPlaces(at now: Date) -> Bool {
+        status == .held ? (expiresAt.map { $0 > now } ?? false) : status.takesPlaces
+    }
+
+    /// As it reads at `now`: a hold that has ended is `expired`, whether or not
+    /// its expiry has been recorded yet.
+    public func settled(at now: Date) -> Reservation {
+        guard status == .held, let expiresAt, expiresAt <= now else { return self }
+        return with(status: .expired)
     }
 
     /// Whether `note` may be stored: at most `noteLimit` characters.

@@ -57,6 +57,16 @@ public enum ReservationError: Error, Sendable, LocalizedError {
     case batchRejected([BatchFailure], total: Int)
     /// A backend answered a different number of reservations than requested.
     case unexpectedCount(expected: Int, got: Int)
+    /// A hold (as given: `25h`, `0s`) outside 1 s to 24 h.
+    case invalidHold(String)
+    /// A request asked both to hold places and to wait for them.
+    case holdWithWaitlist
+    /// The hold ended before it was confirmed.
+    case holdExpired(Reservation)
+    /// The user already holds `limit` live holds (a server's cap).
+    case tooManyHolds(limit: Int)
+    /// A waitlisted reservation is confirmed by its promotion, not by the user.
+    case cannotConfirmWaitlisted(Reservation)
     /// A `ReservationService.unimplemented` endpoint was called.
     case unimplemented(String)
     /// A refusal a server explained with its code and its words (the same words
@@ -96,9 +106,25 @@ public enum ReservationError: Error, Sendable, LocalizedError {
             }
             return "\(landmark.name) is full on \(day): \(booked) of \(capacity) places taken, \(requested) requested"
         case .cannotConfirmCancelled(let reservation):
-            return "reservation \(reservation.id.short) is cancelled and cannot be confirmed; make a new reservation"
+            return "reservation \(reservation.id.short) is \(reservation.status.rawValue) and cannot be confirmed; "
+                + "make a new reservation"
         case .cannotModifyCancelled(let reservation):
-            return "reservation \(reservation.id.short) is cancelled and cannot be modified; make a new reservation"
+            return "reservation \(reservation.id.short) is \(reservation.status.rawValue) and cannot be modified; "
+                + "make a new reservation"
+        case .invalidHold(let given):
+            return "a hold of \(given.quoted()) is out of range: hold from 1s to 24h (e.g. 90s, 10m, 2h)"
+        case .holdWithWaitlist:
+            return "a reservation is either held (--hold) or waitlisted (--waitlist), not both"
+        case .holdExpired(let reservation):
+            let end = reservation.expiresAt.map { " at \(DateTime.format($0))" } ?? ""
+            return "the hold on reservation \(reservation.id.short) expired\(end) and cannot be confirmed; "
+                + "make a new reservation"
+        case .tooManyHolds(let limit):
+            return "you already hold \(limit) places that have not expired, the most allowed: "
+                + "confirm or cancel one first"
+        case .cannotConfirmWaitlisted(let reservation):
+            return "reservation \(reservation.id.short) is waitlisted: it is confirmed when places free, "
+                + "not by confirm (see 'resv show \(reservation.id.short)')"
         case .versionMismatch(let id, let expected, let current):
             let now = current.map { ", now \($0)" } ?? ""
             return "reservation \(id.short) changed since it was read (version \(expected)\(now)), nothing changed: "

@@ -11,7 +11,7 @@ public enum Booking {
     /// the requests before it. When any is refused, the error
     /// (`batchRejected`) names every refused request and nothing is stored.
     public static func reserve(
-        _ requests: [NewReservation], now: Date, command: String = newCommand(),
+        _ requests: [NewReservation], now: Date, command: String = newCommand(), holdLimit: Int? = nil,
         newID: () -> Reservation.ID = { Reservation.ID(UUID()) }, in transaction: some BookingTransaction
     ) async throws -> [Reservation] {
         try await transaction.lockHistory(exclusive: false)
@@ -37,12 +37,20 @@ public enum Booking {
                 resolved.append(nil)
             }
         }
-        var booked = try await transaction.booked(Set(resolved.compactMap { $0?.day }).sorted())
+        let days = Set(resolved.compactMap { $0?.day }).sorted()
+        var booked = try await count(days, now: now, in: transaction)
+        var statuses = [Reservation.Status?](repeating: nil, count: requests.count)
+        var joining: [BookingDay] = []
         for (index, item) in resolved.enumerated() {
-            guard let item, let day = item.day, let capacity = item.landmark.capacity else { continue }
+            guard let item else { continue }
+            statuses[index] = item.request.hold == nil ? item.request.status : .held
+            guard let day = item.day, let capacity = item.landmark.capacity else { continue }
             let already = booked[day, default: 0]
             if Capacity.fits(item.request.partySize, booked: already, capacity: capacity) {
                 booked[day] = already + item.request.partySize
+            } else if item.request.waitlist {
+                statuses[index] = .waitlisted
+                joining.append(day)
             } else {
                 let refusal = ReservationError.noCapacity(
                     item.landmark, day: day.day.text, requested: item.request.partySize, booked: already)
@@ -52,12 +60,41 @@ public enum Booking {
         guard failures.isEmpty else {
             throw ReservationError.batchRejected(failures.sorted { $0.index < $1.index }, total: requests.count)
         }
+        let holds = requests.count { $0.hold != nil }
+        if let holdLimit, holds > 0, try await transaction.liveHolds(at: now) + holds > holdLimit {
+            throw ReservationError.tooManyHolds(limit: holdLimit)
+        }
+        // Each request joining a full day's list goes to its end, in the order of the batch.
+        var nextOrder: [BookingDay: Int] = [:]
+        var nextPosition: [BookingDay: Int] = [:]
+        if !joining.isEmpty {
+            let lists = try await transaction.waitlisted(Set(joining).sorted())
+            for (day, records) in lists {
+                nextOrder[day] = (records.compactMap(\.waitlistOrder).max() ?? 0) + 1
+                nextPosition[day] = records.count + 1
+            }
+        }
         let created = Timestamp.whole(now)
-        let reservations = resolved.compactMap { $0 }.map { item in
-            Reservation(
-                id: newID(), landmark: item.landmark, date: item.request.date, partySize: item.request.partySize,
-                status: item.request.status, note: item.request.note, createdAt: created, updatedAt: created,
-                version: 1)
+        var reservations: [Reservation] = []
+        reservations.reserveCapacity(requests.count)
+        for (index, item) in resolved.enumerated() {
+            guard let item, let status = statuses[index] else { continue }
+            var order: Int?
+            var position: Int?
+            if status == .waitlisted, let day = item.day {
+                order = nextOrder[day, default: 1]
+                nextOrder[day] = (order ?? 0) + 1
+                position = nextPosition[day, default: 1]
+                nextPosition[day] = (position ?? 0) + 1
+            }
+            reservations.append(
+                Reservation(
+                    id: newID(), landmark: item.landmark, date: item.request.date,
+                    partySize: item.request.partySize, status: status, note: item.request.note, createdAt: created,
+                    updatedAt: created, version: 1,
+                    expiresAt: item.request.hold.map { created.addingTimeInterval(Double($0)) },
+                    waitlistOrder: order, requestedStatus: status == .waitlisted ? item.request.status : nil,
+                    waitlistPosition: position))
         }
         try await transaction.insert(reservations)
         try await transaction.append(
@@ -67,10 +104,10 @@ public enum Booking {
 
     /// Books one request; a refusal is the request's own error, not a batch's.
     public static func reserve(
-        _ request: NewReservation, now: Date, in transaction: some BookingTransaction
+        _ request: NewReservation, now: Date, holdLimit: Int? = nil, in transaction: some BookingTransaction
     ) async throws -> Reservation {
         do {
-            return try await reserve([request], now: now, in: transaction)[0]
+            return try await reserve([request], now: now, holdLimit: holdLimit, in: transaction)[0]
         } catch ReservationError.batchRejected(let failures, _) where failures.count == 1 {
             throw failures[0].error
         }
@@ -85,27 +122,34 @@ public enum Booking {
         in transaction: some BookingTransaction
     ) async throws -> [StatusChange] {
         try await transaction.lockHistory(exclusive: false)
-        let current = try await reservations(ids, in: transaction)
+        let current = try await reservations(ids, now: now, in: transaction)
         if let missing = ids.first(where: { current[$0] == nil }) {
             throw ReservationError.reservationNotFound(missing.description)
         }
-        if status == .confirmed,
-            let cancelled = ids.lazy.compactMap({ current[$0] }).first(where: { $0.status == .cancelled })
-        {
-            throw ReservationError.cannotConfirmCancelled(cancelled)
+        if status == .confirmed {
+            for reservation in ids.lazy.compactMap({ current[$0] }) {
+                switch reservation.status {
+                case .cancelled: throw ReservationError.cannotConfirmCancelled(reservation)
+                case .expired: throw ReservationError.holdExpired(reservation)
+                case .waitlisted: throw ReservationError.cannotConfirmWaitlisted(reservation)
+                case .pending, .confirmed, .held: break
+                }
+            }
         }
         let at = Timestamp.whole(now)
         var latest: [Reservation.ID: Reservation] = [:]
         var changes: [StatusChange] = []
         var changed: [Reservation] = []
         var entries: [HistoryEntry] = []
+        var freed: [BookingDay] = []
         for id in ids {
             guard let before = current[id] else { continue }
             if let already = latest[id] {
                 changes.append(StatusChange(reservation: already, previous: already.status))
                 continue
             }
-            guard before.status != status else {
+            // Cancelling what has ended (cancelled, or a hold that expired) changes nothing.
+            guard before.status != status, before.status.isActive else {
                 latest[id] = before
                 changes.append(StatusChange(reservation: before, previous: before.status))
                 continue
@@ -118,9 +162,14 @@ public enum Booking {
                 entry(
                     status == .cancelled ? .cancelled : .confirmed, before: before, after: after, at: at,
                     command: command))
+            if status == .cancelled, before.takesPlaces(at: now), let day = BookingDay(before.date, at: before.landmark)
+            {
+                freed.append(day)
+            }
         }
         try await transaction.update(changed)
         try await transaction.append(entries)
+        try await promote(on: freed, now: now, in: transaction)
         return changes
     }
 
@@ -134,7 +183,7 @@ public enum Booking {
         command: String = newCommand(), in transaction: some BookingTransaction
     ) async throws -> Reservation {
         try await transaction.lockHistory(exclusive: false)
-        guard let current = try await reservations([id], in: transaction)[id] else {
+        guard let current = try await reservations([id], now: now, in: transaction)[id] else {
             throw ReservationError.reservationNotFound(id.description)
         }
         if let expectedVersion, expectedVersion != current.version {
@@ -145,20 +194,36 @@ public enum Booking {
         let landmark = try change.landmark.map { text throws(ReservationError) in try catalog.landmark(matching: text) }
         if let date = change.date, date <= now { throw ReservationError.dateInPast(date) }
         let note = change.note.map { $0.isEmpty ? nil : $0 } ?? current.note
-        let target = current.changed(
+        var target = current.changed(
             landmark: landmark, date: change.date, partySize: change.partySize, note: .some(note), at: now)
-        guard
-            target.landmark.id != current.landmark.id || target.date != current.date
-                || target.partySize != current.partySize || target.note != current.note
-        else { return current }
-        // A note, or a smaller party on the same day, takes no place from anyone.
-        let takesMore =
-            target.landmark.id != current.landmark.id || target.date != current.date
-            || target.partySize > current.partySize
-        if takesMore, let capacity = target.landmark.capacity, let day = BookingDay(target.date, at: target.landmark) {
-            var booked = try await transaction.booked([day])[day, default: 0]
+        let moved = target.landmark.id != current.landmark.id || target.date != current.date
+        guard moved || target.partySize != current.partySize || target.note != current.note else { return current }
+        let day = BookingDay(target.date, at: target.landmark)
+        let oldDay = BookingDay(current.date, at: current.landmark)
+        if current.status == .waitlisted {
+            // A waitlisted request changes and stays on the list (at the end of another day's);
+            // the promotion below gives it places at once when it now fits.
+            if let day {
+                if day != oldDay {
+                    _ = try await count([day], now: now, in: transaction)
+                    let list = try await transaction.waitlisted([day])[day] ?? []
+                    target = current.changed(
+                        landmark: landmark, date: change.date, partySize: change.partySize, note: .some(note),
+                        waitlistOrder: (list.compactMap(\.waitlistOrder).max() ?? 0) + 1, at: now)
+                }
+            } else {
+                // No capacity where it goes: nothing to wait for.
+                target = current.changed(
+                    landmark: landmark, date: change.date, partySize: change.partySize,
+                    status: current.requestedStatus ?? .confirmed, note: .some(note), at: now)
+            }
+        } else if moved || target.partySize > current.partySize, let capacity = target.landmark.capacity, let day {
+            // A note, or a smaller party on the same day, takes no place from anyone.
+            var booked = try await count([day], now: now, in: transaction)[day, default: 0]
             // Its own places, when they are on this day, are released by this change.
-            if day.contains(current.landmark.id, current.date), Reservation.partySizes.contains(current.partySize) {
+            if current.takesPlaces(at: now), day.contains(current.landmark.id, current.date),
+                Reservation.partySizes.contains(current.partySize)
+            {
                 booked -= current.partySize
             }
             guard Capacity.fits(target.partySize, booked: booked, capacity: capacity) else {
@@ -170,7 +235,13 @@ public enum Booking {
         try await transaction.append([
             entry(.modified, before: current, after: target, at: Timestamp.whole(now), command: command)
         ])
-        return target
+        var touched: [BookingDay] = []
+        if current.takesPlaces(at: now), let oldDay, moved || target.partySize < current.partySize {
+            touched.append(oldDay)
+        }
+        if target.status == .waitlisted, let day { touched.append(day) }
+        let promoted = try await promote(on: touched, now: now, in: transaction)
+        return promoted.first { $0.id == target.id } ?? target
     }
 
     /// Takes back the user's newest command that is neither an undo nor undone,
@@ -190,9 +261,9 @@ public enum Booking {
         let at = Timestamp.whole(now)
         let steps = try Undo.plan(command, current: { records[$0] }, now: at)
         let catalog = transaction.catalog
-        let changes = Undo.dayChanges(steps, catalog: catalog)
-        let booked = try await transaction.booked(
-            changes.map { BookingDay(landmark: $0.landmark.id, day: $0.day) })
+        let changes = Undo.dayChanges(steps, catalog: catalog, now: now)
+        let booked = try await count(
+            changes.map { BookingDay(landmark: $0.landmark.id, day: $0.day) }, now: now, in: transaction)
         for change in changes {
             try change.check(booked: booked[BookingDay(landmark: change.landmark.id, day: change.day), default: 0])
         }
@@ -215,14 +286,39 @@ public enum Booking {
         }
         try await transaction.update(targets)
         try await transaction.append(entries)
+        // Places it gives back, and requests it puts back on a list, may let waitlisted ones in.
+        var touched: [BookingDay] = []
+        for step in steps {
+            for record in [step.current, step.target]
+            where Undo.takesPlaces(record, at: now) || record.status == Reservation.Status.waitlisted.rawValue {
+                if let reservation = try? Reservation(record, catalog: catalog),
+                    let day = BookingDay(reservation.date, at: reservation.landmark)
+                {
+                    touched.append(day)
+                }
+            }
+        }
+        try await promote(on: touched, now: now, in: transaction)
         return UndoResult(command: taken, changes: entries)
     }
 
     /// A new command id: every change of one request shares it.
     public static func newCommand() -> String { UUID().uuidString.lowercased() }
 
-    /// The user's reservations with these ids that map (a record that does not is not found), locked.
-    private static func reservations(_ ids: [Reservation.ID], in transaction: some BookingTransaction)
+    /// Records the end of every hold that has ended by `now` (at most `limit`,
+    /// of any user, skipping those another transaction is changing), and
+    /// promotes the waitlists of the days they free: the system's change, as
+    /// a sweep of a server and a write of the file store run it. Returns the holds ended.
+    @discardableResult
+    public static func expireHolds(now: Date, limit: Int = 1_000, in transaction: some BookingTransaction)
+        async throws -> [Reservation]
+    {
+        try await expire(transaction.dueHolds(on: nil, at: now, limit: limit), now: now, in: transaction)
+    }
+
+    /// The user's reservations with these ids that map (a record that does not
+    /// is not found), locked, as they read at `now` (a hold that ended, expired).
+    private static func reservations(_ ids: [Reservation.ID], now: Date, in transaction: some BookingTransaction)
         async throws -> [Reservation.ID: Reservation]
     {
         let records = try await transaction.recordsForUpdate(Set(ids).sorted { $0.description < $1.description })
@@ -230,9 +326,84 @@ public enum Booking {
         var found: [Reservation.ID: Reservation] = [:]
         found.reserveCapacity(records.count)
         for (id, record) in records {
-            if let reservation = try? Reservation(record, catalog: catalog) { found[id] = reservation }
+            if let reservation = try? Reservation(record, catalog: catalog) { found[id] = reservation.settled(at: now) }
         }
         return found
+    }
+
+    /// Locks `days` (sorted) and counts the people booked there, after ending
+    /// the holds there that have ended (and promoting from the lists they free),
+    /// so no new request passes a waitlist that a hold's end should have served.
+    private static func count(_ days: [BookingDay], now: Date, in transaction: some BookingTransaction)
+        async throws -> [BookingDay: Int]
+    {
+        guard !days.isEmpty else { return [:] }
+        let due = try await transaction.dueHolds(on: days, at: now, limit: .max)
+        if !due.isEmpty { try await expire(due, now: now, in: transaction) }
+        return try await transaction.booked(days, at: now)
+    }
+
+    /// Marks these held records expired (those that map and have ended) and promotes on their days.
+    @discardableResult
+    private static func expire(_ records: [ReservationApiModel], now: Date, in transaction: some BookingTransaction)
+        async throws -> [Reservation]
+    {
+        guard !records.isEmpty else { return [] }
+        let catalog = transaction.catalog
+        let at = Timestamp.whole(now)
+        let command = newCommand()
+        var ended: [Reservation] = []
+        var entries: [HistoryEntry] = []
+        var days: [BookingDay] = []
+        for record in records {
+            guard let hold = try? Reservation(record, catalog: catalog), hold.status == .held,
+                let end = hold.expiresAt, end <= now
+            else { continue }
+            let after = hold.changed(status: .expired, at: at)
+            ended.append(after)
+            entries.append(entry(.expired, before: hold, after: after, at: at, command: command))
+            if let day = BookingDay(hold.date, at: hold.landmark) { days.append(day) }
+        }
+        try await transaction.updateAny(ended, entries: entries)
+        try await promote(on: days, now: now, in: transaction)
+        return ended
+    }
+
+    /// Gives places on each of `days` to its waitlisted reservations, in the
+    /// order they joined, each that fits in what is left (a larger one keeps
+    /// its place, a later smaller one may pass it): the system's change, in the
+    /// transaction of the change that freed them. Returns the promoted.
+    @discardableResult
+    private static func promote(on days: [BookingDay], now: Date, in transaction: some BookingTransaction)
+        async throws -> [Reservation]
+    {
+        let days = Set(days).sorted()
+        guard !days.isEmpty else { return [] }
+        let booked = try await transaction.booked(days, at: now)
+        let lists = try await transaction.waitlisted(days)
+        let catalog = transaction.catalog
+        let at = Timestamp.whole(now)
+        var promoted: [Reservation] = []
+        var entries: [HistoryEntry] = []
+        let command = newCommand()
+        for day in days {
+            guard let records = lists[day], !records.isEmpty, let capacity = catalog[day.landmark]?.capacity else {
+                continue
+            }
+            var taken = booked[day, default: 0]
+            for record in records {
+                guard let waiting = try? Reservation(record, catalog: catalog), waiting.status == .waitlisted,
+                    Capacity.fits(waiting.partySize, booked: taken, capacity: capacity)
+                else { continue }
+                taken += waiting.partySize
+                let after = waiting.changed(status: waiting.requestedStatus ?? .confirmed, at: at)
+                promoted.append(after)
+                entries.append(entry(.promoted, before: waiting, after: after, at: at, command: command))
+            }
+        }
+        guard !promoted.isEmpty else { return [] }
+        try await transaction.updateAny(promoted, entries: entries)
+        return promoted
     }
 
     private static func entry(

@@ -21,9 +21,23 @@ public protocol BookingTransaction {
     /// until the transaction ends; an id the user has no record of is absent.
     func recordsForUpdate(_ ids: [Reservation.ID]) async throws -> [Reservation.ID: ReservationApiModel]
     /// Locks each day (given sorted, no repeats) until the transaction ends and
-    /// counts the people booked there: every user's active reservations with a
-    /// valid party size.
-    func booked(_ days: [BookingDay]) async throws -> [BookingDay: Int]
+    /// counts the people booked there at `now`: every user's pending, confirmed
+    /// and held reservations with a valid party size, a hold only until its
+    /// `expiresAt` (`Reservation.takesPlaces(at:)`).
+    func booked(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: Int]
+    /// Every user's waitlisted records on these days (locked by `booked`
+    /// before), each locked, in the order they joined (`waitlistOrder`, then
+    /// id); a day with none may be absent.
+    func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [ReservationApiModel]]
+    /// Every user's `held` records whose hold ended by `now`, each locked: on
+    /// these days, or with nil on any day, at most `limit` of them, passing over
+    /// those another transaction has locked (another sweep's, a confirm under way).
+    func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [ReservationApiModel]
+    /// How many of the user's holds are live at `now`.
+    func liveHolds(at now: Date) async throws -> Int
+    /// Stores the system's changes (a promotion, an expiry) to any user's
+    /// reservations, and appends each entry to the history of its reservation's owner.
+    func updateAny(_ reservations: [Reservation], entries: [HistoryEntry]) async throws
     /// Stores new reservations.
     func insert(_ reservations: [Reservation]) async throws
     /// Stores changed reservations (landmark, date, party size, status, note, change time, version).

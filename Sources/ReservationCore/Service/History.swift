@@ -7,6 +7,12 @@ import Foundation
 public struct HistoryEntry: Sendable, Hashable {
     public enum Change: String, Sendable, Hashable, CaseIterable {
         case created, modified, confirmed, cancelled, undone
+        /// The system's changes, never a user's command: a waitlisted
+        /// reservation given places, a hold that ended.
+        case promoted, expired
+
+        /// Whether the system made this change (an undo never takes one back).
+        public var isSystem: Bool { self == .promoted || self == .expired }
     }
 
     public var at: Date

@@ -41,7 +41,9 @@ public struct ReservationLedger: Sendable {
         positions.reserveCapacity(positions.count + new.count)
         for reservation in new {
             positions.append(records.count)
-            records.append(ReservationApiModel(reservation).json)
+            var record = ReservationApiModel(reservation)
+            record.waitlistPosition = nil  // counted when read, never stored
+            records.append(record.json)
             reservations.append(reservation)
         }
         revision += new.count
@@ -80,7 +82,10 @@ public struct ReservationLedger: Sendable {
     fileprivate mutating func write(_ reservation: Reservation, at index: Int) {
         let position = positions[index]
         let fields = ReservationApiModel(reservation).json
-        for key in ["landmarkId", "date", "partySize", "status", "createdAt", "updatedAt", "version"] {
+        for key in [
+            "landmarkId", "date", "partySize", "status", "createdAt", "updatedAt", "version", "expiresAt",
+            "waitlistOrder", "requestedStatus",
+        ] {
             records[position][key] = fields[key]
         }
         // A "note" that is not text belongs to someone else (an older tool): left as it is.
@@ -141,15 +146,53 @@ public final class LedgerTransaction: BookingTransaction {
         return ledger.indexes(of: ids).mapValues { ReservationApiModel(reservations[$0]) }
     }
 
-    public func booked(_ days: [BookingDay]) async throws -> [BookingDay: Int] {
+    public func booked(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: Int] {
         var totals = Dictionary(uniqueKeysWithValues: days.map { ($0, 0) })
-        guard !days.isEmpty else { return totals }
+        for (day, reservation) in on(days)
+        where reservation.takesPlaces(at: now) && Reservation.partySizes.contains(reservation.partySize) {
+            totals[day, default: 0] += reservation.partySize
+        }
+        return totals
+    }
+
+    public func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [ReservationApiModel]] {
+        var lists: [BookingDay: [Reservation]] = [:]
+        for (day, reservation) in on(days) where reservation.status == .waitlisted {
+            lists[day, default: []].append(reservation)
+        }
+        return lists.mapValues { list in
+            list.sorted { ($0.waitlistOrder ?? 0, $0.id.description) < ($1.waitlistOrder ?? 0, $1.id.description) }
+                .map(ReservationApiModel.init)
+        }
+    }
+
+    public func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [ReservationApiModel] {
+        func due(_ reservation: Reservation) -> Bool {
+            reservation.status == .held && reservation.expiresAt.map { $0 <= now } ?? false
+        }
+        guard let days else {
+            return ledger.reservations.lazy.filter(due).prefix(max(0, limit)).map(ReservationApiModel.init)
+        }
+        return on(days).lazy.map(\.reservation).filter(due).prefix(max(0, limit)).map(ReservationApiModel.init)
+    }
+
+    public func liveHolds(at now: Date) async throws -> Int {
+        ledger.reservations.count { $0.status == .held && $0.takesPlaces(at: now) }
+    }
+
+    public func updateAny(_ reservations: [Reservation], entries: [HistoryEntry]) async throws {
+        try await update(reservations)
+        try await append(entries)
+    }
+
+    /// The reservations on any of `days` (sorted), each with its day: one pass
+    /// over the reservations, each found among its landmark's days by a binary search.
+    private func on(_ days: [BookingDay]) -> [(day: BookingDay, reservation: Reservation)] {
+        guard !days.isEmpty else { return [] }
         let byLandmark = Dictionary(grouping: days, by: \.landmark)
-        // One pass over the reservations, each found among its landmark's days by a binary search.
-        for reservation in ledger.reservations where reservation.status.isActive {
-            guard let candidates = byLandmark[reservation.landmark.id],
-                Reservation.partySizes.contains(reservation.partySize)
-            else { continue }
+        var found: [(day: BookingDay, reservation: Reservation)] = []
+        for reservation in ledger.reservations {
+            guard let candidates = byLandmark[reservation.landmark.id] else { continue }
             var low = 0
             var high = candidates.count
             while low < high {
@@ -159,9 +202,9 @@ public final class LedgerTransaction: BookingTransaction {
             guard low < candidates.count, candidates[low].contains(reservation.landmark.id, reservation.date) else {
                 continue
             }
-            totals[candidates[low], default: 0] += reservation.partySize
+            found.append((candidates[low], reservation))
         }
-        return totals
+        return found
     }
 
     public func insert(_ reservations: [Reservation]) async throws { ledger.append(reservations) }

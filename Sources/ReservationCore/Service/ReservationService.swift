@@ -11,22 +11,34 @@ public struct NewReservation: Sendable, Hashable {
     public let status: Reservation.Status
     /// Free text to keep with it; nil (or empty) for none.
     public let note: String?
+    /// Seconds to hold the places for (status `held` until then); nil for a booking.
+    public let hold: Int?
+    /// Whether to join the day's waitlist when it is full, instead of being refused.
+    public let waitlist: Bool
+
+    /// How long a hold may be: 1 s to 24 h.
+    public static let holdSeconds: ClosedRange<Int> = 1...86_400
 
     /// Checks the rules that need no backend: a future date, a party of at
-    /// least one, a starting status of pending or confirmed, a note of at most `Reservation.noteLimit`.
+    /// least one, a starting status of pending or confirmed, a note of at most
+    /// `Reservation.noteLimit`, a hold from 1 s to 24 h and not with the waitlist.
     public init(
         landmark: String, date: Date, partySize: Int, status: Reservation.Status = .confirmed, note: String? = nil,
-        now: Date
+        hold: Int? = nil, waitlist: Bool = false, now: Date
     ) throws(ReservationError) {
         guard Reservation.partySizes.contains(partySize) else { throw .invalidPartySize(partySize) }
         guard date > now else { throw .dateInPast(date) }
-        guard status != .cancelled else { throw .invalidInitialStatus(status.rawValue) }
+        guard Reservation.Status.initial.contains(status) else { throw .invalidInitialStatus(status.rawValue) }
         if let note { try Reservation.checkNewNote(note) }
+        if let hold, !Self.holdSeconds.contains(hold) { throw .invalidHold("\(hold)s") }
+        guard hold == nil || !waitlist else { throw .holdWithWaitlist }
         self.landmark = landmark
         self.date = date
         self.partySize = partySize
         self.status = status
         self.note = note?.isEmpty == true ? nil : note
+        self.hold = hold
+        self.waitlist = waitlist
     }
 
     public init(
@@ -48,14 +60,14 @@ public struct NewReservation: Sendable, Hashable {
         }
         try self.init(
             landmark: request.landmarkId, date: date, partySize: request.partySize, status: status, note: request.note,
-            now: now)
+            hold: request.hold, waitlist: request.waitlist ?? false, now: now)
     }
 
     /// The wire form of this request.
     public var request: CreateReservationRequest {
         CreateReservationRequest(
-            landmarkId: landmark, date: DateTime.format(date), partySize: partySize, status: status.rawValue, note: note
-        )
+            landmarkId: landmark, date: DateTime.format(date), partySize: partySize, status: status.rawValue, note: note,
+            hold: hold, waitlist: waitlist ? true : nil)
     }
 }
 
@@ -217,25 +229,27 @@ extension ReservationService {
         now: @escaping @Sendable () -> Date
     ) -> ReservationService {
         let state = InMemoryState(ledger: ReservationLedger(records: records, catalog: catalog))
+        // As the file store: each write first records the holds that have ended.
+        @Sendable func write<T: Sendable>(_ rule: @escaping @Sendable (LedgerTransaction, Date) async throws -> T)
+            async throws -> T
+        {
+            let at = now()
+            return try await state.update { transaction in
+                try await Booking.expireHolds(now: at, limit: .max, in: transaction)
+                return try await rule(transaction, at)
+            }
+        }
         return ReservationService(
             landmarks: { catalog },
-            fetch: { state.ledger.snapshot },
-            reserve: { requests in
-                try await state.update { try await Booking.reserve(requests, now: now(), in: $0) }
-            },
-            cancel: { ids in
-                try await state.update { try await Booking.setStatus(.cancelled, of: ids, now: now(), in: $0) }
-            },
-            confirm: { ids in
-                try await state.update { try await Booking.setStatus(.confirmed, of: ids, now: now(), in: $0) }
-            },
+            fetch: { state.ledger.snapshot.settled(at: now(), countPositions: true) },
+            reserve: { requests in try await write { try await Booking.reserve(requests, now: $1, in: $0) } },
+            cancel: { ids in try await write { try await Booking.setStatus(.cancelled, of: ids, now: $1, in: $0) } },
+            confirm: { ids in try await write { try await Booking.setStatus(.confirmed, of: ids, now: $1, in: $0) } },
             modify: { id, change, version in
-                try await state.update {
-                    try await Booking.modify(id, change, expectedVersion: version, now: now(), in: $0)
-                }
+                try await write { try await Booking.modify(id, change, expectedVersion: version, now: $1, in: $0) }
             },
             history: { id, limit in state.ledger.changes(of: id, limit: limit) },
-            undo: { try await state.update { try await Booking.undo(now: now(), in: $0) } }
+            undo: { try await write { try await Booking.undo(now: $1, in: $0) } }
         )
     }
 }

@@ -76,3 +76,32 @@ public enum SnapshotSource: Sendable {
     /// `unreachable` says why it could not be reached (nil with `--offline`).
     case cache(saved: Date, unreachable: (any Error)?)
 }
+
+extension ReservationSnapshot {
+    /// The reservations as they read at `now`: a hold that has ended is
+    /// `expired` (`Reservation.settled(at:)`); with `countPositions`, each
+    /// waitlisted one carries its place on its day's list, which only a
+    /// snapshot of every user's reservations (a file, memory) can count.
+    public func settled(at now: Date, countPositions: Bool) -> ReservationSnapshot {
+        guard reservations.contains(where: { $0.status == .held || $0.status == .waitlisted }) else { return self }
+        var reservations = reservations.map { $0.settled(at: now) }
+        if countPositions {
+            var lists: [BookingDay: [Int]] = [:]
+            for (index, reservation) in reservations.enumerated() where reservation.status == .waitlisted {
+                if let day = BookingDay(reservation.date, at: reservation.landmark) {
+                    lists[day, default: []].append(index)
+                }
+            }
+            for list in lists.values {
+                let ordered = list.sorted {
+                    (reservations[$0].waitlistOrder ?? 0, reservations[$0].id.description)
+                        < (reservations[$1].waitlistOrder ?? 0, reservations[$1].id.description)
+                }
+                for (position, index) in ordered.enumerated() { reservations[index].waitlistPosition = position + 1 }
+            }
+        }
+        var settled = ReservationSnapshot(reservations: reservations, rejected: rejected, catalog: catalog)
+        settled.source = source
+        return settled
+    }
+}

@@ -49,16 +49,25 @@ public enum Undo {
     public static func lastCommand(in history: [HistoryEntry]) -> [HistoryEntry] {
         var undone: Set<String> = []
         var found: String?
-        for entry in history.reversed() {
-            if let taken = entry.undoes {
-                undone.insert(taken)
-            } else if entry.change != .undone, !undone.contains(entry.command) {
-                found = entry.command
-                break
-            }
+        for entry in history.reversed() where isUndoable(entry, undone: &undone) {
+            found = entry.command
+            break
         }
         guard let found else { return [] }
         return history.filter { $0.command == found }
+    }
+
+    /// The rule of which change an undo takes back, for a reader of the history
+    /// from its newest entry: whether `entry` belongs to a command that can be
+    /// undone, given the commands the undos read so far took back (`undone`,
+    /// which this adds to). Undos, undone commands and the system's changes
+    /// (promotions, expiries) cannot.
+    public static func isUndoable(_ entry: HistoryEntry, undone: inout Set<String>) -> Bool {
+        if let taken = entry.undoes {
+            undone.insert(taken)
+            return false
+        }
+        return entry.change != .undone && !entry.change.isSystem && !undone.contains(entry.command)
     }
 
     /// What each reservation of `command` (its changes, oldest first) returns
@@ -92,6 +101,9 @@ public enum Undo {
                 target.partySize = before.partySize
                 target.status = before.status
                 target.note = before.note
+                target.expiresAt = before.expiresAt
+                target.waitlistOrder = before.waitlistOrder
+                target.requestedStatus = before.requestedStatus
             } else {
                 target.status = Reservation.Status.cancelled.rawValue
             }
@@ -133,10 +145,10 @@ public enum Undo {
     }
 
     /// The capacity-limited days the steps add people to, in a stable order (landmark, then day).
-    public static func dayChanges(_ steps: [Step], catalog: LandmarkCatalog) -> [DayChange] {
+    public static func dayChanges(_ steps: [Step], catalog: LandmarkCatalog, now: Date) -> [DayChange] {
         var days: [String: DayChange] = [:]
         func count(_ record: ReservationApiModel, _ update: (inout DayChange, Int) -> Void) {
-            guard record.status != Reservation.Status.cancelled.rawValue, let partySize = record.partySize,
+            guard takesPlaces(record, at: now), let partySize = record.partySize,
                 Reservation.partySizes.contains(partySize), let landmarkText = record.landmarkId,
                 let landmarkID = Landmark.ID(landmarkText), let landmark = catalog[landmarkID],
                 let capacity = landmark.capacity, let dateText = record.date,
@@ -155,6 +167,14 @@ public enum Undo {
         return days.values.filter { $0.added > $0.removed }.sorted {
             ($0.landmark.id.description, $0.day.start) < ($1.landmark.id.description, $1.day.start)
         }
+    }
+
+    /// Whether a record takes places at `now` (`Reservation.takesPlaces(at:)`, on a record that may not map).
+    static func takesPlaces(_ record: ReservationApiModel, at now: Date) -> Bool {
+        guard let raw = record.status, let status = Reservation.Status(rawValue: raw) else { return false }
+        guard status == .held else { return status.takesPlaces }
+        guard let text = record.expiresAt, let end = try? DateTime.parse(text) else { return false }
+        return end > now
     }
 
     /// Whether two records hold the same landmark, date, party size, status and note.

@@ -27,6 +27,10 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case invalidDays
     case invalidRequest
     case batchRejected
+    case invalidHold
+    case holdExpired
+    case tooManyHolds
+    case cannotConfirmWaitlisted
     // The protocol's.
     case invalidJSON
     case bodyTooLarge
@@ -58,10 +62,11 @@ public enum ErrorCode: String, Sendable, CaseIterable {
         switch self {
         case .invalidDate, .dateInPast, .invalidPartySize, .invalidStatus, .unknownLandmark, .ambiguousLandmark,
             .invalidReservationId, .invalidDays, .invalidRequest, .batchRejected, .invalidJSON, .bodyTooLarge,
-            .idempotencyKeyReused, .invalidNote:
+            .idempotencyKeyReused, .invalidNote, .invalidHold:
             .invalidInput
         case .reservationNotFound, .ambiguousReservationId, .noCapacity, .cannotConfirmCancelled,
-            .cannotModifyCancelled, .versionMismatch, .nothingToUndo, .undoConflict, .undoInPast:
+            .cannotModifyCancelled, .versionMismatch, .nothingToUndo, .undoConflict, .undoInPast, .holdExpired,
+            .tooManyHolds, .cannotConfirmWaitlisted:
             .refused
         case .unauthorized, .forbidden:
             .notAuthorised
@@ -100,6 +105,10 @@ extension ReservationError {
         case .invalidDays: .invalidDays
         case .invalidRequestField: .invalidRequest
         case .batchRejected: .batchRejected
+        case .invalidHold, .holdWithWaitlist: .invalidHold
+        case .holdExpired: .holdExpired
+        case .tooManyHolds: .tooManyHolds
+        case .cannotConfirmWaitlisted: .cannotConfirmWaitlisted
         case .unexpectedCount: .invalidResponse
         case .unimplemented: .internalError
         case .refusedByServer(let code, _): code

@@ -20,6 +20,10 @@ extension ReservationApiModel {
         var createdAt: JSONValue?
         var updatedAt: JSONValue?
         var version: JSONValue?
+        var expiresAt: JSONValue?
+        var waitlistOrder: JSONValue?
+        var requestedStatus: JSONValue?
+        var waitlistPosition: JSONValue?
         for (key, value) in fields {
             switch key {
             case "id": idValue = value
@@ -31,6 +35,10 @@ extension ReservationApiModel {
             case "createdAt": createdAt = value
             case "updatedAt": updatedAt = value
             case "version": version = value
+            case "expiresAt": expiresAt = value
+            case "waitlistOrder": waitlistOrder = value
+            case "requestedStatus": requestedStatus = value
+            case "waitlistPosition": waitlistPosition = value
             default: break
             }
         }
@@ -46,7 +54,11 @@ extension ReservationApiModel {
             note: { if case .string(let text)? = note { text } else { nil } }(),
             createdAt: try Self.string(createdAt, "createdAt"),
             updatedAt: try Self.string(updatedAt, "updatedAt"),
-            version: try Self.integer(version, "version")
+            version: try Self.integer(version, "version"),
+            expiresAt: try Self.string(expiresAt, "expiresAt"),
+            waitlistOrder: try Self.integer(waitlistOrder, "waitlistOrder"),
+            requestedStatus: try Self.string(requestedStatus, "requestedStatus"),
+            waitlistPosition: try Self.integer(waitlistPosition, "waitlistPosition")
         )
     }
 
@@ -84,6 +96,10 @@ extension ReservationApiModel {
         if let createdAt { fields["createdAt"] = .string(createdAt) }
         if let updatedAt { fields["updatedAt"] = .string(updatedAt) }
         if let version { fields["version"] = .integer(Int64(version)) }
+        if let expiresAt { fields["expiresAt"] = .string(expiresAt) }
+        if let waitlistOrder { fields["waitlistOrder"] = .integer(Int64(waitlistOrder)) }
+        if let requestedStatus { fields["requestedStatus"] = .string(requestedStatus) }
+        if let waitlistPosition { fields["waitlistPosition"] = .integer(Int64(waitlistPosition)) }
         return .object(fields)
     }
 }

@@ -58,8 +58,24 @@ extension Reservation {
         let updatedAt = try time(api.updatedAt, "updatedAt")
         let version = api.version ?? 1
         guard version >= 1 else { throw .invalidVersion(version) }
+        // A hold needs its end; a waitlisted reservation may lack its order (it then joined first).
+        let expiresAt = try time(api.expiresAt, "expiresAt")
+        if status == .held, expiresAt == nil { throw .missingExpiry }
+        var requested: Status?
+        if status == .waitlisted {
+            requested = .confirmed
+            if let raw = api.requestedStatus {
+                guard let parsed = Status(rawValue: raw), Status.initial.contains(parsed) else {
+                    throw .unknownStatus(raw)
+                }
+                requested = parsed
+            }
+        }
         self.init(
             id: id, landmark: landmark, date: date, partySize: partySize, status: status, note: api.note,
-            createdAt: createdAt, updatedAt: updatedAt ?? createdAt, version: version)
+            createdAt: createdAt, updatedAt: updatedAt ?? createdAt, version: version,
+            expiresAt: status == .held || status == .expired ? expiresAt : nil,
+            waitlistOrder: status == .waitlisted ? api.waitlistOrder ?? 0 : nil, requestedStatus: requested,
+            waitlistPosition: status == .waitlisted ? api.waitlistPosition.flatMap { $0 > 0 ? $0 : nil } : nil)
     }
 }

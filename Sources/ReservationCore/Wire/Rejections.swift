@@ -23,6 +23,8 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
     case invalidTimestamp(String, String)
     /// A version below 1.
     case invalidVersion(Int)
+    /// A `held` record without `expiresAt`.
+    case missingExpiry
 
     /// A stable key for counting reasons, used in `fetch --json`.
     public var code: String {
@@ -43,6 +45,7 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
         case .invalidNote: "invalidNote"
         case .invalidTimestamp: "invalidTimestamp"
         case .invalidVersion: "invalidVersion"
+        case .missingExpiry: "missingExpiry"
         }
     }
 
@@ -65,6 +68,7 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
         case .invalidNote: "note too long"
         case .invalidTimestamp: "invalid timestamp"
         case .invalidVersion: "invalid version"
+        case .missingExpiry: "hold without expiresAt"
         }
     }
 
@@ -92,6 +96,7 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
         case .invalidTimestamp(let field, let text):
             "\(field) '\(text.count > 40 ? text.prefix(40) + "…" : text)' is not an ISO 8601 date-time"
         case .invalidVersion(let version): "version \(version) is not 1 or more"
+        case .missingExpiry: "status is held but expiresAt is missing"
         }
     }
 }

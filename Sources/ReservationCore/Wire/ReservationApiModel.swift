@@ -11,10 +11,18 @@ public struct ReservationApiModel: Sendable, Hashable, Codable {
     public var createdAt: String?
     public var updatedAt: String?
     public var version: Int?
+    /// A hold's end (status `held` or `expired`).
+    public var expiresAt: String?
+    /// A waitlisted reservation's order of joining, and the status it is promoted to.
+    public var waitlistOrder: Int?
+    public var requestedStatus: String?
+    /// Never stored: a server's count of a waitlisted reservation's place on its day's list.
+    public var waitlistPosition: Int?
 
     public init(
         id: String, landmarkId: String?, date: String?, partySize: Int?, status: String?, note: String? = nil,
-        createdAt: String? = nil, updatedAt: String? = nil, version: Int? = nil
+        createdAt: String? = nil, updatedAt: String? = nil, version: Int? = nil, expiresAt: String? = nil,
+        waitlistOrder: Int? = nil, requestedStatus: String? = nil, waitlistPosition: Int? = nil
     ) {
         self.id = id
         self.landmarkId = landmarkId
@@ -25,6 +33,10 @@ public struct ReservationApiModel: Sendable, Hashable, Codable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.version = version
+        self.expiresAt = expiresAt
+        self.waitlistOrder = waitlistOrder
+        self.requestedStatus = requestedStatus
+        self.waitlistPosition = waitlistPosition
     }
 
     /// The wire form of a domain reservation.
@@ -35,7 +47,11 @@ public struct ReservationApiModel: Sendable, Hashable, Codable {
             status: reservation.status.rawValue, note: reservation.note,
             createdAt: reservation.createdAt.map(DateTime.format),
             updatedAt: reservation.updatedAt.map(DateTime.format),
-            version: reservation.version
+            version: reservation.version,
+            expiresAt: reservation.expiresAt.map(DateTime.format),
+            waitlistOrder: reservation.waitlistOrder,
+            requestedStatus: reservation.requestedStatus?.rawValue,
+            waitlistPosition: reservation.waitlistPosition
         )
     }
 }
@@ -49,13 +65,22 @@ public struct CreateReservationRequest: Sendable, Hashable, Codable {
     public var status: String?
     /// Optional: free text kept with the reservation.
     public var note: String?
+    /// Optional: hold the places this many seconds (status `held`).
+    public var hold: Int?
+    /// Optional: when the day is full, join its waitlist instead of being refused.
+    public var waitlist: Bool?
 
-    public init(landmarkId: String, date: String, partySize: Int, status: String? = nil, note: String? = nil) {
+    public init(
+        landmarkId: String, date: String, partySize: Int, status: String? = nil, note: String? = nil,
+        hold: Int? = nil, waitlist: Bool? = nil
+    ) {
         self.landmarkId = landmarkId
         self.date = date
         self.partySize = partySize
         self.status = status
         self.note = note
+        self.hold = hold
+        self.waitlist = waitlist
     }
 }
 
@@ -67,6 +92,8 @@ extension CreateReservationRequest {
         ]
         if let status { fields["status"] = .string(status) }
         if let note { fields["note"] = .string(note) }
+        if let hold { fields["hold"] = .integer(Int64(hold)) }
+        if waitlist == true { fields["waitlist"] = .bool(true) }
         return .object(fields)
     }
 
@@ -93,8 +120,23 @@ extension CreateReservationRequest {
         case .number?: throw .invalidRequestField("partySize", "is out of range")
         case let other?: throw .invalidRequestField("partySize", "must be a whole number, not \(other.typeName)")
         }
+        var hold: Int?
+        switch json["hold"] {
+        case nil, .null?: break
+        case .integer(let value)?: hold = Int(exactly: value) ?? (value < 0 ? Int.min : Int.max)
+        case .double(let value)? where value.isFinite && value == value.rounded():
+            hold = value < Double(Int.min) ? Int.min : value > Double(Int.max) ? Int.max : Int(value)
+        case .number?, .double?: hold = Int.max
+        case let other?: throw .invalidRequestField("hold", "must be a whole number of seconds, not \(other.typeName)")
+        }
+        var waitlist: Bool?
+        switch json["waitlist"] {
+        case nil, .null?: break
+        case .bool(let value)?: waitlist = value
+        case let other?: throw .invalidRequestField("waitlist", "must be true or false, not \(other.typeName)")
+        }
         self.init(
-            landmarkId: landmarkId, date: date, partySize: partySize, status: try text("status"), note: try text("note")
-        )
+            landmarkId: landmarkId, date: date, partySize: partySize, status: try text("status"), note: try text("note"),
+            hold: hold, waitlist: waitlist)
     }
 }

@@ -14,7 +14,8 @@ extension JSONWriter {
     /// when nil (records older than them).
     public mutating func writeReservation(
         id: String, landmark: LandmarkField, date: String, partySize: Int, status: String, note: String?,
-        createdAt: String?, updatedAt: String?, version: Int, depth: Int
+        createdAt: String?, updatedAt: String?, version: Int, expiresAt: String? = nil,
+        waitlistPosition: Int? = nil, depth: Int
     ) {
         beginObject()
         if let createdAt {
@@ -23,6 +24,10 @@ extension JSONWriter {
         }
         key("date", first: createdAt == nil, depth: depth)
         write(string: date)
+        if let expiresAt {
+            key("expiresAt", depth: depth)
+            write(string: expiresAt)
+        }
         key("id", depth: depth)
         write(string: id)
         switch landmark {
@@ -47,6 +52,10 @@ extension JSONWriter {
         }
         key("version", depth: depth)
         write(version)
+        if let waitlistPosition {
+            key("waitlistPosition", depth: depth)
+            write(waitlistPosition)
+        }
         endObject(depth: depth)
     }
 }

@@ -22,10 +22,10 @@ public enum MemoryStore {
                 state.withLock { data in data.reservations(of: user).first { $0.id == id }.map(ReservationApiModel.init)
                 }
             },
-            parties: { landmark, from, to in
+            parties: { landmark, from, to, now in
                 state.withLock { data in
                     data.ledger.snapshot.reservations.filter {
-                        $0.landmark.id == landmark && $0.date >= from && $0.date < to && $0.status.isActive
+                        $0.landmark.id == landmark && $0.date >= from && $0.date < to && $0.takesPlaces(at: now)
                             && Reservation.partySizes.contains($0.partySize)
                     }.map { (date: $0.date, partySize: $0.partySize) }
                 }
@@ -128,7 +128,31 @@ final class MemoryTransaction: BookingTransaction {
         try await ledger.recordsForUpdate(ids.filter { data.owners[$0] == user })
     }
 
-    func booked(_ days: [BookingDay]) async throws -> [BookingDay: Int] { try await ledger.booked(days) }
+    func booked(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: Int] {
+        try await ledger.booked(days, at: now)
+    }
+
+    func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [ReservationApiModel]] {
+        try await ledger.waitlisted(days)
+    }
+
+    func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [ReservationApiModel] {
+        try await ledger.dueHolds(on: days, at: now, limit: limit)
+    }
+
+    func liveHolds(at now: Date) async throws -> Int {
+        data.reservations(of: user).count { $0.status == .held && $0.takesPlaces(at: now) }
+    }
+
+    func updateAny(_ reservations: [Reservation], entries: [HistoryEntry]) async throws {
+        try await ledger.update(reservations)
+        for entry in entries {
+            guard let owner = data.owners[entry.reservationID] else { continue }
+            var entry = entry
+            entry.user = nil
+            data.history[owner, default: []].append(entry)
+        }
+    }
 
     func insert(_ reservations: [Reservation]) async throws {
         try await ledger.insert(reservations)

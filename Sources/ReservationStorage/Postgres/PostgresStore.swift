@@ -25,21 +25,21 @@ public enum PostgresStore {
                 try await client.query(
                     "SELECT \(unescaped: ReservationRow.columns) FROM reservations WHERE user_id = \(user.rawValue) ORDER BY starts_at, id",
                     logger: logger
-                ).collect().map(record)
+                ).collect().map { try record($0) }
             },
             get: { user, id in
                 try await client.query(
                     "SELECT \(unescaped: ReservationRow.columns) FROM reservations WHERE id = \(id.description) AND user_id = \(user.rawValue)",
                     logger: logger
-                ).collect().first.map(record)
+                ).collect().first.map { try record($0) }
             },
-            parties: { landmark, from, to in
+            parties: { landmark, from, to, now in
                 let (start, end) = (from.timeIntervalSince1970, to.timeIntervalSince1970)
                 return try await client.query(
                     """
                     SELECT starts_at, party_size FROM reservations
                     WHERE landmark_id = \(landmark.description) AND starts_at >= \(start) AND starts_at < \(end)
-                    AND \(unescaped: SharedSQL.countsTowardCapacity())
+                    AND \(unescaped: SharedSQL.countsTowardCapacity(now: String(now.timeIntervalSince1970)))
                     """, logger: logger
                 ).collect().map { row in
                     let (startsAt, party) = try row.decode((Double, Int).self)
@@ -52,35 +52,44 @@ public enum PostgresStore {
                 }
             },
             transact: { user, catalog, key, work in
-                do {
-                    return try await client.withTransaction(logger: logger) { db in
-                        if let key {
-                            // Holds off every other writer of this user's key until the transaction ends.
-                            try await db.query(
-                                "SELECT pg_advisory_xact_lock(hashtextextended(\("key \(user.rawValue) \(key.key)"), 0))",
-                                logger: logger)
-                            if let kept = try await storedResponse(db, user: user, key: key.key, logger: logger) {
-                                return .replay(kept)
+                // A deadlock PostgreSQL broke (a promotion locking a waiting row while its owner
+                // changes it) rolled everything back: the transaction runs again, a few times.
+                var attempt = 0
+                while true {
+                    attempt += 1
+                    do {
+                        return try await client.withTransaction(logger: logger) { db in
+                            if let key {
+                                // Holds off every other writer of this user's key until the transaction ends.
+                                try await db.query(
+                                    "SELECT pg_advisory_xact_lock(hashtextextended(\("key \(user.rawValue) \(key.key)"), 0))",
+                                    logger: logger)
+                                if let kept = try await storedResponse(db, user: user, key: key.key, logger: logger) {
+                                    return .replay(kept)
+                                }
                             }
+                            let transaction = PostgresTransaction(db: db, logger: logger, user: user, catalog: catalog)
+                            let (value, keep) = try await work(transaction)
+                            if let key, let keep {
+                                try await db.query(
+                                    """
+                                    INSERT INTO idempotency_keys (user_id, key, request_hash, status, body, created_at)
+                                    VALUES (\(user.rawValue), \(key.key), \(keep.requestHash), \(keep.status),
+                                            \(ByteBuffer(bytes: keep.body)), \(key.receivedAt.timeIntervalSince1970))
+                                    """, logger: logger)
+                            }
+                            return .done(value)
                         }
-                        let transaction = PostgresTransaction(db: db, logger: logger, user: user, catalog: catalog)
-                        let (value, keep) = try await work(transaction)
-                        if let key, let keep {
-                            try await db.query(
-                                """
-                                INSERT INTO idempotency_keys (user_id, key, request_hash, status, body, created_at)
-                                VALUES (\(user.rawValue), \(key.key), \(keep.requestHash), \(keep.status),
-                                        \(ByteBuffer(bytes: keep.body)), \(key.receivedAt.timeIntervalSince1970))
-                                """, logger: logger)
+                    } catch let error as PostgresTransactionError {
+                        if attempt < 5, let failure = error.closureError as? PSQLError, isRetryable(failure) {
+                            continue
                         }
-                        return .done(value)
+                        // A refusal rolled the transaction back; it is answered as itself.
+                        if error.beginError == nil, error.rollbackError == nil, let refusal = error.closureError {
+                            throw refusal
+                        }
+                        throw error
                     }
-                } catch let error as PostgresTransactionError {
-                    // A refusal rolled the transaction back; it is answered as itself.
-                    if error.beginError == nil, error.rollbackError == nil, let refusal = error.closureError {
-                        throw refusal
-                    }
-                    throw error
                 }
             },
             history: { user, id, limit in
@@ -117,6 +126,12 @@ public enum PostgresStore {
         return (store, client)
     }
 
+    /// A deadlock or a serialization failure: the transaction was rolled back and may run again.
+    static func isRetryable(_ error: PSQLError) -> Bool {
+        guard let state = error.serverInfo?[.sqlState] else { return false }
+        return state == "40P01" || state == "40001"
+    }
+
     /// Creates or checks the schema; run while the client runs.
     public static func migrate(_ client: PostgresClient, url: String, logger: Logger) async throws {
         try await client.withTransaction(logger: logger) { db in
@@ -138,12 +153,24 @@ public enum PostgresStore {
         }
     }
 
-    static func record(_ row: PostgresRow) throws -> ReservationApiModel {
-        let (id, landmarkID, date, partySize, status, note, createdAt, updatedAt, version) = try row.decode(
-            (String, String, String, Int, String, String?, Double, Double?, Int).self)
+    /// A row of `ReservationRow.columns`, starting at column `first`.
+    static func record(_ row: PostgresRow, from first: Int = 0) throws -> ReservationApiModel {
+        let cells = row.makeRandomAccess()
+        func cell<T: PostgresDecodable>(_ index: Int, _ type: T.Type) throws -> T {
+            try cells[first + index].decode(T.self)
+        }
+        let (id, landmarkID, date, partySize, status, note) = (
+            try cell(0, String.self), try cell(1, String.self), try cell(2, String.self), try cell(3, Int.self),
+            try cell(4, String.self), try cell(5, String?.self)
+        )
+        let (createdAt, updatedAt, version, expiresAt, order, requested) = (
+            try cell(6, Double.self), try cell(7, Double?.self), try cell(8, Int.self), try cell(9, Double?.self),
+            try cell(10, Int?.self), try cell(11, String?.self)
+        )
         return ReservationRow.record(
             id: id, landmarkID: landmarkID, date: date, partySize: partySize, status: status, note: note,
-            createdAt: createdAt, updatedAt: updatedAt, version: version)
+            createdAt: createdAt, updatedAt: updatedAt, version: version, expiresAt: expiresAt, waitlistOrder: order,
+            requestedStatus: requested)
     }
 
     static func storedResponse(_ db: PostgresConnection, user: UserID, key: String, logger: Logger)

@@ -41,7 +41,7 @@ struct PostgresTransaction: BookingTransaction {
         return found
     }
 
-    func booked(_ days: [BookingDay]) async throws -> [BookingDay: Int] {
+    func booked(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: Int] {
         guard !days.isEmpty else { return [:] }
         // In the order given (sorted by the rules), so two batches never wait on each other crosswise.
         try await db.query(
@@ -55,7 +55,7 @@ struct PostgresTransaction: BookingTransaction {
             FROM UNNEST(\(days.map(\.landmark.description))::TEXT[], \(days.map(\.start))::FLOAT8[],
                         \(days.map(\.end))::FLOAT8[]) WITH ORDINALITY AS d (l, s, e, i)
             LEFT JOIN reservations r ON r.landmark_id = d.l AND r.starts_at >= d.s AND r.starts_at < d.e
-                AND \(unescaped: SharedSQL.countsTowardCapacity("r"))
+                AND \(unescaped: SharedSQL.countsTowardCapacity("r", now: String(now.timeIntervalSince1970)))
             GROUP BY d.i
             """, logger: logger
         ).collect()
@@ -68,37 +68,128 @@ struct PostgresTransaction: BookingTransaction {
         return totals
     }
 
+    func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [ReservationApiModel]] {
+        guard !days.isEmpty else { return [:] }
+        // Locked after the days (the rules' order is rows, then days): a waiting row's owner
+        // changing it at the same time may deadlock with this, which PostgreSQL breaks and
+        // `PostgresStore` retries.
+        let rows = try await db.query(
+            """
+            SELECT d.i, \(unescaped: ReservationRow.columns.split(separator: ",").map { "r." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", "))
+            FROM UNNEST(\(days.map(\.landmark.description))::TEXT[], \(days.map(\.start))::FLOAT8[],
+                        \(days.map(\.end))::FLOAT8[]) WITH ORDINALITY AS d (l, s, e, i)
+            JOIN reservations r ON r.landmark_id = d.l AND r.starts_at >= d.s AND r.starts_at < d.e
+                AND r.status = 'waitlisted'
+            ORDER BY d.i, COALESCE(r.waitlist_order, 0), r.id COLLATE "C"
+            FOR UPDATE OF r
+            """, logger: logger
+        ).collect()
+        var lists: [BookingDay: [ReservationApiModel]] = [:]
+        for row in rows {
+            let position = try row.makeRandomAccess()[0].decode(Int.self)
+            guard days.indices.contains(position - 1) else { continue }
+            lists[days[position - 1], default: []].append(try PostgresStore.record(row, from: 1))
+        }
+        return lists
+    }
+
+    func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [ReservationApiModel] {
+        let rows: PostgresRowSequence
+        if let days {
+            rows = try await db.query(
+                """
+                SELECT \(unescaped: ReservationRow.columns) FROM reservations r
+                WHERE r.status = 'held' AND r.expires_at <= \(now.timeIntervalSince1970) AND EXISTS (
+                    SELECT 1 FROM UNNEST(\(days.map(\.landmark.description))::TEXT[], \(days.map(\.start))::FLOAT8[],
+                        \(days.map(\.end))::FLOAT8[]) AS d (l, s, e)
+                    WHERE r.landmark_id = d.l AND r.starts_at >= d.s AND r.starts_at < d.e)
+                ORDER BY r.id COLLATE "C" LIMIT \(min(limit, Int(Int32.max)))
+                FOR UPDATE
+                """, logger: logger)
+        } else {
+            // A sweep: what another instance's sweep (or a confirm) holds is theirs to settle.
+            rows = try await db.query(
+                """
+                SELECT \(unescaped: ReservationRow.columns) FROM reservations
+                WHERE status = 'held' AND expires_at <= \(now.timeIntervalSince1970)
+                ORDER BY id COLLATE "C" LIMIT \(min(limit, Int(Int32.max)))
+                FOR UPDATE SKIP LOCKED
+                """, logger: logger)
+        }
+        return try await rows.collect().map { try PostgresStore.record($0) }
+    }
+
+    func liveHolds(at now: Date) async throws -> Int {
+        try await db.query(
+            """
+            SELECT COUNT(*)::BIGINT FROM reservations
+            WHERE user_id = \(user.rawValue) AND status = 'held' AND expires_at > \(now.timeIntervalSince1970)
+            """, logger: logger
+        ).collect().first?.decode(Int.self) ?? 0
+    }
+
+    func updateAny(_ reservations: [Reservation], entries: [HistoryEntry]) async throws {
+        try await write(reservations, owner: nil)
+        guard !entries.isEmpty else { return }
+        try await db.query(
+            """
+            INSERT INTO history (user_id, reservation_id, command, change, undoes, entry)
+            SELECT r.user_id, t.r, t.c, t.ch, NULL, t.e FROM UNNEST(
+                \(entries.map(\.reservationID.description))::TEXT[], \(entries.map(\.command))::TEXT[],
+                \(entries.map(\.change.rawValue))::TEXT[], \(entries.map(\.storedText))::TEXT[])
+                WITH ORDINALITY AS t (r, c, ch, e, i)
+            JOIN reservations r ON r.id = t.r
+            ORDER BY t.i
+            """, logger: logger)
+    }
+
     func insert(_ reservations: [Reservation]) async throws {
         guard !reservations.isEmpty else { return }
         try await db.query(
             """
             INSERT INTO reservations
-                (id, user_id, landmark_id, date, starts_at, party_size, status, created_at, updated_at, version, note)
-            SELECT i, \(user.rawValue), l, d, s, p, st, c, u, v, NULLIF(n, '') FROM UNNEST(
+                (id, user_id, landmark_id, date, starts_at, party_size, status, created_at, updated_at, version, note,
+                 expires_at, waitlist_order, requested_status)
+            SELECT i, \(user.rawValue), l, d, s, p, st, c, u, v, NULLIF(n, ''), NULLIF(x, 'NaN'), NULLIF(o, -1),
+                NULLIF(q, '') FROM UNNEST(
                 \(reservations.map(\.id.description))::TEXT[], \(reservations.map(\.landmark.id.description))::TEXT[],
                 \(reservations.map { DateTime.format($0.date) })::TEXT[],
                 \(reservations.map(\.date.timeIntervalSince1970))::FLOAT8[], \(reservations.map(\.partySize))::BIGINT[],
                 \(reservations.map(\.status.rawValue))::TEXT[], \(reservations.map { seconds($0.createdAt) })::FLOAT8[],
                 \(reservations.map { seconds($0.updatedAt) })::FLOAT8[], \(reservations.map(\.version))::BIGINT[],
-                \(reservations.map { $0.note ?? "" })::TEXT[]) AS t (i, l, d, s, p, st, c, u, v, n)
+                \(reservations.map { $0.note ?? "" })::TEXT[], \(reservations.map(Self.expiry))::FLOAT8[],
+                \(reservations.map { $0.waitlistOrder ?? -1 })::BIGINT[],
+                \(reservations.map { $0.requestedStatus?.rawValue ?? "" })::TEXT[]
+            ) AS t (i, l, d, s, p, st, c, u, v, n, x, o, q)
             """, logger: logger)
     }
 
-    func update(_ reservations: [Reservation]) async throws {
+    func update(_ reservations: [Reservation]) async throws { try await write(reservations, owner: user) }
+
+    /// Writes changed reservations: the user's (`owner`), or with nil any user's.
+    private func write(_ reservations: [Reservation], owner: UserID?) async throws {
         guard !reservations.isEmpty else { return }
         try await db.query(
             """
             UPDATE reservations SET landmark_id = t.l, date = t.d, starts_at = t.s, party_size = t.p, status = t.st,
-                note = NULLIF(t.n, ''), updated_at = t.u, version = t.v
+                note = NULLIF(t.n, ''), updated_at = t.u, version = t.v, expires_at = NULLIF(t.x, 'NaN'),
+                waitlist_order = NULLIF(t.o, -1), requested_status = NULLIF(t.q, '')
             FROM UNNEST(
                 \(reservations.map(\.id.description))::TEXT[], \(reservations.map(\.landmark.id.description))::TEXT[],
                 \(reservations.map { DateTime.format($0.date) })::TEXT[],
                 \(reservations.map(\.date.timeIntervalSince1970))::FLOAT8[], \(reservations.map(\.partySize))::BIGINT[],
                 \(reservations.map(\.status.rawValue))::TEXT[], \(reservations.map { $0.note ?? "" })::TEXT[],
-                \(reservations.map { seconds($0.updatedAt) })::FLOAT8[], \(reservations.map(\.version))::BIGINT[]
-            ) AS t (i, l, d, s, p, st, n, u, v)
-            WHERE reservations.id = t.i AND reservations.user_id = \(user.rawValue)
+                \(reservations.map { seconds($0.updatedAt) })::FLOAT8[], \(reservations.map(\.version))::BIGINT[],
+                \(reservations.map(Self.expiry))::FLOAT8[], \(reservations.map { $0.waitlistOrder ?? -1 })::BIGINT[],
+                \(reservations.map { $0.requestedStatus?.rawValue ?? "" })::TEXT[]
+            ) AS t (i, l, d, s, p, st, n, u, v, x, o, q)
+            WHERE reservations.id = t.i AND (\(owner?.rawValue)::BIGINT IS NULL OR reservations.user_id = \(owner?.rawValue))
             """, logger: logger)
+    }
+
+    /// A hold's end in seconds, NaN (stored as NULL) when none: arrays of binds hold no NULLs here.
+    private static func expiry(_ reservation: Reservation) -> Double {
+        reservation.expiresAt?.timeIntervalSince1970 ?? .nan
     }
 
     func append(_ entries: [HistoryEntry]) async throws {

@@ -58,13 +58,17 @@ public enum SQLiteStore {
                     [.text(id.description), .integer(Int(user.rawValue))]
                 ).first.map(record)
             },
-            parties: { landmark, from, to in
+            parties: { landmark, from, to, now in
                 try await reader().query(
                     """
                     SELECT starts_at, party_size FROM reservations
-                    WHERE landmark_id = ? AND starts_at >= ? AND starts_at < ? AND \(SharedSQL.countsTowardCapacity())
+                    WHERE landmark_id = ?1 AND starts_at >= ?2 AND starts_at < ?3
+                    AND \(SharedSQL.countsTowardCapacity(now: "?4"))
                     """,
-                    [.text(landmark.description), .float(from.timeIntervalSince1970), .float(to.timeIntervalSince1970)]
+                    [
+                        .text(landmark.description), .float(from.timeIntervalSince1970), .float(to.timeIntervalSince1970),
+                        .float(now.timeIntervalSince1970),
+                    ]
                 ).map { row in
                     guard let startsAt = row.column("starts_at")?.double, let party = row.column("party_size")?.integer
                     else { throw DatabaseError.corruptRow("a reservation at \(landmark) without a date or party size") }
@@ -138,7 +142,8 @@ public enum SQLiteStore {
         return ReservationRow.record(
             id: id, landmarkID: landmarkID, date: date, partySize: partySize, status: status,
             note: row.column("note")?.string, createdAt: createdAt, updatedAt: row.column("updated_at")?.double,
-            version: version)
+            version: version, expiresAt: row.column("expires_at")?.double,
+            waitlistOrder: row.column("waitlist_order")?.integer, requestedStatus: row.column("requested_status")?.string)
     }
 
     static func storedResponse(_ db: SQLiteConnection, user: UserID, key: String) async throws

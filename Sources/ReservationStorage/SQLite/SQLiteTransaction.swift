@@ -30,7 +30,7 @@ struct SQLiteTransaction: BookingTransaction {
         return found
     }
 
-    func booked(_ days: [BookingDay]) async throws -> [BookingDay: Int] {
+    func booked(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: Int] {
         var totals: [BookingDay: Int] = [:]
         for day in days {
             // TOTAL, a float, cannot overflow as SUM can with huge parties.
@@ -38,23 +38,88 @@ struct SQLiteTransaction: BookingTransaction {
                 try await db.query(
                     """
                     SELECT TOTAL(party_size) AS booked FROM reservations
-                    WHERE landmark_id = ? AND starts_at >= ? AND starts_at < ? AND \(SharedSQL.countsTowardCapacity())
+                    WHERE landmark_id = ?1 AND starts_at >= ?2 AND starts_at < ?3
+                    AND \(SharedSQL.countsTowardCapacity(now: "?4"))
                     """,
-                    [.text(day.landmark.description), .float(day.start), .float(day.end)]
+                    [.text(day.landmark.description), .float(day.start), .float(day.end), .float(seconds(now))]
                 ).first?.column("booked")?.double ?? 0
             totals[day] = Int(exactly: total.rounded()) ?? Int.max
         }
         return totals
     }
 
+    func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [ReservationApiModel]] {
+        var lists: [BookingDay: [ReservationApiModel]] = [:]
+        for day in days {
+            let rows = try await db.query(
+                """
+                SELECT \(ReservationRow.columns) FROM reservations
+                WHERE status = 'waitlisted' AND landmark_id = ? AND starts_at >= ? AND starts_at < ?
+                ORDER BY COALESCE(waitlist_order, 0), id
+                """, [.text(day.landmark.description), .float(day.start), .float(day.end)])
+            if !rows.isEmpty { lists[day] = try rows.map(SQLiteStore.record) }
+        }
+        return lists
+    }
+
+    func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [ReservationApiModel] {
+        let cap = min(limit, Int(Int32.max))
+        guard let days else {
+            return try await db.query(
+                """
+                SELECT \(ReservationRow.columns) FROM reservations WHERE status = 'held' AND expires_at <= ?
+                ORDER BY expires_at, id LIMIT ?
+                """, [.float(seconds(now)), .integer(cap)]
+            ).map(SQLiteStore.record)
+        }
+        var found: [ReservationApiModel] = []
+        for day in days where found.count < cap {
+            found += try await db.query(
+                """
+                SELECT \(ReservationRow.columns) FROM reservations
+                WHERE status = 'held' AND expires_at <= ? AND landmark_id = ? AND starts_at >= ? AND starts_at < ?
+                ORDER BY id LIMIT ?
+                """,
+                [
+                    .float(seconds(now)), .text(day.landmark.description), .float(day.start), .float(day.end),
+                    .integer(cap - found.count),
+                ]
+            ).map(SQLiteStore.record)
+        }
+        return found
+    }
+
+    func liveHolds(at now: Date) async throws -> Int {
+        try await db.query(
+            "SELECT COUNT(*) AS n FROM reservations WHERE user_id = ? AND status = 'held' AND expires_at > ?",
+            [userID, .float(seconds(now))]
+        ).first?.column("n")?.integer ?? 0
+    }
+
+    func updateAny(_ reservations: [Reservation], entries: [HistoryEntry]) async throws {
+        try await write(reservations, owner: nil)
+        for entry in entries {
+            _ = try await db.query(
+                """
+                INSERT INTO history (user_id, reservation_id, command, change, undoes, entry)
+                SELECT user_id, id, ?, ?, NULL, ? FROM reservations WHERE id = ?
+                """,
+                [
+                    .text(entry.command), .text(entry.change.rawValue), .text(entry.storedText),
+                    .text(entry.reservationID.description),
+                ])
+        }
+    }
+
     func insert(_ reservations: [Reservation]) async throws {
         // Many rows a statement: each statement is a hop to SQLite's thread.
         for chunk in Self.chunks(reservations) {
-            let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             _ = try await db.query(
                 """
                 INSERT INTO reservations
-                    (id, user_id, landmark_id, date, starts_at, party_size, status, created_at, updated_at, version, note)
+                    (id, user_id, landmark_id, date, starts_at, party_size, status, created_at, updated_at, version, note,
+                     expires_at, waitlist_order, requested_status)
                 VALUES \(Array(repeating: row, count: chunk.count).joined(separator: ", "))
                 """,
                 chunk.flatMap { reservation -> [SQLiteData] in
@@ -64,9 +129,18 @@ struct SQLiteTransaction: BookingTransaction {
                         .integer(reservation.partySize), .text(reservation.status.rawValue),
                         .float(seconds(reservation.createdAt)), .float(seconds(reservation.updatedAt)),
                         .integer(reservation.version), reservation.note.map { .text($0) } ?? .null,
-                    ]
+                    ] + Self.waitFields(reservation)
                 })
         }
+    }
+
+    /// A hold's end, a place on a list and the status it asked for (nulls when none).
+    private static func waitFields(_ reservation: Reservation) -> [SQLiteData] {
+        [
+            reservation.expiresAt.map { .float($0.timeIntervalSince1970) } ?? .null,
+            reservation.waitlistOrder.map { .integer($0) } ?? .null,
+            reservation.requestedStatus.map { .text($0.rawValue) } ?? .null,
+        ]
     }
 
     /// Slices of at most 200 rows: well under SQLite's limit of bound parameters a statement.
@@ -74,20 +148,25 @@ struct SQLiteTransaction: BookingTransaction {
         stride(from: 0, to: items.count, by: 200).map { items[$0..<min($0 + 200, items.count)] }
     }
 
-    func update(_ reservations: [Reservation]) async throws {
+    func update(_ reservations: [Reservation]) async throws { try await write(reservations, owner: user) }
+
+    /// Writes changed reservations: the user's (`owner`), or with nil any user's.
+    private func write(_ reservations: [Reservation], owner: UserID?) async throws {
         for reservation in reservations {
             _ = try await db.query(
                 """
                 UPDATE reservations SET landmark_id = ?, date = ?, starts_at = ?, party_size = ?, status = ?, note = ?,
-                    updated_at = ?, version = ?
-                WHERE id = ? AND user_id = ?
+                    updated_at = ?, version = ?, expires_at = ?, waitlist_order = ?, requested_status = ?
+                WHERE id = ? AND (? IS NULL OR user_id = ?)
                 """,
                 [
                     .text(reservation.landmark.id.description), .text(DateTime.format(reservation.date)),
                     .float(reservation.date.timeIntervalSince1970), .integer(reservation.partySize),
                     .text(reservation.status.rawValue), reservation.note.map { .text($0) } ?? .null,
                     .float(seconds(reservation.updatedAt)), .integer(reservation.version),
-                    .text(reservation.id.description), userID,
+                ] + Self.waitFields(reservation) + [
+                    .text(reservation.id.description), owner.map { .integer(Int($0.rawValue)) } ?? .null,
+                    owner.map { .integer(Int($0.rawValue)) } ?? .null,
                 ])
         }
     }

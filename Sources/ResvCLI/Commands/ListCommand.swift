@@ -7,8 +7,10 @@ struct ListCommand: ResvCommand {
         commandName: "list",
         abstract: "List reservations, sorted by date (active ones unless asked otherwise).",
         discussion: """
-            --sort orders by date, landmark (its name, in any case), party-size or status (pending, \
-            confirmed, cancelled); ties go by date, then id. --reverse turns the whole order round, and \
+            Active reservations are pending, held, confirmed and waitlisted ones; --all adds \
+            cancelled ones and holds that expired. --sort orders by date, landmark (its name, in \
+            any case), party-size or status (pending, held, confirmed, waitlisted, expired, \
+            cancelled); ties go by date, then id. --reverse turns the whole order round, and \
             --limit N keeps the first N after that (a limit above the count keeps all).
             """)
 
@@ -24,7 +26,7 @@ struct ListCommand: ResvCommand {
         help: "Only reservations with this status; repeat for several.")
     var statuses: [Reservation.Status] = []
 
-    @Flag(help: "Include cancelled reservations.")
+    @Flag(help: "Include cancelled reservations and expired holds.")
     var all = false
 
     @Option(
@@ -82,7 +84,7 @@ struct ListCommand: ResvCommand {
         let landmarkID = try landmark.map { try snapshot.catalog.landmark(matching: $0).id }
 
         let wanted: Set<Reservation.Status> =
-            !statuses.isEmpty ? Set(statuses) : all ? Set(Reservation.Status.allCases) : [.pending, .confirmed]
+            !statuses.isEmpty ? Set(statuses) : all ? Set(Reservation.Status.allCases) : Set(Reservation.Status.allCases.filter(\.isActive))
         let matching = snapshot.reservations.filter { reservation in
             wanted.contains(reservation.status)
                 && (landmarkID.map { reservation.landmark.id == $0 } ?? true)
@@ -112,8 +114,11 @@ extension Array where Element == Reservation {
         func statusRank(_ status: Reservation.Status) -> Int {
             switch status {
             case .pending: 0
-            case .confirmed: 1
-            case .cancelled: 2
+            case .held: 1
+            case .confirmed: 2
+            case .waitlisted: 3
+            case .expired: 4
+            case .cancelled: 5
             }
         }
         func before(_ a: Reservation, _ b: Reservation) -> Bool? {

@@ -21,7 +21,13 @@ struct ReserveCommand: ResvCommand {
             optional, and so is a "note"; a line's date always has its zone). Every line is checked with the rules of a single reserve and the \
             landmarks' capacities; then all of them are written in one locked, atomic \
             write, or, when any line is invalid, none is and each bad line is listed with \
-            its number (exit 64).
+            its number (exit 64). A line may carry "hold": SECONDS or "waitlist": true.
+
+            With --hold, the places are held for that long (status held): confirm the \
+            reservation with 'resv confirm' before then, or it expires and frees them. With \
+            --waitlist, a request for a full day is kept as waitlisted instead of refused \
+            (exit 0; its position is shown), and it is confirmed (pending with --pending) \
+            as soon as places free for it, in the order requests joined.
             """)
 
     @Option(
@@ -58,6 +64,15 @@ struct ReserveCommand: ResvCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Hold the places this long (90s, 10m, 2h; 1s to 24h) until confirmed with 'resv confirm'.",
+            valueName: "duration"))
+    var hold: String?
+
+    @Flag(help: "When the day is full, join its waitlist instead of being refused.")
+    var waitlist = false
+
+    @Option(
+        help: ArgumentHelp(
             "On a server: the Idempotency-Key of this booking, so a script that retries it never books twice "
                 + "(1 to 255 printable ASCII characters, no spaces; default: a new key per run; a batch "
                 + "is one request with this key).",
@@ -71,10 +86,12 @@ struct ReserveCommand: ResvCommand {
         if let idempotencyKey, !HeaderValue.isValid(idempotencyKey, longest: HeaderValue.longestKey) {
             throw ValidationError("--idempotency-key must be \(HeaderValue.keyRule)")
         }
+        if let hold { _ = try HoldDuration.seconds(hold) }
+        if hold != nil, waitlist { throw ReservationError.holdWithWaitlist }
         if batch != nil {
             let given = [
                 ("--landmark", landmark != nil), ("--date", date != nil), ("--party-size", partySize != nil),
-                ("--note", note != nil),
+                ("--note", note != nil), ("--hold", hold != nil), ("--waitlist", waitlist),
             ].filter(\.1).map(\.0)
             guard given.isEmpty else {
                 throw ValidationError(
@@ -107,9 +124,16 @@ struct ReserveCommand: ResvCommand {
             ? try await service.landmarks().landmark(matching: landmark).timeZone ?? .gmt : .gmt
         let request = try NewReservation(
             landmark: landmark, date: try TypedDate.resolve(date, now: now, zone: zone), partySize: partySize,
-            status: pending ? .pending : .confirmed, note: note, now: now)
+            status: pending ? .pending : .confirmed, note: note, hold: try hold.map(HoldDuration.seconds),
+            waitlist: waitlist, now: now)
         let reservation = try await service.reserve(request)
         context.output.write(Renderer(options.output, context: context).reservation(reservation))
+        if reservation.status == .waitlisted {
+            let position = reservation.waitlistPosition.map { " at position \($0)" } ?? ""
+            context.say(
+                "\(reservation.landmark.name) is full that day: reservation \(reservation.id.short) is waitlisted"
+                    + "\(position), and is confirmed when places free for it.")
+        }
     }
 
     private func reserveBatch(from path: String, in context: CommandContext) async throws {

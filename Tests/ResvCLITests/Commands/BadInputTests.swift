@@ -49,7 +49,7 @@ struct BadInputTests {
         // Ids: none.
         Case(arguments: ["cancel"], status: 64, message: "missing expected argument '<ids> ...'"),
         // Statuses, formats, ranges, commands.
-        Case(arguments: ["list", "--status", "expired"], status: 64, message: "'expired' is invalid for '--status"),
+        Case(arguments: ["list", "--status", "archived"], status: 64, message: "'archived' is invalid for '--status"),
         Case(arguments: ["list", "--format", "xml"], status: 64, message: "'xml' is invalid for '--format"),
         Case(arguments: ["list", "--json", "--format", "ndjson"], status: 64, message: "disagree"),
         Case(arguments: ["list", "--from", "the other day"], status: 64, message: "invalid date 'the other day'"),

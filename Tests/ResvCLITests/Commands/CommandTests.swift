@@ -197,7 +197,7 @@ struct CommandTests {
                   {"id": "\(Fixture.first)", "landmarkId": "\(Fixture.halfDome)", "date": "2030-06-01T16:00:00Z", "partySize": 4, "status": "confirmed"},
                   {"id": "\(Fixture.second)", "landmarkId": "\(Fixture.halfDome)", "date": "2030-02-30T16:00:00Z", "partySize": 4, "status": "confirmed"},
                   {"id": "\(Fixture.third)", "landmarkId": "\(Fixture.halfDome)", "date": "2030-06-01T16:00:00Z", "partySize": 0, "status": "confirmed"},
-                  {"id": "5eed4444-3333-4333-8333-333333333333", "landmarkId": "\(Fixture.halfDome)", "date": "2030-06-01T16:00:00Z", "partySize": 2, "status": "expired"},
+                  {"id": "5eed4444-3333-4333-8333-333333333333", "landmarkId": "\(Fixture.halfDome)", "date": "2030-06-01T16:00:00Z", "partySize": 2, "status": "archived"},
                   {"id": "5eed5555-3333-4333-8333-333333333333", "date": "2030-06-01T16:00:00Z", "partySize": 2, "status": "pending"},
                   "just a string",
                   {"landmarkId": "\(Fixture.halfDome)"}

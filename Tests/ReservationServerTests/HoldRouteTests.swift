@@ -1,0 +1,202 @@
+import CapacityModel
+import Foundation
+import HTTPTypes
+import ReservationCore
+import Testing
+
+@testable import ReservationServer
+@testable import ReservationStorage
+
+/// Holds and waitlists through the routes, on every engine, on a clock the
+/// test moves (DESIGN.md, "Holds and waitlists"). Serialized: a sweep ends
+/// every user's due holds, and on PostgreSQL the tests share one database.
+@Suite("Holds and waitlists on the server", .serialized)
+struct HoldRouteTests {
+    static let halfDome = Fixture.halfDome  // 300 a day
+
+    /// A day of its own at Half Dome, 10:00 UTC (the clock starts long before it).
+    static func day() -> String { Fixture.futureDate() }
+
+    static func body(_ date: String, _ party: Int, hold: Int? = nil, waitlist: Bool = false, pending: Bool = false)
+        -> String
+    {
+        var fields = [#""landmarkId":"\#(halfDome)""#, #""date":"\#(date)""#, #""partySize":\#(party)"#]
+        if let hold { fields.append(#""hold":\#(hold)"#) }
+        if waitlist { fields.append(#""waitlist":true"#) }
+        if pending { fields.append(#""status":"pending""#) }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    static func post(_ h: Harness, _ token: String, _ body: String) async throws -> Reply {
+        try await h.call(.post, "/reservations", token: token, body: body)
+    }
+
+    static func statuses(_ h: Harness, _ token: String) async throws -> [String: String] {
+        let list = try await h.call(.get, "/reservations", token: token).array
+        return Dictionary(uniqueKeysWithValues: list.map { ($0["id"] as? String ?? "", $0["status"] as? String ?? "") })
+    }
+
+    /// One reservation's status, read afresh (a list may be kept between the router's own writes).
+    static func status(_ h: Harness, _ token: String, _ id: String) async throws -> String? {
+        try await h.call(.get, "/reservations/\(id)", token: token).object["status"] as? String
+    }
+
+    static func taken(_ h: Harness, _ date: String) async throws -> Int {
+        let day = String(date.prefix(10))
+        let reply = try await h.call(
+            .get, "/landmarks/\(halfDome)/availability?from=\(day)&to=\(day)", token: h.alice)
+        return reply.array.first?["taken"] as? Int ?? -1
+    }
+
+    @Test(arguments: Engine.available)
+    func aHoldTakesPlacesUntilItEndsThenReadsExpiredAndCannotBeConfirmed(engine: Engine) async throws {
+        let clock = TestClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+        try await withHarness(engine, now: clock.now) { h in
+            let date = Self.day()
+            let held = try await Self.post(h, h.alice, Self.body(date, 100, hold: 600))
+            #expect(held.status == .created, "\(held.text)")
+            #expect(held.object["status"] as? String == "held")
+            let end = DateTime.format(clock.now().addingTimeInterval(600))
+            #expect(held.object["expiresAt"] as? String == end)
+            #expect(try await Self.taken(h, date) == 100, "a live hold counts")
+            let second = try await Self.post(h, h.alice, Self.body(date, 50, hold: 600))
+            let secondID = try #require(second.object["id"] as? String)
+            let confirmed = try await h.call(.post, "/reservations/\(secondID)/confirm", token: h.alice)
+            #expect(confirmed.object["status"] as? String == "confirmed")
+            #expect(confirmed.object["expiresAt"] == nil, "a confirmed hold has no end")
+
+            clock.advance(by: 600)
+            #expect(try await Self.taken(h, date) == 50, "at its end a hold counts nothing, swept or not")
+            let id = try #require(held.object["id"] as? String)
+            let late = try await h.call(.post, "/reservations/\(id)/confirm", token: h.alice)
+            #expect(late.status == .conflict)
+            #expect(late.code == .holdExpired, "\(late.text)")
+            #expect(try await sweepHolds(store: h.store, catalog: .builtIn, now: clock.now()) >= 1)
+            #expect(try await Self.status(h, h.alice, id) == "expired")
+            #expect(try await sweepHolds(store: h.store, catalog: .builtIn, now: clock.now()) == 0, "ended once")
+            let history = try await h.call(.get, "/history?reservation=\(id)", token: h.alice).array
+            #expect(history.map { $0["change"] as? String } == ["expired", "created"])
+            let undo = try await h.call(.post, "/undo", token: h.alice)
+            #expect(undo.status == .ok)
+            #expect(
+                (undo.object["changes"] as? [[String: Any]])?.first?["reservationId"] as? String == secondID,
+                "undo takes back the user's confirm, never the expiry")
+        }
+    }
+
+    @Test(arguments: Engine.available)
+    func theWaitlistIsServedInOrderFirstThatFitsWhenPlacesFree(engine: Engine) async throws {
+        let clock = TestClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+        try await withHarness(engine, now: clock.now) { h in
+            let date = Self.day()
+            let big = try await Self.post(h, h.alice, Self.body(date, 300))
+            let bigID = try #require(big.object["id"] as? String)
+            let refused = try await Self.post(h, h.bob, Self.body(date, 5))
+            #expect(refused.status == .conflict, "without --waitlist a full day refuses")
+            var waiting: [String] = []
+            for (party, pending) in [(5, false), (8, false), (3, true), (4, false)] {
+                let reply = try await Self.post(h, h.bob, Self.body(date, party, waitlist: true, pending: pending))
+                #expect(reply.status == .created, "\(reply.text)")
+                #expect(reply.object["status"] as? String == "waitlisted")
+                #expect(reply.object["waitlistPosition"] as? Int == waiting.count + 1)
+                waiting.append(try #require(reply.object["id"] as? String))
+            }
+            #expect(try await Self.taken(h, date) == 300, "waitlisted requests count nothing")
+            // 4 free: the 5 and the 8 do not fit; the 3 does (pending, as asked); then the 4 no longer does.
+            let shrink = try await h.call(
+                .patch, "/reservations/\(bigID)", token: h.alice, body: #"{"partySize": 296}"#)
+            #expect(shrink.status == .ok, "\(shrink.text)")
+            var now = try await Self.statuses(h, h.bob)
+            #expect(waiting.map { now[$0] } == ["waitlisted", "waitlisted", "pending", "waitlisted"])
+            #expect(try await Self.taken(h, date) == 299)
+            let list = try await h.call(.get, "/reservations", token: h.bob).array
+            let positions = Dictionary(
+                uniqueKeysWithValues: list.map { ($0["id"] as? String ?? "", $0["waitlistPosition"] as? Int) })
+            #expect(positions[waiting[0]] == 1)
+            #expect(positions[waiting[1]] == 2)
+            #expect(positions[waiting[3]] == 3, "the promoted one left the list")
+            // Cancelling the big booking frees everything: every waiting one fits, in order.
+            #expect(try await h.call(.delete, "/reservations/\(bigID)", token: h.alice).status == .ok)
+            now = try await Self.statuses(h, h.bob)
+            #expect(waiting.map { now[$0] } == ["confirmed", "confirmed", "pending", "confirmed"])
+            let promoted = try await h.call(.get, "/history", token: h.bob).array.filter {
+                $0["change"] as? String == "promoted"
+            }
+            #expect(promoted.count == 4, "each promoted once")
+            #expect(
+                try await h.call(.get, "/history", token: h.alice).array.allSatisfy {
+                    $0["change"] as? String != "promoted"
+                })
+            // Alice's undo of the cancel needs 296 places, and the promotions took 20 of them.
+            let undo = try await h.call(.post, "/undo", token: h.alice)
+            #expect(undo.status == .conflict)
+            #expect(undo.code == .noCapacity, "\(undo.text)")
+        }
+    }
+
+    @Test(arguments: Engine.available)
+    func anEndedHoldIsSweptAndItsPlacesGoToTheWaitlist(engine: Engine) async throws {
+        let clock = TestClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+        try await withHarness(engine, now: clock.now) { h in
+            let date = Self.day()
+            _ = try await Self.post(h, h.alice, Self.body(date, 290))
+            let held = try await Self.post(h, h.alice, Self.body(date, 10, hold: 90))
+            #expect(held.object["status"] as? String == "held")
+            let waiting = try await Self.post(h, h.bob, Self.body(date, 7, waitlist: true))
+            let waitingID = try #require(waiting.object["id"] as? String)
+            #expect(waiting.object["status"] as? String == "waitlisted")
+            clock.advance(by: 89)
+            #expect(try await sweepHolds(store: h.store, catalog: .builtIn, now: clock.now()) == 0)
+            #expect(try await Self.status(h, h.bob, waitingID) == "waitlisted")
+            clock.advance(by: 1)
+            #expect(try await sweepHolds(store: h.store, catalog: .builtIn, now: clock.now()) >= 1)
+            #expect(try await Self.status(h, h.bob, waitingID) == "confirmed")
+            #expect(try await Self.taken(h, date) == 297)
+            let history = try await h.call(.get, "/history?reservation=\(waitingID)", token: h.bob).array
+            #expect(history.map { $0["change"] as? String } == ["promoted", "created"])
+            #expect(history.first?["user"] as? String != nil)
+            // A newcomer never passes the list: with a due hold not yet swept, the reserve ends it first.
+            let date2 = Self.day()
+            _ = try await Self.post(h, h.alice, Self.body(date2, 295, hold: 60))
+            let queued = try await Self.post(h, h.bob, Self.body(date2, 200, waitlist: true))
+            let queuedID = try #require(queued.object["id"] as? String)
+            clock.advance(by: 60)
+            let newcomer = try await Self.post(h, h.alice, Self.body(date2, 150))
+            #expect(newcomer.status == .conflict, "the 200 waiting were served first: \(newcomer.text)")
+            // The refusal rolled back all it did, the hold's end too: the sweep records it.
+            #expect(try await Self.status(h, h.bob, queuedID) == "waitlisted")
+            #expect(try await sweepHolds(store: h.store, catalog: .builtIn, now: clock.now()) >= 1)
+            #expect(try await Self.status(h, h.bob, queuedID) == "confirmed")
+        }
+    }
+
+    @Test(arguments: Engine.available)
+    func badHoldsAndTooManyHoldsAreRefused(engine: Engine) async throws {
+        let clock = TestClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+        try await withHarness(engine, now: clock.now) { h in
+            let date = Self.day()
+            for hold in ["0", "86401", "-5", "1e9", "\"10m\""] {
+                let reply = try await h.call(
+                    .post, "/reservations", token: h.alice,
+                    body: #"{"landmarkId":"\#(Self.halfDome)","date":"\#(date)","partySize":1,"hold":\#(hold)}"#)
+                #expect(reply.status == .badRequest, "hold \(hold): \(reply.text)")
+            }
+            let both = try await Self.post(
+                h, h.alice,
+                #"{"landmarkId":"\#(Self.halfDome)","date":"\#(date)","partySize":1,"hold":60,"waitlist":true}"#)
+            #expect(both.status == .badRequest)
+            #expect(both.code == .invalidHold)
+            for _ in 0..<20 {
+                #expect(try await Self.post(h, h.alice, Self.body(date, 1, hold: 600)).status == .created)
+            }
+            let over = try await Self.post(h, h.alice, Self.body(date, 1, hold: 600))
+            #expect(over.status == .conflict)
+            #expect(over.code == .tooManyHolds, "\(over.text)")
+            #expect(try await Self.post(h, h.bob, Self.body(date, 1, hold: 600)).status == .created, "per user")
+            clock.advance(by: 600)
+            #expect(
+                try await Self.post(h, h.alice, Self.body(date, 1, hold: 600)).status == .created,
+                "ended ones do not count")
+        }
+    }
+}
