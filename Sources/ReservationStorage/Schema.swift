@@ -134,7 +134,8 @@ enum Schema {
                 "ALTER TABLE reservations ADD CONSTRAINT reservations_status_check CHECK (status IN (\(statuses)))",
             ] + columns.map { "ALTER TABLE reservations \(d.addColumn) \($0)" } + indexes
         case .sqlite:
-            let kept = "id, user_id, landmark_id, date, starts_at, party_size, status, created_at, note, updated_at, version"
+            let kept =
+                "id, user_id, landmark_id, date, starts_at, party_size, status, created_at, note, updated_at, version"
             return [
                 """
                 CREATE TABLE reservations_v5 (

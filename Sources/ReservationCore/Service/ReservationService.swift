@@ -66,7 +66,8 @@ public struct NewReservation: Sendable, Hashable {
     /// The wire form of this request.
     public var request: CreateReservationRequest {
         CreateReservationRequest(
-            landmarkId: landmark, date: DateTime.format(date), partySize: partySize, status: status.rawValue, note: note,
+            landmarkId: landmark, date: DateTime.format(date), partySize: partySize, status: status.rawValue,
+            note: note,
             hold: hold, waitlist: waitlist ? true : nil)
     }
 }

@@ -136,7 +136,8 @@ extension CreateReservationRequest {
         case let other?: throw .invalidRequestField("waitlist", "must be true or false, not \(other.typeName)")
         }
         self.init(
-            landmarkId: landmarkId, date: date, partySize: partySize, status: try text("status"), note: try text("note"),
+            landmarkId: landmarkId, date: date, partySize: partySize, status: try text("status"),
+            note: try text("note"),
             hold: hold, waitlist: waitlist)
     }
 }

@@ -66,7 +66,8 @@ public enum SQLiteStore {
                     AND \(SharedSQL.countsTowardCapacity(now: "?4"))
                     """,
                     [
-                        .text(landmark.description), .float(from.timeIntervalSince1970), .float(to.timeIntervalSince1970),
+                        .text(landmark.description), .float(from.timeIntervalSince1970),
+                        .float(to.timeIntervalSince1970),
                         .float(now.timeIntervalSince1970),
                     ]
                 ).map { row in
@@ -143,7 +144,8 @@ public enum SQLiteStore {
             id: id, landmarkID: landmarkID, date: date, partySize: partySize, status: status,
             note: row.column("note")?.string, createdAt: createdAt, updatedAt: row.column("updated_at")?.double,
             version: version, expiresAt: row.column("expires_at")?.double,
-            waitlistOrder: row.column("waitlist_order")?.integer, requestedStatus: row.column("requested_status")?.string)
+            waitlistOrder: row.column("waitlist_order")?.integer,
+            requestedStatus: row.column("requested_status")?.string)
     }
 
     static func storedResponse(_ db: SQLiteConnection, user: UserID, key: String) async throws

@@ -84,7 +84,9 @@ struct ListCommand: ResvCommand {
         let landmarkID = try landmark.map { try snapshot.catalog.landmark(matching: $0).id }
 
         let wanted: Set<Reservation.Status> =
-            !statuses.isEmpty ? Set(statuses) : all ? Set(Reservation.Status.allCases) : Set(Reservation.Status.allCases.filter(\.isActive))
+            !statuses.isEmpty
+            ? Set(statuses)
+            : all ? Set(Reservation.Status.allCases) : Set(Reservation.Status.allCases.filter(\.isActive))
         let matching = snapshot.reservations.filter { reservation in
             wanted.contains(reservation.status)
                 && (landmarkID.map { reservation.landmark.id == $0 } ?? true)
