@@ -115,7 +115,7 @@ let package = Package(
         .testTarget(
             name: "ReservationFileTests",
             dependencies: ["CapacityModel", "ReservationCore", "ReservationFile", "ResvFiles"]),
-        .testTarget(name: "ResvCLITests", dependencies: ["ResvCLI", "ResvTestFixtures"]),
+        .testTarget(name: "ResvCLITests", dependencies: ["CapacityModel", "ResvCLI", "ResvTestFixtures"]),
         .testTarget(
             name: "ReservationHTTPTests", dependencies: ["CapacityModel", "ReservationCore", "ReservationHTTP"]),
         .testTarget(

@@ -62,7 +62,9 @@ struct ReserveCommand: ResvCommand {
     @Flag(help: "Book as pending (to confirm later with 'resv confirm') instead of confirmed.")
     var pending = false
 
+    // Unconditional: '-5m' is a wrong duration to explain, not a missing one.
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Hold the places this long (90s, 10m, 2h; 1s to 24h) until confirmed with 'resv confirm'.",
             valueName: "duration"))

@@ -37,11 +37,14 @@ final class Sandbox: Sendable {
     /// The JSON file store's path (RESV_STORE), also for `.inMemory`, where nothing writes it.
     let store: URL
     private let memory: ReservationService?
+    /// The commands' clock (and the memory backend's): a test's `TestClock` moves it.
+    let now: @Sendable () -> Date
 
     /// A sandbox whose store holds `seed` (the JSON file's text): the file itself, or its records
     /// and landmarks in memory.
-    init(_ backend: Backend = .jsonFile, seed: String? = nil) throws {
+    init(_ backend: Backend = .jsonFile, seed: String? = nil, now: @escaping @Sendable () -> Date = { Date() }) throws {
         self.backend = backend
+        self.now = now
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("resv-cli-\(UUID().uuidString.prefix(8))", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -57,7 +60,7 @@ final class Sandbox: Sendable {
             if case .array(let seeded)? = document?["reservations"] { records = seeded }
             var catalog = LandmarkCatalog.builtIn
             if case .array(let landmarks)? = document?["landmarks"] { catalog = LandmarkCatalog(records: landmarks) }
-            memory = .inMemory(records: records, catalog: catalog, now: { Date() })
+            memory = .inMemory(records: records, catalog: catalog, now: now)
         }
     }
 
@@ -101,7 +104,8 @@ final class Sandbox: Sendable {
         var openService = CommandContext.openConfiguredService
         if let memory { openService = { _, _ in memory } }
         let (context, output, messages) = CommandContext.captured(
-            input: stdin.map(InputSource.text) ?? .empty, environment: env, timeZone: .gmt, openService: openService)
+            input: stdin.map(InputSource.text) ?? .empty, environment: env, now: now, timeZone: .gmt,
+            openService: openService)
         let status = await ResvMain.run(arguments, context: context)
         return Run(status: status, stdout: output.text, stderr: messages.text)
     }

@@ -1,0 +1,95 @@
+import CapacityModel
+import Foundation
+import ReservationCore
+import Testing
+
+@testable import ResvCLI
+
+/// Holds and waitlists as commands, on the file store and in memory, on a
+/// clock the test moves: a hold reads expired once it ends, the next write
+/// records its end and promotes from the waitlist, and bad durations are 64.
+@Suite("Holds and waitlists, as commands")
+struct HoldTests {
+    static let date = "2030-06-01T18:00:00Z"  // Mount Rainier: 120 a day
+
+    static func json(_ run: Run) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+    }
+
+    @Test(arguments: Backend.allCases)
+    func anEndedHoldIsRecordedByTheNextWriteAndItsPlacesGoToTheWaitlist(backend: Backend) async throws {
+        let clock = TestClock(Date(timeIntervalSince1970: 1_900_000_000))
+        let sandbox = try Sandbox(backend, now: clock.now)
+        #expect(await sandbox.resv("reserve", "-l", "Mount Rainier", "-d", Self.date, "-n", "100").status == 0)
+        let hold = try Self.json(
+            await sandbox.resv("reserve", "-l", "Mount Rainier", "-d", Self.date, "-n", "20", "--hold", "10m", "--json")
+        )
+        #expect(hold["status"] as? String == "held")
+        #expect(hold["expiresAt"] as? String == "2030-03-17T17:56:40Z")
+        let holdID = try #require(hold["id"] as? String)
+        let queued = await sandbox.resv(
+            "reserve", "-l", "Mount Rainier", "-d", Self.date, "-n", "15", "--waitlist", "--pending", "--json")
+        #expect(queued.status == 0)
+        #expect(try Self.json(queued)["status"] as? String == "waitlisted")
+        #expect(try Self.json(queued)["waitlistPosition"] as? Int == 1)
+        #expect(queued.stderr.contains("is waitlisted at position 1"), "\(queued.stderr)")
+        let queuedID = try #require(try Self.json(queued)["id"] as? String)
+        let table = await sandbox.resv("list")
+        #expect(
+            table.stdout.contains("held to 2030-03-17 17:56 GMT") || table.stdout.contains("held to"), "\(table.stdout)"
+        )
+        #expect(table.stdout.contains("waitlisted #1"), "\(table.stdout)")
+
+        clock.advance(by: 600)
+        let shown = try Self.json(await sandbox.resv("show", String(holdID.prefix(8)), "--json"))
+        #expect(shown["status"] as? String == "expired", "read as expired before any write")
+        #expect(await sandbox.resv("list", "--status", "held").stdout.isEmpty)
+        let late = await sandbox.resv("confirm", String(holdID.prefix(8)))
+        #expect(late.status == 1)
+        #expect(late.stderr.contains("expired"), "\(late.stderr)")
+        let log = await sandbox.resv("log", "--json")
+        #expect(!log.stdout.contains("\"expired\""), "nothing written yet: \(log.stdout)")
+
+        // The next write records the end and promotes the waiting 15, as pending.
+        #expect(await sandbox.resv("reserve", "-l", "Lake Tahoe", "-d", Self.date, "-n", "1").status == 0)
+        let changes = try #require(
+            try JSONSerialization.jsonObject(with: Data(await sandbox.resv("log", "--json").stdout.utf8))
+                as? [[String: Any]])
+        #expect(changes.prefix(3).map { $0["change"] as? String } == ["created", "promoted", "expired"])
+        let promoted = try Self.json(await sandbox.resv("show", String(queuedID.prefix(8)), "--json"))
+        #expect(promoted["status"] as? String == "pending")
+        #expect(promoted["waitlistPosition"] == nil)
+        // Undo takes back the user's reserve, not the system's changes.
+        let undo = await sandbox.resv("undo", "--json")
+        #expect(undo.status == 0)
+        #expect(undo.stdout.contains("Lake Tahoe") || undo.stdout.contains("938e63b1"), "\(undo.stdout)")
+        #expect(
+            try Self.json(await sandbox.resv("show", String(queuedID.prefix(8)), "--json"))["status"] as? String
+                == "pending")
+    }
+
+    @Test(arguments: [
+        ("0s", "out of range"), ("25h", "out of range"), ("-5m", "not a duration"), ("10", "not a duration"),
+        ("1e9s", "not a duration"), ("99999999999999999999999s", "out of range"), ("", "not a duration"),
+        ("1.5h", "not a duration"), ("m", "not a duration"),
+    ])
+    func aHoldThatIsNoDurationInRangeIs64(hold: String, words: String) async throws {
+        let sandbox = try Sandbox()
+        let run = await sandbox.resv(
+            "reserve", "-l", "Mount Rainier", "-d", Self.date, "-n", "1", "--hold", hold)
+        run.expectUsageError(containing: words, "--hold \(hold)")
+        #expect(run.stderr.contains("1s to 24h"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.path), "nothing written")
+    }
+
+    @Test func aHoldAndTheWaitlistTogetherAre64() async throws {
+        let sandbox = try Sandbox()
+        await sandbox.resv("reserve", "-l", "Mount Rainier", "-d", Self.date, "-n", "1", "--hold", "5m", "--waitlist")
+            .expectUsageError(containing: "not both", "--hold with --waitlist")
+    }
+
+    @Test(arguments: [("90s", 90), ("10m", 600), ("2h", 7_200), ("24h", 86_400), ("1s", 1), ("1440m", 86_400)])
+    func durationsAsTyped(text: String, seconds: Int) throws {
+        #expect(try HoldDuration.seconds(text) == seconds)
+    }
+}
