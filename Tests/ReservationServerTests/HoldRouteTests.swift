@@ -199,4 +199,63 @@ struct HoldRouteTests {
                 "ended ones do not count")
         }
     }
+
+    /// Bookings, waitlist requests, holds, cancels and shrinks by two users at once
+    /// on one day, then a sweep: the day is never over capacity, nothing left
+    /// waiting fits in what is free, and no reservation is promoted twice.
+    @Test(arguments: Engine.available)
+    func concurrentChangesKeepTheDayExactAndTheWaitlistServed(engine: Engine) async throws {
+        let clock = TestClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+        try await withHarness(engine, now: clock.now) { h in
+            let date = Self.day()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<8 {
+                    group.addTask {
+                        let token = worker.isMultiple(of: 2) ? h.alice : h.bob
+                        var mine: [String] = []
+                        for step in 0..<15 {
+                            switch (worker + step) % 5 {
+                            case 0, 1:
+                                let reply = try await Self.post(
+                                    h, token, Self.body(date, Int.random(in: 10...60), waitlist: true))
+                                if let id = reply.object["id"] as? String { mine.append(id) }
+                            case 2:
+                                let reply = try await Self.post(
+                                    h, token, Self.body(date, Int.random(in: 5...30), hold: 30))
+                                if let id = reply.object["id"] as? String { mine.append(id) }
+                            case 3:
+                                if let id = mine.randomElement() {
+                                    _ = try await h.call(.delete, "/reservations/\(id)", token: token)
+                                }
+                            default:
+                                if let id = mine.randomElement() {
+                                    _ = try await h.call(
+                                        .patch, "/reservations/\(id)", token: token, body: #"{"partySize": 3}"#)
+                                }
+                            }
+                            #expect(try await Self.taken(h, date) <= 300)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            clock.advance(by: 30)
+            _ = try await sweepHolds(store: h.store, catalog: .builtIn, now: clock.now())
+            let taken = try await Self.taken(h, date)
+            #expect(taken <= 300)
+            var promotions: [String: Int] = [:]
+            for token in [h.alice, h.bob] {
+                for record in try await h.call(.get, "/reservations", token: token).array
+                where record["status"] as? String == "waitlisted" {
+                    let party = try #require(record["partySize"] as? Int)
+                    #expect(party > 300 - taken, "a waiting party of \(party) fits in \(300 - taken) free places")
+                }
+                for entry in try await h.call(.get, "/history", token: token).array
+                where entry["change"] as? String == "promoted" {
+                    promotions[entry["reservationId"] as? String ?? "", default: 0] += 1
+                }
+            }
+            #expect(promotions.values.allSatisfy { $0 == 1 }, "\(promotions)")
+        }
+    }
 }
