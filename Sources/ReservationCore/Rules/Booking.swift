@@ -70,7 +70,7 @@ public enum Booking {
         if !joining.isEmpty {
             let lists = try await transaction.waitlisted(Set(joining).sorted())
             for (day, records) in lists {
-                nextOrder[day] = (records.compactMap(\.waitlistOrder).max() ?? 0) + 1
+                nextOrder[day] = Self.order(after: records)
                 nextPosition[day] = records.count + 1
             }
         }
@@ -82,8 +82,9 @@ public enum Booking {
             var order: Int?
             var position: Int?
             if status == .waitlisted, let day = item.day {
-                order = nextOrder[day, default: 1]
-                nextOrder[day] = (order ?? 0) + 1
+                let joined = nextOrder[day, default: 1]
+                order = joined
+                nextOrder[day] = joined == .max ? .max : joined + 1
                 position = nextPosition[day, default: 1]
                 nextPosition[day] = (position ?? 0) + 1
             }
@@ -209,7 +210,7 @@ public enum Booking {
                     let list = try await transaction.waitlisted([day])[day] ?? []
                     target = current.changed(
                         landmark: landmark, date: change.date, partySize: change.partySize, note: .some(note),
-                        waitlistOrder: (list.compactMap(\.waitlistOrder).max() ?? 0) + 1, at: now)
+                        waitlistOrder: Self.order(after: list), at: now)
                 }
             } else {
                 // No capacity where it goes: nothing to wait for.
@@ -300,6 +301,13 @@ public enum Booking {
         }
         try await promote(on: touched, now: now, in: transaction)
         return UndoResult(command: taken, changes: entries)
+    }
+
+    /// The order of joining the end of a day's list: after every order there,
+    /// stopping at `Int.max` (a record another program wrote may hold it; ties go by id).
+    static func order(after list: [ReservationApiModel]) -> Int {
+        let last = list.compactMap(\.waitlistOrder).max() ?? 0
+        return last == .max ? .max : max(last, 0) + 1
     }
 
     /// A new command id: every change of one request shares it.

@@ -92,4 +92,26 @@ struct HoldTests {
     func durationsAsTyped(text: String, seconds: Int) throws {
         #expect(try HoldDuration.seconds(text) == seconds)
     }
+
+    /// A store another program wrote, with the largest order there can be on a
+    /// waiting record: the next to join goes after it, without overflow.
+    @Test func aWaitlistOrderAtTheLargestIntegerIsJoinedAfter() async throws {
+        let rainier = "12b84d1a-6e75-4c9a-a791-778746bf7bcd"
+        let sandbox = try Sandbox(
+            seed: """
+                {"version": 1, "reservations": [
+                 {"id": "aaaa0000-0000-4000-8000-000000000001", "landmarkId": "\(rainier)", "date": "\(Self.date)",
+                  "partySize": 120, "status": "confirmed"},
+                 {"id": "aaaa0000-0000-4000-8000-000000000002", "landmarkId": "\(rainier)", "date": "\(Self.date)",
+                  "partySize": 5, "status": "waitlisted", "waitlistOrder": 9223372036854775807}]}
+                """, now: { Date(timeIntervalSince1970: 1_900_000_000) })
+        let run = await sandbox.resv(
+            "reserve", "-l", "Mount Rainier", "-d", Self.date, "-n", "3", "--waitlist", "--json")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Self.json(run)["waitlistPosition"] as? Int == 2)
+        let cancel = await sandbox.resv("cancel", "aaaa0000-0000-4000-8000-000000000001")
+        #expect(cancel.status == 0, "\(cancel.stderr)")
+        let list = await sandbox.resv("list", "--status", "confirmed", "--json")
+        #expect(list.stdout.contains("aaaa0000-0000-4000-8000-000000000002"), "the first to join, promoted first")
+    }
 }
