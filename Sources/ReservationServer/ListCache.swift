@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import ReservationStorage
 import Synchronization
@@ -14,24 +15,25 @@ import Synchronization
 final class ListCache: Sendable {
     private struct State {
         var generation: UInt64 = 0
-        var bodies: [UserID: ByteBuffer] = [:]
+        var bodies: [UserID: (body: ByteBuffer, until: Date?)] = [:]
     }
 
     private let state = Mutex(State())
 
-    /// The kept body, or the generation to pass to `keep` after reading the store.
-    func lookup(_ user: UserID) -> Result<ByteBuffer, Generation> {
+    /// The kept body, still true at `now`, or the generation to pass to `keep` after reading the store.
+    func lookup(_ user: UserID, at now: Date) -> Result<ByteBuffer, Generation> {
         state.withLock { state in
-            if let body = state.bodies[user] { return .success(body) }
+            if let kept = state.bodies[user], kept.until.map({ now < $0 }) ?? true { return .success(kept.body) }
             return .failure(Generation(value: state.generation))
         }
     }
 
-    /// Keeps `body` unless anything changed since `generation` was taken.
-    func keep(_ body: ByteBuffer, for user: UserID, readAt generation: Generation) {
+    /// Keeps `body` unless anything changed since `generation` was taken; with
+    /// `until`, only until then (when a hold in it ends, and so reads otherwise).
+    func keep(_ body: ByteBuffer, for user: UserID, readAt generation: Generation, until: Date? = nil) {
         state.withLock { state in
             guard state.generation == generation.value else { return }
-            state.bodies[user] = body
+            state.bodies[user] = (body, until)
         }
     }
 

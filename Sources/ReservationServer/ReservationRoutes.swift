@@ -128,6 +128,12 @@ struct ReservationRoutes: Sendable {
         }
     }
 
+    /// Stored records as a user reads them at `now`: a hold that has ended is
+    /// `expired` (the sweep may not have recorded it yet), a waitlisted one has its place.
+    private func read(_ records: [ReservationApiModel], at now: Date) async throws -> [ReservationApiModel] {
+        try await withPositions(records.map { $0.settled(at: now) })
+    }
+
     /// The records with each waitlisted one's position on its day's list, which
     /// counts every user's: read in a transaction of its own, only when there is one.
     private func withPositions(_ records: [ReservationApiModel]) async throws -> [ReservationApiModel] {
@@ -164,15 +170,19 @@ struct ReservationRoutes: Sendable {
 
     @Sendable func list(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let user = context.user
+        let now = now()
         guard let lists else {
-            return .json(status: .ok, body: Wire.body(try await withPositions(try await store.list(user))))
+            return .json(status: .ok, body: Wire.body(try await read(store.list(user), at: now)))
         }
-        switch lists.lookup(user) {
+        switch lists.lookup(user, at: now) {
         case .success(let body):
             return .json(status: .ok, body: body)
         case .failure(let generation):
-            let body = ByteBuffer(bytes: Wire.body(try await withPositions(try await store.list(user))))
-            lists.keep(body, for: user, readAt: generation)
+            let records = try await read(store.list(user), at: now)
+            // Kept until its first live hold ends: from then on that hold reads expired.
+            let firstEnd = records.lazy.compactMap(\.holdEnd).min()
+            let body = ByteBuffer(bytes: Wire.body(records))
+            lists.keep(body, for: user, readAt: generation, until: firstEnd)
             return .json(status: .ok, body: body)
         }
     }
@@ -218,7 +228,7 @@ struct ReservationRoutes: Sendable {
         let id = try reservationID(context)
         guard let reservation = try await store.get(user, id) else { throw APIError.notFound(id) }
         return .json(
-            status: .ok, body: Wire.body(try await withPositions([reservation])[0]),
+            status: .ok, body: Wire.body(try await read([reservation], at: now())[0]),
             headers: Self.etag(reservation.version))
     }
 

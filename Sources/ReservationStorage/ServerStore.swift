@@ -112,6 +112,10 @@ struct ReservationRow {
         id, landmark_id, date, party_size, status, note, created_at, updated_at, version, expires_at, waitlist_order, \
         requested_status
         """
+    /// The same columns of a table named `r` (for a join).
+    static let columnsOfR = columns.split(separator: ",").map {
+        "r." + $0.trimmingCharacters(in: .whitespacesAndNewlines)
+    }.joined(separator: ", ")
 
     static func record(
         id: String, landmarkID: String, date: String, partySize: Int, status: String, note: String?,

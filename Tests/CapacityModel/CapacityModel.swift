@@ -578,7 +578,7 @@ public struct CapacityModel: Sendable {
 
     /// Day `dayIndex` at landmark `landmarkIndex`, at local midnight, noon or
     /// 23:30 (`time` 0, 1, 2): the first and the last minutes of the local day.
-    private func date(_ landmarkIndex: Int, _ dayIndex: Int, time: Int) -> Date? {
+    func date(_ landmarkIndex: Int, _ dayIndex: Int, time: Int) -> Date? {
         let (hour, minute) = [(0, 0), (12, 0), (23, 30)][time]
         let day = days[dayIndex]
         return Capacity.calendar(for: landmarks[landmarkIndex]).date(
@@ -586,7 +586,7 @@ public struct CapacityModel: Sendable {
     }
 
     /// The message of a capacity refusal, as every backend words it.
-    private func refusal(_ landmark: Landmark, _ day: CalendarDay, requested: Int, booked: Int) -> String {
+    func refusal(_ landmark: Landmark, _ day: CalendarDay, requested: Int, booked: Int) -> String {
         let capacity = landmark.capacity ?? 0
         return requested > capacity
             ? "a party of \(requested) is larger than \(landmark.name)'s capacity of \(capacity) a day"

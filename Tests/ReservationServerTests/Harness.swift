@@ -34,7 +34,7 @@ struct Harness: Sendable {
 /// PostgreSQL, new users, so tests never see each other's reservations).
 func withHarness(
     _ engine: Engine, catalog: LandmarkCatalog = .builtIn, now: @escaping @Sendable () -> Date = { Date() },
-    _ body: @escaping @Sendable (Harness) async throws -> Void
+    options: ServerOptions = ServerOptions(), _ body: @escaping @Sendable (Harness) async throws -> Void
 ) async throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resv-server-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -50,7 +50,8 @@ func withHarness(
         let suffix = UUID().uuidString.prefix(8)
         _ = try await store.addToken("alice-\(suffix)", Token.hash(alice))
         _ = try await store.addToken("bob-\(suffix)", Token.hash(bob))
-        let app = Application(router: buildRouter(store: store, catalog: catalog, now: now), logger: logger)
+        let app = Application(
+            router: buildRouter(store: store, catalog: catalog, now: now, options: options), logger: logger)
         try await app.test(.router) { client in
             try await body(Harness(client: client, store: store, alice: alice, bob: bob, database: spec))
         }

@@ -258,4 +258,115 @@ struct HoldRouteTests {
             #expect(promotions.values.allSatisfy { $0 == 1 }, "\(promotions)")
         }
     }
+
+    /// The hold model's operations as the user of `token`, through the routes.
+    static func modelBackend(_ h: Harness, token: String, model: HoldModel) -> HoldModel.Backend {
+        HoldModel.Backend(
+            reserve: { landmark, date, party, request in
+                var fields = [
+                    #""landmarkId":"\#(landmark.id)""#, #""date":"\#(DateTime.format(date))""#,
+                    #""partySize":\#(party)"#,
+                ]
+                switch request {
+                case .booking(let pending): if pending { fields.append(#""status":"pending""#) }
+                case .waitlist(let pending):
+                    fields.append(#""waitlist":true"#)
+                    if pending { fields.append(#""status":"pending""#) }
+                case .hold(let seconds): fields.append(#""hold":\#(seconds)"#)
+                }
+                let reply = try await h.call(
+                    .post, "/reservations", token: token, body: "{\(fields.joined(separator: ","))}")
+                switch (reply.status, reply.code) {
+                case (.created, _):
+                    let status = (reply.object["status"] as? String).flatMap(Reservation.Status.init(rawValue:))
+                    return .created(
+                        id: try #require(reply.object["id"] as? String), status: try #require(status, "\(reply.text)"))
+                case (.conflict, .noCapacity?): return .refused(reply.reason ?? reply.text)
+                case (.conflict, .tooManyHolds?): return .tooManyHolds
+                default: throw ModelFailure("create answered \(reply.status): \(reply.text)")
+                }
+            },
+            cancel: { id in
+                let reply = try await h.call(.delete, "/reservations/\(id)", token: token)
+                guard reply.status == .ok else { throw ModelFailure("cancel answered \(reply.status): \(reply.text)") }
+            },
+            confirm: { id in
+                let reply = try await h.call(.post, "/reservations/\(id)/confirm", token: token)
+                switch (reply.status, reply.code) {
+                case (.ok, _): return .confirmed
+                case (.conflict, .cannotConfirmCancelled?): return .cancelled
+                case (.conflict, .holdExpired?): return .holdExpired
+                case (.conflict, .cannotConfirmWaitlisted?): return .waitlisted
+                default: throw ModelFailure("confirm answered \(reply.status): \(reply.text)")
+                }
+            },
+            read: {
+                var read: [String: HoldModel.Reading] = [:]
+                for record in try await h.call(.get, "/reservations", token: token).array {
+                    guard let id = record["id"] as? String,
+                        let status = (record["status"] as? String).flatMap(Reservation.Status.init(rawValue:))
+                    else { throw ModelFailure("a listed record without id or status: \(record)") }
+                    let date = try DateTime.parse(record["date"] as? String ?? "")
+                    read[id] = HoldModel.Reading(
+                        status: status, position: record["waitlistPosition"] as? Int,
+                        day: model.day(landmarkID: record["landmarkId"] as? String ?? "", date: date),
+                        party: record["partySize"] as? Int)
+                }
+                return read
+            },
+            systemChanges: {
+                var counts: [String: [HistoryEntry.Change: Int]] = [:]
+                for entry in try await h.call(.get, "/history", token: token).array {
+                    guard let change = (entry["change"] as? String).flatMap(HistoryEntry.Change.init(rawValue:)),
+                        change.isSystem, let id = entry["reservationId"] as? String
+                    else { continue }
+                    counts[id, default: [:]][change, default: 0] += 1
+                }
+                return counts
+            }
+        )
+    }
+
+    /// Alice and Bob hold, book, join lists, cancel and confirm in turn while the
+    /// clock moves and the server sweeps now and then: every step reads as the
+    /// model says, with a cap of 2 live holds a user to meet.
+    @Test(arguments: Engine.available)
+    func randomSequencesOfTwoUsersAgreeWithTheHoldModel(engine: Engine) async throws {
+        let model = HoldModel()
+        let catalog = LandmarkCatalog(model.base.landmarks)
+        let clock = TestClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+        var options = ServerOptions()
+        options.maxHoldsPerUser = 2
+        try await withHarness(engine, catalog: catalog, now: clock.now, options: options) { h in
+            let system = HoldModel.System(
+                users: [h.alice, h.bob].map { Self.modelBackend(h, token: $0, model: model) },
+                advance: { clock.advance(by: Double($0)) },
+                sweep: { _ = try await sweepHolds(store: h.store, catalog: catalog, now: clock.now()) }, holdLimit: 2)
+            let problems = try await model.run(seed: 31, steps: 200, start: clock.now(), on: system)
+            #expect(problems.isEmpty, "\(problems.prefix(5))")
+        }
+    }
+
+    /// Two clients each of Alice and Bob at once, the clock moving and sweeps
+    /// running among them: every day within capacity, no waiting party that
+    /// fits, every ended hold recorded once and no promotion twice.
+    @Test(arguments: Engine.available)
+    func concurrentHoldsAndListsOfTwoUsersKeepTheModelsRules(engine: Engine) async throws {
+        let model = HoldModel()
+        let catalog = LandmarkCatalog(model.base.landmarks)
+        let clock = TestClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+        var options = ServerOptions()
+        options.maxHoldsPerUser = 4
+        try await withHarness(engine, catalog: catalog, now: clock.now, options: options) { h in
+            let users = [h.alice, h.bob].map { Self.modelBackend(h, token: $0, model: model) }
+            @Sendable func sweep() async throws {
+                _ = try await sweepHolds(store: h.store, catalog: catalog, now: clock.now())
+            }
+            let system = HoldModel.System(
+                users: users, advance: { clock.advance(by: Double($0)) }, sweep: sweep, holdLimit: 4)
+            let problems = try await model.runConcurrently(
+                seed: 8, steps: 30, clients: users + users, system: system, settle: sweep)
+            #expect(problems.isEmpty, "\(problems.prefix(5))")
+        }
+    }
 }

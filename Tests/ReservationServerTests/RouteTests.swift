@@ -340,18 +340,33 @@ struct ListCacheTests {
     @Test func aReadThatRacedAChangeIsNotKept() {
         let cache = ListCache()
         let user = UserID(1)
-        guard case .failure(let generation) = cache.lookup(user) else {
+        let now = Date(timeIntervalSince1970: 1_900_000_000)
+        guard case .failure(let generation) = cache.lookup(user, at: now) else {
             Issue.record("an empty cache has no body")
             return
         }
         cache.invalidate()  // a write commits while the read runs
         cache.keep(ByteBuffer(string: "[old]"), for: user, readAt: generation)
-        guard case .failure(let next) = cache.lookup(user) else {
+        guard case .failure(let next) = cache.lookup(user, at: now) else {
             Issue.record("the stale body was kept")
             return
         }
         cache.keep(ByteBuffer(string: "[new]"), for: user, readAt: next)
-        #expect((try? cache.lookup(user).get()) == ByteBuffer(string: "[new]"))
-        #expect((try? cache.lookup(UserID(2)).get()) == nil)
+        #expect((try? cache.lookup(user, at: now).get()) == ByteBuffer(string: "[new]"))
+        #expect((try? cache.lookup(UserID(2), at: now).get()) == nil)
+    }
+
+    /// A list with a live hold is kept until the hold ends, not a second more: from then on it reads expired.
+    @Test func aListIsKeptUntilItsFirstHoldEnds() {
+        let cache = ListCache()
+        let user = UserID(1)
+        let now = Date(timeIntervalSince1970: 1_900_000_000)
+        guard case .failure(let generation) = cache.lookup(user, at: now) else {
+            Issue.record("an empty cache has no body")
+            return
+        }
+        cache.keep(ByteBuffer(string: "[held]"), for: user, readAt: generation, until: now.addingTimeInterval(60))
+        #expect((try? cache.lookup(user, at: now.addingTimeInterval(59)).get()) == ByteBuffer(string: "[held]"))
+        #expect((try? cache.lookup(user, at: now.addingTimeInterval(60)).get()) == nil)
     }
 }

@@ -141,3 +141,20 @@ extension CreateReservationRequest {
             hold: hold, waitlist: waitlist)
     }
 }
+
+extension ReservationApiModel {
+    /// When a `held` record's hold ends; nil for any other record, or one whose `expiresAt` is no date.
+    public var holdEnd: Date? {
+        guard status == Reservation.Status.held.rawValue, let text = expiresAt else { return nil }
+        return try? DateTime.parse(text)
+    }
+
+    /// As it reads at `now`: a hold that has ended is `expired`, whether or not
+    /// its expiry has been recorded yet (`Reservation.settled(at:)` for a stored record).
+    public func settled(at now: Date) -> ReservationApiModel {
+        guard let end = holdEnd, end <= now else { return self }
+        var record = self
+        record.status = Reservation.Status.expired.rawValue
+        return record
+    }
+}

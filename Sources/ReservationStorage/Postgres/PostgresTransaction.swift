@@ -75,7 +75,7 @@ struct PostgresTransaction: BookingTransaction {
         // `PostgresStore` retries.
         let rows = try await db.query(
             """
-            SELECT d.i, \(unescaped: ReservationRow.columns.split(separator: ",").map { "r." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", "))
+            SELECT d.i, \(unescaped: ReservationRow.columnsOfR)
             FROM UNNEST(\(days.map(\.landmark.description))::TEXT[], \(days.map(\.start))::FLOAT8[],
                         \(days.map(\.end))::FLOAT8[]) WITH ORDINALITY AS d (l, s, e, i)
             JOIN reservations r ON r.landmark_id = d.l AND r.starts_at >= d.s AND r.starts_at < d.e
@@ -107,11 +107,14 @@ struct PostgresTransaction: BookingTransaction {
                 FOR UPDATE
                 """, logger: logger)
         } else {
-            // A sweep: what another instance's sweep (or a confirm) holds is theirs to settle.
+            // A sweep: what another instance's sweep (or a confirm) holds is theirs to settle. Only
+            // landmarks of the catalog: a hold at one that left it cannot be settled, and would come
+            // first in every sweep, before those that can.
             rows = try await db.query(
                 """
                 SELECT \(unescaped: ReservationRow.columns) FROM reservations
                 WHERE status = 'held' AND expires_at <= \(now.timeIntervalSince1970)
+                    AND landmark_id = ANY(\(catalog.landmarks.map(\.id.description))::TEXT[])
                 ORDER BY id COLLATE "C" LIMIT \(min(limit, Int(Int32.max)))
                 FOR UPDATE SKIP LOCKED
                 """, logger: logger)

@@ -65,11 +65,15 @@ struct SQLiteTransaction: BookingTransaction {
     func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [ReservationApiModel] {
         let cap = min(limit, Int(Int32.max))
         guard let days else {
+            // Only landmarks of the catalog: a hold at one that left it cannot be settled, and would
+            // come first in every sweep, before those that can.
+            let landmarks = JSONValue.array(catalog.landmarks.map { .string($0.id.description) }).encoded()
             return try await db.query(
                 """
                 SELECT \(ReservationRow.columns) FROM reservations WHERE status = 'held' AND expires_at <= ?
+                    AND landmark_id IN (SELECT value FROM json_each(?))
                 ORDER BY expires_at, id LIMIT ?
-                """, [.float(seconds(now)), .integer(cap)]
+                """, [.float(seconds(now)), .text(String(decoding: landmarks, as: UTF8.self)), .integer(cap)]
             ).map(SQLiteStore.record)
         }
         var found: [ReservationApiModel] = []
