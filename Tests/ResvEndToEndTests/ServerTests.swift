@@ -273,6 +273,12 @@ final class ServerProcess: Sendable {
         port = found
     }
 
+    /// Kills the server with SIGKILL, as a crash or an OOM killer would, and waits for it.
+    func kill() {
+        process.signal(SIGKILL)
+        _ = process.wait()
+    }
+
     /// Stops the server with SIGTERM and returns its exit status.
     @discardableResult
     func stop() -> Int32 {
