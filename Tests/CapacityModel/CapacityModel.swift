@@ -578,7 +578,7 @@ public struct CapacityModel: Sendable {
 
     /// Day `dayIndex` at landmark `landmarkIndex`, at local midnight, noon or
     /// 23:30 (`time` 0, 1, 2): the first and the last minutes of the local day.
-    func date(_ landmarkIndex: Int, _ dayIndex: Int, time: Int) -> Date? {
+    public func date(_ landmarkIndex: Int, _ dayIndex: Int, time: Int) -> Date? {
         let (hour, minute) = [(0, 0), (12, 0), (23, 30)][time]
         let day = days[dayIndex]
         return Capacity.calendar(for: landmarks[landmarkIndex]).date(

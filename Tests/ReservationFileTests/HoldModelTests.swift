@@ -141,4 +141,38 @@ struct HoldModelTests {
             settle: { _ = try await service.cancel([]) })
         #expect(problems.isEmpty, "\(problems.prefix(5))")
     }
+
+    /// A waitlisted reservation moved to a landmark without a capacity has nothing
+    /// to wait for: it takes the status it asked for in the change itself (the
+    /// user's `modified`, no promotion), and its undo puts it back on the list.
+    @Test func aWaitlistedOneMovedWhereThereIsNoCapacityIsBookedByTheChange() async throws {
+        let model = HoldModel()
+        let open = Landmark(
+            id: Landmark.ID(UUID()), name: "Open Field", location: "Nowhere", description: "No limit.",
+            category: .lakes, capacity: nil, timeZone: TimeZone(identifier: "UTC"))
+        let clock = TestClock(Self.start())
+        let service = ReservationService.inMemory(
+            catalog: LandmarkCatalog(model.base.landmarks + [open]), now: clock.now)
+        let tower = model.base.landmarks[0]  // 5 a day
+        let date = try #require(model.base.date(0, 0, time: 1))
+        _ = try await service.reserve([
+            try NewReservation(landmark: tower.id.description, date: date, partySize: 5, now: clock.now())
+        ])
+        let waiting = try await service.reserve([
+            try NewReservation(
+                landmark: tower.id.description, date: date, partySize: 2, status: .pending, waitlist: true,
+                now: clock.now())
+        ])[0]
+        #expect(waiting.status == .waitlisted)
+        let moved = try await service.modify(waiting.id, try ReservationChange(landmark: open.id.description), nil)
+        #expect(moved.status == .pending, "the status it asked for")
+        #expect(moved.landmark.id == open.id)
+        #expect(moved.waitlistPosition == nil)
+        let history = try await service.history(waiting.id, nil).map(\.change)
+        #expect(history == [.modified, .created], "the user's own change, not the system's")
+        let undone = try await service.undo()
+        #expect(undone.changes.map { $0.after.status } == ["waitlisted"])
+        let back = try #require(try await service.fetch().reservations.first { $0.id == waiting.id })
+        #expect(back.status == .waitlisted && back.landmark.id == tower.id && back.waitlistPosition == 1)
+    }
 }

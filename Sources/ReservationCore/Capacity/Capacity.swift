@@ -4,48 +4,6 @@ import Foundation
 /// active reservations on one calendar day, in the landmark's zone, never
 /// exceed its capacity.
 public enum Capacity {
-    /// Places taken per landmark and day, for booking one request after
-    /// another: what is stored, plus what this tally has booked so far.
-    /// Stored reservations are indexed once per landmark (sorted dates with
-    /// running sums), so a batch of n requests costs O(n log m), not O(n·m).
-    struct Tally {
-        private let existing: [Reservation]
-        private var indexes: [Landmark.ID: DayIndex] = [:]
-        private var calendars: [Landmark.ID: Calendar] = [:]
-        private var added: [DayKey: Int] = [:]
-
-        init(existing: [Reservation]) { self.existing = existing }
-
-        /// Counts `request` on its day, or throws `noCapacity` when it does not fit.
-        mutating func book(_ request: NewReservation, at landmark: Landmark) throws(ReservationError) {
-            guard let capacity = landmark.capacity else { return }
-            let calendar = calendar(for: landmark)
-            guard let day = Day(of: request.date, in: calendar) else { return }
-            let key = DayKey(landmark: landmark.id, start: day.start)
-            let booked = index(for: landmark).booked(from: day.start, to: day.end) + added[key, default: 0]
-            if !Capacity.fits(request.partySize, booked: booked, capacity: capacity) {
-                throw .noCapacity(landmark, day: day.text, requested: request.partySize, booked: booked)
-            }
-            added[key, default: 0] += request.partySize
-        }
-
-        private mutating func calendar(for landmark: Landmark) -> Calendar {
-            if let calendar = calendars[landmark.id] { return calendar }
-            let calendar = Capacity.calendar(for: landmark)
-            calendars[landmark.id] = calendar
-            return calendar
-        }
-
-        private mutating func index(for landmark: Landmark) -> DayIndex {
-            if let index = indexes[landmark.id] { return index }
-            let index = DayIndex(
-                existing.filter { $0.landmark.id == landmark.id && $0.status.isActive }
-                    .map { (date: $0.date, partySize: $0.partySize) })
-            indexes[landmark.id] = index
-            return index
-        }
-    }
-
     /// The calendar a landmark's days are counted in: its zone, UTC when it has none.
     public static func calendar(for landmark: Landmark) -> Calendar {
         var calendar = Calendar(identifier: .gregorian)
@@ -72,11 +30,6 @@ public enum Capacity {
             end = interval.end
             text = CalendarDay(date, in: calendar).description
         }
-    }
-
-    private struct DayKey: Hashable {
-        let landmark: Landmark.ID
-        let start: Date
     }
 
     /// One landmark's active reservations by date, with running party sums.
