@@ -135,7 +135,7 @@ struct ReservationRoutes: Sendable {
     }
 
     /// The records with each waitlisted one's position on its day's list, which
-    /// counts every user's: read in a transaction of its own, only when there is one.
+    /// counts every user's: read only when there is one.
     private func withPositions(_ records: [ReservationApiModel]) async throws -> [ReservationApiModel] {
         var days: [Int: BookingDay] = [:]
         for (index, record) in records.enumerated() where record.status == Reservation.Status.waitlisted.rawValue {
@@ -147,12 +147,13 @@ struct ReservationRoutes: Sendable {
         }
         guard !days.isEmpty else { return records }
         let wanted = Set(days.values).sorted()
-        let lists = try await store.transaction(.system, catalog: catalog) { try await $0.waitlisted(wanted) }
-        guard case .done(let found) = lists else { return records }
+        let positions = try await store.waitlists(wanted).mapValues { ids in
+            Dictionary(ids.enumerated().map { ($1, $0 + 1) }, uniquingKeysWith: { first, _ in first })
+        }
         var records = records
         for (index, day) in days {
-            if let position = found[day]?.firstIndex(where: { $0.id == records[index].id }) {
-                records[index].waitlistPosition = position + 1
+            if let position = positions[day]?[records[index].id] {
+                records[index].waitlistPosition = position
             }
         }
         return records

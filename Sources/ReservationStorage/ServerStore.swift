@@ -65,6 +65,8 @@ public struct ServerStore: Sendable {
     /// Date and party size of every user's reservations at a landmark in [from, to) that take places at `now`.
     public var parties:
         @Sendable (Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws -> [(date: Date, partySize: Int)]
+    /// The ids on each day's waitlist (every user's), in the list's order: a read, for positions.
+    public var waitlists: @Sendable ([BookingDay]) async throws -> [BookingDay: [String]]
     /// The response kept for this user's key, if any (a read; `transaction` checks again under the key's lock).
     public var storedResponse: @Sendable (UserID, _ key: String) async throws -> StoredResponse?
     /// Runs `work` in one write transaction of the user's, with the catalog

@@ -30,6 +30,10 @@ public enum MemoryStore {
                     }.map { (date: $0.date, partySize: $0.partySize) }
                 }
             },
+            waitlists: { days in
+                let ledger = state.withLock { $0.ledger }
+                return try await LedgerTransaction(ledger).waitlisted(days).mapValues { $0.map(\.id) }
+            },
             storedResponse: { user, key in state.withLock { $0.keys[user]?[key]?.response } },
             transact: { user, catalog, key, work in
                 try await turns.run {

@@ -46,6 +46,26 @@ public enum PostgresStore {
                     return (date: Date(timeIntervalSince1970: startsAt), partySize: party)
                 }
             },
+            waitlists: { days in
+                guard !days.isEmpty else { return [:] }
+                let rows = try await client.query(
+                    """
+                    SELECT d.i, r.id
+                    FROM UNNEST(\(days.map(\.landmark.description))::TEXT[], \(days.map(\.start))::FLOAT8[],
+                                \(days.map(\.end))::FLOAT8[]) WITH ORDINALITY AS d (l, s, e, i)
+                    JOIN reservations r ON r.landmark_id = d.l AND r.starts_at >= d.s AND r.starts_at < d.e
+                        AND r.status = 'waitlisted'
+                    ORDER BY d.i, COALESCE(r.waitlist_order, 0), r.id COLLATE "C"
+                    """, logger: logger
+                ).collect()
+                var lists: [BookingDay: [String]] = [:]
+                for row in rows {
+                    let (position, id) = try row.decode((Int, String).self)
+                    guard days.indices.contains(position - 1) else { continue }
+                    lists[days[position - 1], default: []].append(id)
+                }
+                return lists
+            },
             storedResponse: { user, key in
                 try await client.withConnection { db in
                     try await storedResponse(db, user: user, key: key, logger: logger)

@@ -76,6 +76,21 @@ public enum SQLiteStore {
                     return (date: Date(timeIntervalSince1970: startsAt), partySize: party)
                 }
             },
+            waitlists: { days in
+                let db = reader()
+                var lists: [BookingDay: [String]] = [:]
+                for day in days {
+                    let ids = try await db.query(
+                        """
+                        SELECT id FROM reservations
+                        WHERE status = 'waitlisted' AND landmark_id = ? AND starts_at >= ? AND starts_at < ?
+                        ORDER BY COALESCE(waitlist_order, 0), id
+                        """, [.text(day.landmark.description), .float(day.start), .float(day.end)]
+                    ).compactMap { $0.column("id")?.string }
+                    if !ids.isEmpty { lists[day] = ids }
+                }
+                return lists
+            },
             storedResponse: { user, key in
                 try await storedResponse(reader(), user: user, key: key)
             },
