@@ -18,7 +18,7 @@ extension ReservationService {
                 return try await rule(transaction, at)
             }
         }
-        return ReservationService(
+        var service = ReservationService(
             landmarks: { try store.header().ledger.catalog },
             fetch: { try store.snapshot().settled(at: now(), countPositions: true) },
             reserve: { requests in
@@ -42,5 +42,12 @@ extension ReservationService {
             },
             eachChange: { id, limit, visit in try store.history(of: id, limit: limit, visit) }
         )
+        // Another process's write renames a new store into place: its file's stamp tells.
+        service.changes = { after, wait in
+            try await ChangePage.polling(after: after, prefix: "f", wait: wait, stamp: store.stamp) {
+                try store.changes(after: $0)
+            }
+        }
+        return service
     }
 }

@@ -143,7 +143,7 @@ public struct JSONFileStore: Sendable {
             }
             guard try visit(entry) else { return skipped }
         }
-        skipped += try journal.readBackward(committed: document.lastChange) { json in
+        skipped += try journal.readBackward(committed: document.lastChange) { _, json in
             guard let entry = HistoryEntry(json: json) else {
                 skipped += 1
                 return true
@@ -170,6 +170,36 @@ public struct JSONFileStore: Sendable {
             return true
         }
         return found.reversed()
+    }
+
+    /// The changes after change number `sequence`, oldest first, each with its
+    /// number, read from the journal's end back to it; and the number of the
+    /// newest change. With no `sequence`, none (a feed starts from now).
+    /// `cursorExpired` when the store's history is shorter than `sequence`
+    /// (the store was replaced by an older one, or another store).
+    public func changes(after sequence: Int?) throws -> (changes: [(sequence: Int, entry: HistoryEntry)], newest: Int) {
+        let (file, _) = try StoreFile.resolvingLinks(path, storePath: path)
+        let document = try header()
+        guard let sequence else { return ([], document.lastChange) }
+        guard sequence <= document.lastChange else { throw ReservationError.cursorExpired }
+        var found: [(sequence: Int, entry: HistoryEntry)] = []
+        try Journal(storeFile: file, storePath: path).readBackward(committed: document.lastChange) { number, json in
+            guard number > sequence else { return false }
+            if let entry = HistoryEntry(json: json) { found.append((number, entry)) }
+            return true
+        }
+        return (found.reversed(), document.lastChange)
+    }
+
+    /// What changes when the store is written (it is renamed into place): its
+    /// file's identity, size and time of change. Cheap to poll; nil when there is no file.
+    public func stamp() -> [Int]? {
+        guard let (file, _) = try? StoreFile.resolvingLinks(path, storePath: path) else { return nil }
+        var info = stat()
+        guard stat(file, &info) == 0 else { return nil }
+        return [
+            Int(info.st_dev), Int(info.st_ino), Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec),
+        ]
     }
 
     /// The changes, newest first: every one, or one reservation's; the newest `limit` when given.

@@ -37,7 +37,7 @@ struct Journal {
     /// Numbers that do not go down from the end are reported: the journal was
     /// edited, and is left as it is.
     @discardableResult
-    func readBackward(committed: Int, _ visit: (JSONValue) throws -> Bool) throws -> Int {
+    func readBackward(committed: Int, _ visit: (_ sequence: Int, JSONValue) throws -> Bool) throws -> Int {
         guard let file = try open(writing: false) else { return 0 }
         defer { close(file.descriptor) }
         var skipped = 0
@@ -58,7 +58,7 @@ struct Journal {
                 )
             }
             newer = sequence
-            return try visit(entry)
+            return try visit(sequence, entry)
         }
         return skipped
     }

@@ -111,7 +111,7 @@ extension ReservationService {
             return id
         }
 
-        return ReservationService(
+        var service = ReservationService(
             landmarks: { try await catalog() },
             fetch: {
                 // Both at once: each is a request of its own (a child task, so a
@@ -266,6 +266,26 @@ extension ReservationService {
                 return LandmarkAvailability(landmark: landmark, days: answered)
             }
         )
+        service.changes = { after, wait in
+            try online()
+            // Whole seconds, at most the server's 60.
+            let seconds = min(max(0, Int(wait.components.seconds)), 60)
+            var query = [URLQueryItem(name: "wait", value: String(seconds))]
+            if let after {
+                guard ChangeCursor.isPlausible(after) else { throw ReservationError.invalidCursor(after) }
+                query.append(URLQueryItem(name: "after", value: after))
+            }
+            // The poll's own wait comes on top of the time a command has (RESV_REQUEST_TIMEOUT).
+            let reply = try await CommandDeadline.$start.withValue(ContinuousClock.now + .seconds(seconds)) {
+                try await client.send("GET", "changes", query: query)
+            }
+            guard reply.status == 200 else { throw client.refusal(reply, "GET /changes") }
+            guard let json = reply.json, let page = ChangePage(json: json) else {
+                throw client.badShape("GET /changes did not answer {changes, cursor} with a cursor for each change")
+            }
+            return page
+        }
+        return service
     }
 }
 

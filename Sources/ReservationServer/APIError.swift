@@ -82,9 +82,10 @@ public struct APIError: HTTPResponseError, Sendable {
                 .holdExpired, .tooManyHolds, .cannotConfirmWaitlisted:
                 .conflict
             case .versionMismatch: .preconditionFailed
+            case .cursorExpired: .gone
             case .invalidDate, .invalidNote, .noteWithNUL, .nothingToModify, .dateInPast, .invalidPartySize,
                 .invalidInitialStatus, .invalidHold, .holdWithWaitlist,
-                .invalidRequestField,
+                .invalidRequestField, .invalidCursor,
                 .invalidReservationID, .ambiguousLandmark, .ambiguousReservationID, .batchRejected, .invalidDays:
                 .badRequest
             case .unexpectedCount, .unimplemented: .internalServerError

@@ -26,9 +26,15 @@ func buildRouter(
     if options.metrics != nil { router.add(middleware: MetricsMiddleware()) }
     let operations = OperationsRoutes(store: store, metrics: options.metrics)
     router.addRoutes(operations.endpoints)
+    let tokens = TokenCache(store: store, lifetime: options.tokenLifetime, now: now)
     let authenticated = router.group()
-        .add(middleware: AuthMiddleware(tokens: TokenCache(store: store, lifetime: options.tokenLifetime, now: now)))
+        .add(middleware: AuthMiddleware(tokens: tokens))
         .group(context: AuthenticatedContext.self)
+    // The change feed's long polls: behind a token, not the rate limit (see `ChangeRoutes`).
+    router.group()
+        .add(middleware: AuthMiddleware(tokens: tokens))
+        .group(context: AuthenticatedContext.self)
+        .addRoutes(ChangeRoutes(store: store).endpoints)
     if let limit = options.rateLimit { authenticated.add(middleware: RateLimitMiddleware(limit)) }
     authenticated.addRoutes(operations.authenticatedEndpoints)
     authenticated.addRoutes(
@@ -59,7 +65,7 @@ public func buildApplication(
             HoldSweep(
                 store: store, catalog: catalog, interval: options.holdSweepInterval, logger: logger, now: now,
                 lists: lists),
-        ],
+        ] + (store.listen.map { [ChangeListener(listen: $0, signal: store.signal, logger: logger)] } ?? []),
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
         logger: logger
     )
@@ -83,6 +89,34 @@ struct KeyPurge: Service {
             }
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(3600)) }
+            } catch {
+                return
+            }
+        }
+    }
+}
+
+/// Hears other instances' commits (PostgreSQL's notifications) and wakes this
+/// one's long polls; listens again a second after a lost connection, waking
+/// every poll then (what was committed meanwhile was not heard).
+struct ChangeListener: Service {
+    let listen: @Sendable () async throws -> Void
+    let signal: ChangeSignal
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isCancelled {
+            do {
+                try await cancelWhenGracefulShutdown { try await listen() }
+                if Task.isCancelled || Task.isShuttingDownGracefully { return }
+                logger.warning("the change notifications ended; listening again")
+            } catch {
+                if Task.isCancelled || Task.isShuttingDownGracefully { return }
+                logger.warning("lost the change notifications; listening again", metadata: ["error": "\(error)"])
+            }
+            signal.ring(nil)
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
             } catch {
                 return
             }

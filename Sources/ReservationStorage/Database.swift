@@ -32,6 +32,8 @@ public enum Database {
                 }
                 group.addTask {
                     try await PostgresStore.migrate(client, url: spec, logger: logger)
+                    var store = store
+                    store.cursorKey = try await PostgresStore.cursorKey(client, logger: logger)
                     return try await body(store)
                 }
                 defer { group.cancelAll() }

@@ -1,3 +1,4 @@
+import Foundation
 import ReservationCore
 
 /// The server's schema, written once for both engines: the tables of version
@@ -5,7 +6,7 @@ import ReservationCore
 /// differ (column types, an auto-numbered key, `ADD COLUMN IF NOT EXISTS`).
 enum Schema {
     /// The version this server writes and reads; a database at a newer one is refused.
-    static let version = 5
+    static let version = 6
 
     enum Dialect {
         case sqlite, postgres
@@ -107,7 +108,24 @@ enum Schema {
             ),
             // Holds and waitlists: three statuses more, a hold's end, a place on a list.
             (5, holdsAndWaitlists(d)),
+            // The change feed: the key its cursors are signed with, the same for every instance.
+            (
+                6,
+                [
+                    "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+                    """
+                    INSERT INTO meta (name, value) VALUES ('cursor_key', '\(Self.newKey())')
+                    ON CONFLICT (name) DO NOTHING
+                    """,
+                ]
+            ),
         ]
+    }
+
+    /// 32 random bytes as hex: a new database's cursor key.
+    static func newKey() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 
     /// The statuses a stored reservation may have.

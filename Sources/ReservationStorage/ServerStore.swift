@@ -84,6 +84,20 @@ public struct ServerStore: Sendable {
     public var close: @Sendable () async throws -> Void
     /// Creating, listing, revoking and checking tokens, and the health check.
     public var tokens: TokenStore = .unavailable
+    /// Rung after each commit with the users whose history grew: wakes `GET /changes`.
+    public var signal = ChangeSignal()
+    /// The key this database's feed cursors are signed with (kept in it: every instance has the same).
+    public var cursorKey: [UInt8] = []
+    /// The user's changes numbered after `after`, oldest first, at most `limit`, each with its number.
+    public var changes:
+        @Sendable (UserID, _ after: Int64, _ limit: Int) async throws -> [(sequence: Int64, entry: HistoryEntry)] = {
+            _, _, _ in []
+        }
+    /// The number of the user's newest change; 0 when none.
+    public var newestChange: @Sendable (UserID) async throws -> Int64 = { _ in 0 }
+    /// Rings `signal` for other processes' commits until cancelled (PostgreSQL's
+    /// notifications); nil where this process is the only writer.
+    public var listen: (@Sendable () async throws -> Void)?
 }
 
 extension ServerStore {

@@ -6,6 +6,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
     case invalidSetting(String, String, String)
     /// `--from` is after `--to`.
     case emptyRange(from: String, to: String)
+    /// `resv wait` reached its timeout first: the reservation, the status waited for, the one it has.
+    case waitTimedOut(String, wanted: String, has: String, seconds: String)
     /// `repl` typed at the REPL's own prompt.
     case nestedRepl
     /// An input file (`reserve --batch`) that cannot be read.
@@ -79,6 +81,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
                 + (known.isEmpty
                     ? "make it with 'resv config set server URL --profile \(name)'"
                     : "use \((known + [ConfigFile.defaultProfile]).joined(separator: ", ")), or make it with 'resv config set KEY VALUE --profile \(name)'")
+        case .waitTimedOut(let id, let wanted, let has, let seconds):
+            "reservation \(id) is still \(has), not \(wanted), after \(seconds) s"
         case .tokenOnCommandLine:
             "a token on the command line would show in 'ps' and your shell history: run 'resv config set token' and type it, or pipe it in"
         }

@@ -27,7 +27,7 @@ extension ExitStatus {
                 .offlineNeedsServer, .noServerUser, .unknownSetting, .tokenOnCommandLine, .unknownProfile:
                 return usage
             case .insecureConfig, .noToken: return notAuthorised
-            case .settingNotSet, .batchRefused: return refused
+            case .settingNotSet, .batchRefused, .waitTimedOut: return refused
             case .unwritableConfig: return cannotWrite
             case .notCached: return unavailable
             }

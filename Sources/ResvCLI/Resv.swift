@@ -33,7 +33,7 @@ public struct Resv: ParsableCommand {
         version: version,
         subcommands: [
             ListCommand.self, ReserveCommand.self, CancelCommand.self, ConfirmCommand.self, ModifyCommand.self,
-            LogCommand.self, UndoCommand.self, ShowCommand.self,
+            LogCommand.self, UndoCommand.self, ShowCommand.self, WatchCommand.self, WaitCommand.self,
             AvailabilityCommand.self, FetchCommand.self, LandmarksCommand.self, ConfigCommand.self, ReplCommand.self,
             WhoamiCommand.self,
         ],

@@ -67,6 +67,10 @@ public enum ReservationError: Error, Sendable, LocalizedError {
     case tooManyHolds(limit: Int)
     /// A waitlisted reservation is confirmed by its promotion, not by the user.
     case cannotConfirmWaitlisted(Reservation)
+    /// A change feed's cursor that is not one of this backend's for this user (as given).
+    case invalidCursor(String)
+    /// A change feed's cursor from before the history kept (or from a history since replaced).
+    case cursorExpired
     /// A `ReservationService.unimplemented` endpoint was called.
     case unimplemented(String)
     /// A refusal a server explained with its code and its words (the same words
@@ -125,6 +129,11 @@ public enum ReservationError: Error, Sendable, LocalizedError {
         case .cannotConfirmWaitlisted(let reservation):
             return "reservation \(reservation.id.short) is waitlisted: it is confirmed when places free, "
                 + "not by confirm (see 'resv show \(reservation.id.short)')"
+        case .invalidCursor(let text):
+            return
+                "'\(text.quoted(limit: 60))' is not a cursor of this store for you: use one resv watch printed for it"
+        case .cursorExpired:
+            return "the cursor is older than the history kept: re-read with resv list, then watch from now"
         case .versionMismatch(let id, let expected, let current):
             let now = current.map { ", now \($0)" } ?? ""
             return "reservation \(id.short) changed since it was read (version \(expected)\(now)), nothing changed: "

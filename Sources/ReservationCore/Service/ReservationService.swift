@@ -130,6 +130,14 @@ public struct ReservationService: Sendable {
     public var availability:
         @Sendable (_ landmark: String, _ days: @Sendable (Landmark) throws -> [CalendarDay]) async throws
             -> LandmarkAvailability
+    /// The user's changes after `after` (a cursor this backend gave), oldest
+    /// first, waiting up to `wait` for one when there is none yet; with no
+    /// cursor, none and the cursor of now (a feed starts from now).
+    /// `invalidCursor` for a cursor not of this backend and user, `cursorExpired`
+    /// for one older than the history kept.
+    public var changes: @Sendable (_ after: String?, _ wait: Duration) async throws -> ChangePage = { _, _ in
+        throw ReservationError.unimplemented("ReservationService.changes")
+    }
 
     /// `availability` defaults to counting what one `fetch` reads, which is
     /// every reservation of a backend that holds them all (a file, memory).
@@ -240,7 +248,7 @@ extension ReservationService {
                 return try await rule(transaction, at)
             }
         }
-        return ReservationService(
+        var service = ReservationService(
             landmarks: { catalog },
             fetch: { state.ledger.snapshot.settled(at: now(), countPositions: true) },
             reserve: { requests in try await write { try await Booking.reserve(requests, now: $1, in: $0) } },
@@ -252,6 +260,49 @@ extension ReservationService {
             history: { id, limit in state.ledger.changes(of: id, limit: limit) },
             undo: { try await write { try await Booking.undo(now: $1, in: $0) } }
         )
+        // Change number n is the ledger's n-th history entry.
+        service.changes = { after, wait in
+            try await ChangePage.polling(after: after, prefix: "m", wait: wait, stamp: { state.ledger.history.count }) {
+                sequence in
+                let history = state.ledger.history
+                guard let sequence else { return ([], history.count) }
+                guard sequence <= history.count else { throw ReservationError.cursorExpired }
+                return (
+                    history.indices.dropFirst(sequence).compactMap { index in
+                        HistoryEntry(json: history[index]).map { (index + 1, $0) }
+                    }, history.count
+                )
+            }
+        }
+        return service
+    }
+}
+
+extension ChangePage {
+    /// A feed over a store read in this process (a file, memory): `read`
+    /// answers the changes after a sequence number and the newest number; when
+    /// there are none, waits for `stamp` (what changes when the store is
+    /// written) to change, looking every 100 ms, until `wait` has passed.
+    public static func polling<Stamp: Equatable>(
+        after: String?, prefix: Character, wait: Duration, stamp: () -> Stamp,
+        read: (Int?) throws -> (changes: [(sequence: Int, entry: HistoryEntry)], newest: Int)
+    ) async throws -> ChangePage {
+        let sequence = try after.map { text throws(ReservationError) in try ChangeCursor.sequence(text, prefix: prefix)
+        }
+        let deadline = ContinuousClock.now.advanced(by: max(.zero, wait))
+        while true {
+            let seen = stamp()
+            let (found, newest) = try read(sequence)
+            guard let sequence else { return ChangePage(changes: [], cursor: ChangeCursor.make(prefix, newest)) }
+            if !found.isEmpty || ContinuousClock.now >= deadline {
+                return ChangePage(
+                    changes: found.map { FeedChange(cursor: ChangeCursor.make(prefix, $0.sequence), entry: $0.entry) },
+                    cursor: ChangeCursor.make(prefix, found.last?.sequence ?? sequence))
+            }
+            while stamp() == seen, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
     }
 }
 

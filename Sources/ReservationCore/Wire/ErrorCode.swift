@@ -31,6 +31,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case holdExpired
     case tooManyHolds
     case cannotConfirmWaitlisted
+    case invalidCursor
+    case cursorExpired
     // The protocol's.
     case invalidJSON
     case bodyTooLarge
@@ -62,11 +64,11 @@ public enum ErrorCode: String, Sendable, CaseIterable {
         switch self {
         case .invalidDate, .dateInPast, .invalidPartySize, .invalidStatus, .unknownLandmark, .ambiguousLandmark,
             .invalidReservationId, .invalidDays, .invalidRequest, .batchRejected, .invalidJSON, .bodyTooLarge,
-            .idempotencyKeyReused, .invalidNote, .invalidHold:
+            .idempotencyKeyReused, .invalidNote, .invalidHold, .invalidCursor:
             .invalidInput
         case .reservationNotFound, .ambiguousReservationId, .noCapacity, .cannotConfirmCancelled,
             .cannotModifyCancelled, .versionMismatch, .nothingToUndo, .undoConflict, .undoInPast, .holdExpired,
-            .tooManyHolds, .cannotConfirmWaitlisted:
+            .tooManyHolds, .cannotConfirmWaitlisted, .cursorExpired:
             .refused
         case .unauthorized, .forbidden:
             .notAuthorised
@@ -109,6 +111,8 @@ extension ReservationError {
         case .holdExpired: .holdExpired
         case .tooManyHolds: .tooManyHolds
         case .cannotConfirmWaitlisted: .cannotConfirmWaitlisted
+        case .invalidCursor: .invalidCursor
+        case .cursorExpired: .cursorExpired
         case .unexpectedCount: .invalidResponse
         case .unimplemented: .internalError
         case .refusedByServer(let code, _): code

@@ -11,6 +11,7 @@ public enum MemoryStore {
     public static func open(catalog: LandmarkCatalog = .builtIn, now: @escaping @Sendable () -> Date) -> ServerStore {
         let state = MemoryState(MemoryData(ledger: ReservationLedger(records: [], catalog: catalog)))
         let turns = OneAtATime()
+        let signal = ChangeSignal()
         var store = ServerStore(
             list: { user in
                 state.withLock { data in
@@ -48,6 +49,7 @@ public enum MemoryStore {
                     data.ledger = transaction.ledger.ledger
                     if let key, let keep { data.keys[user, default: [:]][key.key] = (keep, key.receivedAt) }
                     state.withLock { $0 = data }
+                    signal.ring(transaction.touched)
                     return .done(value)
                 }
             },
@@ -79,6 +81,23 @@ public enum MemoryStore {
         )
         store.exclusive = true
         store.tokens = .memory(state, now: now)
+        store.signal = signal
+        store.cursorKey = Array(Schema.newKey().utf8)
+        // A user's change number n is their n-th.
+        store.changes = { user, after, limit in
+            state.withLock { data in
+                let history = data.history[user] ?? []
+                let name = data.names[user]
+                let first = Int(clamping: max(0, after))
+                guard first < history.count else { return [] }
+                return history.indices.dropFirst(first).prefix(max(0, limit)).map { index in
+                    var entry = history[index]
+                    entry.user = name
+                    return (Int64(index + 1), entry)
+                }
+            }
+        }
+        store.newestChange = { user in state.withLock { Int64($0.history[user]?.count ?? 0) } }
         return store
     }
 }
@@ -116,6 +135,8 @@ final class MemoryTransaction: BookingTransaction {
     let user: UserID
     let ledger: LedgerTransaction
     private(set) var data: MemoryData
+    /// The users whose history this transaction added to.
+    private(set) var touched: Set<UserID> = []
 
     init(user: UserID, data: MemoryData) {
         self.user = user
@@ -152,6 +173,7 @@ final class MemoryTransaction: BookingTransaction {
         try await ledger.update(reservations)
         for entry in entries {
             guard let owner = data.owners[entry.reservationID] else { continue }
+            touched.insert(owner)
             var entry = entry
             entry.user = nil
             data.history[owner, default: []].append(entry)
@@ -166,6 +188,7 @@ final class MemoryTransaction: BookingTransaction {
     func update(_ reservations: [Reservation]) async throws { try await ledger.update(reservations) }
 
     func append(_ entries: [HistoryEntry]) async throws {
+        if !entries.isEmpty { touched.insert(user) }
         data.history[user, default: []].append(
             contentsOf: entries.map { entry in
                 var entry = entry

@@ -20,6 +20,7 @@ public enum PostgresStore {
         var configuration = try configuration(url)
         configuration.options.maximumConnections = connections
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let signal = ChangeSignal()
         var store = ServerStore(
             list: { user in
                 try await client.query(
@@ -78,6 +79,8 @@ public enum PostgresStore {
                 while true {
                     attempt += 1
                     do {
+                        let touched = TouchedUsers()
+                        defer { signal.ring(touched.all) }
                         return try await client.withTransaction(logger: logger) { db in
                             if let key {
                                 // Holds off every other writer of this user's key until the transaction ends.
@@ -90,6 +93,13 @@ public enum PostgresStore {
                             }
                             let transaction = PostgresTransaction(db: db, logger: logger, user: user, catalog: catalog)
                             let (value, keep) = try await work(transaction)
+                            let users = transaction.touched.all
+                            if !users.isEmpty {
+                                // Delivered at commit to every instance's listener (`listen`), this one's too.
+                                try await db.query(
+                                    "SELECT pg_notify(\(Self.channel), \(Self.payload(users)))", logger: logger)
+                                touched.insert(contentsOf: users)
+                            }
                             if let key, let keep {
                                 try await db.query(
                                     """
@@ -143,6 +153,34 @@ public enum PostgresStore {
             close: {}
         )
         store.tokens = .postgres(client, logger: logger, now: now)
+        store.signal = signal
+        store.changes = { user, after, limit in
+            try await client.query(
+                """
+                SELECT h.seq, h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
+                WHERE h.user_id = \(user.rawValue) AND h.seq > \(after) ORDER BY h.seq LIMIT \(max(0, limit))
+                """, logger: logger
+            ).collect().map { row in
+                let (sequence, entry, name) = try row.decode((Int64, String, String).self)
+                return (sequence, try HistoryEntry(stored: entry, user: name))
+            }
+        }
+        store.newestChange = { user in
+            try await client.query(
+                "SELECT COALESCE(MAX(seq), 0)::BIGINT FROM history WHERE user_id = \(user.rawValue)", logger: logger
+            ).collect().first?.decode(Int64.self) ?? 0
+        }
+        // Every instance's commits, as notifications: until cancelled (a lost connection throws,
+        // and the server listens again).
+        store.listen = {
+            try await client.withConnection { connection in
+                try await connection.listen(on: channel) { notifications in
+                    // Listening now: what was committed before is read by the polls themselves.
+                    signal.ring(nil)
+                    for try await notification in notifications { signal.ring(users(notification.payload)) }
+                }
+            }
+        }
         return (store, client)
     }
 
@@ -153,6 +191,29 @@ public enum PostgresStore {
     }
 
     /// Creates or checks the schema; run while the client runs.
+    /// The notification channel of commits that added to users' histories.
+    static let channel = "resv_changes"
+
+    /// A notification's payload: the users' ids, or `*` when too many to name (a payload holds under 8,000 bytes).
+    static func payload(_ users: Set<UserID>) -> String {
+        let text = users.map(\.description).sorted().joined(separator: ",")
+        return text.utf8.count < 7_000 ? text : "*"
+    }
+
+    /// The users a payload names; nil (everyone) when it names none it can read.
+    static func users(_ payload: String) -> Set<UserID>? {
+        guard payload != "*" else { return nil }
+        let users = payload.split(separator: ",").compactMap { Int64($0).map(UserID.init) }
+        return users.isEmpty ? nil : Set(users)
+    }
+
+    /// This database's cursor key (`meta`), once migrated.
+    public static func cursorKey(_ client: PostgresClient, logger: Logger) async throws -> [UInt8] {
+        Array(
+            (try await client.query("SELECT value FROM meta WHERE name = 'cursor_key'", logger: logger).collect()
+                .first?.decode(String.self) ?? "").utf8)
+    }
+
     public static func migrate(_ client: PostgresClient, url: String, logger: Logger) async throws {
         try await client.withTransaction(logger: logger) { db in
             // One server migrates at a time.

@@ -13,6 +13,8 @@ struct PostgresTransaction: BookingTransaction {
     let logger: Logger
     let user: UserID
     let catalog: LandmarkCatalog
+    /// The users whose history this transaction added to.
+    let touched = TouchedUsers()
 
     func lockHistory(exclusive: Bool) async throws {
         let key = "history \(user.rawValue)"
@@ -134,7 +136,7 @@ struct PostgresTransaction: BookingTransaction {
     func updateAny(_ reservations: [Reservation], entries: [HistoryEntry]) async throws {
         try await write(reservations, owner: nil)
         guard !entries.isEmpty else { return }
-        try await db.query(
+        let owners = try await db.query(
             """
             INSERT INTO history (user_id, reservation_id, command, change, undoes, entry)
             SELECT r.user_id, t.r, t.c, t.ch, NULL, t.e FROM UNNEST(
@@ -143,7 +145,10 @@ struct PostgresTransaction: BookingTransaction {
                 WITH ORDINALITY AS t (r, c, ch, e, i)
             JOIN reservations r ON r.id = t.r
             ORDER BY t.i
-            """, logger: logger)
+            RETURNING user_id
+            """, logger: logger
+        ).collect()
+        touched.insert(contentsOf: try owners.map { UserID(try $0.decode(Int64.self)) })
     }
 
     func insert(_ reservations: [Reservation]) async throws {
@@ -197,6 +202,7 @@ struct PostgresTransaction: BookingTransaction {
 
     func append(_ entries: [HistoryEntry]) async throws {
         guard !entries.isEmpty else { return }
+        touched.insert(user)
         try await db.query(
             """
             INSERT INTO history (user_id, reservation_id, command, change, undoes, entry)

@@ -45,6 +45,7 @@ public enum SQLiteStore {
             pool[next.wrappingAdd(1, ordering: .relaxed).oldValue % pool.count]
         }
 
+        let signal = ChangeSignal()
         var store = ServerStore(
             list: { user in
                 try await reader().query(
@@ -95,11 +96,13 @@ public enum SQLiteStore {
                 try await storedResponse(reader(), user: user, key: key)
             },
             transact: { user, catalog, key, work in
-                try await writer.perform { db in
+                let transaction = SQLiteTransaction(db: writeConnection, user: user, catalog: catalog)
+                defer { signal.ring(transaction.touched.all) }  // committed, or rolled back and touching none
+                return try await writer.perform { db in
                     if let key, let kept = try await storedResponse(db, user: user, key: key.key) {
                         return .replay(kept)
                     }
-                    let (value, keep) = try await work(SQLiteTransaction(db: db, user: user, catalog: catalog))
+                    let (value, keep) = try await work(transaction)
                     if let key, let keep {
                         _ = try await db.query(
                             """
@@ -146,6 +149,30 @@ public enum SQLiteStore {
         )
         store.exclusive = serving
         store.tokens = .sqlite(writer: writer, reader: reader, now: now)
+        store.signal = signal
+        let key = try await writeConnection.query("SELECT value FROM meta WHERE name = 'cursor_key'").first?
+            .column("value")?.string
+        store.cursorKey = Array((key ?? "").utf8)
+        store.changes = { user, after, limit in
+            try await reader().query(
+                """
+                SELECT h.seq, h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
+                WHERE h.user_id = ? AND h.seq > ? ORDER BY h.seq LIMIT ?
+                """, [.integer(Int(user.rawValue)), .integer(Int(after)), .integer(max(0, limit))]
+            ).map { row in
+                guard let sequence = row.column("seq")?.integer else { throw DatabaseError.corruptRow("a change") }
+                return (
+                    Int64(sequence),
+                    try HistoryEntry(stored: row.column("entry")?.string, user: row.column("name")?.string)
+                )
+            }
+        }
+        store.newestChange = { user in
+            Int64(
+                try await reader().query(
+                    "SELECT COALESCE(MAX(seq), 0) AS n FROM history WHERE user_id = ?", [.integer(Int(user.rawValue))]
+                ).first?.column("n")?.integer ?? 0)
+        }
         return store
     }
 

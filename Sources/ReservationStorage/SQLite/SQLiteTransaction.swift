@@ -10,6 +10,8 @@ struct SQLiteTransaction: BookingTransaction {
     let db: SQLiteConnection
     let user: UserID
     let catalog: LandmarkCatalog
+    /// The users whose history this transaction added to.
+    let touched = TouchedUsers()
 
     private var userID: SQLiteData { .integer(Int(user.rawValue)) }
 
@@ -103,15 +105,16 @@ struct SQLiteTransaction: BookingTransaction {
     func updateAny(_ reservations: [Reservation], entries: [HistoryEntry]) async throws {
         try await write(reservations, owner: nil)
         for entry in entries {
-            _ = try await db.query(
+            let owners = try await db.query(
                 """
                 INSERT INTO history (user_id, reservation_id, command, change, undoes, entry)
-                SELECT user_id, id, ?, ?, NULL, ? FROM reservations WHERE id = ?
+                SELECT user_id, id, ?, ?, NULL, ? FROM reservations WHERE id = ? RETURNING user_id
                 """,
                 [
                     .text(entry.command), .text(entry.change.rawValue), .text(entry.storedText),
                     .text(entry.reservationID.description),
                 ])
+            touched.insert(contentsOf: owners.compactMap { $0.column("user_id")?.integer.map { UserID(Int64($0)) } })
         }
     }
 
@@ -176,6 +179,7 @@ struct SQLiteTransaction: BookingTransaction {
     }
 
     func append(_ entries: [HistoryEntry]) async throws {
+        if !entries.isEmpty { touched.insert(user) }
         for chunk in Self.chunks(entries) {
             _ = try await db.query(
                 "INSERT INTO history (user_id, reservation_id, command, change, undoes, entry) VALUES "

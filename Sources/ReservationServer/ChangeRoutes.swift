@@ -1,0 +1,89 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ReservationCore
+import ReservationStorage
+
+/// `GET /changes?after=CURSOR&wait=SECONDS`: the caller's own changes after a
+/// cursor, oldest first, as a long poll (DESIGN.md, "Watching changes").
+/// Behind a token but not the rate limit: a watcher asks again at each
+/// change or after each wait, and holds a connection meanwhile (which the
+/// connection limits count).
+struct ChangeRoutes: Sendable {
+    let store: ServerStore
+
+    /// The longest a poll waits, in seconds.
+    static let maxWait = 60.0
+    /// The most changes one answer carries: a watcher far behind asks again at once.
+    static let pageSize = 1_000
+
+    var endpoints: RouteCollection<AuthenticatedContext> {
+        RouteCollection(context: AuthenticatedContext.self).get("/changes", use: changes)
+    }
+
+    @Sendable func changes(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let user = context.user
+        var wait = 0.0
+        if let text = request.uri.queryParameters.get("wait") {
+            guard let seconds = Double(String(text)), seconds.isFinite, (0...Self.maxWait).contains(seconds) else {
+                throw APIError(
+                    .badRequest, .invalidRequest,
+                    "wait '\(text.prefix(64))' is not a number of seconds from 0 to \(Int(Self.maxWait))")
+            }
+            wait = seconds
+        }
+        guard let text = request.uri.queryParameters.get("after").map({ String($0) }) else {
+            // No cursor: nothing yet, and the cursor of now.
+            let page = ChangePage(changes: [], cursor: cursor(user, try await store.newestChange(user)))
+            return .json(status: .ok, body: [UInt8](page.json.encoded()))
+        }
+        let after = try sequence(of: text, for: user)
+        guard after <= (try await store.newestChange(user)) else {
+            // A cursor from past this database's history: it was replaced, or restored from an older copy.
+            throw APIError(ReservationError.cursorExpired)
+        }
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(wait * 1000)))
+        while true {
+            let mark = store.signal.mark(user)
+            let found = try await store.changes(user, after, Self.pageSize)
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            if !found.isEmpty || remaining <= .zero || Task.isCancelled {
+                let page = ChangePage(
+                    changes: found.map { FeedChange(cursor: cursor(user, $0.sequence), entry: $0.entry) },
+                    cursor: cursor(user, found.last?.sequence ?? after))
+                return .json(status: .ok, body: [UInt8](page.json.encoded()))
+            }
+            await store.signal.wait(user, since: mark, for: remaining)
+        }
+    }
+
+    /// `s<number>.<16 hex digits>`: the change's number, signed with the
+    /// database's key for this user, so a cursor is good only for its user and its database.
+    func cursor(_ user: UserID, _ sequence: Int64) -> String {
+        "s\(sequence).\(signature(user, sequence))"
+    }
+
+    private func signature(_ user: UserID, _ sequence: Int64) -> String {
+        let code = HMAC<SHA256>.authenticationCode(
+            for: Array("\(user.rawValue):\(sequence)".utf8), using: SymmetricKey(data: store.cursorKey))
+        return Hex.string(Array(code.prefix(8)))
+    }
+
+    /// The number of a cursor this database signed for this user; `invalidCursor` for anything else.
+    func sequence(of text: String, for user: UserID) throws -> Int64 {
+        let refusal = APIError(ReservationError.invalidCursor(text))
+        guard ChangeCursor.isPlausible(text), text.first == "s" else { throw refusal }
+        let parts = text.dropFirst().split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let sequence = Int64(parts[0]), sequence >= 0, String(sequence) == parts[0] else {
+            throw refusal
+        }
+        // Compared whole, in constant time.
+        let expected = Array(signature(user, sequence).utf8)
+        let given = Array(parts[1].utf8)
+        guard given.count == expected.count, zip(given, expected).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
+            throw refusal
+        }
+        return sequence
+    }
+}

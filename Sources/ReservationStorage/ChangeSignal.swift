@@ -1,0 +1,115 @@
+import Foundation
+import Synchronization
+
+/// Wakes the long polls of `GET /changes` when a user's history grows: an
+/// engine rings it after each commit with the users whose history got
+/// entries (on PostgreSQL, every instance rings its own from the database's
+/// notifications). A poll notes `mark(user)` before it reads, and waits only
+/// while the mark is unchanged, so a change committed between its read and its
+/// wait is never missed.
+public final class ChangeSignal: Sendable {
+    /// A user's position in the signal: their rings and every ring for all.
+    public struct Mark: Equatable, Sendable {
+        let everyone: UInt64
+        let user: UInt64
+    }
+
+    private struct Waiter {
+        let user: UserID
+        let continuation: CheckedContinuation<Void, Never>
+    }
+
+    private struct State {
+        var everyone: UInt64 = 0
+        var users: [UserID: UInt64] = [:]
+        var waiters: [UInt64: Waiter] = [:]
+        /// Waits ended (timed out) before they were registered.
+        var ended: Set<UInt64> = []
+        /// Waits woken (or never registered, already rung), not yet ended.
+        var finished: Set<UInt64> = []
+        var nextID: UInt64 = 0
+
+        func mark(_ user: UserID) -> Mark { Mark(everyone: everyone, user: users[user, default: 0]) }
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func mark(_ user: UserID) -> Mark { state.withLock { $0.mark(user) } }
+
+    /// Wakes the waits of `users`; nil wakes every wait (a change whose users are not known).
+    public func ring(_ users: Set<UserID>?) {
+        let woken: [Waiter] = state.withLock { state in
+            if let users {
+                guard !users.isEmpty else { return [] }
+                for user in users { state.users[user, default: 0] &+= 1 }
+                let woken = state.waiters.filter { users.contains($0.value.user) }
+                for id in woken.keys {
+                    state.waiters[id] = nil
+                    state.finished.insert(id)
+                }
+                return Array(woken.values)
+            }
+            state.everyone &+= 1
+            state.finished.formUnion(state.waiters.keys)
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in woken { waiter.continuation.resume() }
+    }
+
+    /// How many waits are under way (for the server's metrics and tests).
+    public var waiting: Int { state.withLock { $0.waiters.count } }
+
+    /// Returns when `user` is rung after `mark`, or after `timeout`, or when the task is cancelled.
+    public func wait(_ user: UserID, since mark: Mark, for timeout: Duration) async {
+        let id = state.withLock { state in
+            state.nextID &+= 1
+            return state.nextID
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.register(id, user: user, since: mark) }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+            self.end(id)
+        }
+    }
+
+    /// (A cancelled task ends its wait through `wait`: the sleep beside it returns at once.)
+    private func register(_ id: UInt64, user: UserID, since mark: Mark) async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                if state.ended.remove(id) != nil { return true }
+                if state.mark(user) != mark {
+                    state.finished.insert(id)
+                    return true
+                }
+                state.waiters[id] = Waiter(user: user, continuation: continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Ends a wait: resumes it if registered, else notes that it need not start.
+    private func end(_ id: UInt64) {
+        let waiter: Waiter? = state.withLock { state in
+            if let waiter = state.waiters.removeValue(forKey: id) { return waiter }
+            // Woken already, or not registered yet: then it must not wait when it comes.
+            if state.finished.remove(id) == nil { state.ended.insert(id) }
+            return nil
+        }
+        waiter?.continuation.resume()
+    }
+}
+
+/// The users a transaction gave history entries to, for `ChangeSignal.ring` after its commit.
+final class TouchedUsers: Sendable {
+    private let users = Mutex<Set<UserID>>([])
+
+    func insert(_ user: UserID) { users.withLock { _ = $0.insert(user) } }
+    func insert<S: Sequence>(contentsOf more: S) where S.Element == UserID { users.withLock { $0.formUnion(more) } }
+    var all: Set<UserID> { users.withLock { $0 } }
+}
