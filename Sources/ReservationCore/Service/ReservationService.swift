@@ -261,9 +261,9 @@ extension ReservationService {
             undo: { try await write { try await Booking.undo(now: $1, in: $0) } }
         )
         // Change number n is the ledger's n-th history entry.
+        @Sendable func stamp() -> Int { state.ledger.history.count }
         service.changes = { after, wait in
-            try await ChangePage.polling(after: after, prefix: "m", wait: wait, stamp: { state.ledger.history.count }) {
-                sequence in
+            try await ChangePage.polling(after: after, prefix: "m", wait: wait, stamp: stamp) { sequence in
                 let history = state.ledger.history
                 guard let sequence else { return ([], history.count) }
                 guard sequence <= history.count else { throw ReservationError.cursorExpired }
