@@ -198,13 +198,13 @@ _resv() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    list|reserve|cancel|confirm|modify|log|undo|show|availability|fetch|landmarks|config|repl|whoami|help)
+    list|reserve|cancel|confirm|modify|log|undo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|help)
         # Offer subcommand argument completions
         "_resv_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'list reserve cancel confirm modify log undo show availability fetch landmarks config repl whoami help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'list reserve cancel confirm modify log undo show watch wait availability fetch landmarks config repl whoami help' -- "${cur}"))
         ;;
     esac
 }
@@ -582,6 +582,94 @@ _resv_show() {
     case "${positional_number}" in
     1)
         __resv_add_completions -W "$(__resv_custom_complete ---completion show -- positional@0 "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_resv_watch() {
+    repeating_flags=()
+    non_repeating_flags=(--no-follow --offline --json --verbose -v --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--after --timeout --store --server --profile --config --format --tz)
+    __resv_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--after')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion watch -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--format')
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--tz')
+        return
+        ;;
+    esac
+}
+
+_resv_wait() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--for --timeout --store --server --profile --config --format --tz)
+    __resv_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--for')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion wait -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--format')
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--tz')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __resv_add_completions -W "$(__resv_custom_complete ---completion wait -- positional@0 "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
         return
         ;;
     esac

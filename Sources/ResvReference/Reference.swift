@@ -27,7 +27,8 @@ public enum Reference {
         ExitCode(code: ExitStatus.success, summary: "success"),
         ExitCode(
             code: ExitStatus.refused, summary: "refused",
-            detail: "unknown or ambiguous id, no capacity, a hold that expired before its confirm, too many live "
+            detail: "unknown or ambiguous id, no capacity, resv wait reaching its timeout, a watch cursor past the "
+                + "history kept, a hold that expired before its confirm, too many live "
                 + "holds on a server, confirming a waitlisted reservation, confirming or modifying a cancelled reservation, "
                 + "a reservation changed since it was read, nothing to undo, an undo a later change conflicts "
                 + "with or one that would bring a reservation back on a date that has passed; the same failure gets the same code from a store file and from a server (by the code of "
