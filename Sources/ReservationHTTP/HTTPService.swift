@@ -277,7 +277,8 @@ extension ReservationService {
             }
             // The poll's own wait comes on top of the time a command has (RESV_REQUEST_TIMEOUT).
             let reply = try await CommandDeadline.$start.withValue(ContinuousClock.now + .seconds(seconds)) {
-                try await client.send("GET", "changes", query: query)
+                // The server says nothing while it waits: that is no stall.
+                try await client.send("GET", "changes", query: query, quietTime: Double(seconds) + 10)
             }
             guard reply.status == 200 else { throw client.refusal(reply, "GET /changes") }
             guard let json = reply.json, let page = ChangePage(json: json) else {

@@ -9,15 +9,20 @@ public struct HTTPRequestData: Sendable, Hashable {
     /// The most seconds this exchange may take in all (connecting, waiting, reading
     /// the body): what is left of the command's deadline. Nil: the transport's own limit.
     public var timeout: TimeInterval?
+    /// Seconds the server may send nothing before the exchange counts as stalled:
+    /// a long poll's wait and more. Nil: the transport's own (the connect timeout).
+    public var quietTime: TimeInterval?
 
     public init(
-        method: String, url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: TimeInterval? = nil
+        method: String, url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: TimeInterval? = nil,
+        quietTime: TimeInterval? = nil
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.quietTime = quietTime
     }
 }
 

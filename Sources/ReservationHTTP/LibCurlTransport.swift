@@ -127,9 +127,11 @@ struct LibCurlTransfer: Sendable {
         ccurl_setopt_long(easy, CCURLOPT_FOLLOWLOCATION, 0)
         ccurl_setopt_long(easy, CCURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connectTimeout))
         ccurl_setopt_long(easy, CCURLOPT_TIMEOUT_MS, Self.milliseconds(requestTimeout))
-        // A stall: less than a byte a second for connectTimeout (whole seconds).
+        // A stall: less than a byte a second for connectTimeout (whole seconds), or the request's quiet time.
         ccurl_setopt_long(easy, CCURLOPT_LOW_SPEED_LIMIT, 1)
-        ccurl_setopt_long(easy, CCURLOPT_LOW_SPEED_TIME, max(1, (Self.milliseconds(connectTimeout) + 999) / 1000))
+        ccurl_setopt_long(
+            easy, CCURLOPT_LOW_SPEED_TIME,
+            max(1, (Self.milliseconds(request.quietTime ?? connectTimeout) + 999) / 1000))
         ccurl_setopt_off_t(easy, CCURLOPT_MAXFILESIZE_LARGE, Int64(largestBody))
         ccurl_setopt_pointer(easy, CCURLOPT_HTTPHEADER, headers)
         ccurl_setopt_write_function(easy, libcurlWrite)

@@ -10,7 +10,7 @@ struct ServerClient: Sendable {
 
     func send(
         _ method: String, _ path: String, query: [URLQueryItem] = [], body: JSONValue? = nil,
-        idempotencyKey: String? = nil, ifMatch: Int? = nil
+        idempotencyKey: String? = nil, ifMatch: Int? = nil, quietTime: TimeInterval? = nil
     ) async throws -> ServerReply {
         var url = configuration.baseURL.appendingPathComponent(path)
         if !query.isEmpty { url.append(queryItems: query) }
@@ -27,7 +27,8 @@ struct ServerClient: Sendable {
             }
             headers["Idempotency-Key"] = idempotencyKey
         }
-        var request = HTTPRequestData(method: method, url: url, headers: headers, body: body?.encoded())
+        var request = HTTPRequestData(
+            method: method, url: url, headers: headers, body: body?.encoded(), quietTime: quietTime)
         let retryable = method == "GET" || (method == "POST" && idempotencyKey != nil)
         let policy = configuration.retry
         let clock = ContinuousClock()
