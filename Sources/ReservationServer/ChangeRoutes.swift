@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import ReservationCore
 import ReservationStorage
+import Synchronization
 
 /// `GET /changes?after=CURSOR&wait=SECONDS`: the caller's own changes after a
 /// cursor, oldest first, as a long poll (DESIGN.md, "Watching changes").
@@ -12,6 +13,8 @@ import ReservationStorage
 /// connection limits count).
 struct ChangeRoutes: Sendable {
     let store: ServerStore
+    /// Reads shared by the polls of one user at one cursor (many watchers of one user).
+    let reads = FeedReads()
 
     /// The longest a poll waits, in seconds.
     static let maxWait = 60.0
@@ -39,23 +42,29 @@ struct ChangeRoutes: Sendable {
             return .json(status: .ok, body: [UInt8](page.json.encoded()))
         }
         let after = try sequence(of: text, for: user)
-        guard after <= (try await store.newestChange(user)) else {
-            // A cursor from past this database's history: it was replaced, or restored from an older copy.
-            throw APIError(ReservationError.cursorExpired)
-        }
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(wait * 1000)))
         while true {
             let mark = store.signal.mark(user)
-            let found = try await store.changes(user, after, Self.pageSize)
+            let read = try await reads.read(user, after: after, mark: mark) { try await self.read(user, after: after) }
             let remaining = ContinuousClock.now.duration(to: deadline)
-            if !found.isEmpty || remaining <= .zero || Task.isCancelled {
-                let page = ChangePage(
-                    changes: found.map { FeedChange(cursor: cursor(user, $0.sequence), entry: $0.entry) },
-                    cursor: cursor(user, found.last?.sequence ?? after))
-                return .json(status: .ok, body: [UInt8](page.json.encoded()))
+            if read.found || remaining <= .zero || Task.isCancelled {
+                return .json(status: .ok, body: read.body)
             }
             await store.signal.wait(user, since: mark, for: remaining)
         }
+    }
+
+    /// The answer to a poll at `after` as the database is now: the page's body, and whether it holds changes.
+    private func read(_ user: UserID, after: Int64) async throws -> FeedReads.Read {
+        let found = try await store.changes(user, after, Self.pageSize)
+        // A cursor from past this database's history: it was replaced, or restored from an older copy.
+        if found.isEmpty, after > (try await store.newestChange(user)) {
+            throw APIError(ReservationError.cursorExpired)
+        }
+        let page = ChangePage(
+            changes: found.map { FeedChange(cursor: cursor(user, $0.sequence), entry: $0.entry) },
+            cursor: cursor(user, found.last?.sequence ?? after))
+        return FeedReads.Read(body: ByteBuffer(bytes: page.json.encoded()), found: !found.isEmpty)
     }
 
     /// `s<number>.<16 hex digits>`: the change's number, signed with the
@@ -85,5 +94,46 @@ struct ChangeRoutes: Sendable {
             throw refusal
         }
         return sequence
+    }
+}
+
+/// One read of the database for every poll of a user at the same cursor while
+/// nothing rang for that user (the `ChangeSignal` mark is the same): a
+/// thousand watchers of one user cost one query a change, not a thousand.
+/// Polls that come while the read is under way wait for it.
+final class FeedReads: Sendable {
+    struct Read: Sendable {
+        let body: ByteBuffer
+        let found: Bool
+    }
+
+    private struct Key: Hashable {
+        let user: UserID
+        let after: Int64
+    }
+
+    private let reads = Mutex<[Key: (mark: ChangeSignal.Mark, task: Task<Read, any Error>)]>([:])
+
+    func read(
+        _ user: UserID, after: Int64, mark: ChangeSignal.Mark, _ body: @escaping @Sendable () async throws -> Read
+    ) async throws -> Read {
+        let key = Key(user: user, after: after)
+        let task = reads.withLock { reads in
+            if let kept = reads[key], kept.mark == mark { return kept.task }
+            // Another cursor of this user, or an older mark: what was kept is no longer the answer.
+            if reads.count > 10_000 { reads = [:] }
+            reads = reads.filter { $0.key.user != user }
+            let task = Task { try await body() }
+            reads[key] = (mark, task)
+            return task
+        }
+        do {
+            return try await task.value
+        } catch {
+            reads.withLock { reads in
+                if reads[key]?.mark == mark { reads[key] = nil }
+            }
+            throw error
+        }
     }
 }
