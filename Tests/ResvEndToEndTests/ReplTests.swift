@@ -51,6 +51,27 @@ struct ReplTests {
         #expect(terminal.waitForExit() == 0)
     }
 
+    /// A watch typed at the prompt follows the store (another process's booking shows),
+    /// and Ctrl-C ends it back at the prompt, the REPL still running.
+    @Test func aWatchInTheReplShowsAnotherProcesssChangeAndCtrlCReturnsToThePrompt() throws {
+        let sandbox = try Sandbox()
+        try sandbox.resv("reserve", "-l", "Half Dome", "-d", "2030-06-01T09:00:00Z", "-n", "1")
+        let terminal = try startRepl(sandbox)
+        terminal.send("watch --after f1\r")
+        try terminal.expect("watch --after f1")
+        let other = try sandbox.resv("reserve", "-l", "Crater Lake", "-d", "2030-06-02T09:00:00Z", "-n", "2", "--json")
+        let id = try #require(
+            (try JSONSerialization.jsonObject(with: Data(other.stdout.utf8)) as? [String: Any])?["id"] as? String)
+        try terminal.expect("\(id.prefix(8))  created  Crater Lake")
+        terminal.send(ctrlC)
+        try terminal.expect("resv> ")
+        terminal.send("show \(id.prefix(8))\r")
+        try terminal.expect("Crater Lake (")
+        try terminal.expect("resv> ")
+        terminal.send(ctrlD)
+        #expect(terminal.waitForExit() == 0)
+    }
+
     @Test func aSessionWithCompletionErrorsCtrlCAndHistoryAcrossRuns() throws {
         let sandbox = try Sandbox()
         let terminal = try startRepl(sandbox)
