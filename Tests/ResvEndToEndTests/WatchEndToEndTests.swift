@@ -198,4 +198,28 @@ struct WatchEndToEndTests {
         #expect(lines.contains { $0.contains("is still confirmed, not cancelled, after 0.5 s") }, "\(run.stderr)")
         #expect(lines.contains { $0.contains("'bogus' is not a status: use pending, confirmed, cancelled") })
     }
+
+    /// Bad cursors and timeouts: exit 64 with one line; a cursor past the store's history: 1, `cursorExpired`.
+    @Test func badCursorsAndTimeoutsAreOneLineAndExit64() throws {
+        let sandbox = try Sandbox()
+        try sandbox.resv("reserve", "-l", "Half Dome", "-d", "2031-03-01T10:00:00Z", "-n", "1")
+        let cases: [[String]] = [
+            ["watch", "--after", "garbage!", "--no-follow"],
+            ["watch", "--after", String(repeating: "f", count: 100_000)],
+            ["watch", "--after", "s1.0123456789abcdef", "--no-follow"], ["watch", "--after", "f-1", "--no-follow"],
+            ["watch", "--timeout", "nan"], ["watch", "--timeout", "1e300"], ["watch", "--timeout=-1"],
+            ["watch", "--timeout", "0"], ["watch", "--format", "csv"],
+            ["wait", "ffff", "--for", "done"], ["wait", "ffff", "--for", "confirmed", "--timeout", "inf"],
+        ]
+        for arguments in cases {
+            let run = try sandbox.resv(arguments)
+            #expect(run.status == 64, "\(arguments.map { $0.prefix(30) }): \(run.status) \(run.stderr.prefix(300))")
+            #expect(run.stderrLines.count == 1 && run.stdout.isEmpty, "\(run.stderr.prefix(300))")
+            #expect(run.stderr.utf8.count < 1_000, "a huge cursor is not echoed whole")
+        }
+        let past = try sandbox.resv("watch", "--after", "f99", "--no-follow")
+        #expect(past.status == 1 && past.stderr.contains("re-read with resv list"), "\(past.stderr)")
+        let all = try sandbox.resv("watch", "--after", "f0", "--no-follow", "--json")
+        #expect(all.status == 0 && all.stdout.split(separator: "\n").count == 1, "\(all.stdout) \(all.stderr)")
+    }
 }
