@@ -3,6 +3,7 @@ import ReservationCore
 import ReservationFile
 import ReservationHTTP
 import ResvFiles
+import ResvReference
 import Synchronization
 
 #if canImport(Glibc)
@@ -37,6 +38,8 @@ public struct CommandContext: Sendable {
     var idempotencyKey: String?
     /// The line of a REPL script (`resv repl < file`) this command came from, for its error message.
     var scriptLine: Int?
+    /// Failures are printed as JSON: the command line asked for JSON output.
+    var errorsAsJSON = false
 
     public init(
         output: TextSink, messages: TextSink, input: InputSource = .empty, environment: [String: String],
@@ -92,8 +95,30 @@ public struct CommandContext: Sendable {
 
     /// Writes the one line of a failed command to stderr, with its script line when it has one.
     /// A message too long to be one (a value quoted whole somewhere) is cut: it stays a line.
-    func fail(_ message: String) {
-        say("resv: " + (scriptLine.map { "line \($0): " } ?? "") + message.quoted(limit: 1_000))
+    /// With `errorsAsJSON`, the line is `{"error": {"code", "exitCode", "message"}}`.
+    func fail(_ message: String, code: String? = nil, status: Int32? = nil) {
+        let text = (scriptLine.map { "line \($0): " } ?? "") + message.quoted(limit: 1_000)
+        guard errorsAsJSON, let status else {
+            say("resv: " + text)
+            return
+        }
+        let error: JSONValue = .object([
+            "code": .string(code ?? ExitStatus.statusCode(for: status)), "exitCode": .integer(Int64(status)),
+            "message": .string(text),
+        ])
+        messages.write(String(decoding: JSONValue.object(["error": error]).encoded(), as: UTF8.self) + "\n")
+    }
+
+    /// Whether the command line asked for JSON (`--json`, `--format json` or `ndjson`), so
+    /// that a script reading it gets its failure as JSON too.
+    static func asksForJSON(_ arguments: [String]) -> Bool {
+        var previous = ""
+        for argument in arguments.prefix(while: { $0 != "--" }) {
+            defer { previous = argument }
+            if argument == "--json" || argument == "--format=json" || argument == "--format=ndjson" { return true }
+            if previous == "--format", argument == "json" || argument == "ndjson" { return true }
+        }
+        return false
     }
 
     func service(_ options: BackendOptions) throws -> ReservationService { try openService(options, self) }

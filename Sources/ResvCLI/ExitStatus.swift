@@ -52,6 +52,46 @@ extension ExitStatus {
         }
     }
 
+    /// The `code` of an error printed as JSON (`--json`, `--format ndjson`): the
+    /// server's code where the failure has one, the same for a store file; else
+    /// a word for what the exit code says (`statusCode(for:)`).
+    static func errorCode(for error: any Error) -> String {
+        switch error {
+        case let error as ReservationError: return error.code.rawValue
+        case let error as HTTPBackendError:
+            switch error {
+            case .notAuthorised: return ErrorCode.unauthorized.rawValue
+            case .rateLimited: return ErrorCode.rateLimited.rawValue
+            case .missingRoute: return ErrorCode.noRoute.rawValue
+            case .badResponse, .invalidReservation: return ErrorCode.invalidResponse.rawValue
+            default: break
+            }
+        case let error as FileStoreError:
+            if case .corrupt = error { return ErrorCode.invalidJSON.rawValue }
+        case is JSONSyntaxError:
+            return ErrorCode.invalidJSON.rawValue
+        default:
+            break
+        }
+        return statusCode(for: code(for: error))
+    }
+
+    /// The `code` of a failure that has no server code, by its exit code.
+    static func statusCode(for status: Int32) -> String {
+        switch status {
+        case refused: "refused"
+        case usage: ErrorCode.invalidRequest.rawValue
+        case dataError: "invalidData"
+        case unavailable: "unavailable"
+        case cannotWrite: "cannotWrite"
+        case cannotWriteOutput: "cannotWriteOutput"
+        case temporary: "temporary"
+        case notAuthorised: ErrorCode.unauthorized.rawValue
+        case interrupted: "interrupted"
+        default: ErrorCode.internalError.rawValue
+        }
+    }
+
     /// The exit code of each kind of wire error code, the one table both backends go through.
     static func code(for code: ErrorCode) -> Int32 {
         switch code.kind {

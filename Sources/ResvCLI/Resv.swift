@@ -105,12 +105,14 @@ public enum ResvMain {
     /// Runs `arguments` (without the program name) and returns the exit status.
     public static func run(_ typed: [String], context: CommandContext) async -> Int32 {
         let arguments = LeadingOptions.moved(typed)
+        var context = context
+        context.errorsAsJSON = CommandContext.asksForJSON(arguments)
         if arguments.first == "help", arguments.count > 1,
             let topic = arguments.dropFirst().first(where: { !$0.hasPrefix("-") }),
             !subcommandNames.contains(topic)
         {
             // The library's help prints the root's text for any word; a typo deserves its own answer.
-            context.fail("unknown command '\(topic.quoted())' (see 'resv --help')")
+            context.fail("unknown command '\(topic.quoted())' (see 'resv --help')", status: ExitStatus.usage)
             return ExitStatus.usage
         }
         let command: any ParsableCommand
@@ -133,7 +135,8 @@ public enum ResvMain {
             // The command's one deadline on a server starts now (RESV_REQUEST_TIMEOUT).
             try await CommandDeadline.$start.withValue(.now) { try await resvCommand.run(in: context) }
             if let error = context.output.takeFailure() {
-                context.fail("cannot write the output: \(String(cString: strerror(error)))")
+                context.fail(
+                    "cannot write the output: \(String(cString: strerror(error)))", status: ExitStatus.cannotWriteOutput)
                 return ExitStatus.cannotWriteOutput
             }
             return ExitStatus.success
@@ -141,11 +144,12 @@ public enum ResvMain {
             return failure.status  // Each failing line has printed its own message.
         } catch  where error is CancellationError || Task.isCancelled {
             // Ctrl-C: whatever the command was waiting for gave up, for this reason.
-            context.fail("interrupted")
+            context.fail("interrupted", status: ExitStatus.interrupted)
             return ExitStatus.interrupted
         } catch {
-            context.fail(ExitStatus.message(for: error))
-            return ExitStatus.code(for: error)
+            let status = ExitStatus.code(for: error)
+            context.fail(ExitStatus.message(for: error), code: ExitStatus.errorCode(for: error), status: status)
+            return status
         }
     }
 
@@ -158,7 +162,7 @@ public enum ResvMain {
             return ExitStatus.success
         }
         if let first = arguments.first, !first.hasPrefix("-"), !subcommandNames.contains(first) {
-            context.fail("unknown command '\(first.quoted())' (see 'resv --help')")
+            context.fail("unknown command '\(first.quoted())' (see 'resv --help')", status: ExitStatus.usage)
             return ExitStatus.usage
         }
         // The parser's messages quote arguments whole: each word is cut as a quoted value is.
@@ -176,8 +180,9 @@ public enum ResvMain {
         if message.hasSuffix(".") { message.removeLast() }
         let subcommand = arguments.first.flatMap { name in subcommandNames.contains(name) ? name : nil }
         let helpHint = subcommand.map { "resv \($0) --help" } ?? "resv --help"
-        context.fail("\(lowercasingFirst(message)) (see '\(helpHint)')")
-        return code == 64 || code == 1 ? ExitStatus.usage : code
+        let status = code == 64 || code == 1 ? ExitStatus.usage : code
+        context.fail("\(lowercasingFirst(message)) (see '\(helpHint)')", status: status)
+        return status
     }
 
     private static var subcommandNames: [String] {
