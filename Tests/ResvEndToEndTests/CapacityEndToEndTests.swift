@@ -55,7 +55,8 @@ struct CapacityEndToEndTests {
         #expect(booked.count == 10)
         #expect(refusals.count == 30)
         for refusal in refusals {
-            #expect(refusal == "resv: Tiny Tower is full on 2030-12-01: 10 of 10 places taken, 1 requested\n")
+            #expect(
+                plainError(refusal) == "resv: Tiny Tower is full on 2030-12-01: 10 of 10 places taken, 1 requested\n")
         }
         let stored = try #require(sandbox.storeJSON()["reservations"] as? [[String: Any]])
         #expect(stored.count == 10)
@@ -242,7 +243,8 @@ struct CapacityEndToEndTests {
             codes[code, default: 0] += 1
             if code == "1" {
                 #expect(
-                    try read("err") == "resv: Tiny Tower is full on 2030-12-01: 10 of 10 places taken, 1 requested\n")
+                    plainError(try read("err"))
+                        == "resv: Tiny Tower is full on 2030-12-01: 10 of 10 places taken, 1 requested\n")
             }
         }
         #expect(codes == ["0": 10, "1": 10])
@@ -286,7 +288,7 @@ struct CapacityEndToEndTests {
         @Sendable func json(_ run: Run) throws -> JSONValue { try JSONValue.parse(Data(run.stdout.utf8)) }
         /// The message of a refusal, without "resv: " and the newline.
         @Sendable func message(_ run: Run) -> String {
-            String(run.stderr.dropFirst("resv: ".count).trimmingCharacters(in: .newlines))
+            String(plainError(run.stderr).dropFirst("resv: ".count).trimmingCharacters(in: .newlines))
         }
         return CapacityModel.Backend(
             reserve: { landmark, date, party, pending in
@@ -371,8 +373,8 @@ struct CapacityEndToEndTests {
                 switch run.status {
                 case 0:
                     return try .undone(try #require(UndoResult(json: try json(run)), "\(run.stdout)"))
-                case 1 where run.stderr.hasPrefix("resv: nothing to undo"): return .nothingToUndo
-                case 1 where run.stderr.hasPrefix("resv: cannot undo command"): return .conflict
+                case 1 where plainError(run.stderr).hasPrefix("resv: nothing to undo"): return .nothingToUndo
+                case 1 where plainError(run.stderr).hasPrefix("resv: cannot undo command"): return .conflict
                 case 1: return .refused(message(run))
                 default: throw ModelFailure("undo exited \(run.status): \(run.stderr)")
                 }

@@ -15,10 +15,15 @@ struct HostileInputTests {
         let sandbox = try Sandbox()
         let reserve = try sandbox.shell("resv reserve -l 'Lake Tahoe' -d 2030-01-01T10:00:00Z -n 2 --json > /dev/full")
         #expect(reserve.status == 74)
-        #expect(reserve.stderrLines == ["resv: cannot write the output: No space left on device"])
+        // JSON was asked for: the failure is JSON too.
+        let full =
+            #"{"error":{"code":"cannotWriteOutput","exitCode":74,"message":"cannot write the output: No space left on device"}}"#
+        #expect(reserve.stderrLines == [Substring(full)])
         let list = try sandbox.shell("resv list --json > /dev/full")
         #expect(list.status == 74)
-        #expect(list.stderrLines == ["resv: cannot write the output: No space left on device"])
+        #expect(list.stderrLines == [Substring(full)])
+        let text = try sandbox.shell("resv list > /dev/full")
+        #expect(text.stderrLines == ["resv: cannot write the output: No space left on device"])
         #expect((try sandbox.storeJSON()["reservations"] as? [Any])?.count == 1, "the booking was made")
     }
 

@@ -109,3 +109,15 @@ extension Run {
             stderr: String(decoding: run.output.stderr, as: UTF8.self))
     }
 }
+
+/// A failure as the text line it stands for: `{"error": {"message": M, …}}` (what resv
+/// prints with --json) becomes `resv: M`; any other line stays as it is.
+func plainError(_ text: String) -> String {
+    text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+        guard line.hasPrefix(#"{"error":"#),
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+            let message = (object["error"] as? [String: Any])?["message"] as? String
+        else { return String(line) }
+        return "resv: " + message
+    }.joined(separator: "\n")
+}

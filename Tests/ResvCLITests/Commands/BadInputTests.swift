@@ -105,7 +105,8 @@ struct BadInputTests {
         // The seeded store has one record that does not map, so a warning line may precede the error.
         let errorLines = run.stderrLines.filter { !$0.contains("warning: skipped") }
         #expect(errorLines.count == 1, "stderr: \(run.stderr)")
-        #expect(errorLines.first?.hasPrefix("resv: ") == true)
+        // One line of text, or of JSON when JSON was asked for.
+        #expect(errorLines.first?.hasPrefix("resv: ") == true || errorLines.first?.hasPrefix(#"{"error":"#) == true)
         #expect(run.stderr.contains(badCase.message), "stderr: \(run.stderr)")
         #expect(try await sandbox.state() == before)
     }
