@@ -136,7 +136,8 @@ public enum ResvMain {
             try await CommandDeadline.$start.withValue(.now) { try await resvCommand.run(in: context) }
             if let error = context.output.takeFailure() {
                 context.fail(
-                    "cannot write the output: \(String(cString: strerror(error)))", status: ExitStatus.cannotWriteOutput)
+                    "cannot write the output: \(String(cString: strerror(error)))", status: ExitStatus.cannotWriteOutput
+                )
                 return ExitStatus.cannotWriteOutput
             }
             return ExitStatus.success
