@@ -803,13 +803,13 @@ _resv_config() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    list|get|set|unset|use|path)
+    list|get|set|unset|use|remove|path)
         # Offer subcommand argument completions
         "_resv_config_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'list get set unset use path' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'list get set unset use remove path' -- "${cur}"))
         ;;
     esac
 }
@@ -913,6 +913,30 @@ _resv_config_use() {
     case "${positional_number}" in
     1)
         __resv_add_completions -W "$(__resv_custom_complete ---completion config use -- positional@0 "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_resv_config_remove() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--config)
+    __resv_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __resv_add_completions -W "$(__resv_custom_complete ---completion config remove -- positional@0 "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
         return
         ;;
     esac

@@ -412,13 +412,14 @@ _resv_config() {
             'set:Write a setting to the config file.'
             'unset:Remove a setting from the config file.'
             'use:Make a profile the one in use (written to the config file; '\''default'\'' is its top level).'
+            'remove:Remove a profile and its settings (its token too) from the config file.'
             'path:Print the config file'\''s path.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        list|get|set|unset|use|path)
+        list|get|set|unset|use|remove|path)
             "_resv_config_${words[1]}" && ret=0
             ;;
         esac
@@ -489,6 +490,19 @@ _resv_config_use() {
     local -i ret=1
     local -ar arg_specs=(
         ':name:{__resv_custom_complete ---completion config use -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_config_remove() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':name:{__resv_custom_complete ---completion config remove -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'

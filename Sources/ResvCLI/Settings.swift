@@ -212,6 +212,18 @@ struct ConfigFile: Sendable {
         fields["profiles"] = .object(all.mapValues(JSONValue.object))
     }
 
+    /// Removes a profile and its settings; when the file chose it, the choice
+    /// too (back to `default`). Returns whether the file chose it.
+    @discardableResult
+    mutating func removeProfile(_ name: String) -> Bool {
+        var all = profiles
+        all[name] = nil
+        fields["profiles"] = all.isEmpty ? nil : .object(all.mapValues(JSONValue.object))
+        guard chosenProfile == name else { return false }
+        fields["profile"] = nil
+        return true
+    }
+
     /// Writes the file atomically, readable by its owner only (it may hold a token).
     func save() throws(CLIError) {
         let folder = url.deletingLastPathComponent()

@@ -31,6 +31,31 @@ struct ConfigTests {
         }
     }
 
+    /// A profile `unset` leaves empty goes (with the file's choice of it); `config remove`
+    /// removes one with its token; `default` and a profile the file lacks are exit 64.
+    @Test func anEmptiedProfileGoesAndRemoveTakesOneWithItsToken() throws {
+        let setup = try Setup()
+        try setup.write(
+            #"{"profile": "work", "profiles": {"work": {"server": "http://127.0.0.1:1"}, "#
+                + #""play": {"server": "http://127.0.0.1:2", "token": "resv_play"}}, "store": "/tmp/x.json"}"#)
+        let unset = try setup.resv("config", "unset", "server", "--profile", "work")
+        #expect(unset.status == 0, "\(unset.stderr)")
+        #expect(unset.stderr.contains("profile work is empty now and was removed, default is in use"))
+        var file = try JSONSerialization.jsonObject(with: Data(contentsOf: setup.configFile)) as? [String: Any]
+        #expect((file?["profiles"] as? [String: Any])?.keys.sorted() == ["play"])
+        #expect(file?["profile"] == nil, "the choice of the removed profile goes too")
+        #expect(file?["store"] as? String == "/tmp/x.json", "the top level stays")
+        let removed = try setup.resv("config", "remove", "play")
+        #expect(removed.status == 0 && removed.stderr == "removed profile play from \(setup.configFile.path)\n")
+        file = try JSONSerialization.jsonObject(with: Data(contentsOf: setup.configFile)) as? [String: Any]
+        #expect(file?["profiles"] == nil && file?["store"] as? String == "/tmp/x.json")
+        #expect(!(try String(contentsOf: setup.configFile, encoding: .utf8)).contains("resv_play"))
+        for name in ["play", "default", "../etc", ""] {
+            let refused = try setup.resv("config", "remove", name)
+            #expect(refused.status == 64 && refused.stderrLines.count == 1, "\(name): \(refused.stderr)")
+        }
+    }
+
     /// The settings' table runs in process (Tests/ResvCLITests/Commands/ConfigTests.swift);
     /// here the built binary agrees: a token piped to stdin, and the exit codes of refusals.
     @Test func theBinaryReadsATokenFromAPipeAndRefusesWithTheCodes() throws {

@@ -17,9 +17,10 @@ struct ConfigCommand: ParsableCommand {
             {"profiles": {"work": {"server": ..., "token": ...}}} holds others, each with its own store, \
             server and token (a setting a profile lacks comes from the top level, but never the top \
             level's token for a profile's server). The profile in use is --profile, else RESV_PROFILE, \
-            else the one 'resv config use' wrote; 'set', 'unset' and 'get' act on it.
+            else the one 'resv config use' wrote; 'set', 'unset' and 'get' act on it. A profile \
+            'unset' leaves empty is removed; 'resv config remove NAME' removes one with its settings.
             """,
-        subcommands: [List.self, Get.self, Set.self, Unset.self, Use.self, Path.self],
+        subcommands: [List.self, Get.self, Set.self, Unset.self, Use.self, Remove.self, Path.self],
         defaultSubcommand: List.self)
 
     /// Where the file is, and which of its profiles.
@@ -174,8 +175,48 @@ struct ConfigCommand: ParsableCommand {
                 return
             }
             config.set(key, nil, profile: profile)
+            // A profile with nothing left in it is no profile: it goes, and the file's choice of it.
+            var removed = ""
+            if let profile, config.profiles[profile]?.isEmpty == true {
+                let chosen = config.removeProfile(profile)
+                removed = "; profile \(profile) is empty now and was removed" + (chosen ? ", default is in use" : "")
+            }
             try config.save()
-            context.say("unset \(key.rawValue) in \(config.url.path)\(ConfigCommand.inProfile(profile))")
+            context.say("unset \(key.rawValue) in \(config.url.path)\(ConfigCommand.inProfile(profile))\(removed)")
+        }
+    }
+
+    struct Remove: ResvCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a profile and its settings (its token too) from the config file.")
+
+        @Argument(help: "A profile of the config file.", completion: ShellCompletion.profileNames)
+        var name: String
+
+        @Option(
+            help: ArgumentHelp(
+                "The config file (default: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).",
+                valueName: "path"),
+            completion: .file(extensions: ["json"]))
+        var config: String?
+
+        func run(in context: CommandContext) async throws {
+            var file = try ConfigFile.load(context.configURL(flag: config))
+            guard name != ConfigFile.defaultProfile else {
+                throw CLIError.invalidSetting(
+                    "profile", name, "a profile under profiles: default is the file's top level (unset its settings)")
+            }
+            try ConfigFile.checkProfileName(name)
+            guard file.profiles[name] != nil else {
+                throw CLIError.unknownProfile(name, file.url.path, known: file.profiles.keys.sorted())
+            }
+            let chosen = file.removeProfile(name)
+            try file.save()
+            context.say(
+                "removed profile \(name) from \(file.url.path)" + (chosen ? "; default is in use now" : ""))
+            if let overriding = context.environment["RESV_PROFILE"], overriding == name {
+                context.say("resv: warning: RESV_PROFILE=\(name) is set and names the profile removed")
+            }
         }
     }
 
