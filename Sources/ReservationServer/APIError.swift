@@ -75,7 +75,7 @@ public struct APIError: HTTPResponseError, Sendable {
             return refused.allSatisfy({ status(of: $0.error) == .conflict }) ? .conflict : .badRequest
         default:
             return switch error {
-            case .unknownLandmark: .notFound
+            case .unknownLandmark, .unknownLandmarkSuggesting: .notFound
             case .reservationNotFound: .notFound
             case .noCapacity: .conflict
             case .cannotConfirmCancelled, .cannotModifyCancelled, .nothingToUndo, .undoConflict, .undoInPast,

@@ -112,7 +112,7 @@ public enum ResvMain {
             !subcommandNames.contains(topic)
         {
             // The library's help prints the root's text for any word; a typo deserves its own answer.
-            context.fail("unknown command '\(topic.quoted())' (see 'resv --help')", status: ExitStatus.usage)
+            context.fail(unknownCommand(topic, context: context), status: ExitStatus.usage)
             return ExitStatus.usage
         }
         let command: any ParsableCommand
@@ -163,7 +163,7 @@ public enum ResvMain {
             return ExitStatus.success
         }
         if let first = arguments.first, !first.hasPrefix("-"), !subcommandNames.contains(first) {
-            context.fail("unknown command '\(first.quoted())' (see 'resv --help')", status: ExitStatus.usage)
+            context.fail(unknownCommand(first, context: context), status: ExitStatus.usage)
             return ExitStatus.usage
         }
         // The parser's messages quote arguments whole: each word is cut as a quoted value is.
@@ -173,17 +173,30 @@ public enum ResvMain {
         .map { $0.quoted() }.joined(separator: " ")
         // A check of the command's own (missing --landmark…) can come before the parser
         // names an option it does not know; the unknown option is the better answer.
-        if let first = arguments.first, let unknown = unknownOption(in: arguments.dropFirst(), of: first),
-            !message.contains(unknown)
-        {
-            message = "unknown option '\(unknown.quoted())'"
+        if let first = arguments.first, let unknown = unknownOption(in: arguments.dropFirst(), of: first) {
+            if !message.contains(unknown) || message.lowercased().contains("did you mean") {
+                // The parser's guess ('--jq': "did you mean '--to'?") is replaced by the closest names.
+                message = "unknown option '\(unknown.quoted())'"
+            }
+            let known = Completer.resv.commands.first { $0.name == first }?.options.flatMap(\.names) ?? []
+            let close = Words.closest(to: unknown, among: known.filter { $0.hasPrefix("--") })
+            if !close.isEmpty { message += ": did you mean " + close.map { "'\($0)'" }.joined(separator: " or ") + "?" }
         }
         if message.hasSuffix(".") { message.removeLast() }
         let subcommand = arguments.first.flatMap { name in subcommandNames.contains(name) ? name : nil }
-        let helpHint = subcommand.map { "resv \($0) --help" } ?? "resv --help"
+        let helpHint =
+            context.inRepl
+            ? (subcommand.map { "help \($0)" } ?? "help") : (subcommand.map { "resv \($0) --help" } ?? "resv --help")
         let status = code == 64 || code == 1 ? ExitStatus.usage : code
         context.fail("\(lowercasingFirst(message)) (see '\(helpHint)')", status: status)
         return status
+    }
+
+    /// "unknown command 'lst': did you mean 'list'? (see 'resv --help')" (in the REPL, 'help').
+    private static func unknownCommand(_ name: String, context: CommandContext) -> String {
+        let close = Words.closest(to: name, among: subcommandNames.filter { $0 != "help" })
+        let guess = close.isEmpty ? "" : ": did you mean " + close.map { "'\($0)'" }.joined(separator: " or ") + "?"
+        return "unknown command '\(name.quoted())'\(guess) (see '\(context.inRepl ? "help" : "resv --help")')"
     }
 
     private static var subcommandNames: [String] {

@@ -111,14 +111,83 @@ struct LandmarkLookupTests {
         #expect(try LandmarkCatalog.builtIn.landmark(matching: String(landmark.id.description.prefix(8))) == landmark)
     }
 
-    @Test(arguments: ["Eiffel Tower", "", "   ", "93", "937", "ffff", "half", "00000000-0000-4000-8000-000000000001"])
+    @Test(arguments: [
+        "Eiffel Tower", "", "   ", "93", "937", "ffff", "gate golden", "dome half",
+        "00000000-0000-4000-8000-000000000001",
+        String(repeating: "half dome ", count: 10_000),
+    ])
     func unknownLandmarkIsRefused(_ text: String) throws {
         let error = try #require(throws: ReservationError.self) { try LandmarkCatalog.builtIn.landmark(matching: text) }
         guard case .unknownLandmark(let refused) = error else {
-            Issue.record("expected .unknownLandmark, got \(error)")
+            Issue.record("expected .unknownLandmark (no suggestion), got \(error)")
             return
         }
         #expect(refused == text)
+    }
+
+    /// Every word typed starts a word of the name, in order, in any case, without accents.
+    @Test(arguments: [
+        ("golden gate", "Golden Gate Bridge"), ("half dom", "Half Dome"), ("rainier", "Mount Rainier"),
+        ("half", "Half Dome"), ("TURTLE rock", "Turtle Rock"), ("st mary", "St. Mary Lake"),
+        ("mary lake", "St. Mary Lake"), ("st. mary", "St. Mary Lake"), ("yosemite", "Yosemite Valley"),
+        ("g g b", "Golden Gate Bridge"), ("  crater  ", "Crater Lake"), ("tahoe", "Lake Tahoe"),
+        ("mack", "Mackinac Bridge"), ("brooklyn-bridge", "Brooklyn Bridge"), ("Mount", "Mount Rainier"),
+    ])
+    func findsALandmarkByTheStartsOfItsWords(_ text: String, _ name: String) throws {
+        #expect(try LandmarkCatalog.builtIn.landmark(matching: text).name == name)
+    }
+
+    @Test func wordsMatchWithoutAccentsAndTheFirstRulesComeFirst() throws {
+        let catalog = LandmarkCatalog(records: [
+            Fixture.landmarkRecord(id: "abcd0000-0000-4000-8000-000000000001", ["name": .string("Zürichsee Ufer")]),
+            Fixture.landmarkRecord(id: "abcd1111-0000-4000-8000-000000000002", ["name": .string("Café Ōsaka")]),
+            Fixture.landmarkRecord(id: "dead2222-0000-4000-8000-000000000003", ["name": .string("Cafe")]),
+        ])
+        #expect(try catalog.landmark(matching: "zurichsee").name == "Zürichsee Ufer")
+        #expect(try catalog.landmark(matching: "cafe osa").name == "Café Ōsaka")
+        // A whole name in any case comes before words ("cafe" starts both names).
+        #expect(try catalog.landmark(matching: "CAFE").name == "Cafe")
+        // A hex prefix comes before words.
+        #expect(try catalog.landmark(matching: "dead").name == "Cafe")
+    }
+
+    /// Several names whose words start so: each is listed; none: the closest names are suggested.
+    @Test(arguments: [
+        ("lake", ["Crater Lake", "Lake Tahoe", "St. Mary Lake"]),
+        ("bridge", ["Brooklyn Bridge", "Golden Gate Bridge", "Mackinac Bridge"]),
+    ])
+    func wordsOfSeveralNamesListThem(_ text: String, _ names: [String]) throws {
+        let error = try #require(throws: ReservationError.self) { try LandmarkCatalog.builtIn.landmark(matching: text) }
+        guard case .ambiguousLandmark(_, let candidates) = error else {
+            Issue.record("expected .ambiguousLandmark, got \(error)")
+            return
+        }
+        #expect(candidates.map(\.name).sorted() == names)
+        #expect(error.localizedDescription.hasSuffix("give more of the name or id"))
+    }
+
+    @Test(arguments: [
+        ("hlaf dome", ["Half Dome"]), ("rainer", ["Mount Rainier"]), ("Turtle Rok", ["Turtle Rock"]),
+        ("crater lak3", ["Crater Lake"]), ("golden gait bridge", ["Golden Gate Bridge"]),
+    ])
+    func noMatchSuggestsTheClosestNames(_ text: String, _ names: [String]) throws {
+        let error = try #require(throws: ReservationError.self) { try LandmarkCatalog.builtIn.landmark(matching: text) }
+        guard case .unknownLandmarkSuggesting(let refused, let suggested) = error else {
+            Issue.record("expected .unknownLandmarkSuggesting, got \(error)")
+            return
+        }
+        #expect(refused == text && suggested == names)
+        #expect(error.localizedDescription.contains("did you mean '\(names[0])'?"))
+        #expect(error.code == .unknownLandmark)
+    }
+
+    /// Edit distances, case by case, as the suggestions count them.
+    @Test(arguments: [
+        ("lst", "list", 1), ("list", "list", 0), ("", "abc", 3), ("abc", "", 3), ("kitten", "sitting", 3),
+        ("flaw", "lawn", 2), ("abcdef", "x", 3),
+    ])
+    func distances(_ a: String, _ b: String, _ expected: Int) {
+        #expect(Words.distance(a, b, limit: 2) == min(expected, 3))
     }
 
     @Test func ambiguousPrefixListsTheCandidates() throws {

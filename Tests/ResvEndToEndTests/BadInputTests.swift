@@ -33,6 +33,43 @@ struct BadInputTests {
         #expect(try sandbox.storeBytes() == before)
     }
 
+    /// A mistyped command, option or landmark gets the closest names, in the shell and in
+    /// the REPL (whose hints name `help`); nothing close, no guess.
+    @Test func didYouMeanForCommandsOptionsAndLandmarks() throws {
+        let sandbox = try Sandbox()
+        let cases: [([String], String)] = [
+            (["lst"], "resv: unknown command 'lst': did you mean 'list' or 'log'? (see 'resv --help')"),
+            (["reserv"], "resv: unknown command 'reserv': did you mean 'reserve' or 'repl'? (see 'resv --help')"),
+            (
+                ["list", "--staus", "held"],
+                "resv: unknown option '--staus': did you mean '--status' or '--store'? (see 'resv list --help')"
+            ),
+            (
+                ["show", "--josn", "ffff"],
+                "resv: unknown option '--josn': did you mean '--json'? (see 'resv show --help')"
+            ),
+            (["list", "--jq"], "resv: unknown option '--jq' (see 'resv list --help')"),
+            (
+                ["reserve", "-l", "hlaf dome", "-d", "2031-01-01T10:00:00Z", "-n", "1"],
+                "resv: no landmark matches 'hlaf dome': did you mean 'Half Dome'? (see 'resv landmarks')"
+            ),
+        ]
+        for (arguments, line) in cases {
+            let run = try sandbox.resv(arguments)
+            #expect(run.status == 64, "\(arguments)")
+            #expect(run.stderr == line + "\n", "\(arguments)")
+        }
+        let booked = try sandbox.resv("reserve", "-l", "golden gate", "-d", "2031-01-01T10:00:00Z", "-n", "1", "--json")
+        #expect(
+            booked.status == 0 && booked.stdout.contains("7c6984ff-188e-417e-b476-ec5f30b8d745"), "\(booked.stderr)")
+        let repl = try sandbox.resv(["repl"], stdin: "lst\nlist --staus held\n")
+        #expect(
+            repl.stderrLines == [
+                "resv: line 1: unknown command 'lst': did you mean 'list' or 'log'? (see 'help')",
+                "resv: line 2: unknown option '--staus': did you mean '--status' or '--store'? (see 'help list')",
+            ])
+    }
+
     @Test func aCorruptStoreExits65() throws {
         let sandbox = try Sandbox()
         let text = "{\"version\": 1,\n  \"reservations\": [ {\"id\": \"x\" ]\n}"

@@ -165,7 +165,7 @@ extension ReplTests {
         #expect(
             run.stderrLines == [
                 "resv: line 4: no reservation matches 'ffff' (see 'resv list --all')",
-                "resv: line 5: the value '#2' is invalid for '-n <n>' (see 'resv reserve --help')",
+                "resv: line 5: the value '#2' is invalid for '-n <n>' (see 'help reserve')",
             ])
         #expect(run.stdout.contains(#""partySize":2"#))
         #expect(run.stdout.contains("Half Dome"), "the comment after landmarks was not an option")

@@ -19,6 +19,8 @@ public enum ReservationError: Error, Sendable, LocalizedError {
     case invalidInitialStatus(String)
     /// No landmark has this id, id prefix or name.
     case unknownLandmark(String)
+    /// No landmark matches; these names are the closest to what was typed.
+    case unknownLandmarkSuggesting(String, [String])
     /// A landmark id prefix or name matches several landmarks.
     case ambiguousLandmark(String, [Landmark])
     /// A reservation id or prefix that is not hex digits, or too short.
@@ -90,9 +92,12 @@ public enum ReservationError: Error, Sendable, LocalizedError {
             return "a new reservation cannot be '\(status.quoted())': use pending or confirmed"
         case .unknownLandmark(let text):
             return "no landmark matches '\(text.quoted())' (see 'resv landmarks')"
+        case .unknownLandmarkSuggesting(let text, let names):
+            let options = names.map { "'\($0)'" }.joined(separator: " or ")
+            return "no landmark matches '\(text.quoted())': did you mean \(options)? (see 'resv landmarks')"
         case .ambiguousLandmark(let text, let candidates):
             let names = candidates.map { "\($0.id.description.prefix(8)) \($0.name)" }.joined(separator: ", ")
-            return "'\(text.quoted())' matches \(candidates.count) landmarks: \(names); give more of the id"
+            return "'\(text.quoted())' matches \(candidates.count) landmarks: \(names); give more of the name or id"
         case .invalidReservationID(let text):
             return "'\(text.quoted())' is not a reservation id: give the id or at least its first 4 hex digits"
         case .reservationNotFound(let text):

@@ -90,7 +90,7 @@ extension ReservationError {
         case .dateInPast: .dateInPast
         case .invalidPartySize: .invalidPartySize
         case .invalidInitialStatus: .invalidStatus
-        case .unknownLandmark: .unknownLandmark
+        case .unknownLandmark, .unknownLandmarkSuggesting: .unknownLandmark
         case .ambiguousLandmark: .ambiguousLandmark
         case .invalidReservationID: .invalidReservationId
         case .reservationNotFound: .reservationNotFound
