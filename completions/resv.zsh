@@ -90,7 +90,7 @@ _resv_list() {
     local -ar arg_specs=(
         '*--status[Only reservations with this status; repeat for several.]:status:{__resv_complete "${___status[@]}"}'
         '--all[Include cancelled reservations and expired holds.]'
-        '(--landmark -l)'{--landmark,-l}'[Only reservations at this landmark (id, id prefix or name).]:landmark:{__resv_custom_complete ---completion list -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '(--landmark -l)'{--landmark,-l}'[Only reservations at this landmark (id, id prefix, name or the starts of its words).]:landmark:{__resv_custom_complete ---completion list -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--from[Only reservations on or after this day or time\: 2026-12-01, today, +7d, -7d, 2026-12-01 10\:00.]:date:'
         '--to[Only reservations on or before this day (all of it) or time.]:date:'
         '--sort[The order\: date, landmark, party-size or status (default\: date).]:sort:{__resv_complete "${___sort[@]}"}'
@@ -117,7 +117,7 @@ _resv_reserve() {
     local -i ret=1
     local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
-        '(--landmark -l)'{--landmark,-l}'[The landmark\: id, id prefix or name.]:landmark:{__resv_custom_complete ---completion reserve -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '(--landmark -l)'{--landmark,-l}'[The landmark\: id, id prefix, name, or the starts of its words (golden gate).]:landmark:{__resv_custom_complete ---completion reserve -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '(--date -d)'{--date,-d}'[When, at the landmark\: 2026-12-01 10\:00, tomorrow 09\:30, +3d 14\:00, fri 09\:00, or with a zone 2026-12-01T10\:00\:00Z.]:date:'
         '--note[A note kept with the reservation (at most 500 characters).]:text:'
         '(--party-size -n)'{--party-size,-n}'[How many people (1 to 10,000).]:n:'
@@ -194,7 +194,7 @@ _resv_modify() {
         ':id:{__resv_custom_complete ---completion modify -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '(--date -d)'{--date,-d}'[The new date, in the future, at the landmark\: 2026-12-01 10\:00, tomorrow 09\:30, fri 09\:00, or with a zone 2026-12-01T10\:00\:00Z.]:date:'
         '(--party-size -n)'{--party-size,-n}'[The new number of people (1 to 10,000).]:n:'
-        '(--landmark -l)'{--landmark,-l}'[The new landmark\: id, id prefix or name.]:landmark:{__resv_custom_complete ---completion modify -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '(--landmark -l)'{--landmark,-l}'[The new landmark\: id, id prefix, name or the starts of its words.]:landmark:{__resv_custom_complete ---completion modify -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--note[A note kept with the reservation (at most 500 characters; "" removes it).]:text:'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'

@@ -14,7 +14,8 @@ struct AvailabilityCommand: ResvCommand {
             """)
 
     @Argument(
-        help: ArgumentHelp("The landmark (id, id prefix or name).", valueName: "landmark"),
+        help: ArgumentHelp(
+            "The landmark: id, id prefix, name, or the starts of its words (golden gate).", valueName: "landmark"),
         completion: ShellCompletion.landmarkNames)
     var landmark: String
 

@@ -30,7 +30,8 @@ struct ListCommand: ResvCommand {
     var all = false
 
     @Option(
-        name: .shortAndLong, help: "Only reservations at this landmark (id, id prefix or name).",
+        name: .shortAndLong,
+        help: "Only reservations at this landmark (id, id prefix, name or the starts of its words).",
         completion: ShellCompletion.landmarkNames)
     var landmark: String?
 

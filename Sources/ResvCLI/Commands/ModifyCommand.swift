@@ -36,7 +36,7 @@ struct ModifyCommand: ResvCommand {
     var partySize: Int?
 
     @Option(
-        name: .shortAndLong, help: "The new landmark: id, id prefix or name.",
+        name: .shortAndLong, help: "The new landmark: id, id prefix, name or the starts of its words.",
         completion: ShellCompletion.landmarkNames)
     var landmark: String?
 

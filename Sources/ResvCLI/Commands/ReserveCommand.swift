@@ -31,7 +31,8 @@ struct ReserveCommand: ResvCommand {
             """)
 
     @Option(
-        name: .shortAndLong, help: "The landmark: id, id prefix or name.", completion: ShellCompletion.landmarkNames)
+        name: .shortAndLong, help: "The landmark: id, id prefix, name, or the starts of its words (golden gate).",
+        completion: ShellCompletion.landmarkNames)
     var landmark: String?
 
     @Option(
