@@ -100,10 +100,11 @@ public struct OutputOptions: ParsableArguments, Sendable {
     }
 }
 
-/// The options every data command takes: backend and output.
+/// The options every data command takes: backend and output. Untitled, so that
+/// help lists them after the command's own (titled groups come first).
 public struct CommonOptions: ParsableArguments, Sendable {
-    @OptionGroup(title: "Backend") var backend: BackendOptions
-    @OptionGroup(title: "Output") var output: OutputOptions
+    @OptionGroup var backend: BackendOptions
+    @OptionGroup var output: OutputOptions
 
     public init() {}
 }

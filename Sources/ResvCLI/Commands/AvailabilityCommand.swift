@@ -11,6 +11,10 @@ struct AvailabilityCommand: ResvCommand {
             capacity counts. Every reservation counts, whoever made it: on a server, all users' pending and \
             confirmed ones. Without --from and --to: today and the \(Capacity.defaultDays - 1) days after it; at \
             most \(Capacity.longestRange) days at once.
+
+            Examples:
+              resv availability 'half dome'
+              resv availability rainier --from 2026-12-01 --to 2026-12-31 --json
             """)
 
     @Argument(

@@ -10,6 +10,10 @@ struct CancelCommand: ResvCommand {
             Each ID is a reservation id or a unique prefix of at least 4 hex digits. \
             Every ID is checked before anything changes: one unknown or ambiguous ID \
             cancels nothing. Cancelling a cancelled reservation succeeds and says so.
+
+            Examples:
+              resv cancel 1a2b
+              resv list --status pending --json | jq -r '.[].id' | xargs resv cancel
             """)
 
     @Argument(

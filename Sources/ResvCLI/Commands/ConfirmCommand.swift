@@ -11,6 +11,10 @@ struct ConfirmCommand: ResvCommand {
             Every ID is checked before anything changes: one unknown, ambiguous or \
             cancelled ID confirms nothing (a cancelled one cannot be confirmed: exit 1). \
             A confirmed reservation stays confirmed, and says so.
+
+            Examples:
+              resv confirm 1a2b 3c4d
+              resv reserve -l 'half dome' -d 'fri 08:00' -n 2 --hold 10m && resv confirm 1a2b
             """)
 
     @Argument(

@@ -12,6 +12,10 @@ struct FetchCommand: ResvCommand {
             (exit 69) rather than report the cache. With --offline it reports the cache, \
             and says so. --json carries where the data came from ("source": file, server \
             or cache) and when ("at").
+
+            Examples:
+              resv fetch
+              resv fetch --verbose --json
             """)
 
     @OptionGroup var options: CommonOptions

@@ -5,7 +5,8 @@ import ReservationCore
 struct LandmarksCommand: ResvCommand {
     static let configuration = CommandConfiguration(
         commandName: "landmarks",
-        abstract: "List the landmarks of the active backend.")
+        abstract: "List the landmarks of the active backend.",
+        discussion: "Examples:\n  resv landmarks\n  resv landmarks --json | jq -r '.[].name'")
 
     @OptionGroup var options: CommonOptions
 

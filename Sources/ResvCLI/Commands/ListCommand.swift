@@ -12,6 +12,10 @@ struct ListCommand: ResvCommand {
             any case), party-size or status (pending, held, confirmed, waitlisted, expired, \
             cancelled); ties go by date, then id. --reverse turns the whole order round, and \
             --limit N keeps the first N after that (a limit above the count keeps all).
+
+            Examples:
+              resv list --from today --to +7d
+              resv list --status pending --landmark 'half dome' --json | jq length
             """)
 
     /// What `--sort` orders by.

@@ -14,6 +14,10 @@ struct LogCommand: ResvCommand {
             (on a server, only those are sent). --from and --to keep the changes made in a \
             range: days (2026-12-01, today, -7d: whole days in TZ) or times. --json prints each change with the \
             reservation's record before and after.
+
+            Examples:
+              resv log --limit 10
+              resv log 1a2b --json | jq -r '.[].change'
             """)
 
     @Argument(

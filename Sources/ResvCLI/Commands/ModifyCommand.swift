@@ -16,6 +16,10 @@ struct ModifyCommand: ResvCommand {
 
             The reservation must still be as it was read: when it changed in between (another \
             resv, another client of the server), nothing changes and resv says so (exit 1).
+
+            Examples:
+              resv modify 1a2b --party-size 6
+              resv modify 1a2b --date 'tomorrow 09:30' --landmark 'lake tahoe'
             """)
 
     @Argument(

@@ -9,8 +9,8 @@ struct ReserveCommand: ResvCommand {
         commandName: "reserve",
         abstract: "Reserve a visit to a landmark and print the new reservation.",
         discussion: """
-            The landmark is its id, a unique prefix of its id, or its name in any case \
-            (see 'resv landmarks'). The date, in the future, is a time at the landmark as \
+            The landmark is its id, a unique prefix of its id, its name in any case, or the starts \
+            of its words: golden gate (see 'resv landmarks'). The date, in the future, is a time at the landmark as \
             you would say it: 2026-12-01 08:00, today 18:00, tomorrow 9:30, +3d 14:00, \
             fri 09:00 (the next Friday); or, with a zone, 2026-12-01T10:00:00Z. A time the \
             landmark's clocks skip is refused; one they repeat is the earlier.
@@ -28,6 +28,10 @@ struct ReserveCommand: ResvCommand {
             --waitlist, a request for a full day is kept as waitlisted instead of refused \
             (exit 0; its position is shown), and it is confirmed (pending with --pending) \
             as soon as places free for it, in the order requests joined.
+
+            Examples:
+              resv reserve -l 'half dome' -d '2026-12-01 08:00' -n 4
+              resv reserve --batch requests.ndjson --json
             """)
 
     @Option(

@@ -5,7 +5,8 @@ import ReservationCore
 struct ShowCommand: ResvCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Show one reservation.")
+        abstract: "Show one reservation.",
+        discussion: "Examples:\n  resv show 1a2b\n  resv show 1a2b --json | jq .status")
 
     @Argument(
         help: "A reservation id or unique prefix (at least 4 hex digits).",

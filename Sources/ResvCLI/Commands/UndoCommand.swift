@@ -17,6 +17,10 @@ struct UndoCommand: ResvCommand {
             resv, a hand edit), or when it would make a reservation active again on a date \
             that has passed (exit 1). Run it again to go further back; there is no redo. On a \
             server, your commands only.
+
+            Examples:
+              resv undo
+              resv undo --json | jq -r .undid
             """)
 
     @OptionGroup var options: CommonOptions

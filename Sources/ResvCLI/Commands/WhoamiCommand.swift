@@ -6,7 +6,8 @@ struct WhoamiCommand: ResvCommand {
     static let configuration = CommandConfiguration(
         commandName: "whoami",
         abstract: "Show the server user the token belongs to.",
-        discussion: "Asks the server (GET /whoami). A JSON file store has no users: exit 64.")
+        discussion: "Asks the server (GET /whoami). A JSON file store has no users: exit 64."
+            + "\n\nExamples:\n  resv whoami\n  resv --profile work whoami --jso")
 
     @OptionGroup var options: CommonOptions
 
