@@ -268,8 +268,9 @@ extension ReservationService {
         )
         service.changes = { after, wait in
             try online()
-            // Whole seconds, at most the server's 60.
-            let seconds = min(max(0, Int(wait.components.seconds)), 60)
+            // Whole seconds, rounded up (a wait of 0.2 s is a wait, not a poll at once), at most the server's 60.
+            let (whole, fraction) = wait.components
+            let seconds = min(max(0, Int(clamping: whole) + (fraction > 0 ? 1 : 0)), 60)
             var query = [URLQueryItem(name: "wait", value: String(seconds))]
             if let after {
                 guard ChangeCursor.isPlausible(after) else { throw ReservationError.invalidCursor(after) }
