@@ -150,11 +150,11 @@ struct CapacityEndToEndTests {
         ),
         (
             ["availability", "Tiny Tower", "--from", "2030-02-30"],
-            "resv: --from '2030-02-30' is not a day: give YYYY-MM-DD, e.g. 2026-12-01"
+            "resv: invalid date '2030-02-30': day 30 does not exist in February 2030"
         ),
         (
             ["availability", "Tiny Tower", "--to", "next week"],
-            "resv: --to 'next week' is not a day: give YYYY-MM-DD, e.g. 2026-12-01"
+            "resv: --to 'next week' is not a day: give YYYY-MM-DD, today, tomorrow or +Nd, e.g. 2026-12-01"
         ),
         (
             ["availability", "Tiny Tower", "--from", "2030-01-01", "--to", "2031-06-01"],

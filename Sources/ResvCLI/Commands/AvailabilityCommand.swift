@@ -25,13 +25,14 @@ struct AvailabilityCommand: ResvCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The first day, YYYY-MM-DD (a date-time counts as its day at the landmark); default today.",
+            "The first day at the landmark: YYYY-MM-DD, today, tomorrow, +3d, +2w (a date-time counts as its "
+                + "day there); default today.",
             valueName: "day"))
     var from: String?
 
     @Option(
         help: ArgumentHelp(
-            "The last day, YYYY-MM-DD; default \(Capacity.defaultDays - 1) days after the first.", valueName: "day"))
+            "The last day, as --from; default \(Capacity.defaultDays - 1) days after the first.", valueName: "day"))
     var to: String?
 
     @OptionGroup var options: CommonOptions
@@ -46,8 +47,8 @@ struct AvailabilityCommand: ResvCommand {
         let answer = try await service.availability(landmark) { place in
             // The days are the landmark's: its zone says which day "today" and a date-time are.
             let calendar = Capacity.calendar(for: place)
-            let first = try from.map { try Self.day($0, option: "--from", in: calendar) }
-            let last = try to.map { try Self.day($0, option: "--to", in: calendar) }
+            let first = try from.map { try Self.day($0, option: "--from", in: calendar, now: now) }
+            let last = try to.map { try Self.day($0, option: "--to", in: calendar, now: now) }
             return try Capacity.days(from: first, through: last, today: CalendarDay(now, in: calendar))
         }
         let place = answer.landmark
@@ -62,11 +63,15 @@ struct AvailabilityCommand: ResvCommand {
         renderer.write(availability: answer.days, to: context.output)
     }
 
-    /// A day the user typed: `YYYY-MM-DD`, or a date-time taken as its day at the landmark.
-    static func day(_ text: String, option: String, in calendar: Calendar) throws(ReservationError) -> CalendarDay {
-        if let day = CalendarDay(text) { return day }
+    /// A day the user typed, at the landmark (its calendar's zone): `YYYY-MM-DD`, `today`,
+    /// `tomorrow`, `+7d`, `-1w`, or a date-time taken as its day there.
+    static func day(_ text: String, option: String, in calendar: Calendar, now: Date) throws(ReservationError)
+        -> CalendarDay
+    {
+        if let day = try TypedDate.day(text, now: now, zone: calendar.timeZone) { return day }
         guard let date = try? DateTime.parse(text) else {
-            throw .invalidDays("\(option) '\(text.quoted())' is not a day: give YYYY-MM-DD, e.g. 2026-12-01")
+            throw .invalidDays(
+                "\(option) '\(text.quoted())' is not a day: give YYYY-MM-DD, today, tomorrow or +Nd, e.g. 2026-12-01")
         }
         return CalendarDay(date, in: calendar)
     }
