@@ -74,6 +74,8 @@ public enum ResvMain {
     /// Call `configureProcess()` first.
     public static func runProcess(_ arguments: [String]) async -> Int32 {
         let context = CommandContext.live()
+        lastResortInJSON.store(
+            CommandContext.asksForJSON(LeadingOptions.moved(arguments)), ordering: .sequentiallyConsistent)
         let interrupts = Atomic<Int>(0)
         let status = await Interrupts.cancellable(
             alsoOnInterrupt: {
@@ -92,12 +94,17 @@ public enum ResvMain {
 
     /// Set once by whichever ends the process first: the command, or the last resort.
     private static let ending = Atomic<Bool>(false)
+    /// Whether the last resort says so in JSON (the command line asked for JSON).
+    private static let lastResortInJSON = Atomic<Bool>(false)
 
     /// The last resort after Ctrl-C: the message and status of an interrupted command, now,
     /// unless the command has ended meanwhile and is returning its own status.
     private static func endNowUnlessEnded() {
         guard !ending.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        let message = "resv: interrupted\n"
+        let message =
+            lastResortInJSON.load(ordering: .sequentiallyConsistent)
+            ? #"{"error":{"code":"interrupted","exitCode":130,"message":"interrupted"}}"# + "\n"
+            : "resv: interrupted\n"
         _ = message.withCString { write(STDERR_FILENO, $0, strlen($0)) }
         _exit(ExitStatus.interrupted)
     }

@@ -38,9 +38,10 @@ struct ConfigTests {
         try setup.write(
             #"{"profile": "work", "profiles": {"work": {"server": "http://127.0.0.1:1"}, "#
                 + #""play": {"server": "http://127.0.0.1:2", "token": "resv_play"}}, "store": "/tmp/x.json"}"#)
-        let unset = try setup.resv("config", "unset", "server", "--profile", "work")
+        let unset = try setup.resv("config", "unset", "server", environment: ["RESV_PROFILE": "work"])
         #expect(unset.status == 0, "\(unset.stderr)")
         #expect(unset.stderr.contains("profile work is empty now and was removed, default is in use"))
+        #expect(unset.stderrLines.last == "resv: warning: RESV_PROFILE=work is set and names the profile removed")
         var file = try JSONSerialization.jsonObject(with: Data(contentsOf: setup.configFile)) as? [String: Any]
         #expect((file?["profiles"] as? [String: Any])?.keys.sorted() == ["play"])
         #expect(file?["profile"] == nil, "the choice of the removed profile goes too")

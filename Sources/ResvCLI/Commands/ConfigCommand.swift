@@ -183,6 +183,9 @@ struct ConfigCommand: ParsableCommand {
             }
             try config.save()
             context.say("unset \(key.rawValue) in \(config.url.path)\(ConfigCommand.inProfile(profile))\(removed)")
+            if !removed.isEmpty, let profile, context.environment["RESV_PROFILE"] == profile {
+                context.say("resv: warning: RESV_PROFILE=\(profile) is set and names the profile removed")
+            }
         }
     }
 
