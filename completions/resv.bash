@@ -188,10 +188,33 @@ _resv() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(--version -h --help)
+    local -a non_repeating_flags=(--offline --json --version -h --help)
     local -a repeating_options=()
-    local -a non_repeating_options=()
+    local -a non_repeating_options=(--store --server --profile --config --format)
     __resv_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--format')
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    esac
 
     # Offer subcommand / subcommand argument completions
     local -r subcommand="${unparsed_words[0]}"
@@ -852,6 +875,14 @@ _resv_config_get() {
         return
         ;;
     esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __resv_add_completions -W 'store'$'\n''server'$'\n''token'$'\n''connectTimeout'$'\n''requestTimeout'
+        return
+        ;;
+    esac
 }
 
 _resv_config_set() {
@@ -872,6 +903,14 @@ _resv_config_set() {
         return
         ;;
     esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __resv_add_completions -W 'store'$'\n''server'$'\n''token'$'\n''connectTimeout'$'\n''requestTimeout'
+        return
+        ;;
+    esac
 }
 
 _resv_config_unset() {
@@ -889,6 +928,14 @@ _resv_config_unset() {
         ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __resv_add_completions -W 'store'$'\n''server'$'\n''token'$'\n''connectTimeout'$'\n''requestTimeout'
         return
         ;;
     esac

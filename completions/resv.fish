@@ -20,7 +20,7 @@ function __resv_parse_tokens -S
     set -l unparsed_tokens (__resv_tokens -pc)
     switch $unparsed_tokens[1]
     case 'resv'
-        __resv_parse_subcommand 0 'version' 'h/help'
+        __resv_parse_subcommand 0 'store=' 'server=' 'profile=' 'config=' 'offline' 'json' 'format=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'list'
             __resv_parse_subcommand 0 'status=+' 'all' 'l/landmark=' 'from=' 'to=' 'sort=' 'reverse' 'limit=' 'store=' 'server=' 'profile=' 'config=' 'offline' 'json' 'format=' 'v/verbose' 'tz=' 'version' 'h/help'
@@ -125,6 +125,13 @@ function __resv_custom_completion
 end
 
 complete -c 'resv' -f
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv" store' -l 'store' -d 'The JSON store file (default: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).' -rfa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'json\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv" server' -l 'server' -d 'A resv-server to use instead of the file (default: $RESV_SERVER, else the config file\'s server).' -rfka ''
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv" profile' -l 'profile' -d 'The config file\'s profile to use (default: $RESV_PROFILE, else the one \'resv config use\' chose).' -rfka '(__resv_custom_completion ---completion -- --profile (count (__resv_tokens -pc)) (__resv_tokens -tC))'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv" config' -l 'config' -d 'The config file (default: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).' -rfa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'json\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv" offline' -l 'offline' -d 'Read the server\'s answers cached by earlier commands; never use the network.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv" json' -l 'json' -d 'Print JSON (same as --format json).'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv" format' -l 'format' -d 'Output format: table, json, ndjson, csv or ics.' -rfka 'table json ndjson csv ics'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv" version' -l 'version' -d 'Show the version.'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'list' -d 'List reservations, sorted by date (active ones unless asked otherwise).'
@@ -339,14 +346,17 @@ complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "res
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv config list" json' -l 'json' -d 'Print JSON: {key: {value, source}}.'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv config list" version' -l 'version' -d 'Show the version.'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv config list" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv config get" -eq 1' -fka 'store server token connectTimeout requestTimeout'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv config get" profile' -l 'profile' -d 'The profile (default: $RESV_PROFILE, else the one \'resv config use\' chose; \'default\' is the file\'s top level).' -rfka '(__resv_custom_completion ---completion config get -- --profile (count (__resv_tokens -pc)) (__resv_tokens -tC))'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv config get" config' -l 'config' -d 'The config file (default: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).' -rfa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'json\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv config get" version' -l 'version' -d 'Show the version.'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv config get" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv config set" -eq 1' -fka 'store server token connectTimeout requestTimeout'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv config set" profile' -l 'profile' -d 'The profile (default: $RESV_PROFILE, else the one \'resv config use\' chose; \'default\' is the file\'s top level).' -rfka '(__resv_custom_completion ---completion config set -- --profile (count (__resv_tokens -pc)) (__resv_tokens -tC))'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv config set" config' -l 'config' -d 'The config file (default: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).' -rfa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'json\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv config set" version' -l 'version' -d 'Show the version.'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv config set" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv config unset" -eq 1' -fka 'store server token connectTimeout requestTimeout'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv config unset" profile' -l 'profile' -d 'The profile (default: $RESV_PROFILE, else the one \'resv config use\' chose; \'default\' is the file\'s top level).' -rfka '(__resv_custom_completion ---completion config unset -- --profile (count (__resv_tokens -pc)) (__resv_tokens -tC))'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv config unset" config' -l 'config' -d 'The config file (default: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).' -rfa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'json\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv config unset" version' -l 'version' -d 'Show the version.'

@@ -40,7 +40,15 @@ _resv() {
     local -ir current_word_index="$((CURRENT - 1))"
 
     local -i ret=1
+    local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
+        '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--json[Print JSON (same as --format json).]'
+        '--format[Output format\: table, json, ndjson, csv or ics.]:format:{__resv_complete "${___format[@]}"}'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
         '(-): :->command'
@@ -445,8 +453,9 @@ _resv_config_list() {
 
 _resv_config_get() {
     local -i ret=1
+    local -ar _key=('store' 'server' 'token' 'connectTimeout' 'requestTimeout')
     local -ar arg_specs=(
-        ':key:'
+        ':key:{__resv_complete "${_key[@]}"}'
         '--profile[The profile (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose; '\''default'\'' is the file'\''s top level).]:name:{__resv_custom_complete ---completion config get -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--version[Show the version.]'
@@ -459,8 +468,9 @@ _resv_config_get() {
 
 _resv_config_set() {
     local -i ret=1
+    local -ar _key=('store' 'server' 'token' 'connectTimeout' 'requestTimeout')
     local -ar arg_specs=(
-        ':key:'
+        ':key:{__resv_complete "${_key[@]}"}'
         ':value:'
         '--profile[The profile (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose; '\''default'\'' is the file'\''s top level).]:name:{__resv_custom_complete ---completion config set -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
@@ -474,8 +484,9 @@ _resv_config_set() {
 
 _resv_config_unset() {
     local -i ret=1
+    local -ar _key=('store' 'server' 'token' 'connectTimeout' 'requestTimeout')
     local -ar arg_specs=(
-        ':key:'
+        ':key:{__resv_complete "${_key[@]}"}'
         '--profile[The profile (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose; '\''default'\'' is the file'\''s top level).]:name:{__resv_custom_complete ---completion config unset -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--version[Show the version.]'

@@ -36,7 +36,9 @@ enum LeadingOptions {
     /// come before; unchanged when none lead or no subcommand follows them.
     static func moved(_ arguments: [String]) -> [String] {
         let length = prefixLength(arguments)
-        guard length > 0, length < arguments.count else { return arguments }
+        guard length > 0 else { return arguments }
+        // `resv --store F` alone runs the default command with them, as `resv` runs it without.
+        guard length < arguments.count else { return ["list"] + arguments }
         let leading = arguments[..<length]
         let name = arguments[length]
         // `resv --store x help list`: help prints the same text whatever the backend.

@@ -43,6 +43,39 @@ public struct Resv: ParsableCommand {
     public init() {}
 }
 
+/// The command tree the completion scripts and the man page describe: `Resv`, with the
+/// options every command takes declared on the root too, as they may come first
+/// (`resv --store F show <Tab>`). Only for those: ArgumentParser lets a parent's options
+/// come after a subcommand and keeps them for the parent, so on `Resv` itself they would
+/// take `list --json` from `list`. Commands are parsed by `Resv`, after `LeadingOptions`
+/// has moved these options behind the subcommand.
+public struct ResvDescribed: ParsableCommand {
+    public static let configuration = Resv.configuration
+
+    @OptionGroup(title: "Options every command takes, also before it") var leading: LeadingOptionGroup
+
+    public init() {}
+
+    /// The requests answered from this tree: a completion script, a completion function's
+    /// words (`---completion`), the tree as JSON (for the man page).
+    static func answers(_ arguments: [String]) -> Bool {
+        guard let first = arguments.first else { return false }
+        return first == "---completion" || first.hasPrefix("--generate-completion-script")
+            || first == "--experimental-dump-help"
+    }
+}
+
+/// `--store`, `--server`, `--profile`, `--config`, `--offline`, `--json` and `--format`, as the root declares them.
+public struct LeadingOptionGroup: ParsableArguments, Sendable {
+    @OptionGroup var backend: BackendOptions
+    @Flag(help: "Print JSON (same as --format json).")
+    var json = false
+    @Option(help: "Output format: table, json, ndjson, csv or ics.")
+    var format: OutputFormat?
+
+    public init() {}
+}
+
 /// A command that runs against an explicit context instead of globals.
 protocol ResvCommand: ParsableCommand {
     func run(in context: CommandContext) async throws
@@ -124,6 +157,7 @@ public enum ResvMain {
         }
         let command: any ParsableCommand
         do {
+            if ResvDescribed.answers(typed) { _ = try ResvDescribed.parseAsRoot(typed) }
             command = try Resv.parseAsRoot(arguments)
         } catch {
             return reportParseError(error, arguments: arguments, context: context)
@@ -166,7 +200,9 @@ public enum ResvMain {
         if code == 0 {
             // --help, help, --version, --generate-completion-script: their text is the data
             // (the bash script finished: see BashCompletionScript).
-            context.output.write(BashCompletionScript.finished(Resv.fullMessage(for: error)) + "\n")
+            let text =
+                ResvDescribed.answers(arguments) ? ResvDescribed.fullMessage(for: error) : Resv.fullMessage(for: error)
+            context.output.write(BashCompletionScript.finished(text) + "\n")
             return ExitStatus.success
         }
         if let first = arguments.first, !first.hasPrefix("-"), !subcommandNames.contains(first) {

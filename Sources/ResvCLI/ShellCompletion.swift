@@ -11,12 +11,12 @@ import ReservationHTTP
 enum ShellCompletion {
     static let landmarkNames = CompletionKind.custom { words, _, prefix in
         guard let snapshot = snapshot(for: words) else { return [] }
-        return snapshot.landmarkNames.filter { $0.lowercased().hasPrefix(prefix.lowercased()) }
+        return snapshot.landmarkNames.filter { $0.hasPrefix(prefix) }.map { offered($0) }
     }
 
     /// The config file's profiles (the one `--config` names, else the usual one), and `default`.
     static let profileNames = CompletionKind.custom { words, _, prefix in
-        profiles(config: flag("--config", in: words)).filter { $0.hasPrefix(prefix) }
+        profiles(config: flag("--config", in: words)).filter { $0.hasPrefix(prefix) }.map { offered($0) }
     }
 
     /// The profile names of a config file, `default` among them; none when it cannot be read.
@@ -25,11 +25,45 @@ enum ShellCompletion {
         return (file.profiles.keys + [ConfigFile.defaultProfile]).sorted()
     }
 
-    static func reservationIDs(_ statuses: Reservation.Status...) -> CompletionKind {
-        let wanted = Set(statuses)
-        return .custom { words, _, prefix in
+    /// The ids a command takes: `cancel` and `modify` active ones, `confirm` pending ones and live
+    /// holds, `show`, `log` and `wait` any. In zsh and fish each is described by its landmark and date.
+    enum IDs {
+        case active, confirmable, any
+
+        func admits(_ reservation: Reservation, at now: Date) -> Bool {
+            let status = reservation.settled(at: now).status
+            switch self {
+            case .active: return status.isActive
+            case .confirmable: return status == .pending || status == .held
+            case .any: return true
+            }
+        }
+    }
+
+    static func reservationIDs(_ ids: IDs) -> CompletionKind {
+        .custom { words, index, prefix in
             guard let snapshot = snapshot(for: words) else { return [] }
-            return snapshot.completionIDs(wanted).filter { $0.hasPrefix(prefix.lowercased()) }
+            // An id already on the line (`cancel a1 <Tab>`) is not offered again.
+            let given = Set(words.enumerated().filter { $0.offset != index }.map { $0.element.lowercased() })
+            return snapshot.completionIDs(ids, now: Date())
+                .filter { $0.id.hasPrefix(prefix.lowercased()) && !given.contains($0.id) }
+                .map { offered($0.id, described: $0.description) }
+        }
+    }
+
+    /// A candidate as the shell that asks wants it: zsh reads `value:description` (a colon in
+    /// the value escaped), fish `value<Tab>description`, bash and the REPL the value alone.
+    static func offered(_ value: String, described description: String? = nil) -> String {
+        let shell = CompletionShell.requesting
+        // A line break would split one candidate in two.
+        let value = value.replacingOccurrences(of: "\n", with: " ")
+        guard let description = description?.replacingOccurrences(of: "\n", with: " ") else {
+            return shell == .zsh ? value.replacingOccurrences(of: ":", with: "\\:") : value
+        }
+        switch shell {
+        case .zsh?: return value.replacingOccurrences(of: ":", with: "\\:") + ":" + description
+        case .fish?: return value + "\t" + description.replacingOccurrences(of: "\t", with: " ")
+        default: return value
         }
     }
 
@@ -87,11 +121,20 @@ enum ShellCompletion {
 extension ReservationSnapshot {
     var landmarkNames: [String] { catalog.landmarks.map(\.name).sorted() }
 
-    /// Ids of reservations with one of `statuses`, by date, as short as `list`
-    /// shows them (8 digits) unless two share those 8, then whole.
-    func completionIDs(_ statuses: Set<Reservation.Status> = Set(Reservation.Status.allCases)) -> [String] {
+    /// Ids of the reservations `ids` admits, by date, as short as `list` shows them (8 digits)
+    /// unless two share those 8, then whole; each with "Half Dome, 2026-12-01 08:00 PST, confirmed".
+    func completionIDs(_ ids: ShellCompletion.IDs, now: Date) -> [(id: String, description: String)] {
         let shortCounts = Dictionary(grouping: reservations, by: \.id.short).mapValues(\.count)
-        return reservations.sortedByDate.filter { statuses.contains($0.status) }
-            .map { shortCounts[$0.id.short, default: 0] > 1 ? $0.id.description : $0.id.short }
+        let renderer = Renderer(format: .table, colour: false, timeZone: .current)
+        return reservations.sortedByDate.filter { ids.admits($0, at: now) }.map { reservation in
+            let id =
+                shortCounts[reservation.id.short, default: 0] > 1 ? reservation.id.description : reservation.id.short
+            let settled = reservation.settled(at: now)
+            let description = [
+                settled.landmark.name, renderer.visitDate(settled.date, at: settled.landmark),
+                settled.status.rawValue,
+            ].joined(separator: ", ")
+            return (id, description.terminalSafe)
+        }
     }
 }

@@ -46,15 +46,27 @@ struct ShellWordsTests {
     }
 }
 
-@Suite("REPL completion from the command tree and local data")
+@Suite("REPL completion from the command tree; data from the shells' completion functions")
 struct CompleterTests {
-    let completer = Completer(toolInfo: Resv._dumpHelp())
-    let data = Completer.LocalData(
-        landmarkNames: ["Half Dome", "Golden Gate Bridge", "Lake Tahoe"],
-        reservationIDs: ["abcd1111", "abcd2222", "5eed3333"])
+    let completer = Completer(toolInfo: ResvDescribed._dumpHelp())
 
-    func complete(_ before: String, _ word: String) -> [String] {
-        completer.candidates(before: before, word: word, data: data)
+    /// Stands for `ShellCompletion`: names which function was asked ("reserve --landmark"), with what words.
+    static let ask: Completer.Ask = { path, argument, words in
+        let asked = (path + [argument]).joined(separator: " ")
+        return ["\(asked)|\(words.joined(separator: ","))", "Half Dome", "Lake Tahoe", "abcd1111"]
+    }
+
+    func complete(_ before: String, _ word: String, leading: [String] = []) -> [String] {
+        completer.candidates(before: before, word: word, leading: leading, ask: Self.ask)
+    }
+
+    /// Which completion function Tab asks after `before`, and the words it hands over; nil when none.
+    func asked(_ before: String, leading: [String] = []) -> (function: String, words: [String])? {
+        guard let answer = complete(before, "", leading: leading).first(where: { $0.contains("|") }) else {
+            return nil
+        }
+        let parts = answer.split(separator: "|", omittingEmptySubsequences: false)
+        return (String(parts[0]), parts[1].split(separator: ",", omittingEmptySubsequences: false).map(String.init))
     }
 
     @Test func commandsAtTheStartOfTheLine() {
@@ -67,6 +79,8 @@ struct CompleterTests {
         #expect(complete("", "he") == ["help"], "offered once")
         #expect(complete("", "q") == ["quit"])
         #expect(complete("help ", "res") == ["reserve"])
+        #expect(complete("help list ", "") == [])
+        #expect(complete("resv ", "lis") == ["list"], "a line may start with resv")
     }
 
     @Test func optionsOfTheCommandBeingTyped() {
@@ -74,38 +88,60 @@ struct CompleterTests {
         #expect(complete("reserve ", "--p") == ["--party-size", "--pending", "--profile"])
         #expect(complete("list ", "--st") == ["--status", "--store"])
         #expect(!complete("list --all ", "--a").contains("--all"), "a flag already given is not offered again")
+        #expect(!complete("list -l x ", "--l").contains("--landmark"), "nor an option by its short name")
         #expect(complete("list --status pending ", "--sta") == ["--status"], "repeatable options stay")
     }
 
-    @Test func valuesOfOptions() {
-        #expect(complete("reserve --landmark ", "ha") == ["Half Dome"])
-        #expect(complete("reserve -l ", "") == ["Golden Gate Bridge", "Half Dome", "Lake Tahoe"])
+    @Test func fixedValuesComeFromTheTree() {
         #expect(complete("list --status ", "c") == ["confirmed", "cancelled"])
         #expect(complete("list --format ", "") == ["table", "json", "ndjson", "csv", "ics"])
+        #expect(complete("list --format=", "") == [], "a value after = is not asked for: the word is the option")
         #expect(complete("reserve --date ", "20") == [])
+        #expect(complete("config get ", "") == ["store", "server", "token", "connectTimeout", "requestTimeout"])
+        #expect(complete("config set ", "req") == ["requestTimeout"])
+        #expect(complete("config set store ", "") == [], "the value of a setting is not a key")
     }
 
-    @Test func reservationIDs() {
-        #expect(complete("cancel ", "abcd") == ["abcd1111", "abcd2222"])
-        #expect(complete("cancel abcd1111 ", "5") == ["5eed3333"])
-        #expect(complete("show ", "ABCD2") == ["abcd2222"])
-        #expect(complete("list ", "ab") == [], "list takes no ids")
-        #expect(complete("log ", "5") == ["5eed3333"])
-        #expect(complete("modify ", "abcd1") == ["abcd1111"])
-        #expect(complete("modify abcd1111 ", "--pa") == ["--party-size"])
-        #expect(complete("undo ", "ab") == [], "undo takes no ids")
-        #expect(complete("undo ", "--j") == ["--json"])
+    @Test func dataComesFromTheFunctionTheShellsCall() {
+        #expect(asked("reserve --landmark ")?.function == "reserve --landmark")
+        #expect(asked("reserve -l ")?.function == "reserve --landmark", "asked by the long name")
+        #expect(asked("availability ")?.function == "availability positional@0")
+        #expect(asked("cancel ")?.function == "cancel positional@0")
+        #expect(asked("cancel abcd1111 ")?.function == "cancel positional@0", "cancel takes any number")
+        #expect(asked("confirm ")?.function == "confirm positional@0")
+        #expect(asked("modify ")?.function == "modify positional@0")
+        #expect(asked("modify abcd1111 ") == nil, "modify takes one id")
+        #expect(asked("modify abcd1111 --landmark ")?.function == "modify --landmark")
+        #expect(asked("config use ")?.function == "config use positional@0")
+        #expect(asked("config remove ")?.function == "config remove positional@0")
+        #expect(asked("list --profile ")?.function == "list --profile")
+        #expect(asked("list ") == nil, "list takes no ids")
+        #expect(asked("undo ") == nil, "undo takes no ids")
     }
 
-    @Test func landmarkArguments() {
-        #expect(complete("availability ", "la") == ["Lake Tahoe"])
-        #expect(complete("availability ", "") == ["Golden Gate Bridge", "Half Dome", "Lake Tahoe"])
-        #expect(complete("availability ", "--fr") == ["--from"])
-        #expect(complete("cancel ", "la") == [], "cancel takes ids, not landmarks")
+    @Test func optionsBeforeTheCommand() {
+        #expect(asked("--profile ")?.function == "--profile", "the root's own")
+        #expect(complete("--store x.json ", "sh") == ["show"])
+        #expect(complete("--json ", "--st") == ["--store"])
+        #expect(asked("--store x.json show ")?.function == "show positional@0")
+        #expect(asked("--store x.json show ")?.words == ["resv", "--store", "x.json", "show", ""])
+        #expect(complete("--profile work config ", "u") == ["unset", "use"])
+    }
+
+    @Test func theReplsBackendComesFirstAndTheLinesOwnLater() {
+        let words = asked("cancel --store b.json ", leading: ["--store", "a.json"])?.words
+        #expect(words == ["resv", "--store", "a.json", "cancel", "--store", "b.json", ""])
+    }
+
+    @Test func candidatesAreMatchedByPrefixWithCase() {
+        #expect(complete("availability ", "Ha") == ["Half Dome"])
+        #expect(complete("availability ", "ha") == [], "as in bash, zsh and fish by default")
+        #expect(complete("cancel ", "abcd") == ["abcd1111"])
     }
 
     @Test func unknownCommandsAndBrokenQuotesOfferNothing() {
         #expect(complete("bogus ", "--") == [])
+        #expect(complete("bogus ", "") == [])
         #expect(complete("reserve --landmark 'Half ", "D") == [])
     }
 }

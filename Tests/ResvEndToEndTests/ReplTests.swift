@@ -140,8 +140,11 @@ struct ReplTests {
         let sandbox = try Sandbox()
         try sandbox.seed(Fixture.store)
         let terminal = try startRepl(sandbox)
-        terminal.send("confirm 5e" + tab)
-        try terminal.expect("confirm 5eed3333 ")
+        // Only a pending one can be confirmed: abcd1 is the confirmed one, 5eed the cancelled one.
+        terminal.send("confirm abcd" + tab)
+        try terminal.expect("confirm abcd2222 ")
+        terminal.send(ctrlU + "show 5e" + tab)
+        try terminal.expect("show 5eed3333 ")
         terminal.send(ctrlU + "list --status canc" + tab)
         try terminal.expect("cancelled ")
         terminal.send("--json\r")

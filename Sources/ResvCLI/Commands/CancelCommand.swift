@@ -18,7 +18,7 @@ struct CancelCommand: ResvCommand {
 
     @Argument(
         help: "Reservation ids or unique prefixes (at least 4 hex digits).",
-        completion: ShellCompletion.reservationIDs(.pending, .confirmed))
+        completion: ShellCompletion.reservationIDs(.active))
     var ids: [String]
 
     @OptionGroup var options: CommonOptions

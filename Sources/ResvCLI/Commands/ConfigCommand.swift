@@ -110,7 +110,9 @@ struct ConfigCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print one setting's value (the token, and a server's password, as ****).")
 
-        @Argument(help: "store, server, token, connectTimeout or requestTimeout.")
+        @Argument(
+            help: "store, server, token, connectTimeout or requestTimeout.",
+            completion: .list(SettingKey.allCases.map(\.rawValue)))
         var key: String
         @OptionGroup var file: FileOptions
 
@@ -133,7 +135,9 @@ struct ConfigCommand: ParsableCommand {
                 you only.
                 """)
 
-        @Argument(help: "store, server, token, connectTimeout or requestTimeout.")
+        @Argument(
+            help: "store, server, token, connectTimeout or requestTimeout.",
+            completion: .list(SettingKey.allCases.map(\.rawValue)))
         var key: String
         @Argument(help: "The value (not for token: it is read from stdin).")
         var value: String?
@@ -160,7 +164,9 @@ struct ConfigCommand: ParsableCommand {
     struct Unset: ResvCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a setting from the config file.")
 
-        @Argument(help: "store, server, token, connectTimeout or requestTimeout.")
+        @Argument(
+            help: "store, server, token, connectTimeout or requestTimeout.",
+            completion: .list(SettingKey.allCases.map(\.rawValue)))
         var key: String
         @OptionGroup var file: FileOptions
 

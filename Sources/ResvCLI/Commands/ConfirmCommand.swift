@@ -19,7 +19,7 @@ struct ConfirmCommand: ResvCommand {
 
     @Argument(
         help: "Reservation ids or unique prefixes (at least 4 hex digits).",
-        completion: ShellCompletion.reservationIDs(.pending))
+        completion: ShellCompletion.reservationIDs(.confirmable))
     var ids: [String]
 
     @OptionGroup var options: CommonOptions

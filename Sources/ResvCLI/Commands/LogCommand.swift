@@ -22,7 +22,7 @@ struct LogCommand: ResvCommand {
 
     @Argument(
         help: "Only this reservation's changes: an id or unique prefix (at least 4 hex digits).",
-        completion: ShellCompletion.reservationIDs(.pending, .confirmed, .cancelled))
+        completion: ShellCompletion.reservationIDs(.any))
     var id: String?
 
     @Option(

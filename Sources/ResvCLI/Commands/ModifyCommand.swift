@@ -24,7 +24,7 @@ struct ModifyCommand: ResvCommand {
 
     @Argument(
         help: "A reservation id or unique prefix (at least 4 hex digits).",
-        completion: ShellCompletion.reservationIDs(.pending, .confirmed))
+        completion: ShellCompletion.reservationIDs(.active))
     var id: String
 
     @Option(

@@ -10,7 +10,7 @@ struct ShowCommand: ResvCommand {
 
     @Argument(
         help: "A reservation id or unique prefix (at least 4 hex digits).",
-        completion: ShellCompletion.reservationIDs(.pending, .confirmed, .cancelled))
+        completion: ShellCompletion.reservationIDs(.any))
     var id: String
 
     @OptionGroup var options: CommonOptions

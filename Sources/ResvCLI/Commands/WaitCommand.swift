@@ -18,7 +18,7 @@ struct WaitCommand: ResvCommand {
 
     @Argument(
         help: "A reservation id or unique prefix (at least 4 hex digits).",
-        completion: ShellCompletion.reservationIDs(.pending, .confirmed, .cancelled))
+        completion: ShellCompletion.reservationIDs(.any))
     var id: String
 
     @Option(

@@ -1,135 +1,186 @@
+import ArgumentParser
 import Foundation
 import ReservationCore
 
 /// What Tab offers in the REPL, worked out from the command tree itself (so a
-/// new option completes without touching this file) and from local data.
+/// new option completes without touching this file). Values that come from
+/// data (landmark names, reservation ids, profiles) are asked of the same
+/// completion functions the bash, zsh and fish scripts call (`ShellCompletion`),
+/// through the same `---completion` request, so Tab offers the same words in
+/// the REPL as in a shell.
 struct Completer: Sendable {
+    /// A value the command line can hold: an option's, or a positional argument's.
+    struct Value: Sendable {
+        /// A fixed list of values (`--status`, `--format`, config keys); empty when none.
+        var values: [String] = []
+        /// Whether `ShellCompletion` offers the values (landmarks, ids, profiles).
+        var custom = false
+    }
+
     struct Option: Sendable {
         var names: [String]
         var takesValue: Bool
-        var values: [String]
+        var value: Value
         var isRepeating: Bool
     }
 
     struct Command: Sendable {
         var name: String
         var options: [Option]
-        /// True when the command's positional arguments are reservation ids.
-        var takesReservationIDs: Bool
-        /// True when the command's positional argument is a landmark.
-        var takesLandmark = false
+        var positionals: [Value] = []
+        /// Whether the last positional takes any number of words (`cancel ID…`).
+        var lastRepeats = false
+        var subcommands: [Command] = []
     }
 
-    /// Values read from the store (or a cache), never from the network.
-    struct LocalData: Sendable {
-        var landmarkNames: [String] = []
-        var reservationIDs: [String] = []
-        var profileNames: [String] = []
-    }
+    /// Asks the completion function of `argument` (`--landmark`, `positional@0`) of the command
+    /// at `path` for candidates; `words` is the command line as a shell hands it over, `resv`
+    /// first and the word being completed last.
+    typealias Ask = @Sendable (_ path: [String], _ argument: String, _ words: [String]) -> [String]
 
     static let replWords = ["exit", "quit", "help"]
 
-    let commands: [Command]
+    /// The root: the options that may come before a command, and the commands.
+    let root: Command
+    var commands: [Command] { root.subcommands }
 
     /// The command tree of `resv`, built once per process: it is the same every time, and
     /// dumping it costs as much as parsing a command line several times over.
-    static let resv = Completer(toolInfo: Resv._dumpHelp())
+    static let resv = Completer(toolInfo: ResvDescribed._dumpHelp())
 
     /// The command tree as ArgumentParser describes it.
     init(toolInfo json: String) {
-        struct ToolInfo: Decodable {
-            struct CommandInfo: Decodable {
-                var commandName: String
-                var subcommands: [CommandInfo]?
-                var arguments: [ArgumentInfo]?
-            }
-            struct ArgumentInfo: Decodable {
-                struct Name: Decodable {
-                    var kind: String
-                    var name: String
-                }
-                var kind: String
-                var names: [Name]?
-                var valueName: String?
-                var allValues: [String]?
-                var isRepeating: Bool?
-            }
-            var command: CommandInfo
-        }
         let info = try? JSONDecoder().decode(ToolInfo.self, from: Data(json.utf8))
+        var root = info.map { Self.command($0.command) } ?? Command(name: "resv", options: [])
         // `repl` inside the REPL is refused, so it is not offered.
-        commands = (info?.command.subcommands ?? []).filter { $0.commandName != "repl" }.map { command in
-            let arguments = command.arguments ?? []
-            return Command(
-                name: command.commandName,
-                options: arguments.filter { $0.kind != "positional" }.map { argument in
-                    Option(
-                        names: (argument.names ?? []).map { ($0.kind == "short" ? "-" : "--") + $0.name },
-                        takesValue: argument.kind == "option", values: argument.allValues ?? [],
-                        isRepeating: argument.isRepeating ?? false)
-                },
-                takesReservationIDs: arguments.contains {
-                    $0.kind == "positional" && ["ids", "id"].contains($0.valueName)
-                },
-                takesLandmark: arguments.contains { $0.kind == "positional" && $0.valueName == "landmark" }
-            )
-        }
+        root.subcommands.removeAll { $0.name == "repl" }
+        self.root = root
     }
 
-    /// Candidates for the word being typed; `before` is the line up to that word.
-    func candidates(before: String, word: String, data: LocalData) -> [String] {
+    /// The words of the line before the cursor word, and the cursor word: what Tab offers there.
+    /// `leading` are the REPL's own backend options, which the completion functions read as if
+    /// typed before the line (the line's own `--store` comes later, so it wins).
+    func candidates(before: String, word: String, leading: [String] = [], ask: Ask) -> [String] {
         guard let scanned = try? ShellWords.scan(before) else { return [] }
         var words = scanned.words
         // A word still being typed before the cursor word cannot happen: readline splits at the cursor word.
         if scanned.endsInWord { words.removeLast() }
-        // Options every command takes may come first (`--profile work list`): complete them and their values there.
-        let leading = LeadingOptions.prefixLength(words)
-        if leading == words.count, let common = commands.first(where: { $0.name == "list" }) {
-            if let previous = words.last, LeadingOptions.valued.contains(previous),
-                let option = common.option(named: previous)
-            {
-                return values(of: option, word: word, data: data)
-            }
-            if word.hasPrefix("-") {
-                return (LeadingOptions.valued.union(LeadingOptions.flags)).filter { $0.hasPrefix(word) }.sorted()
-            }
-        }
-        words.removeFirst(leading)
-        guard let commandName = words.first else {
-            return Set(commands.map(\.name) + Self.replWords).filter { $0.hasPrefix(word) }.sorted()
-        }
-        if commandName == "help", words.count == 1 {
-            return commands.map(\.name).filter { $0.hasPrefix(word) }.sorted()
-        }
-        guard let command = commands.first(where: { $0.name == commandName }) else { return [] }
+        let typed = words.first == "resv" ? Array(words.dropFirst()) : words
 
-        if let previous = words.dropFirst().last, let option = command.option(named: previous), option.takesValue {
-            return values(of: option, word: word, data: data)
+        var node = root
+        var path: [String] = []
+        var used = Set<String>()
+        var positionals = 0
+        var valueOf: Option?
+        var index = 0
+        while index < typed.count {
+            let current = typed[index]
+            index += 1
+            if current.hasPrefix("-"), current.count > 1 {
+                let name = String(current.split(separator: "=", maxSplits: 1).first ?? "")
+                guard let option = node.option(named: name) else { continue }
+                used.formUnion(option.names)
+                if option.takesValue, !current.contains("=") {
+                    if index == typed.count { valueOf = option }
+                    index += 1
+                }
+            } else if positionals == 0, let sub = node.subcommands.first(where: { $0.name == current }) {
+                node = sub
+                path.append(current)
+                used = []
+            } else {
+                positionals += 1
+            }
+        }
+
+        // After a word that names no command, nothing fits.
+        if !node.subcommands.isEmpty, positionals > 0, path != ["help"] { return [] }
+        let line = ["resv"] + leading + typed + [word]
+        func offer(_ value: Value, argument: String) -> [String] {
+            let found = value.custom ? ask(path, argument, line) : value.values
+            return found.filter { $0.hasPrefix(word) }
+        }
+        if let option = valueOf {
+            return offer(option.value, argument: option.names.first { $0.hasPrefix("--") } ?? option.names[0])
         }
         if word.hasPrefix("-") {
-            let used = Set(words)
-            return command.options.filter { $0.names.allSatisfy { !used.contains($0) } || $0.isRepeating }
+            return node.options.filter { $0.names.allSatisfy { !used.contains($0) } || $0.isRepeating }
                 .compactMap { $0.names.first { $0.hasPrefix("--") } ?? $0.names.first }
                 .filter { $0.hasPrefix(word) }.sorted()
         }
-        if command.takesReservationIDs {
-            return data.reservationIDs.filter { $0.hasPrefix(word.lowercased()) }.sorted()
+        if path == ["help"] {
+            return positionals == 0 ? commands.map(\.name).filter { $0.hasPrefix(word) && $0 != "help" }.sorted() : []
         }
-        if command.takesLandmark {
-            return data.landmarkNames.filter { $0.lowercased().hasPrefix(word.lowercased()) }.sorted()
+        if !node.subcommands.isEmpty, positionals == 0 {
+            let names = node.subcommands.map(\.name) + (path.isEmpty ? Self.replWords : [])
+            return Set(names).filter { $0.hasPrefix(word) }.sorted()
         }
-        return []
+        guard !node.positionals.isEmpty else { return [] }
+        let position = node.lastRepeats ? min(positionals, node.positionals.count - 1) : positionals
+        guard position < node.positionals.count else { return [] }
+        return offer(node.positionals[position], argument: "positional@\(position)")
+    }
+
+    /// Candidates from the real completion functions, in this process: the `---completion`
+    /// request the shell scripts send, answered by the parser with the function's words.
+    static let askResv: Ask = { path, argument, words in
+        let cursor = words.last?.count ?? 0
+        let request = ["---completion"] + path + ["--", argument, String(words.count - 1), String(cursor)] + words
+        do {
+            _ = try ResvDescribed.parseAsRoot(request)
+            return []
+        } catch {
+            guard ResvDescribed.exitCode(for: error) == .success else { return [] }
+            return ResvDescribed.fullMessage(for: error).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        }
     }
 }
 
 extension Completer {
-    /// The values Tab offers after `option`.
-    private func values(of option: Option, word: String, data: LocalData) -> [String] {
-        if option.names.contains("--landmark") {
-            return data.landmarkNames.filter { $0.lowercased().hasPrefix(word.lowercased()) }.sorted()
+    private struct ToolInfo: Decodable {
+        struct CommandInfo: Decodable {
+            var commandName: String
+            var subcommands: [CommandInfo]?
+            var arguments: [ArgumentInfo]?
         }
-        if option.names.contains("--profile") { return data.profileNames.filter { $0.hasPrefix(word) } }
-        return option.values.filter { $0.hasPrefix(word) }
+        struct ArgumentInfo: Decodable {
+            struct Name: Decodable {
+                var kind: String
+                var name: String
+            }
+            struct Kind: Decodable {
+                struct List: Decodable { var values: [String] }
+                var list: List?
+                var custom: [String: Bool]?
+                var customAsync: [String: Bool]?
+            }
+            var kind: String
+            var names: [Name]?
+            var allValues: [String]?
+            var isRepeating: Bool?
+            var completionKind: Kind?
+        }
+        var command: CommandInfo
+    }
+
+    private static func command(_ info: ToolInfo.CommandInfo) -> Command {
+        let arguments = info.arguments ?? []
+        func value(_ argument: ToolInfo.ArgumentInfo) -> Value {
+            Value(
+                values: argument.completionKind?.list?.values ?? argument.allValues ?? [],
+                custom: argument.completionKind?.custom != nil || argument.completionKind?.customAsync != nil)
+        }
+        let positionals = arguments.filter { $0.kind == "positional" }
+        return Command(
+            name: info.commandName,
+            options: arguments.filter { $0.kind != "positional" }.map { argument in
+                Option(
+                    names: (argument.names ?? []).map { ($0.kind == "short" ? "-" : "--") + $0.name },
+                    takesValue: argument.kind == "option", value: value(argument),
+                    isRepeating: argument.isRepeating ?? false)
+            },
+            positionals: positionals.map(value), lastRepeats: positionals.last?.isRepeating ?? false,
+            subcommands: (info.subcommands ?? []).map(command))
     }
 }
 

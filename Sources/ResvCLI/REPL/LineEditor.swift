@@ -38,9 +38,9 @@ final class LineEditor: Sendable {
         }
     }
 
-    /// Values for completion, refreshed by the caller before each prompt.
-    func setLocalData(_ data: Completer.LocalData) {
-        CompletionState.shared.withLock { $0.data = data }
+    /// The REPL's own backend options, which completion reads as if typed before each line.
+    func setLeadingWords(_ words: [String]) {
+        CompletionState.shared.withLock { $0.leading = words }
     }
 
     /// Reads one line; nil at end of input (Ctrl-D).
@@ -85,7 +85,7 @@ final class LineEditor: Sendable {
 
 private struct CompletionState: Sendable {
     var completer: Completer?
-    var data = Completer.LocalData()
+    var leading: [String] = []
     var matches: [String] = []
     var next = 0
 
@@ -180,10 +180,10 @@ private func attemptCompletion(
     let quote = rl_completion_quote_character
     if quote != 0, before.last.map({ $0.asciiValue == UInt8(quote) }) == true { before.removeLast() }
     let word = String(cString: text)
+    let (completer, leading) = CompletionState.shared.withLock { ($0.completer, $0.leading) }
+    var found = completer?.candidates(before: before, word: word, leading: leading, ask: Completer.askResv) ?? []
+    if quote == 0 { found = found.map(ShellWords.quote) }
     let matches = CompletionState.shared.withLock { state -> [String] in
-        guard let completer = state.completer else { return [] }
-        var found = completer.candidates(before: before, word: word, data: state.data)
-        if quote == 0 { found = found.map(ShellWords.quote) }
         state.matches = found
         state.next = 0
         return found

@@ -10,7 +10,8 @@ struct ReplCommand: ResvCommand {
         abstract: "An interactive prompt: type commands as on the shell, without 'resv'.",
         discussion: """
             Line editing and history ($XDG_STATE_HOME/resv/history) with GNU readline; Tab \
-            completes commands, options, landmark names, reservation ids and statuses; \
+            completes commands, options, landmark names, reservation ids, statuses, profiles and config keys, \
+            the same words as the shell completion scripts; \
             'help' lists the commands. Ctrl-C clears the line, or stops the command that \
             runs; Ctrl-D, 'exit' or 'quit' leave. Without a terminal on stdin, commands are \
             read line by line with no prompt (resv repl < script.txt; # starts a comment), \
@@ -58,7 +59,7 @@ struct ReplCommand: ResvCommand {
         context.say("resv \(Resv.version): type a command without 'resv' (help lists them); Ctrl-D or exit leaves.")
         return await Interrupts.ignored {
             while true {
-                editor.setLocalData(Self.localData(backend, context))
+                editor.setLeadingWords(Self.leadingWords(backend))
                 guard let line = editor.readLine(prompt: "resv> ") else {
                     context.messages.write("\n")
                     return nil
@@ -132,17 +133,17 @@ struct ReplCommand: ResvCommand {
         return text
     }
 
-    /// Landmark names and id prefixes for Tab: the store file, or a server's
-    /// cached answers (kept fresh by the commands typed), never the network.
-    static func localData(_ backend: BackendOptions, _ context: CommandContext) -> Completer.LocalData {
-        let profiles = ShellCompletion.profiles(config: backend.config, context: context)
-        guard
-            let snapshot = ShellCompletion.localSnapshot(
-                store: backend.store, server: backend.server, profile: backend.profile, config: backend.config,
-                context: context)
-        else { return Completer.LocalData(profileNames: profiles) }
-        return Completer.LocalData(
-            landmarkNames: snapshot.landmarkNames, reservationIDs: snapshot.completionIDs(), profileNames: profiles)
+    /// The REPL's backend options as words, for Tab: completion reads them as if they came
+    /// before each line, so it offers the names and ids of the store or server the REPL uses.
+    static func leadingWords(_ backend: BackendOptions) -> [String] {
+        var words: [String] = []
+        for (name, value) in [
+            ("--store", backend.store), ("--server", backend.server), ("--profile", backend.profile),
+            ("--config", backend.config),
+        ] {
+            if let value { words += [name, value] }
+        }
+        return words
     }
 }
 
