@@ -205,7 +205,10 @@ public enum ResvMain {
             context.output.write(BashCompletionScript.finished(text) + "\n")
             return ExitStatus.success
         }
-        if let first = arguments.first, !first.hasPrefix("-"), !subcommandNames.contains(first) {
+        // The first word after the options every command takes (`resv --store F lst`).
+        if let first = arguments.dropFirst(LeadingOptions.prefixLength(arguments)).first, !first.hasPrefix("-"),
+            !subcommandNames.contains(first)
+        {
             context.fail(unknownCommand(first, context: context), status: ExitStatus.usage)
             return ExitStatus.usage
         }

@@ -41,6 +41,10 @@ struct BadInputTests {
             (["lst"], "resv: unknown command 'lst': did you mean 'list' or 'log'? (see 'resv --help')"),
             (["reserv"], "resv: unknown command 'reserv': did you mean 'reserve' or 'repl'? (see 'resv --help')"),
             (
+                ["--store", "x.json", "--offline", "lst"],
+                "resv: unknown command 'lst': did you mean 'list' or 'log'? (see 'resv --help')"
+            ),
+            (
                 ["list", "--staus", "held"],
                 "resv: unknown option '--staus': did you mean '--status' or '--store'? (see 'resv list --help')"
             ),
