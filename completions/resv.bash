@@ -188,7 +188,7 @@ _resv() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(--offline --json --version -h --help)
+    local -a non_repeating_flags=(--offline --json --no-pager --version -h --help)
     local -a repeating_options=()
     local -a non_repeating_options=(--store --server --profile --config --format)
     __resv_offer_flags_options 0
@@ -234,7 +234,7 @@ _resv() {
 
 _resv_list() {
     repeating_flags=()
-    non_repeating_flags=(--all --reverse --offline --json --verbose -v --version -h --help)
+    non_repeating_flags=(--all --reverse --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=(--status)
     non_repeating_options=(--landmark -l --from --to --sort --limit --store --server --profile --config --format --tz)
     __resv_offer_flags_options 0
@@ -289,7 +289,7 @@ _resv_list() {
 
 _resv_reserve() {
     repeating_flags=()
-    non_repeating_flags=(--pending --waitlist --offline --json --verbose -v --version -h --help)
+    non_repeating_flags=(--pending --waitlist --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--landmark -l --date -d --note --party-size -n --batch --hold --idempotency-key --store --server --profile --config --format --tz)
     __resv_offer_flags_options 0
@@ -346,7 +346,7 @@ _resv_reserve() {
 
 _resv_cancel() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
+    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--store --server --profile --config --format --tz)
     __resv_offer_flags_options -1
@@ -388,7 +388,7 @@ _resv_cancel() {
 
 _resv_confirm() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
+    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--store --server --profile --config --format --tz)
     __resv_offer_flags_options -1
@@ -430,7 +430,7 @@ _resv_confirm() {
 
 _resv_modify() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
+    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--date -d --party-size -n --landmark -l --note --store --server --profile --config --format --tz)
     __resv_offer_flags_options 1
@@ -485,7 +485,7 @@ _resv_modify() {
 
 _resv_log() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
+    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--limit --from --to --store --server --profile --config --format --tz)
     __resv_offer_flags_options 1
@@ -536,7 +536,7 @@ _resv_log() {
 
 _resv_undo() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
+    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--store --server --profile --config --format --tz)
     __resv_offer_flags_options 0
@@ -570,7 +570,7 @@ _resv_undo() {
 
 _resv_show() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
+    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--store --server --profile --config --format --tz)
     __resv_offer_flags_options 1
@@ -612,7 +612,7 @@ _resv_show() {
 
 _resv_watch() {
     repeating_flags=()
-    non_repeating_flags=(--no-follow --offline --json --verbose -v --version -h --help)
+    non_repeating_flags=(--no-follow --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--after --timeout --store --server --profile --config --format --tz)
     __resv_offer_flags_options 0
@@ -652,7 +652,7 @@ _resv_watch() {
 
 _resv_wait() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
+    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--for --timeout --store --server --profile --config --format --tz)
     __resv_offer_flags_options 1
@@ -700,7 +700,7 @@ _resv_wait() {
 
 _resv_availability() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
+    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--from --to --store --server --profile --config --format --tz)
     __resv_offer_flags_options 1
@@ -748,7 +748,7 @@ _resv_availability() {
 
 _resv_fetch() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
+    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--store --server --profile --config --format --tz)
     __resv_offer_flags_options 0
@@ -782,7 +782,7 @@ _resv_fetch() {
 
 _resv_landmarks() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
+    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--store --server --profile --config --format --tz)
     __resv_offer_flags_options 0
@@ -1038,7 +1038,7 @@ _resv_repl() {
 
 _resv_whoami() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json --verbose -v --version -h --help)
+    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--store --server --profile --config --format --tz)
     __resv_offer_flags_options 0

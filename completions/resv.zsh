@@ -49,6 +49,7 @@ _resv() {
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--json[Print JSON (same as --format json).]'
         '--format[Output format\: table, json, ndjson, csv or ics.]:format:{__resv_complete "${___format[@]}"}'
+        '--no-pager[Write to the terminal even when the output is taller than it (no pager).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
         '(-): :->command'
@@ -113,6 +114,7 @@ _resv_list() {
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -143,6 +145,7 @@ _resv_reserve() {
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -165,6 +168,7 @@ _resv_cancel() {
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -187,6 +191,7 @@ _resv_confirm() {
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -213,6 +218,7 @@ _resv_modify() {
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -238,6 +244,7 @@ _resv_log() {
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -259,6 +266,7 @@ _resv_undo() {
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -281,6 +289,7 @@ _resv_show() {
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -305,6 +314,7 @@ _resv_watch() {
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -329,6 +339,7 @@ _resv_wait() {
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -353,6 +364,7 @@ _resv_availability() {
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -374,6 +386,7 @@ _resv_fetch() {
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -395,6 +408,7 @@ _resv_landmarks() {
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -566,6 +580,7 @@ _resv_whoami() {
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

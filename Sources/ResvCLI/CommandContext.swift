@@ -30,6 +30,9 @@ public struct CommandContext: Sendable {
     public var outputIsTerminal: Bool
     /// True when stderr is a terminal: progress indicators.
     public var messagesAreTerminal = false
+    /// The size of the terminal stdout is (asked at each call: it may be resized); nil when
+    /// stdout is not a terminal. Tables fit its width; the pager starts past its height.
+    public var terminalSize: @Sendable () -> (columns: Int, rows: Int)? = { nil }
     /// Opens the backend the options select; the REPL and tests pass a fixed one.
     public var openService: @Sendable (BackendOptions, CommandContext) throws -> ReservationService
     /// True for commands typed at `resv repl`, where a nested `repl` makes no sense.
@@ -64,6 +67,7 @@ public struct CommandContext: Sendable {
             environment: ProcessInfo.processInfo.environment, now: Date.init, timeZone: .current,
             outputIsTerminal: isatty(STDOUT_FILENO) == 1)
         context.messagesAreTerminal = isatty(STDERR_FILENO) == 1
+        if context.outputIsTerminal { context.terminalSize = { Self.windowSize(STDOUT_FILENO) } }
         return context
     }
 
@@ -83,6 +87,13 @@ public struct CommandContext: Sendable {
             output: output.sink, messages: messages.sink, input: input, environment: environment, now: now,
             timeZone: timeZone, outputIsTerminal: false, openService: openService)
         return (context, output, messages)
+    }
+
+    /// The window size of the terminal `descriptor` is; nil when it is none or says 0.
+    static func windowSize(_ descriptor: Int32) -> (columns: Int, rows: Int)? {
+        var size = winsize()
+        guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return nil }
+        return (Int(size.ws_col), Int(size.ws_row))
     }
 
     /// Colour only on a terminal, and never when NO_COLOR is set (no-color.org).

@@ -13,7 +13,7 @@ import ArgumentParser
 /// unknown option) ends the scan and the words are left as typed.
 enum LeadingOptions {
     static let valued: Set<String> = ["--store", "--server", "--profile", "--config", "--format"]
-    static let flags: Set<String> = ["--offline", "--json"]
+    static let flags: Set<String> = ["--offline", "--json", "--no-pager"]
 
     /// How many leading words are these options with their values.
     static func prefixLength(_ arguments: [String]) -> Int {

@@ -68,6 +68,13 @@ public struct OutputOptions: ParsableArguments, Sendable {
                 + "its landmark's time, a change in TZ).", valueName: "zone"))
     var tz: String?
 
+    @Flag(
+        help: """
+            Write to the terminal even when the output is taller than it (default: list, log, show, \
+            availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).
+            """)
+    var noPager = false
+
     public init() {}
 
     public func validate() throws {

@@ -46,21 +46,27 @@ struct Renderer {
 
     /// When this output is made: the DTSTAMP of calendar events.
     let now: Date
+    /// The terminal's width, which tables fit (cut with "…"); nil when not a terminal.
+    let width: Int?
 
     init(_ options: OutputOptions, context: CommandContext) {
         let chosen = options.tz.flatMap { OutputOptions.zone($0, local: context.timeZone) }
         self.init(
             format: options.resolvedFormat, colour: context.usesColour, timeZone: chosen ?? context.timeZone,
-            visitZone: chosen, now: context.now())
+            visitZone: chosen, now: context.now(), width: context.terminalSize()?.columns)
     }
 
     /// `timeZone` for the times of changes; `visitZone` for visits, nil for each at its landmark.
-    init(format: OutputFormat, colour: Bool, timeZone: TimeZone, visitZone: TimeZone? = nil, now: Date = Date()) {
+    init(
+        format: OutputFormat, colour: Bool, timeZone: TimeZone, visitZone: TimeZone? = nil, now: Date = Date(),
+        width: Int? = nil
+    ) {
         self.format = format
         self.colour = colour
         self.now = now
         self.changeZone = timeZone
         self.visitZone = visitZone
+        self.width = width
     }
 
     // MARK: JSON
@@ -183,9 +189,9 @@ struct Renderer {
                 rows: reservations.map { reservation in
                     [
                         Cell(reservation.id.short), Cell(visitDate(reservation.date, at: reservation.landmark)),
-                        Cell(reservation.landmark.name),
+                        Cell(reservation.landmark.name, cuts: true),
                         Cell(String(reservation.partySize), alignRight: true),
-                        Cell(statusText(reservation), style: style(for: reservation.status)),
+                        Cell(statusText(reservation), style: style(for: reservation.status), cuts: true),
                     ]
                 })
         }
@@ -249,8 +255,8 @@ struct Renderer {
                 rows: landmarks.map { landmark in
                     [
                         Cell(String(landmark.id.description.prefix(8))),
-                        Cell(landmark.name, style: landmark.isFeatured ? .bold : nil),
-                        Cell(landmark.category.rawValue), Cell(landmark.location),
+                        Cell(landmark.name, style: landmark.isFeatured ? .bold : nil, cuts: true),
+                        Cell(landmark.category.rawValue), Cell(landmark.location, cuts: true),
                         Cell(landmark.capacity.map { "\($0)/day" } ?? "-", alignRight: true),
                     ]
                 })
@@ -305,11 +311,15 @@ struct Renderer {
         var text: String
         var alignRight = false
         var style: Style?
+        /// Whether the table may cut this column first to fit the terminal (names, notes,
+        /// details), rather than ids, dates and numbers.
+        var cuts = false
 
-        init(_ text: String, alignRight: Bool = false, style: Style? = nil) {
+        init(_ text: String, alignRight: Bool = false, style: Style? = nil, cuts: Bool = false) {
             self.text = text.terminalSafe
             self.alignRight = alignRight
             self.style = style
+            self.cuts = cuts
         }
     }
 
@@ -330,24 +340,51 @@ struct Renderer {
         guard !rows.isEmpty else { return "" }
         let widths = columnWidths(header: header, rows: rows)
         let headerCells = header.enumerated().map { column, title in
-            Cell(title, alignRight: rows[0][column].alignRight, style: .bold)
+            Cell(title, alignRight: rows[0][column].alignRight, style: .bold, cuts: rows[0][column].cuts)
         }
         return line(headerCells, widths: widths) + rows.map { line($0, widths: widths) }.joined()
     }
 
+    /// The columns' widths: each its widest cell's, then, on a terminal, narrowed to fit its width.
     func columnWidths(header: [String], rows: [[Cell]]) -> [Int] {
-        var widths = header.map(\.count)
+        var widths = header.map(\.terminalWidth)
         for row in rows {
-            for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.text.count) }
+            for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.text.terminalWidth) }
+        }
+        guard let width, let first = rows.first else { return widths }
+        return Self.fit(widths, into: width, cutFirst: first.map(\.cuts), whole: first.map(\.alignRight))
+    }
+
+    /// The narrowest a column gets: three characters and "…".
+    static let narrowest = 4
+
+    /// `widths` (with two spaces between columns) made to fit `width`: the widest of the columns
+    /// that `cutFirst` marks loses a character at a time, then, if that is not enough, the widest
+    /// of any but those `whole` marks (numbers, never cut); none below `narrowest`. Past that the
+    /// table is wider than the terminal.
+    static func fit(_ widths: [Int], into width: Int, cutFirst: [Bool], whole: [Bool]) -> [Int] {
+        var widths = widths
+        var total = widths.reduce(0, +) + 2 * max(0, widths.count - 1)
+        for pass in [true, false] {
+            while total > width {
+                let candidates = widths.indices.filter {
+                    (!pass || cutFirst[$0]) && !whole[$0] && widths[$0] > narrowest
+                }
+                guard let widest = candidates.max(by: { widths[$0] <= widths[$1] }) else { break }
+                widths[widest] -= 1
+                total -= 1
+            }
         }
         return widths
     }
 
-    /// A row of a table; a cell wider than its column (a row after the widths were set) is not cut.
+    /// A row of a table. On a terminal a cell wider than its column is cut with "…"; elsewhere
+    /// (a pipe, a file) it is whole, and a row after the widths were set may be wider.
     func line(_ cells: [Cell], widths: [Int]) -> String {
         cells.enumerated().map { column, cell in
-            let padding = String(repeating: " ", count: max(0, widths[column] - cell.text.count))
-            let text = paint(cell.text, cell.style)
+            let shown = width == nil ? cell.text : cell.text.cut(toWidth: widths[column])
+            let padding = String(repeating: " ", count: max(0, widths[column] - shown.terminalWidth))
+            let text = paint(shown, cell.style)
             if column == cells.count - 1, !cell.alignRight { return text }
             return cell.alignRight ? padding + text : text + padding
         }.joined(separator: "  ") + "\n"
@@ -457,6 +494,50 @@ extension String {
             safe.append(contentsOf: written.unicodeScalars)
         }
         return String(safe)
+    }
+}
+
+extension String {
+    /// How many columns a terminal gives the text: two for a wide (East Asian, emoji)
+    /// character, none for a zero-width one, one for the rest. Control characters are
+    /// written out by `terminalSafe` before text reaches a table.
+    var terminalWidth: Int {
+        if utf8.allSatisfy({ $0 < 0x80 }) { return utf8.count }
+        return reduce(0) { $0 + $1.terminalWidth }
+    }
+
+    /// The text cut to at most `width` columns, its end replaced by "…" when cut.
+    func cut(toWidth width: Int) -> String {
+        guard terminalWidth > width else { return self }
+        guard width > 0 else { return "" }
+        var kept = ""
+        var used = 0
+        for character in self {
+            let next = character.terminalWidth
+            guard used + next <= width - 1 else { break }
+            kept.append(character)
+            used += next
+        }
+        return kept + "…"
+    }
+}
+
+extension Character {
+    /// Columns on a terminal, by its first scalar (a combining mark or a variation
+    /// selector after it adds none).
+    var terminalWidth: Int {
+        guard let scalar = unicodeScalars.first else { return 0 }
+        if scalar.properties.generalCategory == .nonspacingMark || scalar.properties.generalCategory == .format {
+            return 0
+        }
+        if scalar.properties.isEmojiPresentation || unicodeScalars.contains("\u{FE0F}") { return 2 }
+        switch scalar.value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+            0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD:
+            return 2
+        default:
+            return 1
+        }
     }
 }
 

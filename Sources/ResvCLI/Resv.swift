@@ -23,7 +23,7 @@ public struct Resv: ParsableCommand {
             or --store / RESV_STORE), or on a resv-server (--server / RESV_SERVER with RESV_TOKEN, \
             or 'resv config set server'), or on what a profile of the config file names (--profile, \
             RESV_PROFILE, 'resv config use'). The options every command takes (--store, --server, \
-            --profile, --config, --offline, --json, --format) may also come before the subcommand: \
+            --profile, --config, --offline, --json, --format, --no-pager) may also come before the subcommand: \
             resv --profile work list. Data goes to stdout, messages to stderr; --json and --format ndjson \
             print stable JSON for scripts, --format csv CSV and --format ics an iCalendar file. \
             Every change is kept in a history ('resv log'), and 'resv undo' takes back the last \
@@ -65,13 +65,15 @@ public struct ResvDescribed: ParsableCommand {
     }
 }
 
-/// `--store`, `--server`, `--profile`, `--config`, `--offline`, `--json` and `--format`, as the root declares them.
+/// `--store`, `--server`, `--profile`, `--config`, `--offline`, `--json`, `--format` and `--no-pager`, as the root declares them.
 public struct LeadingOptionGroup: ParsableArguments, Sendable {
     @OptionGroup var backend: BackendOptions
     @Flag(help: "Print JSON (same as --format json).")
     var json = false
     @Option(help: "Output format: table, json, ndjson, csv or ics.")
     var format: OutputFormat?
+    @Flag(help: "Write to the terminal even when the output is taller than it (no pager).")
+    var noPager = false
 
     public init() {}
 }
@@ -106,9 +108,11 @@ public enum ResvMain {
     /// is safe because every change of the store is one atomic rename.
     /// Call `configureProcess()` first.
     public static func runProcess(_ arguments: [String]) async -> Int32 {
-        let context = CommandContext.live()
-        lastResortInJSON.store(
-            CommandContext.asksForJSON(LeadingOptions.moved(arguments)), ordering: .sequentiallyConsistent)
+        var context = CommandContext.live()
+        let moved = LeadingOptions.moved(arguments)
+        lastResortInJSON.store(CommandContext.asksForJSON(moved), ordering: .sequentiallyConsistent)
+        let pager = Pager.forCommand(moved, context: context)
+        if let pager { context.output = pager.sink }
         let interrupts = Atomic<Int>(0)
         let status = await Interrupts.cancellable(
             alsoOnInterrupt: {
@@ -116,12 +120,14 @@ public enum ResvMain {
                 if count > 1 { endNowUnlessEnded() }
                 DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { endNowUnlessEnded() }
             },
-            { await run(arguments, context: context) })
+            { [context] in await run(arguments, context: context) })
         // The command ended: from now on the last resort stands down (one status, one message).
         // If it has already begun, it is ending the process with 130; let it.
         if ending.exchange(true, ordering: .sequentiallyConsistent) {
             while true { pause() }
         }
+        // The text, or the pager until it quits (Ctrl-C there is the pager's: resv waits).
+        pager?.finish()
         return status
     }
 
@@ -139,6 +145,8 @@ public enum ResvMain {
             ? #"{"error":{"code":"interrupted","exitCode":130,"message":"interrupted"}}"# + "\n"
             : "resv: interrupted\n"
         _ = message.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+        // A pager keeps the terminal until it quits: the shell's prompt must not come back under it.
+        Pager.waitForRunning()
         _exit(ExitStatus.interrupted)
     }
 

@@ -99,8 +99,17 @@ public enum Reference {
             text: "The largest store file read, in bytes; a larger one is refused before it is read, exit 65, "
                 + "and a change that would make the store larger is refused, exit 73 (default 268435456, 256 MiB)."),
         Item(name: "NO_COLOR", text: "When set and not empty: no colour, even on a terminal."),
+        Item(
+            name: "RESV_PAGER",
+            text: "The pager for an answer taller than the terminal (list, log, show, availability, landmarks, "
+                + "fetch); empty or cat for none (default: PAGER, else less -FRX; --no-pager for one command)."),
+        Item(name: "PAGER", text: "The pager when RESV_PAGER is not set."),
+        Item(name: "LESS", text: "less's options; FRX when not set."),
         Item(name: "TERM", text: "When dumb: no colour."),
-        Item(name: "TZ", text: "The time zone of dates in tables; JSON dates are always UTC."),
+        Item(
+            name: "TZ",
+            text: "The time zone of changes in tables (a visit is shown at its landmark's time); "
+                + "JSON dates are always UTC."),
         Item(
             name: "XDG_DATA_HOME", text: "Holds the default store (default ~/.local/share)."),
         Item(

@@ -137,3 +137,55 @@ struct ZoneNameTests {
         #expect(ZoneNames.gmt(5 * 3600 + 2700) == "GMT+5:45")
     }
 }
+
+/// Tables on a terminal fit its width: the columns that may be cut are cut first, with "…".
+@Suite("Tables fitted to the terminal's width")
+struct TableWidthTests {
+    @Test(arguments: [
+        ("Half Dome", 9), ("", 0), ("東京タワー", 10), ("Café", 4), ("Cafe\u{301}", 4), ("🏔️ Rainier", 10),
+        ("👍🏽", 2), ("\u{200B}x", 1), ("Ｆｕｌｌ", 8),
+    ])
+    func columnsATextTakes(_ text: String, _ width: Int) {
+        #expect(text.terminalWidth == width, "\(text.debugDescription)")
+    }
+
+    @Test(arguments: [
+        ("Golden Gate Bridge", 10, "Golden Ga…"), ("Half Dome", 9, "Half Dome"), ("Half Dome", 8, "Half Do…"),
+        ("東京タワー", 5, "東京…"), ("東京タワー", 4, "東…"), ("Cafe\u{301} au lait", 5, "Cafe\u{301}…"),
+        ("abc", 1, "…"), ("abc", 0, ""),
+    ])
+    func textCutToAWidth(_ text: String, _ width: Int, _ cut: String) {
+        #expect(text.cut(toWidth: width) == cut, "\(text) to \(width)")
+        #expect(text.cut(toWidth: width).terminalWidth <= width)
+    }
+
+    @Test func theColumnsMarkedToCutGoFirstWidestFirstNumbersNever() {
+        // ID 8, DATE 20, LANDMARK 18, PARTY 5, STATUS 28: 79 + 8 between.
+        let widths = [8, 20, 18, 5, 28]
+        let cutFirst = [false, false, true, false, true]
+        let whole = [false, false, false, true, false]
+        #expect(Renderer.fit(widths, into: 200, cutFirst: cutFirst, whole: whole) == widths, "it fits: unchanged")
+        let sixty = Renderer.fit(widths, into: 60, cutFirst: cutFirst, whole: whole)
+        #expect(sixty.reduce(0, +) + 8 == 60)
+        #expect(sixty[0] == 8 && sixty[1] == 20 && sixty[3] == 5, "ids, dates and numbers whole at 60")
+        #expect(abs(sixty[2] - sixty[4]) <= 1, "the two cut columns share the cut, widest first")
+        let thirty = Renderer.fit(widths, into: 30, cutFirst: cutFirst, whole: whole)
+        #expect(thirty[3] == 5, "a number is never cut")
+        #expect(thirty.allSatisfy { $0 >= Renderer.narrowest || $0 == 5 })
+        let tiny = Renderer.fit(widths, into: 5, cutFirst: cutFirst, whole: whole)
+        #expect(tiny == [4, 4, 4, 5, 4], "no column below the narrowest: wider than the terminal then")
+    }
+
+    @Test func aTableOnATerminalIsCutNeverWrappedAndWholeElsewhere() {
+        let rows: [[Renderer.Cell]] = [
+            [.init("a1"), .init("Golden Gate Bridge", cuts: true), .init("12", alignRight: true)],
+            [.init("b2"), .init("東京タワー東京タワー", cuts: true), .init("3", alignRight: true)],
+        ]
+        let terminal = Renderer(format: .table, colour: false, timeZone: .gmt, width: 20)
+        let fitted = terminal.table(header: ["ID", "NAME", "N"], rows: rows)
+        for line in fitted.split(separator: "\n") { #expect(String(line).terminalWidth <= 20, "\(line)") }
+        #expect(fitted.contains("Golden Gate…"))
+        let piped = Renderer(format: .table, colour: false, timeZone: .gmt)
+        #expect(piped.table(header: ["ID", "NAME", "N"], rows: rows).contains("東京タワー東京タワー"))
+    }
+}

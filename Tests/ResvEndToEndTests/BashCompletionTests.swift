@@ -149,7 +149,7 @@ struct BashCompletionTests {
                 "RESV_STORE": folder.sandbox.store.path, "INPUTRC": "/dev/null",
             ])
         let script = Binary.packageRoot.appendingPathComponent("completions/resv.bash").path
-        terminal.send("cd \(quoted(folder.path)) && source \(quoted(script)) && PS1='ready> '\n")
+        terminal.send("cd \(quoted(folder.path)) && source \(quoted(script)) && PS1='rea''dy> '\n")
         try terminal.expect("ready> ")
         return terminal
     }

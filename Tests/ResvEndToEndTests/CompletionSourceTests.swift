@@ -117,17 +117,20 @@ struct CompletionSourceTests {
         // Wide enough that no line wraps: a long store path would break the listing into pieces.
         try terminal.resize(columns: 400)
         terminal.send(
-            "fpath=(\(functions.path) $fpath); autoload -U compinit; compinit -u -D; PS1='ready> '; PS2=''\r")
+            "fpath=(\(functions.path) $fpath); autoload -U compinit; compinit -u -D; PS1='rea''dy> '; PS2=''\r")
         try terminal.expect("ready> ")
         return terminal
     }
 
     /// The listing zsh shows on one Tab after `line`: each candidate with its description, if any.
     func zshListing(_ line: String, in terminal: PseudoTerminal) throws -> [String: String] {
-        terminal.send(line + "\t")
-        // zsh shows no listing while keys wait to be read: the next keys go once it is drawn,
-        // and the line below it redrawn. Then the line is cleared and a marker printed.
-        var seen = try terminal.expect("ready> ")
+        // zsh shows no listing while keys wait to be read: Tab goes once the line is shown, the
+        // next keys once the listing is drawn and the line below it redrawn. Then the line is
+        // cleared and a marker printed.
+        terminal.send(line)
+        var seen = try terminal.expect(line)
+        terminal.send("\t")
+        seen += try terminal.expect("ready> ")
         terminal.send("\u{15}echo END-$((40+2))\r")
         seen += try terminal.expect("END-42\r")
         try terminal.expect("ready> ")
@@ -201,7 +204,9 @@ struct CompletionSourceTests {
 
     /// What the REPL lists on two Tabs after `line` (typed without `resv`).
     func replListing(_ line: String, in terminal: PseudoTerminal) throws -> Set<String> {
-        terminal.send(line + "\t\t")
+        terminal.send(line)
+        try terminal.expect(line)
+        terminal.send("\t\t")
         // The listing comes before the line is redrawn; then the line is cleared and a marker runs.
         terminal.send("\u{15}end-42\r")
         let seen = try terminal.expect("unknown command 'end-42'")

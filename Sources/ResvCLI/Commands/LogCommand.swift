@@ -77,7 +77,7 @@ struct LogCommand: ResvCommand {
             [
                 Renderer.Cell(renderer.localDate(entry.at)), Renderer.Cell(entry.reservationID.short),
                 Renderer.Cell(entry.change.rawValue),
-                Renderer.Cell(Self.detail(entry, catalog: catalog, renderer: renderer)),
+                Renderer.Cell(Self.detail(entry, catalog: catalog, renderer: renderer), cuts: true),
             ]
         }
         // Days and times of a range are the reader's (TZ), as for list.
