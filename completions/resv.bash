@@ -700,7 +700,7 @@ _resv_wait() {
 
 _resv_availability() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
+    non_repeating_flags=(--calendar --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--from --to --store --server --profile --config --format --tz)
     __resv_offer_flags_options 1

@@ -355,6 +355,7 @@ _resv_availability() {
         ':landmark:{__resv_custom_complete ---completion availability -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--from[The first day at the landmark\: YYYY-MM-DD, today, tomorrow, +3d, +2w (a date-time counts as its day there); default today.]:day:'
         '--to[The last day, as --from; default 13 days after the first.]:day:'
+        '--calendar[Draw each month as a calendar (weeks as rows, from Monday), every day with the places left, coloured by how full it is on a terminal, marked without colour; default range\: today to the end of next month.]'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion availability -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'

@@ -305,6 +305,8 @@ struct Renderer {
         case yellow = "33"
         case dim = "2"
         case bold = "1"
+        case red = "31"
+        case boldRed = "1;31"
     }
 
     struct Cell {

@@ -117,6 +117,44 @@ struct TerminalOutputTests {
     }
 }
 
+extension TerminalOutputTests {
+    @Test func theCalendarIsColouredOnATerminalAndMarkedWithoutColour() throws {
+        let sandbox = try Sandbox()
+        // Half Dome takes 300 a day: 2030-01-02 half taken, 01-03 nine tenths, 01-04 full.
+        let lines = [("2030-01-02", 150), ("2030-01-03", 280), ("2030-01-04", 300)].map { day, party in
+            #"{"landmarkId": "937f", "date": "\#(day)T18:00:00Z", "partySize": \#(party)}"#
+        }
+        let booked = try sandbox.resv(["reserve", "--batch", "-"], stdin: lines.joined(separator: "\n") + "\n")
+        #expect(booked.status == 0, "\(booked.stderr)")
+        let arguments = ["availability", "half dome", "--calendar", "--from", "2030-01-01", "--to", "2030-01-31"]
+
+        let marked = try run(arguments, in: sandbox)
+        #expect(marked.status == 0)
+        #expect(marked.output.contains("January 2030\r\nMon   Tue   Wed   Thu   Fri   Sat   Sun\r\n"))
+        #expect(marked.output.contains("  300   150+   20!    0x  300   300\r\n"))
+        #expect(marked.output.contains("x full"))
+        #expect(!marked.output.contains("\u{1B}["), "no colour under NO_COLOR")
+
+        let coloured = try run(arguments, in: sandbox, environment: ["NO_COLOR": ""])
+        #expect(coloured.output.contains("\u{1B}[33m150\u{1B}[0m"))
+        #expect(coloured.output.contains("\u{1B}[1;31m  0\u{1B}[0m"))
+        #expect(!coloured.output.contains("150+"))
+        for line in coloured.output.components(separatedBy: "\r\n") {
+            let visible = line.replacingOccurrences(of: #"\u{1B}\[[0-9;]*m"#, with: "", options: .regularExpression)
+            #expect(visible.count <= 60, "\(visible)")
+        }
+
+        // In a pipe: the marks, no colour.
+        let piped = try sandbox.resv(arguments)
+        #expect(piped.stdout.contains("  300   150+   20!    0x  300   300\n"))
+        let json = try sandbox.resv(arguments + ["--json"])
+        #expect(json.status == 64)
+        #expect(
+            plainError(json.stderr)
+                == "resv: --calendar draws a table: it cannot be --format json (see 'resv availability --help')\n")
+    }
+}
+
 extension String {
     /// Terminal columns as the tests count them: two for the CJK and emoji the tests use.
     fileprivate var terminalWidthForTests: Int {

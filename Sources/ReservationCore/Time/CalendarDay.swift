@@ -50,6 +50,9 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
     }
 
+    /// The first day of this day's month.
+    public var firstOfMonth: CalendarDay { CalendarDay(year: year, month: month, day: 1) }
+
     /// The next day of the calendar.
     public var next: CalendarDay {
         if day < Self.length(of: month, in: year) { return CalendarDay(year: year, month: month, day: day + 1) }
@@ -85,5 +88,5 @@ extension CalendarDay {
 
     /// 1 for Sunday through 7 for Saturday, as `Calendar` counts.
     /// 1970-01-01 was a Thursday (5).
-    var weekday: Int { (daysSince1970 + 4) - (daysSince1970 + 4).floorDivided(by: 7) * 7 + 1 }
+    public var weekday: Int { (daysSince1970 + 4) - (daysSince1970 + 4).floorDivided(by: 7) * 7 + 1 }
 }

@@ -15,6 +15,7 @@ struct AvailabilityCommand: ResvCommand {
             Examples:
               resv availability 'half dome'
               resv availability rainier --from 2026-12-01 --to 2026-12-31 --json
+              resv availability 'half dome' --calendar
             """)
 
     @Argument(
@@ -35,10 +36,22 @@ struct AvailabilityCommand: ResvCommand {
             "The last day, as --from; default \(Capacity.defaultDays - 1) days after the first.", valueName: "day"))
     var to: String?
 
+    @Flag(
+        help: """
+            Draw each month as a calendar (weeks as rows, from Monday), every day with the places left, \
+            coloured by how full it is on a terminal, marked without colour; default range: today to the \
+            end of next month.
+            """)
+    var calendar = false
+
     @OptionGroup var options: CommonOptions
 
     func validate() throws {
         try options.output.check([.table, .json, .ndjson, .csv], command: "resv availability")
+        if calendar, options.output.resolvedFormat != .table {
+            throw ValidationError(
+                "--calendar draws a table: it cannot be --format \(options.output.resolvedFormat.rawValue)")
+        }
     }
 
     func run(in context: CommandContext) async throws {
@@ -48,8 +61,11 @@ struct AvailabilityCommand: ResvCommand {
             // The days are the landmark's: its zone says which day "today" and a date-time are.
             let calendar = Capacity.calendar(for: place)
             let first = try from.map { try Self.day($0, option: "--from", in: calendar, now: now) }
-            let last = try to.map { try Self.day($0, option: "--to", in: calendar, now: now) }
-            return try Capacity.days(from: first, through: last, today: CalendarDay(now, in: calendar))
+            var last = try to.map { try Self.day($0, option: "--to", in: calendar, now: now) }
+            let today = CalendarDay(now, in: calendar)
+            // A calendar shows whole months: by default, through the end of the next one.
+            if self.calendar, last == nil { last = Self.endOfNextMonth(after: first ?? today) }
+            return try Capacity.days(from: first, through: last, today: today)
         }
         let place = answer.landmark
 
@@ -60,7 +76,27 @@ struct AvailabilityCommand: ResvCommand {
                 place.capacity.map { "\(place.name): \($0) places a day, days in \(zone)" }
                     ?? "\(place.name) has no daily limit (days in \(zone))")
         }
+        if calendar {
+            let today = CalendarDay(now, in: Capacity.calendar(for: place))
+            context.output.write(renderer.calendar(answer.days, today: today))
+            return
+        }
         renderer.write(availability: answer.days, to: context.output)
+    }
+
+    /// The last day of the month after `day`'s (9999-12-31 at the latest).
+    static func endOfNextMonth(after day: CalendarDay) -> CalendarDay {
+        var end = day
+        var months = 0
+        while end < CalendarDay.latest {
+            let next = end.next
+            if next.month != end.month {
+                months += 1
+                if months == 2 { break }
+            }
+            end = next
+        }
+        return end
     }
 
     /// A day the user typed, at the landmark (its calendar's zone): `YYYY-MM-DD`, `today`,
