@@ -163,6 +163,10 @@ public enum ResvMain {
             context.fail(unknownCommand(topic, context: context), status: ExitStatus.usage)
             return ExitStatus.usage
         }
+        if arguments.first == "help", arguments.count > 1, isCommandPath(arguments.dropFirst()) {
+            // `resv help config set` is `resv config set --help`: the same text, examples last.
+            return await run(Array(arguments.dropFirst()) + ["--help"], context: context)
+        }
         let command: any ParsableCommand
         do {
             if ResvDescribed.answers(typed) { _ = try ResvDescribed.parseAsRoot(typed) }
@@ -210,7 +214,7 @@ public enum ResvMain {
             // (the bash script finished: see BashCompletionScript).
             let text =
                 ResvDescribed.answers(arguments) ? ResvDescribed.fullMessage(for: error) : Resv.fullMessage(for: error)
-            context.output.write(BashCompletionScript.finished(text) + "\n")
+            context.output.write(examplesLast(BashCompletionScript.finished(text)) + "\n")
             return ExitStatus.success
         }
         // The first word after the options every command takes (`resv --store F lst`).
@@ -244,6 +248,30 @@ public enum ResvMain {
         let status = code == 64 || code == 1 ? ExitStatus.usage : code
         context.fail("\(lowercasingFirst(message)) (see '\(helpHint)')", status: status)
         return status
+    }
+
+    /// Whether `words` name a command and its subcommands (`config set`), nothing else.
+    private static func isCommandPath(_ words: ArraySlice<String>) -> Bool {
+        var commands = Resv.configuration.subcommands
+        for word in words {
+            guard let command = commands.first(where: { $0._commandName == word }) else { return false }
+            commands = command.configuration.subcommands
+        }
+        return true
+    }
+
+    /// A command's help with its examples (the "Examples:" block that ends its discussion)
+    /// moved after the options, as EXAMPLES, where man pages and gh put them; other text unchanged.
+    static func examplesLast(_ help: String) -> String {
+        var lines = help.components(separatedBy: "\n")
+        guard let start = lines.firstIndex(of: "Examples:") else { return help }
+        var end = start + 1
+        while end < lines.count, lines[end].hasPrefix("  ") { end += 1 }
+        let examples = Array(lines[(start + 1)..<end])
+        // The block and the blank line that follows it.
+        lines.removeSubrange(start..<min(end + 1, lines.count))
+        while lines.last == "" { lines.removeLast() }
+        return (lines + ["", "EXAMPLES:"] + examples).joined(separator: "\n")
     }
 
     /// "unknown command 'lst': did you mean 'list'? (see 'resv --help')" (in the REPL, 'help').

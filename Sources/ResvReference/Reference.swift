@@ -242,7 +242,9 @@ public enum Reference {
     public static var manualSections: String { manualSections(resvManual) }
 
     /// The man page sections the generator does not write, in mdoc.
-    public static func manualSections(_ manual: Manual) -> String {
+    public static func manualSections(_ manual: Manual, commandExamples: [(command: String, lines: [String])] = [])
+        -> String
+    {
         var lines: [String] = []
         func list(_ title: String, _ items: [(tag: String, text: String)]) {
             guard !items.isEmpty else { return }
@@ -260,6 +262,11 @@ public enum Reference {
             lines += example.text.split(separator: "\n").map { escaped(String($0)) }
             lines.append(".Ed")
         }
+        for example in commandExamples {
+            lines += [".Ss \(example.command)", ".Bd -literal -offset indent"]
+            lines += example.lines.map(escaped)
+            lines.append(".Ed")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -271,15 +278,43 @@ public enum Reference {
 
     /// The generator's page made whole: its stock EXIT STATUS (`.Ex -std`)
     /// replaced by the sections above, and blank lines (paragraph breaks in
-    /// discussions, which mdoc warns about) turned into `.Pp`.
+    /// discussions, which mdoc warns about) turned into `.Pp`. Each command's
+    /// "Examples:" block (the end of its discussion, lines indented by two
+    /// spaces, which mdoc would run together) moves to EXAMPLES, under the
+    /// command's name, as literal lines.
     public static func finishManual(_ page: String, _ manual: Manual = resvManual) -> String {
         var output: [String] = []
         var lines = page.split(separator: "\n", omittingEmptySubsequences: false)[...]
         if lines.last == "" { lines.removeLast() }
+        let tool = lines.first { $0.hasPrefix(".Dt ") }.map { $0.dropFirst(4).split(separator: " ")[0].lowercased() }
+        // The command each `.It Em NAME` opens, by the depth of `.Bl` lists it is in.
+        var depth = 0
+        var commands: [Int: String] = [:]
+        var commandExamples: [(command: String, lines: [String])] = []
         while let line = lines.popFirst() {
-            if line == ".Sh \"EXIT STATUS\"", lines.first == ".Ex -std" {
+            if line.hasPrefix(".Bl ") { depth += 1 }
+            if line == ".El" {
+                commands = commands.filter { $0.key < depth }
+                depth -= 1
+            }
+            if line.hasPrefix(".It Em ") {
+                commands = commands.filter { $0.key < depth }
+                commands[depth] = String(line.dropFirst(".It Em ".count))
+            }
+            if line == "Examples:" {
+                var examples: [String] = []
+                while let next = lines.first, next.hasPrefix("  ") {
+                    examples.append(String(next.dropFirst(2)))
+                    lines.removeFirst()
+                }
+                if output.last == ".Pp" { output.removeLast() }
+                let path = commands.sorted { $0.key < $1.key }.map(\.value)
+                let command = ((tool.map { [$0] } ?? []) + path).joined(separator: " ")
+                commandExamples.append((command: command, lines: examples))
+            } else if line == ".Sh \"EXIT STATUS\"", lines.first == ".Ex -std" {
                 lines.removeFirst()
-                output.append(manualSections(manual).trimmingCharacters(in: .newlines))
+                output.append(
+                    manualSections(manual, commandExamples: commandExamples).trimmingCharacters(in: .newlines))
             } else if line.isEmpty {
                 output.append(".Pp")
             } else {

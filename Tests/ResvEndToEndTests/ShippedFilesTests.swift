@@ -48,6 +48,37 @@ struct ShippedFilesTests {
         #expect(!page.contains(".Ex -std"), "the stock exit status replaced")
     }
 
+    /// Every command, and every subcommand of config.
+    static let commandPaths: [[String]] =
+        (ProcessTests.commands + ["watch", "wait"]).map { [$0] }
+        + ["list", "get", "set", "unset", "use", "remove", "path"].map { ["config", $0] }
+
+    /// Every command's help ends with its examples, and the man page has them in EXAMPLES.
+    @Test func everyCommandHasExamplesInItsHelpAndTheManPage() throws {
+        let page = try Self.committed("man/resv.1")
+        #expect(!page.contains("\nExamples:\n"), "no examples left in a description, where mdoc runs lines together")
+        let examples = try #require(page.range(of: "\n.Sh EXAMPLES\n"))
+        for path in Self.commandPaths {
+            let name = (["resv"] + path).joined(separator: " ")
+            let help = try runProcess(Binary.resv.path, path + ["--help"], environment: [:], stdin: nil)
+            #expect(help.status == 0)
+            let tail = try #require(help.stdout.components(separatedBy: "\nEXAMPLES:\n").last, "\(name)")
+            let lines = tail.split(separator: "\n")
+            #expect(!lines.isEmpty && lines.allSatisfy { $0.hasPrefix("  ") }, "\(name): \(tail)")
+            #expect(lines.contains { $0.contains("resv") }, "\(name)")
+            let section = try #require(
+                page.range(
+                    of: "\n.Ss \(name)\n.Bd -literal -offset indent\n", range: examples.upperBound..<page.endIndex),
+                "\(name) in EXAMPLES")
+            let end = page.range(of: "\n.Ed\n", range: section.upperBound..<page.endIndex)?.lowerBound ?? page.endIndex
+            let block = page[section.upperBound..<end]
+            #expect(block.contains(String(lines[0].dropFirst(2))), "\(name): the man page has the help's examples")
+            // `resv help CMD` is the same text.
+            let viaHelp = try runProcess(Binary.resv.path, ["help"] + path, environment: [:], stdin: nil)
+            #expect(viaHelp.stdout == help.stdout, "\(name)")
+        }
+    }
+
     @Test(arguments: ["resv", "resv-server"])
     func groffReadsTheManPageWithoutWarnings(tool: String) throws {
         let page = Binary.packageRoot.appendingPathComponent("man/\(tool).1").path

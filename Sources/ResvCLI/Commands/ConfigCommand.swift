@@ -19,6 +19,10 @@ struct ConfigCommand: ParsableCommand {
             level's token for a profile's server). The profile in use is --profile, else RESV_PROFILE, \
             else the one 'resv config use' wrote; 'set', 'unset' and 'get' act on it. A profile \
             'unset' leaves empty is removed; 'resv config remove NAME' removes one with its settings.
+
+            Examples:
+              resv config
+              resv --profile work config set server https://resv.example.com
             """,
         subcommands: [List.self, Get.self, Set.self, Unset.self, Use.self, Remove.self, Path.self],
         defaultSubcommand: List.self)
@@ -66,7 +70,12 @@ struct ConfigCommand: ParsableCommand {
 
     struct List: ResvCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Every setting, its value and where it comes from (the token, and a server's password, as ****).")
+            abstract: "Every setting, its value and where it comes from (the token, and a server's password, as ****).",
+            discussion: """
+                Examples:
+                  resv config list
+                  resv config list --json | jq -r .store.source
+                """)
 
         @OptionGroup var file: FileOptions
         @Flag(help: "Print JSON: {key: {value, source}}.")
@@ -108,7 +117,12 @@ struct ConfigCommand: ParsableCommand {
 
     struct Get: ResvCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print one setting's value (the token, and a server's password, as ****).")
+            abstract: "Print one setting's value (the token, and a server's password, as ****).",
+            discussion: """
+                Examples:
+                  resv config get store
+                  resv config get server --profile work
+                """)
 
         @Argument(
             help: "store, server, token, connectTimeout or requestTimeout.",
@@ -133,6 +147,10 @@ struct ConfigCommand: ParsableCommand {
                 The token is read from stdin (one line; typed without echo on a terminal), never from the \
                 command line, where 'ps' and shell history would show it. The file is written readable by \
                 you only.
+
+                Examples:
+                  resv config set store ~/trips.json
+                  pass show resv/work | resv config set token --profile work
                 """)
 
         @Argument(
@@ -162,7 +180,13 @@ struct ConfigCommand: ParsableCommand {
     }
 
     struct Unset: ResvCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a setting from the config file.")
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a setting from the config file.",
+            discussion: """
+                Examples:
+                  resv config unset requestTimeout
+                  resv config unset token --profile work
+                """)
 
         @Argument(
             help: "store, server, token, connectTimeout or requestTimeout.",
@@ -197,7 +221,11 @@ struct ConfigCommand: ParsableCommand {
 
     struct Remove: ResvCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Remove a profile and its settings (its token too) from the config file.")
+            abstract: "Remove a profile and its settings (its token too) from the config file.",
+            discussion: """
+                Examples:
+                  resv config remove work
+                """)
 
         @Argument(help: "A profile of the config file.", completion: ShellCompletion.profileNames)
         var name: String
@@ -231,7 +259,12 @@ struct ConfigCommand: ParsableCommand {
 
     struct Use: ResvCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Make a profile the one in use (written to the config file; 'default' is its top level).")
+            abstract: "Make a profile the one in use (written to the config file; 'default' is its top level).",
+            discussion: """
+                Examples:
+                  resv config use work
+                  resv config use default
+                """)
 
         @Argument(help: "A profile of the config file, or default.", completion: ShellCompletion.profileNames)
         var name: String
@@ -263,7 +296,13 @@ struct ConfigCommand: ParsableCommand {
     }
 
     struct Path: ResvCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the config file's path.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print the config file's path.",
+            discussion: """
+                Examples:
+                  resv config path
+                  ${EDITOR:-vi} "$(resv config path)"
+                """)
         @OptionGroup var file: FileOptions
 
         func run(in context: CommandContext) async throws {

@@ -16,6 +16,10 @@ struct ReplCommand: ResvCommand {
             runs; Ctrl-D, 'exit' or 'quit' leave. Without a terminal on stdin, commands are \
             read line by line with no prompt (resv repl < script.txt; # starts a comment), \
             each error names its line, and the exit status is non-zero if any line failed.
+
+            Examples:
+              resv repl
+              resv repl --stop-on-error < nightly.txt
             """)
 
     @Flag(help: "Without a terminal: stop at the first line that fails.")
