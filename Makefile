@@ -14,8 +14,8 @@ PACKAGES := libreadline-dev libcurl4
 # What the tests need besides: jq (the end-to-end tests pipe `resv list --json` through it),
 # groff-base (the man pages read without warnings), postgresql (resv-server's tests run on
 # PostgreSQL too: scripts/with-postgres starts one), python3-venv (schemathesis), sqlite3
-# (the capacity tests count the rows a server stored), zsh and fish (completion is tried in each).
-TEST_PACKAGES := $(PACKAGES) jq groff-base postgresql python3-venv sqlite3 curl zsh fish
+# (the capacity tests count the rows a server stored), zsh and fish (completion is tried in each), less (the pager).
+TEST_PACKAGES := $(PACKAGES) jq groff-base postgresql python3-venv sqlite3 curl zsh fish less
 ARGS ?= list
 # The shipped binary: the Swift runtime and Foundation linked in, which halves
 # start-up (BENCHMARKS.md). Its own build folder, so debug builds are not redone.

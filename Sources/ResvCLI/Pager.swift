@@ -196,6 +196,10 @@ final class Pager: Sendable {
         Self.endRunning(pid: pid, input: input)
     }
 
+    /// Whether a pager has the terminal: Ctrl-C there is for it, so resv ends without a line
+    /// that would land in the middle of the pager's screen.
+    static var isRunning: Bool { running.withLock { $0 != nil } }
+
     /// The last resort after Ctrl-C, about to end the process: the pager keeps the terminal
     /// until it quits, so its input is closed and it is waited for first.
     static func waitForRunning() {

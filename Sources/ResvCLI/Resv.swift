@@ -126,9 +126,13 @@ public enum ResvMain {
         if ending.exchange(true, ordering: .sequentiallyConsistent) {
             while true { pause() }
         }
+        // Ctrl-C while a pager had the screen cut the output, even if the command then ran to its
+        // end (its writes met a pager that had quit): 130, as for any interrupted command. Paged
+        // commands change nothing, so no change is reported as failed.
+        let interrupted = Pager.isRunning && interrupts.load(ordering: .sequentiallyConsistent) > 0
         // The text, or the pager until it quits (Ctrl-C there is the pager's: resv waits).
         pager?.finish()
-        return status
+        return interrupted ? ExitStatus.interrupted : status
     }
 
     /// Set once by whichever ends the process first: the command, or the last resort.
@@ -144,7 +148,7 @@ public enum ResvMain {
             lastResortInJSON.load(ordering: .sequentiallyConsistent)
             ? #"{"error":{"code":"interrupted","exitCode":130,"message":"interrupted"}}"# + "\n"
             : "resv: interrupted\n"
-        _ = message.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+        if !Pager.isRunning { _ = message.withCString { write(STDERR_FILENO, $0, strlen($0)) } }
         // A pager keeps the terminal until it quits: the shell's prompt must not come back under it.
         Pager.waitForRunning()
         _exit(ExitStatus.interrupted)
@@ -197,8 +201,9 @@ public enum ResvMain {
         } catch let failure as ReplFailure {
             return failure.status  // Each failing line has printed its own message.
         } catch  where error is CancellationError || Task.isCancelled {
-            // Ctrl-C: whatever the command was waiting for gave up, for this reason.
-            context.fail("interrupted", status: ExitStatus.interrupted)
+            // Ctrl-C: whatever the command was waiting for gave up, for this reason (said unless
+            // a pager has the screen: the key was pressed in it, and it stays until it quits).
+            if !Pager.isRunning { context.fail("interrupted", status: ExitStatus.interrupted) }
             return ExitStatus.interrupted
         } catch {
             let status = ExitStatus.code(for: error)

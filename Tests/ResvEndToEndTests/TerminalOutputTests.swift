@@ -155,6 +155,32 @@ extension TerminalOutputTests {
     }
 }
 
+extension TerminalOutputTests {
+    /// Ctrl-C while resv writes to a pager that has not read its fill (as less waits for a
+    /// key): the key is the pager's too. resv stops, says nothing into the pager's screen,
+    /// waits for it to quit, and ends with 130.
+    @Test func ctrlCWhileAPagerHasTheScreen() throws {
+        let sandbox = try sandbox(reservations: 3_000)
+        let environment = [
+            "PATH": "/usr/bin:/bin", "HOME": sandbox.directory.path, "TZ": "UTC", "TERM": "xterm",
+            "NO_COLOR": "1", "RESV_STORE": sandbox.store.path,
+            // Reads no input (resv's writes fill the pipe and wait), ignores Ctrl-C, quits on a line.
+            "RESV_PAGER": #"sh -c 'trap "" INT; echo pager-ready; read key < /dev/tty; echo pager-quit'"#,
+        ]
+        let terminal = try PseudoTerminal(
+            "/bin/sh", ["-c", #"read go; exec "$0" "$@""#, Binary.resv.path, "list", "--all"],
+            environment: environment)
+        try terminal.resize(columns: 80, rows: 20)
+        terminal.send("go\r")
+        try terminal.expect("pager-ready")
+        terminal.send("\u{03}")
+        terminal.send("q\r")
+        try terminal.expect("pager-quit")
+        #expect(terminal.waitForExit() == 130)
+        #expect(!terminal.transcript.contains("interrupted"), "nothing written into the pager's screen")
+    }
+}
+
 extension String {
     /// Terminal columns as the tests count them: two for the CJK and emoji the tests use.
     fileprivate var terminalWidthForTests: Int {
