@@ -67,7 +67,8 @@ final class Pager: Sendable {
         let command = (named ?? "less -FRX").trimmingCharacters(in: .whitespaces)
         guard !command.isEmpty, command != "cat" else { return nil }
         let program = String(command.split(separator: " ", maxSplits: 1)[0])
-        guard installed(program, path: environment["PATH"]) else {
+        // `LESS=-S less` is for the shell to read: only a plain program name is looked for.
+        guard program.contains("=") || installed(program, path: environment["PATH"]) else {
             // `less` itself missing is no reason to say anything: the default simply does not apply.
             if named != nil {
                 messages.write("resv: warning: the pager '\(program.quoted())' is not installed; not paging\n")

@@ -91,6 +91,9 @@ struct TerminalOutputTests {
         let overridden = try run(
             ["log"], in: sandbox, rows: 20, environment: ["PAGER": "/nonexistent/pager", "RESV_PAGER": markingPager])
         #expect(overridden.output.contains("paged:"), "RESV_PAGER before PAGER")
+        let withVariables = try run(
+            ["log"], in: sandbox, rows: 20, environment: ["RESV_PAGER": "LESS=-S " + markingPager])
+        #expect(withVariables.output.contains("paged:"), "a pager command is the shell's to read")
 
         // In a pipe, never.
         let piped = try sandbox.resv(["list"], environment: ["RESV_PAGER": markingPager])
