@@ -62,7 +62,9 @@ enum ShellCompletion {
         }
         switch shell {
         case .zsh?: return value.replacingOccurrences(of: ":", with: "\\:") + ":" + description
-        case .fish?: return value + "\t" + description.replacingOccurrences(of: "\t", with: " ")
+        case .fish?:
+            return value.replacingOccurrences(of: "\t", with: " ") + "\t"
+                + description.replacingOccurrences(of: "\t", with: " ")
         default: return value
         }
     }

@@ -131,6 +131,9 @@ struct CompleterTests {
     @Test func theReplsBackendComesFirstAndTheLinesOwnLater() {
         let words = asked("cancel --store b.json ", leading: ["--store", "a.json"])?.words
         #expect(words == ["resv", "--store", "a.json", "cancel", "--store", "b.json", ""])
+        // Words go over quoted, as a shell hands them: the functions unquote them.
+        let spaced = asked(#"cancel --store 'my "b".json' "#)?.words
+        #expect(spaced == ["resv", "cancel", "--store", #""my \"b\".json""#, ""])
     }
 
     @Test func candidatesAreMatchedByPrefixWithCase() {

@@ -236,8 +236,11 @@ struct CompletionSourceTests {
     /// The REPL's own `--store` is where Tab looks, as if typed before each line.
     @Test func theReplsStoreIsWhereTabLooks() throws {
         let setup = try Setup()
+        // A name a shell would quote: a space, a quote and a backslash.
+        let store = setup.sandbox.directory.appendingPathComponent(#"my store's \ copy.json"#)
+        try FileManager.default.copyItem(at: setup.store, to: store)
         let terminal = try PseudoTerminal(
-            Binary.resv.path, ["repl", "--store", setup.store.path], environment: setup.environment)
+            Binary.resv.path, ["repl", "--store", store.path], environment: setup.environment)
         try terminal.expect("resv> ")
         #expect(try replListing("confirm ", in: terminal) == [setup.pending, setup.held])
         terminal.send("exit\r")

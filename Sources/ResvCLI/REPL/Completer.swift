@@ -95,7 +95,9 @@ struct Completer: Sendable {
 
         // After a word that names no command, nothing fits.
         if !node.subcommands.isEmpty, positionals > 0, path != ["help"] { return [] }
-        let line = ["resv"] + leading + typed + [word]
+        // The words as a shell hands them over, quoted, which is how the completion functions read
+        // them (`--store 'my store.json'`); the word being typed is the prefix, as it is.
+        let line = ["resv"] + leading + typed.map(ShellWords.quote) + [word]
         func offer(_ value: Value, argument: String) -> [String] {
             let found = value.custom ? ask(path, argument, line) : value.values
             return found.filter { $0.hasPrefix(word) }

@@ -61,9 +61,9 @@ struct ReplCommand: ResvCommand {
         }
         let editor = LineEditor(historyPath: historyPath, completer: .resv)
         context.say("resv \(Resv.version): type a command without 'resv' (help lists them); Ctrl-D or exit leaves.")
+        editor.setLeadingWords(Self.leadingWords(backend))
         return await Interrupts.ignored {
             while true {
-                editor.setLeadingWords(Self.leadingWords(backend))
                 guard let line = editor.readLine(prompt: "resv> ") else {
                     context.messages.write("\n")
                     return nil
@@ -145,7 +145,8 @@ struct ReplCommand: ResvCommand {
             ("--store", backend.store), ("--server", backend.server), ("--profile", backend.profile),
             ("--config", backend.config),
         ] {
-            if let value { words += [name, value] }
+            // As a shell hands words over (quoted), which is how completion reads them.
+            if let value { words += [name, ShellWords.quote(value)] }
         }
         return words
     }
