@@ -78,12 +78,15 @@ final class Pager: Sendable {
         return command
     }
 
-    /// Whether `program` runs: a path to an executable, or one on `path`.
+    /// Whether `program` runs: a path to an executable file (not a folder, which access(2)
+    /// also calls executable), or one on `path`.
     private static func installed(_ program: String, path: String?) -> Bool {
-        if program.contains("/") { return access(program, X_OK) == 0 }
-        return (path ?? "/usr/bin:/bin").split(separator: ":").contains {
-            access("\($0)/\(program)", X_OK) == 0
+        func runs(_ file: String) -> Bool {
+            var info = stat()
+            return stat(file, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && access(file, X_OK) == 0
         }
+        if program.contains("/") { return runs(program) }
+        return (path ?? "/usr/bin:/bin").split(separator: ":").contains { runs("\($0)/\(program)") }
     }
 
     /// Where the command writes: held, then the pager once the text is taller than the screen.

@@ -108,6 +108,10 @@ struct TerminalOutputTests {
         #expect(status == 0)
         #expect(output.contains("resv: warning: the pager 'no-such-pager' is not installed; not paging"))
         #expect(output.components(separatedBy: "\r\n").filter { $0.contains("Golden") }.count == 40)
+        // A folder is not a program, though access(2) says it may be "executed".
+        let folder = try run(["list"], in: sandbox, rows: 20, environment: ["RESV_PAGER": "/tmp"])
+        #expect(folder.output.contains("resv: warning: the pager '/tmp' is not installed; not paging"))
+        #expect(folder.output.components(separatedBy: "\r\n").filter { $0.contains("Golden") }.count == 40)
     }
 
     @Test func quittingThePagerEarlyEndsQuietly() throws {
