@@ -22,6 +22,8 @@ final class Pager: Sendable {
         var held = ""
         var lines = 0
         var column = 0
+        /// Inside a colour sequence (ESC [ … letter), which takes no column.
+        var inEscape = false
         var input: Int32 = -1
         var pid: pid_t = 0
         var failed = false
@@ -111,7 +113,12 @@ final class Pager: Sendable {
             // Rows as the terminal shows them (a long line takes several); one row is the
             // shell's prompt after the output.
             for byte in text.utf8 where state.lines < rows {
-                if byte == UInt8(ascii: "\n") {
+                if state.inEscape {
+                    // A colour sequence ends at its letter (`\e[1;31m`).
+                    if (0x40...0x7E).contains(byte), byte != UInt8(ascii: "[") { state.inEscape = false }
+                } else if byte == 0x1B {
+                    state.inEscape = true
+                } else if byte == UInt8(ascii: "\n") {
                     state.lines += 1
                     state.column = 0
                 } else if byte & 0xC0 != 0x80 {

@@ -101,6 +101,18 @@ struct TerminalOutputTests {
         #expect(piped.stdout.split(separator: "\n").count == 41)
     }
 
+    /// Colour takes bytes but no columns: 18 full-width coloured rows on a 20-row screen fit.
+    @Test func colourDoesNotMakeAShortAnswerTall() throws {
+        let sandbox = try sandbox(reservations: 17)
+        let (output, status) = try run(
+            ["list"], in: sandbox, columns: 60, rows: 20, environment: ["RESV_PAGER": markingPager, "NO_COLOR": ""])
+        #expect(status == 0)
+        #expect(output.contains("\u{1B}[32mconfirmed"), "coloured")
+        #expect(!output.contains("paged:"), "\(output)")
+        let rows = output.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(rows.count == 18)
+    }
+
     @Test func aPagerThatIsNotInstalledIsSaidOnceAndTheAnswerStillShown() throws {
         let sandbox = try sandbox(reservations: 40)
         let (output, status) = try run(
