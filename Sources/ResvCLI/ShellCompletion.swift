@@ -30,8 +30,7 @@ enum ShellCompletion {
     enum IDs {
         case active, confirmable, any
 
-        func admits(_ reservation: Reservation, at now: Date) -> Bool {
-            let status = reservation.settled(at: now).status
+        func admits(_ status: Reservation.Status) -> Bool {
             switch self {
             case .active: return status.isActive
             case .confirmable: return status == .pending || status == .held
@@ -45,7 +44,9 @@ enum ShellCompletion {
             guard let snapshot = snapshot(for: words) else { return [] }
             // An id already on the line (`cancel a1 <Tab>`) is not offered again.
             let given = Set(words.enumerated().filter { $0.offset != index }.map { $0.element.lowercased() })
-            return snapshot.completionIDs(ids, now: Date())
+            // Only zsh and fish show descriptions: bash is not made to wait for them.
+            let described = CompletionShell.requesting == .zsh || CompletionShell.requesting == .fish
+            return snapshot.completionIDs(ids, now: Date(), described: described)
                 .filter { $0.id.hasPrefix(prefix.lowercased()) && !given.contains($0.id) }
                 .map { offered($0.id, described: $0.description) }
         }
@@ -123,18 +124,22 @@ enum ShellCompletion {
 extension ReservationSnapshot {
     var landmarkNames: [String] { catalog.landmarks.map(\.name).sorted() }
 
-    /// Ids of the reservations `ids` admits, by date, as short as `list` shows them (8 digits)
-    /// unless two share those 8, then whole; each with "Half Dome, 2026-12-01 08:00 PST, confirmed".
-    func completionIDs(_ ids: ShellCompletion.IDs, now: Date) -> [(id: String, description: String)] {
+    /// Ids of the reservations `ids` admits (as they stand at `now`: a hold past its end is
+    /// expired), by date, as short as `list` shows them (8 digits) unless two share those 8,
+    /// then whole; `described`, each with "Half Dome, 2026-12-01 08:00 PST, confirmed".
+    func completionIDs(_ ids: ShellCompletion.IDs, now: Date, described: Bool = false)
+        -> [(id: String, description: String?)]
+    {
         let shortCounts = Dictionary(grouping: reservations, by: \.id.short).mapValues(\.count)
         let renderer = Renderer(format: .table, colour: false, timeZone: .current)
-        return reservations.sortedByDate.filter { ids.admits($0, at: now) }.map { reservation in
+        return reservations.sortedByDate.compactMap { reservation in
+            let settled = reservation.settled(at: now)
+            guard ids.admits(settled.status) else { return nil }
             let id =
                 shortCounts[reservation.id.short, default: 0] > 1 ? reservation.id.description : reservation.id.short
-            let settled = reservation.settled(at: now)
+            guard described else { return (id, nil) }
             let description = [
-                settled.landmark.name, renderer.visitDate(settled.date, at: settled.landmark),
-                settled.status.rawValue,
+                settled.landmark.name, renderer.visitDate(settled.date, at: settled.landmark), settled.status.rawValue,
             ].joined(separator: ", ")
             return (id, description.terminalSafe)
         }
