@@ -173,6 +173,8 @@ public enum ResvMain {
         }
         let command: any ParsableCommand
         do {
+            // These requests always end in the parser's answer (thrown, printed below), from the
+            // tree with the leading options; everything else is parsed by `Resv`.
             if ResvDescribed.answers(typed) { _ = try ResvDescribed.parseAsRoot(typed) }
             command = try Resv.parseAsRoot(arguments)
         } catch {

@@ -128,6 +128,17 @@ struct CompleterTests {
         #expect(complete("--profile work config ", "u") == ["unset", "use"])
     }
 
+    /// The options the parser moves from before a command (`LeadingOptions`) are the ones the
+    /// completion tree declares there: the two lists cannot drift apart unnoticed.
+    @Test func theOptionsMovedFromBeforeACommandAreTheOnesCompletedThere() {
+        let declared = Set(completer.root.options.flatMap(\.names)).subtracting(["--version", "-h", "--help"])
+        #expect(declared == LeadingOptions.valued.union(LeadingOptions.flags))
+        for option in completer.root.options where !option.names.contains("--help") && option.names != ["--version"] {
+            let name = option.names.first { $0.hasPrefix("--") } ?? ""
+            #expect(option.takesValue == LeadingOptions.valued.contains(name), "\(name)")
+        }
+    }
+
     @Test func theReplsBackendComesFirstAndTheLinesOwnLater() {
         let words = asked("cancel --store b.json ", leading: ["--store", "a.json"])?.words
         #expect(words == ["resv", "--store", "a.json", "cancel", "--store", "b.json", ""])
