@@ -43,6 +43,11 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case rateLimited
     case internalError
     case invalidResponse
+    /// The server is up but cannot reach its database (503 with Retry-After).
+    case databaseUnavailable
+    /// The database kept breaking the request's transaction (deadlocks, serialization
+    /// failures) past the server's retries: 503 with Retry-After, safe to send again.
+    case serverBusy
 
     /// What kind of failure a code is; each kind has one exit code (DESIGN.md, "Exit codes").
     public enum Kind: Sendable, Equatable {
@@ -72,9 +77,9 @@ public enum ErrorCode: String, Sendable, CaseIterable {
             .refused
         case .unauthorized, .forbidden:
             .notAuthorised
-        case .rateLimited:
+        case .rateLimited, .serverBusy:
             .temporary
-        case .noRoute, .internalError:
+        case .noRoute, .internalError, .databaseUnavailable:
             .unavailable
         case .invalidResponse:
             .badData
