@@ -11,11 +11,14 @@
 #     parties a day) on one of 12 "hot" days shared by all users: confirmed or waitlisted;
 #   - cancels of one of the writer's own hot bookings: a confirmed one frees places and promotes
 #     the oldest waitlisted party of that day, often another user's (the cross-user case: the
-#     promotion is written into that user's feed by this user's transaction).
+#     promotion is written into that user's feed by this user's transaction);
+#   - moves (PATCH date) of one of the writer's own hot bookings to another hot day: frees places
+#     (a promotion) where a confirmed one leaves, joins the list where a waitlisted one goes (and
+#     is promoted at once if it fits); 409 when a confirmed one does not fit (expected, counted).
 # Watchers: per user, one per instance, each a loop of `GET /changes?after=CURSOR&wait=30` from
 # the cursor taken before the writers start.
 #
-# Every acknowledged change (201 created / 200 cancelled, with the reservation id) has the time
+# Every acknowledged change (201 created, 200 cancelled or modified, with the reservation) has the time
 # its answer arrived; every change a watcher receives, the time it arrived. After DURATION
 # seconds the writers stop; once every watcher has received nothing for 3 s, the watchers stop
 # and each asks `GET /changes?after=LAST&wait=0` until nothing more comes ("late"). The truth is
@@ -23,8 +26,9 @@
 # watcher the changes received, MISSED (in the history, never received), duplicates, phantoms
 # (received, not in the history) and late; the delay ack → delivered (p50, p99, max; negative
 # when the watcher had it before the writer had its answer) over all deliveries of acknowledged
-# changes and of promotions whose cancel is known (the one cancel of that landmark-day in that
-# second); the request count and every non-2xx status (500s counted apart).
+# changes and of promotions whose cause is known (the move's own answer, or the one cancel or
+# move of a confirmed party from that landmark-day in that second); the request count and every
+# non-2xx status (500s counted apart). A change is keyed by (user, reservation, kind, version).
 #
 #   Benchmarks/feed-delay.sh                       # the debug build of this tree
 #   RESV_SERVER_BIN=/path/to/resv-server Benchmarks/feed-delay.sh
@@ -48,7 +52,7 @@ duration=${DURATION:-30}
 writers=${WRITERS:-4}
 seed=${SEED:-41}
 ulimit -n 8192 2>/dev/null || true
-work=$(mktemp -d)
+work=$(mktemp -d "${TMPDIR:-/tmp}/feed-delay.XXXXXX")
 pids=()
 cleanup() {
   local pid
@@ -65,7 +69,7 @@ trap cleanup EXIT
 echo "machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "server: $server ($(stat -c %s "$server") bytes, $(date -u -r "$server" +%Y-%m-%dT%H:%M:%SZ))"
 echo "postgres: $("$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"/postgres --version)"
-echo "duration ${duration} s, ${writers} writers per user, seed ${seed}"
+echo "duration ${duration} s, ${writers} writers per user, seed ${seed}; load average at start: $(cut -d" " -f1-3 /proc/loadavg)"
 
 # Names unique to this run, so a reused database's earlier history is not counted.
 run=$(date +%s)-$$
@@ -180,47 +184,58 @@ class Connection:
         statuses[(kind, status)] += 1
         return status, answer
 
-# What the writers were told: (user, reservation id, change) -> time the answer arrived.
+# What the writers were told: (user, reservation id, change, version after) -> time the answer arrived.
 acked = {}
-# Every hot cancel acknowledged: (user, reservation id) -> time (to attribute promotions).
-hot_cancel_acks = {}
+
+def ack(user, kind, answer):
+    if isinstance(answer, dict) and "id" in answer and "version" in answer:
+        acked[(user, answer["id"].lower(), kind, answer["version"])] = time.monotonic()
+        return answer["id"].lower()
+    return None
 
 async def writer(user, instance, index, stop):
     rng = random.Random(seed * 1000 + user * 100 + index)
     token = tokens[user]
     connection = Connection(ports[instance])
-    plain, hot = [], []   # own live reservation ids
+    plain, hot = [], {}   # own live reservation ids (hot: with their day)
     while not stop.is_set():
         roll = rng.random()
-        if roll < 0.15 and plain:
+        status = None
+        if roll < 0.12 and plain:
             rid = plain.pop(rng.randrange(len(plain)))
             status, answer = await connection.request("DELETE", f"/reservations/{rid}", token)
-            if status in (200, 204):
-                acked[(user, rid, "cancelled")] = time.monotonic()
-            continue
-        if roll < 0.25 and hot:
-            rid = hot.pop(rng.randrange(len(hot)))
+            if status == 200:
+                ack(user, "cancelled", answer)
+        elif roll < 0.22 and hot:
+            rid = rng.choice(sorted(hot))
+            del hot[rid]
             status, answer = await connection.request("DELETE", f"/reservations/{rid}", token)
-            if status in (200, 204):
-                now = time.monotonic()
-                acked[(user, rid, "cancelled")] = now
-                hot_cancel_acks[(user, rid)] = now
-            continue
-        if roll < 0.45:
+            if status == 200:
+                ack(user, "cancelled", answer)
+        elif roll < 0.30 and hot:
+            # Move a hot party to another hot day: frees its places (a promotion there), and
+            # joins the other day's list when waitlisted; 409 when a confirmed one does not fit.
+            rid = rng.choice(sorted(hot))
+            day = rng.choice([d for d in hot_days if d != hot[rid]])
+            status, answer = await connection.request("PATCH", f"/reservations/{rid}", token, {"date": day})
+            if status == 200:
+                ack(user, "modified", answer)
+                hot[rid] = day
+        elif roll < 0.50:
             body = {"landmarkId": HOT, "date": rng.choice(hot_days), "partySize": 40, "waitlist": True}
-            target = hot
+            status, answer = await connection.request("POST", "/reservations", token, body)
+            if status in (200, 201) and (rid := ack(user, "created", answer)):
+                hot[rid] = body["date"]
         else:
             body = {"landmarkId": PLAIN, "date": rng.choice(plain_days), "partySize": 1}
-            target = plain
-        status, answer = await connection.request("POST", "/reservations", token, body)
-        if status in (200, 201) and isinstance(answer, dict) and "id" in answer:
-            acked[(user, answer["id"].lower(), "created")] = time.monotonic()
-            target.append(answer["id"].lower())
-        elif status is None or status >= 500:
+            status, answer = await connection.request("POST", "/reservations", token, body)
+            if status in (200, 201) and (rid := ack(user, "created", answer)):
+                plain.append(rid)
+        if status is None or status >= 500:
             await asyncio.sleep(0.05)
 
 def key_of(user, change):
-    return (user, change["reservationId"].lower(), change["change"])
+    return (user, change["reservationId"].lower(), change["change"], change["after"]["version"])
 
 class Watcher:
     def __init__(self, user, instance):
@@ -336,29 +351,38 @@ async def main():
         await replay.drain()
         reread.append(set(replay.received))
 
-    # A promotion's moment is its cancel's answer: the acknowledged cancel of a confirmed party
-    # on the same landmark-day in the same second (`at`), when there is exactly one.
-    owner = {}
-    cancels_at = collections.defaultdict(list)
+    # A promotion's moment is the answer to the change that freed its places: the acknowledged
+    # cancel or move of a confirmed party from the same landmark-day in the same second (`at`),
+    # when there is exactly one.
+    frees = collections.defaultdict(list)
     for u in range(3):
         for e in history[u]:
-            rid = e["reservationId"].lower()
-            owner[rid] = u
-            if e["change"] == "cancelled" and (u, rid) in hot_cancel_acks \
-                    and (e.get("before") or {}).get("status") in ("confirmed", "pending"):
-                day = (e["after"]["landmarkId"].lower(), e["after"]["date"], e["at"])
-                cancels_at[day].append(hot_cancel_acks[(u, rid)])
-    moments = dict(((u, rid, change), t) for (u, rid, change), t in acked.items())
-    promotions = attributed = cross_user = 0
+            before = e.get("before") or {}
+            if e["change"] in ("cancelled", "modified") and before.get("status") in ("confirmed", "pending") \
+                    and key_of(u, e) in acked:
+                frees[(before["landmarkId"].lower(), before["date"], e["at"])].append(acked[key_of(u, e)])
+    # A waitlisted party moved to a day where it fits is modified and promoted in one
+    # transaction: the answer carries the promotion's version.
+    promoted_by_move = {}
+    for (u, rid, kind, version), t in list(acked.items()):
+        if kind == "modified" and (u, rid, kind, version) not in truth[u] \
+                and (u, rid, "promoted", version) in truth[u] and (u, rid, kind, version - 1) in truth[u]:
+            del acked[(u, rid, kind, version)]
+            acked[(u, rid, kind, version - 1)] = promoted_by_move[(u, rid, "promoted", version)] = t
+    moments = dict(acked)
+    moments.update(promoted_by_move)
+    promotions = attributed = 0
     for u in range(3):
         for e in history[u]:
             if e["change"] != "promoted":
                 continue
             promotions += 1
             day = (e["after"]["landmarkId"].lower(), e["after"]["date"], e["at"])
-            if len(cancels_at[day]) == 1:
+            if key_of(u, e) in moments:
                 attributed += 1
-                moments[key_of(u, e)] = cancels_at[day][0]
+            elif len(frees[day]) == 1:
+                attributed += 1
+                moments[key_of(u, e)] = frees[day][0]
 
     delays, late_deliveries = [], 0
     for w in watchers:
@@ -369,7 +393,7 @@ async def main():
                 delays.append(at - moments[key])
     delays.sort()
 
-    acked_by_user = collections.Counter(u for (u, _, _) in acked)
+    acked_by_user = collections.Counter(k[0] for k in acked)
     lost = [k for k in acked if k not in truth[k[0]]]
     print()
     print(f"writing: {written:.1f} s, {len(write_tasks)} writers; "
@@ -379,7 +403,8 @@ async def main():
         promoted = sum(1 for e in history[u] if e["change"] == "promoted")
         print(f"{users[u]:6} {acked_by_user[u]:12} {len(truth[u]):10} {promoted:8} "
               f"{sum(1 for k in lost if k[0] == u):5}")
-    print(f"promotions: {promotions} ({attributed} attributed to their cancel for the delay)")
+    print(f"promotions: {promotions} ({attributed} attributed to the answer of the change that made them, "
+          f"for the delay)")
     print()
     for u in range(3):
         print(f"re-read of {users[u]}'s feed from the first cursor after the run: {len(reread[u] & truth[u])} "
