@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import ReservationCore
 import ReservationStorage
 import ServiceLifecycle
@@ -34,6 +35,7 @@ func buildRouter(
     router.group()
         .add(middleware: AuthMiddleware(tokens: tokens))
         .group(context: AuthenticatedContext.self)
+        .add(middleware: AnswerPollsAtShutdown())
         .addRoutes(ChangeRoutes(store: store).endpoints)
     if let limit = options.rateLimit { authenticated.add(middleware: RateLimitMiddleware(limit)) }
     authenticated.addRoutes(operations.authenticatedEndpoints)
@@ -69,6 +71,45 @@ public func buildApplication(
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
         logger: logger
     )
+}
+
+/// The line a server that cannot listen says: the address and port, and why in
+/// words (`cannot listen on 127.0.0.1:8080: the address is in use`), rather
+/// than the socket call's own text; nil for any other failure.
+public func listenFailure(_ error: any Error, host: String, port: Int) -> String? {
+    guard let error = error as? IOError, error.description.hasPrefix("bind") || error.errnoCode == EADDRINUSE
+    else { return nil }
+    let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    let why =
+        switch error.errnoCode {
+        case EADDRINUSE: "the address is in use (another resv-server, or another program, listens there)"
+        case EACCES: "permission denied (ports below 1024 need privileges)"
+        case EADDRNOTAVAIL: "no interface of this machine has that address"
+        default: String(cString: strerror(error.errnoCode)).lowercased()
+        }
+    return "cannot listen on \(address): \(why)"
+}
+
+/// Lets a server told to stop (SIGTERM) stop at once while long polls wait: each
+/// poll's wait is cancelled when the graceful shutdown begins (or at once, for a
+/// poll that arrives after), and a cancelled poll answers what it has, 200 with
+/// its changes or none and the cursor it was asked with. The server has stopped
+/// accepting by then; each connection closes after its answer.
+struct AnswerPollsAtShutdown<Context: RequestContext & Sendable>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        try await withoutActuallyEscaping(next) { next in
+            let poll = Poll(next: next)
+            return try await cancelWhenGracefulShutdown { try await poll.next(request, context) }
+        }
+    }
+
+    /// `next`, called once, inside `handle`: it escapes into the child task of
+    /// `cancelWhenGracefulShutdown`, which ends before `handle` returns.
+    private struct Poll: @unchecked Sendable {
+        let next: (Request, Context) async throws -> Response
+    }
 }
 
 /// Deletes idempotency keys past their lifetime, at start and then every hour.

@@ -123,7 +123,13 @@ struct Serve: ServerCommand {
                         // The source the line had when the command was in the executable's module.
                         logger.notice("listening on http://\(host):\(bound)", source: "resv_server")
                     })
-                try await app.runService()
+                do {
+                    try await app.runService()
+                } catch {
+                    guard let line = listenFailure(error, host: host, port: port) else { throw error }
+                    context.say(line)
+                    throw ExitCode(ExitStatus.unavailable)
+                }
             }
         }
     }

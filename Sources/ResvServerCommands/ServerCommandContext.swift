@@ -59,6 +59,8 @@ public struct ServerCommandContext: Sendable {
     func unavailableOnFailure<Result>(_ body: () async throws -> Result) async throws -> Result {
         do {
             return try await body()
+        } catch let exit as ExitCode {
+            throw exit  // Said already.
         } catch let error as LocalizedError {
             say(error.localizedDescription)
             throw ExitCode(ExitStatus.unavailable)
