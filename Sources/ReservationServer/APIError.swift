@@ -1,8 +1,11 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
+import PostgresNIO
 import ReservationCore
 import ReservationStorage
+import _ConnectionPoolModule
 
 /// An error answered as `{"error": true, "reason": "…", "code": "…"}` with its
 /// status, and for a batch the refused items (`failures`). Every failure reaches
@@ -14,6 +17,8 @@ public struct APIError: HTTPResponseError, Sendable {
     public let code: ErrorCode
     /// A batch's refused items: `{"request": n}` (from 1) or `{"id": …}`, with their code and reason.
     public var failures: [JSONValue] = []
+    /// Seconds to wait before sending the request again (`Retry-After`), for a 503.
+    public var retryAfter: Int?
 
     public init(_ status: HTTPResponse.Status, _ code: ErrorCode, _ reason: String) {
         self.status = status
@@ -38,7 +43,44 @@ public struct APIError: HTTPResponseError, Sendable {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        Response.json(status: status, body: Wire.errorBody(reason, code: code, failures: failures))
+        var headers = HTTPFields()
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response.json(
+            status: status, body: Wire.errorBody(reason, code: code, failures: failures), headers: headers)
+    }
+
+    /// The database cannot be reached (refused, lost, shut down): 503, worth trying again shortly.
+    static let databaseUnavailable = {
+        var error = APIError(
+            .serviceUnavailable, .databaseUnavailable, "the server cannot reach its database; retry later")
+        error.retryAfter = 2
+        return error
+    }()
+
+    /// Whether `error` says the database could not be reached, rather than that it refused
+    /// or failed a statement: a connection refused, lost or closed, a pool that gave up
+    /// connecting, a server shutting down or starting (SQLSTATE class 08, 57P01–57P03).
+    static func isDatabaseUnreachable(_ error: any Error) -> Bool {
+        switch error {
+        case let error as PostgresTransactionError:
+            return [error.beginError, error.closureError, error.rollbackError, error.commitError].contains {
+                $0.map(isDatabaseUnreachable) ?? false
+            }
+        case let error as PSQLError:
+            if let state = error.serverInfo?[.sqlState] {
+                return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+            }
+            let lost: [PSQLError.Code] = [
+                .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed,
+            ]
+            return lost.contains(error.code)
+        case let error as ConnectionPoolError:
+            return error == .connectionCreationCircuitBreakerTripped || error == .poolShutdown
+        case is IOError, is NIOConnectionError, is ChannelError:
+            return true
+        default:
+            return false
+        }
     }
 
     static let unauthorized = APIError(
@@ -110,7 +152,8 @@ extension Response {
 }
 
 /// Answers every error in the contract's shape: a route or method that does
-/// not exist (404), a body over the limit (413), anything unexpected (500,
+/// not exist (404), a body over the limit (413), a database that cannot be reached
+/// (503 with Retry-After), anything unexpected (500,
 /// logged with its detail, which the client never sees).
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
@@ -120,6 +163,10 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as APIError {
             return try error.response(from: request, context: context)
+        } catch let error where APIError.isDatabaseUnreachable(error) {
+            context.logger.warning(
+                "the database cannot be reached", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            return try APIError.databaseUnavailable.response(from: request, context: context)
         } catch let error as any HTTPResponseError {
             let reason: String =
                 switch error.status {
