@@ -460,6 +460,15 @@ async def main():
 
 asyncio.run(main())
 PY
+# Stopped before PostgreSQL's statistics are read, so every backend has reported.
+for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+for pid in "${pids[@]}"; do
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+done
+if command -v psql >/dev/null; then
+  sleep 1
+  echo "PostgreSQL: $(psql "$url" -Atc "SELECT deadlocks || ' deadlocks, ' || xact_commit || ' commits, ' || xact_rollback || ' rollbacks' FROM pg_stat_database WHERE datname = current_database()" 2>&1) in this database since it was made"
+fi
 for i in 0 1 2; do
   n=$(grep -ci 'error' "$work/server$i.log" || true)
   [ "$n" = 0 ] || echo "instance $i logged $n lines with 'error' (first: $(grep -i -m1 'error' "$work/server$i.log" | cut -c1-200))"
