@@ -11,6 +11,10 @@ public enum HTTPBackendError: Error, Sendable, LocalizedError {
     case rateLimited(URL)
     /// 5xx after every retry.
     case serverError(URL, Int, String?)
+    /// 503 `databaseUnavailable` after every retry: the server answers, its database does not.
+    case databaseUnavailable(URL)
+    /// 503 `serverBusy` after every retry: the database kept breaking the transaction (deadlocks).
+    case serverBusy(URL)
     /// A body that is not the JSON expected: truncated, HTML, the wrong shape.
     case badResponse(URL, String)
     /// A create, cancel or confirm answered with a record that does not map.
@@ -40,6 +44,10 @@ public enum HTTPBackendError: Error, Sendable, LocalizedError {
             return "the server at \(url.redacted) is rate limiting (429) and did not recover; retry later"
         case .serverError(let url, let status, let reason):
             return "the server at \(url.redacted) failed (\(status)\(reason.map { ": \($0)" } ?? ""))"
+        case .databaseUnavailable(let url):
+            return "the server at \(url.redacted) cannot reach its database; retry later"
+        case .serverBusy(let url):
+            return "the server at \(url.redacted) is busy (its database broke the request under load); retry later"
         case .badResponse(let url, let why):
             return "the server at \(url.redacted) sent an invalid response: \(why)"
         case .invalidReservation(let why):

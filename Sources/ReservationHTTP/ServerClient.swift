@@ -111,6 +111,9 @@ struct ServerClient: Sendable {
         case 429:
             throw HTTPBackendError.rateLimited(configuration.baseURL)
         case 500..<600:
+            // A server that answers is never "unreachable": its own failures are named as such.
+            if reply.code == .databaseUnavailable { throw HTTPBackendError.databaseUnavailable(configuration.baseURL) }
+            if reply.code == .serverBusy { throw HTTPBackendError.serverBusy(configuration.baseURL) }
             throw HTTPBackendError.serverError(configuration.baseURL, response.status, reply.reason)
         default:
             return reply

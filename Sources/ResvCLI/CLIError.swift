@@ -8,6 +8,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
     case emptyRange(from: String, to: String)
     /// `resv wait` reached its timeout first: the reservation, the status waited for, the one it has.
     case waitTimedOut(String, wanted: String, has: String, seconds: String)
+    /// `resv wait` for a status the reservation can no longer reach: it was cancelled or has expired.
+    case waitCannotSucceed(String, wanted: String, has: String)
     /// `repl` typed at the REPL's own prompt.
     case nestedRepl
     /// An input file (`reserve --batch`) that cannot be read.
@@ -83,6 +85,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
                     : "use \((known + [ConfigFile.defaultProfile]).joined(separator: ", ")), or make it with 'resv config set KEY VALUE --profile \(name)'")
         case .waitTimedOut(let id, let wanted, let has, let seconds):
             "reservation \(id) is still \(has), not \(wanted), after \(seconds) s"
+        case .waitCannotSucceed(let id, let wanted, let has):
+            "reservation \(id) is \(has): it can no longer become \(wanted); stopped waiting"
         case .tokenOnCommandLine:
             "a token on the command line would show in 'ps' and your shell history: run 'resv config set token' and type it, or pipe it in"
         }

@@ -27,13 +27,15 @@ extension ExitStatus {
                 .offlineNeedsServer, .noServerUser, .unknownSetting, .tokenOnCommandLine, .unknownProfile:
                 return usage
             case .insecureConfig, .noToken: return notAuthorised
-            case .settingNotSet, .batchRefused, .waitTimedOut: return refused
+            case .settingNotSet, .batchRefused, .waitTimedOut, .waitCannotSucceed: return refused
             case .unwritableConfig: return cannotWrite
             case .notCached: return unavailable
             }
         case let error as HTTPBackendError:
             switch error {
             case .unavailable, .serverError, .nothingCached, .missingRoute: return unavailable
+            case .databaseUnavailable: return code(for: ErrorCode.databaseUnavailable)
+            case .serverBusy: return code(for: ErrorCode.serverBusy)
             case .notAuthorised: return notAuthorised
             case .rateLimited: return temporary
             case .badResponse, .invalidReservation: return dataError
@@ -63,6 +65,8 @@ extension ExitStatus {
             case .notAuthorised: return ErrorCode.unauthorized.rawValue
             case .rateLimited: return ErrorCode.rateLimited.rawValue
             case .missingRoute: return ErrorCode.noRoute.rawValue
+            case .databaseUnavailable: return ErrorCode.databaseUnavailable.rawValue
+            case .serverBusy: return ErrorCode.serverBusy.rawValue
             case .badResponse, .invalidReservation: return ErrorCode.invalidResponse.rawValue
             default: break
             }

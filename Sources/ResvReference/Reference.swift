@@ -27,7 +27,8 @@ public enum Reference {
         ExitCode(code: ExitStatus.success, summary: "success"),
         ExitCode(
             code: ExitStatus.refused, summary: "refused",
-            detail: "unknown or ambiguous id, no capacity, resv wait reaching its timeout, a watch cursor past the "
+            detail: "unknown or ambiguous id, no capacity, resv wait reaching its timeout or waiting for a status a "
+                + "cancelled or expired reservation can no longer reach, a watch cursor past the "
                 + "history kept, a hold that expired before its confirm, too many live "
                 + "holds on a server, confirming a waitlisted reservation, confirming or modifying a cancelled reservation, "
                 + "a reservation changed since it was read, nothing to undo, an undo a later change conflicts "
@@ -44,7 +45,8 @@ public enum Reference {
         ExitCode(
             code: ExitStatus.unavailable, summary: "backend unavailable",
             detail: "the store cannot be read or is not a file (a directory, a FIFO, a device), or the server "
-                + "cannot be reached, gave no answer within RESV_REQUEST_TIMEOUT, failed (5xx) after retries or "
+                + "cannot be reached, gave no answer within RESV_REQUEST_TIMEOUT, cannot reach its database, "
+                + "failed (5xx) after retries or "
                 + "lacks a route (an older resv-server); an id that the cache of an unreachable server does not hold"),
         ExitCode(
             code: ExitStatus.internalError, summary: "internal error",
@@ -61,7 +63,8 @@ public enum Reference {
         ),
         ExitCode(
             code: ExitStatus.temporary, summary: "temporary failure",
-            detail: "another resv held the store's lock too long, or the server kept answering 429; retry"),
+            detail: "another resv held the store's lock too long, the server kept answering 429, or its database "
+                + "kept breaking the request under load (503 serverBusy); retry"),
         ExitCode(
             code: ExitStatus.notAuthorised, summary: "not authorised",
             detail: "no token is set for the server, the server refused the token (401, 403), "
@@ -90,7 +93,9 @@ public enum Reference {
         ),
         Item(
             name: "RESV_REQUEST_TIMEOUT",
-            text: "Seconds one command may spend on the server in all, retries and slow bodies included (default 30)."),
+            text: "Seconds one command may spend on the server in all, retries and slow bodies included (default 30). "
+                + "It bounds each request of resv wait and resv watch on top of the long poll's own wait, "
+                + "never the wait."),
         Item(
             name: "RESV_LOCK_TIMEOUT",
             text: "Seconds a change waits for another resv's lock on the store before exiting 75 (default 5)."),

@@ -55,13 +55,19 @@ struct WatchCommand: ResvCommand {
         let service = try context.service(options.backend)
         let renderer = Renderer(options.output, context: context)
         let json = renderer.format != .table
-        let catalog = json ? LandmarkCatalog([]) : try await service.landmarks()
         let deadline = try timeout.map {
             ContinuousClock.now + .milliseconds(Int(try Self.seconds($0, option: "--timeout") * 1000))
         }
         var feed = Feed(service: service, deadline: deadline)
         var cursor: String
         if let after { cursor = after } else { cursor = try await feed.start() }
+        var catalog = LandmarkCatalog([])
+        if !json {
+            // The server's names, or a wait for it: the cache is not read while the server answers.
+            catalog = try await CacheFallback.$allowed.withValue(false) {
+                try await feed.read { try await service.landmarks() }
+            }
+        }
         while true {
             let wait = noFollow ? Duration.zero : feed.waitLeft(upTo: .seconds(30))
             guard let page = try await feed.next(after: cursor, wait: wait) else { return }
@@ -100,12 +106,20 @@ struct Feed {
         self.deadline = deadline
     }
 
-    /// The cursor of now (the server waited for if it is down).
+    /// The cursor of now (the server waited for if it is down, until the deadline).
     mutating func start() async throws -> String {
+        try await read { [service] in try await service.changes(nil, .zero).cursor }
+    }
+
+    /// What `body` reads from the backend, the server waited for if it is down. Each try is
+    /// a request of its own, with the whole RESV_REQUEST_TIMEOUT from its start: a watch or
+    /// a wait lasts longer than any one request. Past the deadline, the failure is thrown.
+    mutating func read<T>(_ body: () async throws -> T) async throws -> T {
         while true {
             do {
-                return try await service.changes(nil, .zero).cursor
+                return try await CommandDeadline.$start.withValue(.now) { try await body() }
             } catch {
+                if let deadline, ContinuousClock.now >= deadline { throw error }
                 try await recover(from: error)
             }
         }
@@ -152,7 +166,7 @@ struct Feed {
         switch error {
         case let error as HTTPBackendError:
             switch error {
-            case .unavailable, .serverError, .rateLimited: return true
+            case .unavailable, .serverError, .rateLimited, .databaseUnavailable, .serverBusy: return true
             default: return false
             }
         default: return false
