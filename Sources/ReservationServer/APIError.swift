@@ -83,6 +83,14 @@ public struct APIError: HTTPResponseError, Sendable {
         }
     }
 
+    /// The database broke the request's transaction more times than the server retries it
+    /// (deadlocks, serialization failures under load): nothing was written, send it again.
+    static func busy(_ error: DatabaseError) -> APIError {
+        var busy = APIError(.serviceUnavailable, .serverBusy, error.localizedDescription)
+        busy.retryAfter = 1
+        return busy
+    }
+
     static let unauthorized = APIError(
         .unauthorized, "missing or unknown bearer token: send 'Authorization: Bearer TOKEN' (resv-server token create)")
 
@@ -153,7 +161,7 @@ extension Response {
 
 /// Answers every error in the contract's shape: a route or method that does
 /// not exist (404), a body over the limit (413), a database that cannot be reached
-/// (503 with Retry-After), anything unexpected (500,
+/// or keeps breaking transactions (503 with Retry-After), anything unexpected (500,
 /// logged with its detail, which the client never sees).
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
@@ -163,6 +171,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as APIError {
             return try error.response(from: request, context: context)
+        } catch let error as DatabaseError where error.isBusy {
+            return try APIError.busy(error).response(from: request, context: context)
         } catch let error where APIError.isDatabaseUnreachable(error) {
             context.logger.warning(
                 "the database cannot be reached", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])

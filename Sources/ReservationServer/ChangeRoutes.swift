@@ -41,7 +41,7 @@ struct ChangeRoutes: Sendable {
             let page = ChangePage(changes: [], cursor: cursor(user, try await store.newestChange(user)))
             return .json(status: .ok, body: [UInt8](page.json.encoded()))
         }
-        let after = try sequence(of: text, for: user)
+        let after = try await position(of: text, for: user)
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(wait * 1000)))
         while true {
             let mark = store.signal.mark(user)
@@ -67,33 +67,36 @@ struct ChangeRoutes: Sendable {
         return FeedReads.Read(body: ByteBuffer(bytes: page.json.encoded()), found: !found.isEmpty)
     }
 
-    /// `s<number>.<16 hex digits>`: the change's number, signed with the
-    /// database's key for this user, so a cursor is good only for its user and its database.
-    func cursor(_ user: UserID, _ sequence: Int64) -> String {
-        "s\(sequence).\(signature(user, sequence))"
+    /// `p<number>.<16 hex digits>`: the number of the user's change (their
+    /// n-th, in commit order), signed with the database's key for this user,
+    /// so a cursor is good only for its user and its database.
+    func cursor(_ user: UserID, _ position: Int64) -> String {
+        "p\(position).\(signature(user, "p\(position)"))"
     }
 
-    private func signature(_ user: UserID, _ sequence: Int64) -> String {
+    func signature(_ user: UserID, _ number: String) -> String {
         let code = HMAC<SHA256>.authenticationCode(
-            for: Array("\(user.rawValue):\(sequence)".utf8), using: SymmetricKey(data: store.cursorKey))
+            for: Array("\(user.rawValue):\(number)".utf8), using: SymmetricKey(data: store.cursorKey))
         return Hex.string(Array(code.prefix(8)))
     }
 
-    /// The number of a cursor this database signed for this user; `invalidCursor` for anything else.
-    func sequence(of text: String, for user: UserID) throws -> Int64 {
+    /// The position a cursor this database signed for this user stands at;
+    /// `invalidCursor` for anything else. A cursor of a server before schema 7,
+    /// `s<history.seq>.<signature>`, stands just after that row's change.
+    func position(of text: String, for user: UserID) async throws -> Int64 {
         let refusal = APIError(ReservationError.invalidCursor(text))
-        guard ChangeCursor.isPlausible(text), text.first == "s" else { throw refusal }
+        guard ChangeCursor.isPlausible(text), let kind = text.first, kind == "p" || kind == "s" else { throw refusal }
         let parts = text.dropFirst().split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let sequence = Int64(parts[0]), sequence >= 0, String(sequence) == parts[0] else {
+        guard parts.count == 2, let number = Int64(parts[0]), number >= 0, String(number) == parts[0] else {
             throw refusal
         }
-        // Compared whole, in constant time.
-        let expected = Array(signature(user, sequence).utf8)
+        // Compared whole, in constant time. The old cursors signed the bare number.
+        let expected = Array(signature(user, kind == "p" ? "p\(number)" : "\(number)").utf8)
         let given = Array(parts[1].utf8)
         guard given.count == expected.count, zip(given, expected).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
             throw refusal
         }
-        return sequence
+        return kind == "p" ? number : try await store.positionAfter(user, number)
     }
 }
 

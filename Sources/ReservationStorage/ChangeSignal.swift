@@ -1,4 +1,5 @@
 import Foundation
+import ReservationCore
 import Synchronization
 
 /// Wakes the long polls of `GET /changes` when a user's history grows: an
@@ -112,4 +113,13 @@ final class TouchedUsers: Sendable {
     func insert(_ user: UserID) { users.withLock { _ = $0.insert(user) } }
     func insert<S: Sequence>(contentsOf more: S) where S.Element == UserID { users.withLock { $0.formUnion(more) } }
     var all: Set<UserID> { users.withLock { $0 } }
+}
+
+/// The history entries a transaction wrote, each with the user whose history it
+/// goes to, in order: kept until the transaction numbers and writes them at its end.
+final class PendingEntries: Sendable {
+    private let entries = Mutex<[(owner: UserID, entry: HistoryEntry)]>([])
+
+    func append(_ more: [(owner: UserID, entry: HistoryEntry)]) { entries.withLock { $0 += more } }
+    var all: [(owner: UserID, entry: HistoryEntry)] { entries.withLock { $0 } }
 }

@@ -6,7 +6,7 @@ import ReservationCore
 /// differ (column types, an auto-numbered key, `ADD COLUMN IF NOT EXISTS`).
 enum Schema {
     /// The version this server writes and reads; a database at a newer one is refused.
-    static let version = 6
+    static let version = 7
 
     enum Dialect {
         case sqlite, postgres
@@ -119,6 +119,30 @@ enum Schema {
                     """,
                 ]
             ),
+            (7, feedPositions(d)),
+        ]
+    }
+
+    /// Version 7: each user's changes numbered 1, 2, 3… in the order they
+    /// commit (`history.position`, the feed's cursor), from a counter on the
+    /// user's row (`users.last_position`) that a writer takes at the end of its
+    /// transaction and holds until it commits. `seq`, numbered when a row is
+    /// written, is not that order when several transactions write at once
+    /// (docs/feed.md). Rows written before are numbered in `seq` order.
+    private static func feedPositions(_ d: Dialect) -> [String] {
+        [
+            "ALTER TABLE users \(d.addColumn) last_position \(d.integer) NOT NULL DEFAULT 0",
+            "ALTER TABLE history \(d.addColumn) position \(d.integer)",
+            """
+            UPDATE history SET position = n.p FROM (
+                SELECT seq, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY seq) AS p FROM history) AS n
+            WHERE history.seq = n.seq
+            """,
+            """
+            UPDATE users SET last_position = (
+                SELECT COALESCE(MAX(position), 0) FROM history WHERE history.user_id = users.id)
+            """,
+            "CREATE UNIQUE INDEX IF NOT EXISTS history_by_position ON history (user_id, position)",
         ]
     }
 

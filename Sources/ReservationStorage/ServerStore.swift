@@ -88,13 +88,18 @@ public struct ServerStore: Sendable {
     public var signal = ChangeSignal()
     /// The key this database's feed cursors are signed with (kept in it: every instance has the same).
     public var cursorKey: [UInt8] = []
-    /// The user's changes numbered after `after`, oldest first, at most `limit`, each with its number.
+    /// The user's changes numbered after `after`, oldest first, at most `limit`,
+    /// each with its number: 1, 2, 3… in the order they committed, so none can
+    /// still appear below a number served (the feed never skips; docs/feed.md).
     public var changes:
         @Sendable (UserID, _ after: Int64, _ limit: Int) async throws -> [(sequence: Int64, entry: HistoryEntry)] = {
             _, _, _ in []
         }
     /// The number of the user's newest change; 0 when none.
     public var newestChange: @Sendable (UserID) async throws -> Int64 = { _ in 0 }
+    /// The number of the user's newest change at or before `history.seq` value
+    /// `sequence`: what a cursor from before schema 7 (which carried `seq`) is now.
+    public var positionAfter: @Sendable (UserID, _ sequence: Int64) async throws -> Int64 = { $1 }
     /// Rings `signal` for other processes' commits until cancelled (PostgreSQL's
     /// notifications); nil where this process is the only writer.
     public var listen: (@Sendable () async throws -> Void)?
@@ -170,8 +175,8 @@ enum SharedSQL {
             SELECT h.command FROM history h WHERE h.user_id = \(user)
             AND h.change NOT IN (\(notUndoable))
             AND NOT EXISTS (SELECT 1 FROM history u WHERE u.undoes = h.command)
-            ORDER BY h.seq DESC LIMIT 1)
-        ORDER BY seq
+            ORDER BY h.position DESC LIMIT 1)
+        ORDER BY position
         """
     }
 }
@@ -183,6 +188,13 @@ public enum DatabaseError: Error, LocalizedError, Sendable {
     case newerSchema(String, found: Int, supported: Int)
     case corruptRow(String)
     case inUse(String)
+    /// The database broke the transaction (deadlock, serialization failure) this many times in a row.
+    case busy(attempts: Int)
+
+    /// Whether the request may simply be sent again (`busy`).
+    public var isBusy: Bool {
+        if case .busy = self { true } else { false }
+    }
 
     public var errorDescription: String? {
         switch self {
@@ -192,6 +204,8 @@ public enum DatabaseError: Error, LocalizedError, Sendable {
             "the database \(what) has schema version \(found), newer than this resv-server's \(supported): upgrade resv-server"
         case .corruptRow(let detail): "a stored row is not valid: \(detail)"
         case .inUse(let path): "another resv-server is serving \(path): stop it first, or give another --database"
+        case .busy(let attempts):
+            "the database broke this request's transaction \(attempts) times (deadlocks under load): send it again"
         }
     }
 }

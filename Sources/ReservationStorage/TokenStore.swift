@@ -135,14 +135,14 @@ extension TokenStore {
                 try await client.withTransaction(logger: logger) { db in
                     let now = now().timeIntervalSince1970
                     let expires = expiresAt?.timeIntervalSince1970
-                    try await db.query(
+                    try await db.run(
                         "INSERT INTO users (name, created_at) VALUES (\(name), \(now)) ON CONFLICT (name) DO NOTHING",
                         logger: logger)
                     guard
                         let id = try await db.query("SELECT id FROM users WHERE name = \(name)", logger: logger)
                             .collect().first.map({ try $0.decode(Int64.self) })
                     else { throw DatabaseError.corruptRow("user \(name) vanished") }
-                    try await db.query(
+                    try await db.run(
                         "INSERT INTO tokens (hash, user_id, created_at, expires_at) VALUES (\(hash), \(id), \(now), \(expires))",
                         logger: logger)
                     return UserID(id)

@@ -1,7 +1,10 @@
 import CapacityModel
 import Foundation
 import HTTPTypes
+import Logging
+import PostgresNIO
 import ReservationCore
+import SQLiteNIO
 import Testing
 
 @testable import ReservationServer
@@ -124,6 +127,140 @@ struct ChangeRouteTests {
                 #expect(reply.status == .badRequest && reply.code == .invalidRequest, "\(wait): \(reply.text)")
             }
             #expect(try await h.call(.get, "/changes", token: nil).status == .unauthorized)
+        }
+    }
+
+    /// A database of schema 6 numbered changes by `history.seq`, which several
+    /// writers commit out of order. Opened by this server, each user's changes
+    /// are numbered 1, 2, 3… in `seq` order, and a cursor of then
+    /// (`s<seq>.<signature>`) resumes just after its change: no gap, no repeat.
+    @Test(arguments: Engine.available.filter { $0 != .memory })
+    func aSchemaSixCursorResumesAfterItsChange(engine: Engine) async throws {
+        try await withHarness(engine) { h in
+            let routes = ChangeRoutes(store: h.store)
+            let alice = try #require(try await h.store.tokens.grant(Token.hash(h.alice))?.user)
+            let bob = try #require(try await h.store.tokens.grant(Token.hash(h.bob))?.user)
+            let start = try #require(try await Self.page(h, h.alice).object["cursor"] as? String)
+            for token in [h.alice, h.bob, h.alice, h.alice, h.bob] { try await h.reserve(token) }
+            let fresh = Self.changes(try await Self.page(h, h.alice, after: start))
+            #expect(fresh.count == 3)
+            // Each user's numbers count up from where the user was, in the order of `seq`.
+            let rows = try await Self.historyRows(h, users: [alice, bob])
+            for user in [alice, bob] {
+                let mine = rows.filter { $0.user == user }
+                #expect(mine.map(\.position) == Array(1...Int64(mine.count)), "\(mine)")
+                #expect(mine.map(\.seq) == mine.map(\.seq).sorted())
+            }
+            // Alice's first change of the five, by its `seq`: the cursor of then resumes at her second.
+            let firstSeq = try #require(
+                rows.filter { $0.user == alice }.dropFirst(rows.filter { $0.user == alice }.count - 3).first?.seq)
+            let old = "s\(firstSeq).\(routes.signature(alice, "\(firstSeq)"))"
+            let resumed = Self.changes(try await Self.page(h, h.alice, after: old))
+            #expect(resumed.map(\.id) == fresh.dropFirst().map(\.id), "\(resumed)")
+            #expect(resumed.map(\.cursor) == fresh.dropFirst().map(\.cursor))
+            // Signed for another user, or unsigned: refused.
+            let bobs = "s\(firstSeq).\(routes.signature(bob, "\(firstSeq)"))"
+            #expect(try await Self.page(h, h.alice, after: bobs).code == .invalidCursor)
+            // The number alone is not a cursor of the new kind: `p` and `s` are signed apart.
+            let confused = "p\(firstSeq).\(routes.signature(alice, "\(firstSeq)"))"
+            #expect(try await Self.page(h, h.alice, after: confused).code == .invalidCursor)
+        }
+    }
+
+    /// A database of schema 6, with changes of two users interleaved, opened by
+    /// this server: each user's changes numbered 1, 2, 3… in `seq` order, the
+    /// user's last number kept, and a number read back from any `seq`.
+    @Test func aSchemaSixDatabaseNumbersEachUsersChangesInSeqOrder() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resv-six-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("db.sqlite").path
+        let logger = {
+            var logger = Logger(label: "resv-test-six")
+            logger.logLevel = .critical
+            return logger
+        }()
+        let now = Date(timeIntervalSince1970: 1_900_000_000)
+        let clock: @Sendable () -> Date = { now }
+        let users = try await Database.withStore(path, logger: logger, now: clock) { store in
+            let users = [
+                try await store.addToken("alice", Token.hash(Token.generate())),
+                try await store.addToken("bob", Token.hash(Token.generate())),
+            ]
+            for (number, user) in [0, 1, 0, 0, 1, 0].map({ users[$0] }).enumerated() {
+                let request = try NewReservation(
+                    landmarkID: try #require(Landmark.ID(Fixture.goldenGate)),
+                    date: now.addingTimeInterval(Double(number + 1) * 86_400), partySize: 2, now: now)
+                _ = try await store.transaction(user, catalog: .builtIn) {
+                    try await Booking.reserve([request], now: now, in: $0)
+                }
+            }
+            return users
+        }
+        // What version 6 had: no numbers.
+        let connection = try await SQLiteConnection.open(storage: .file(path: path))
+        for statement in [
+            "DROP INDEX history_by_position", "ALTER TABLE history DROP COLUMN position",
+            "ALTER TABLE users DROP COLUMN last_position", "PRAGMA user_version = 6",
+        ] {
+            _ = try await connection.query(statement)
+        }
+        let seqs = try await connection.query("SELECT seq, user_id FROM history ORDER BY seq").map {
+            (seq: Int64($0.column("seq")?.integer ?? -1), user: Int64($0.column("user_id")?.integer ?? -1))
+        }
+        try await connection.close()
+        try await Database.withStore(path, logger: logger, now: clock) { store in
+            for user in users {
+                let changes = try await store.changes(user, 0, 100)
+                let mine = seqs.filter { $0.user == user.rawValue }
+                #expect(changes.map(\.sequence) == Array(1...Int64(mine.count)))
+                #expect(try await store.newestChange(user) == Int64(mine.count))
+                for (index, row) in mine.enumerated() {
+                    #expect(try await store.positionAfter(user, row.seq) == Int64(index + 1))
+                }
+                #expect(try await store.positionAfter(user, 0) == 0)
+            }
+            // And the next change of a user follows the last number.
+            let request = try NewReservation(
+                landmarkID: try #require(Landmark.ID(Fixture.goldenGate)), date: now.addingTimeInterval(90 * 86_400),
+                partySize: 1, now: now)
+            _ = try await store.transaction(users[1], catalog: .builtIn) {
+                try await Booking.reserve([request], now: now, in: $0)
+            }
+            #expect(try await store.changes(users[1], 2, 10).map(\.sequence) == [3])
+        }
+    }
+
+    /// `(seq, user, position)` of every history row of these users, by `seq`.
+    static func historyRows(_ h: Harness, users: [UserID]) async throws -> [(seq: Int64, user: UserID, position: Int64)]
+    {
+        let ids = users.map(\.description).joined(separator: ", ")
+        let sql = "SELECT seq, user_id, position FROM history WHERE user_id IN (\(ids)) ORDER BY seq"
+        if h.database.hasPrefix("postgres") {
+            var logger = Logger(label: "resv-test-rows")
+            logger.logLevel = .critical
+            let client = PostgresClient(
+                configuration: try PostgresStore.configuration(h.database), backgroundLogger: logger)
+            return try await withThrowingTaskGroup(of: [(seq: Int64, user: UserID, position: Int64)]?.self) { group in
+                group.addTask {
+                    await client.run()
+                    return nil
+                }
+                defer { group.cancelAll() }
+                let rows = try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
+                return try rows.map { row in
+                    let (seq, user, position) = try row.decode((Int64, Int64, Int64).self)
+                    return (seq, UserID(user), position)
+                }
+            }
+        }
+        let connection = try await SQLiteConnection.open(storage: .file(path: h.database))
+        defer { Task { try? await connection.close() } }
+        return try await connection.query(sql).map { row in
+            (
+                Int64(row.column("seq")?.integer ?? -1), UserID(Int64(row.column("user_id")?.integer ?? -1)),
+                Int64(row.column("position")?.integer ?? -1)
+            )
         }
     }
 }

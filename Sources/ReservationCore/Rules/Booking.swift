@@ -14,7 +14,11 @@ public enum Booking {
         _ requests: [NewReservation], now: Date, command: String = newCommand(), holdLimit: Int? = nil,
         newID: () -> Reservation.ID = { Reservation.ID(UUID()) }, in transaction: some BookingTransaction
     ) async throws -> [Reservation] {
-        try await transaction.lockHistory(exclusive: false)
+        // Holds counted against a cap are counted with the user's other changes held off (an
+        // exclusive lock): two requests of one user side by side would each count the other's
+        // holds as not there and pass the cap together.
+        let holds = requests.count { $0.hold != nil }
+        try await transaction.lockHistory(exclusive: holdLimit != nil && holds > 0)
         let catalog = transaction.catalog
         var failures: [BatchFailure] = []
         var resolved: [(request: NewReservation, landmark: Landmark, day: BookingDay?)?] = []
@@ -60,7 +64,6 @@ public enum Booking {
         guard failures.isEmpty else {
             throw ReservationError.batchRejected(failures.sorted { $0.index < $1.index }, total: requests.count)
         }
-        let holds = requests.count { $0.hold != nil }
         if let holdLimit, holds > 0, try await transaction.liveHolds(at: now) + holds > holdLimit {
             throw ReservationError.tooManyHolds(limit: holdLimit)
         }

@@ -74,7 +74,9 @@ public enum PostgresStore {
             },
             transact: { user, catalog, key, work in
                 // A deadlock PostgreSQL broke (a promotion locking a waiting row while its owner
-                // changes it) rolled everything back: the transaction runs again, a few times.
+                // changes it, DESIGN.md's row-then-day order) or a serialization failure rolled
+                // everything back: the transaction runs again after a random pause, a few times,
+                // then the request is answered 503 (`DatabaseError.busy`), never 500.
                 var attempt = 0
                 while true {
                     attempt += 1
@@ -84,7 +86,7 @@ public enum PostgresStore {
                         return try await client.withTransaction(logger: logger) { db in
                             if let key {
                                 // Holds off every other writer of this user's key until the transaction ends.
-                                try await db.query(
+                                try await db.run(
                                     "SELECT pg_advisory_xact_lock(hashtextextended(\("key \(user.rawValue) \(key.key)"), 0))",
                                     logger: logger)
                                 if let kept = try await storedResponse(db, user: user, key: key.key, logger: logger) {
@@ -93,25 +95,28 @@ public enum PostgresStore {
                             }
                             let transaction = PostgresTransaction(db: db, logger: logger, user: user, catalog: catalog)
                             let (value, keep) = try await work(transaction)
+                            try await transaction.finish()
                             let users = transaction.touched.all
                             if !users.isEmpty {
                                 // Delivered at commit to every instance's listener (`listen`), this one's too.
-                                try await db.query(
+                                try await db.run(
                                     "SELECT pg_notify(\(Self.channel), \(Self.payload(users)))", logger: logger)
-                                touched.insert(contentsOf: users)
                             }
                             if let key, let keep {
-                                try await db.query(
+                                try await db.run(
                                     """
                                     INSERT INTO idempotency_keys (user_id, key, request_hash, status, body, created_at)
                                     VALUES (\(user.rawValue), \(key.key), \(keep.requestHash), \(keep.status),
                                             \(ByteBuffer(bytes: keep.body)), \(key.receivedAt.timeIntervalSince1970))
                                     """, logger: logger)
                             }
+                            touched.insert(contentsOf: users)
                             return .done(value)
                         }
                     } catch let error as PostgresTransactionError {
-                        if attempt < 5, let failure = error.closureError as? PSQLError, isRetryable(failure) {
+                        if let failure = error.closureError as? PSQLError, isRetryable(failure) {
+                            guard attempt < Self.attempts else { throw DatabaseError.busy(attempts: attempt) }
+                            try await Task.sleep(for: Self.pause(before: attempt + 1))
                             continue
                         }
                         // A refusal rolled the transaction back; it is answered as itself.
@@ -130,13 +135,13 @@ public enum PostgresStore {
                         """
                         SELECT h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
                         WHERE h.user_id = \(user.rawValue) AND h.reservation_id = \(id.description)
-                        ORDER BY h.seq DESC LIMIT \(limit)
+                        ORDER BY h.position DESC LIMIT \(limit)
                         """, logger: logger)
                 } else {
                     rows = try await client.query(
                         """
                         SELECT h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
-                        WHERE h.user_id = \(user.rawValue) ORDER BY h.seq DESC LIMIT \(limit)
+                        WHERE h.user_id = \(user.rawValue) ORDER BY h.position DESC LIMIT \(limit)
                         """, logger: logger)
                 }
                 return try await rows.collect().map { row in
@@ -155,19 +160,29 @@ public enum PostgresStore {
         store.tokens = .postgres(client, logger: logger, now: now)
         store.signal = signal
         store.changes = { user, after, limit in
+            // Numbered at commit, in commit order (`PostgresTransaction.finish`): none can still
+            // commit below the highest number read.
             try await client.query(
                 """
-                SELECT h.seq, h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
-                WHERE h.user_id = \(user.rawValue) AND h.seq > \(after) ORDER BY h.seq LIMIT \(max(0, limit))
+                SELECT h.position, h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
+                WHERE h.user_id = \(user.rawValue) AND h.position > \(after) ORDER BY h.position LIMIT \(max(0, limit))
                 """, logger: logger
             ).collect().map { row in
-                let (sequence, entry, name) = try row.decode((Int64, String, String).self)
-                return (sequence, try HistoryEntry(stored: entry, user: name))
+                let (position, entry, name) = try row.decode((Int64, String, String).self)
+                return (position, try HistoryEntry(stored: entry, user: name))
             }
         }
         store.newestChange = { user in
             try await client.query(
-                "SELECT COALESCE(MAX(seq), 0)::BIGINT FROM history WHERE user_id = \(user.rawValue)", logger: logger
+                "SELECT last_position FROM users WHERE id = \(user.rawValue)", logger: logger
+            ).collect().first?.decode(Int64.self) ?? 0
+        }
+        store.positionAfter = { user, sequence in
+            try await client.query(
+                """
+                SELECT COALESCE(MAX(position), 0)::BIGINT FROM history
+                WHERE user_id = \(user.rawValue) AND seq <= \(sequence)
+                """, logger: logger
             ).collect().first?.decode(Int64.self) ?? 0
         }
         // Every instance's commits, as notifications: until cancelled (a lost connection throws,
@@ -182,6 +197,16 @@ public enum PostgresStore {
             }
         }
         return (store, client)
+    }
+
+    /// How many times a transaction runs before its request is answered 503.
+    static let attempts = 8
+
+    /// The pause before attempt `attempt` (2, 3, …): random up to 5 ms · 2^(attempt−2), at
+    /// most 320 ms (full jitter), so transactions that broke each other do not meet again.
+    static func pause(before attempt: Int) -> Duration {
+        let ceiling = 5 << min(max(attempt - 2, 0), 6)
+        return .microseconds(Int.random(in: 0...(ceiling * 1000)))
     }
 
     /// A deadlock or a serialization failure: the transaction was rolled back and may run again.
@@ -217,8 +242,8 @@ public enum PostgresStore {
     public static func migrate(_ client: PostgresClient, url: String, logger: Logger) async throws {
         try await client.withTransaction(logger: logger) { db in
             // One server migrates at a time.
-            try await db.query("SELECT pg_advisory_xact_lock(7205001)", logger: logger)
-            try await db.query("CREATE TABLE IF NOT EXISTS resv_schema (version INTEGER NOT NULL)", logger: logger)
+            try await db.run("SELECT pg_advisory_xact_lock(7205001)", logger: logger)
+            try await db.run("CREATE TABLE IF NOT EXISTS resv_schema (version INTEGER NOT NULL)", logger: logger)
             let version =
                 try await db.query("SELECT version FROM resv_schema", logger: logger).collect()
                 .first.map { try $0.decode(Int.self) } ?? 0
@@ -227,10 +252,10 @@ public enum PostgresStore {
             }
             guard version < Schema.version else { return }
             for statement in Schema.statements(.postgres, from: version) {
-                try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                try await db.run(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
-            try await db.query("DELETE FROM resv_schema", logger: logger)
-            try await db.query("INSERT INTO resv_schema (version) VALUES (\(Schema.version))", logger: logger)
+            try await db.run("DELETE FROM resv_schema", logger: logger)
+            try await db.run("INSERT INTO resv_schema (version) VALUES (\(Schema.version))", logger: logger)
         }
     }
 

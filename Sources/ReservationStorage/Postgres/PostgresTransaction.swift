@@ -8,6 +8,11 @@ import ReservationCore
 /// interleave takes a transaction-scoped advisory lock (the user's history, a
 /// landmark-day) or a row lock. Every call is one or two statements whatever
 /// the number of rows, days or entries: a round trip each, not one per line.
+///
+/// History entries are kept until `finish`, which numbers them in each
+/// owner's feed under the owner's row lock, held until the commit: the last
+/// lock taken, so it waits on nothing, and a user's changes are numbered in
+/// the order they commit (docs/feed.md).
 struct PostgresTransaction: BookingTransaction {
     let db: PostgresConnection
     let logger: Logger
@@ -15,26 +20,30 @@ struct PostgresTransaction: BookingTransaction {
     let catalog: LandmarkCatalog
     /// The users whose history this transaction added to.
     let touched = TouchedUsers()
+    /// The entries to write at `finish`, each with its owner, in order.
+    let pending = PendingEntries()
+
+    @discardableResult
+    private func run(_ query: PostgresQuery) async throws -> [PostgresRow] { try await db.run(query, logger: logger) }
 
     func lockHistory(exclusive: Bool) async throws {
         let key = "history \(user.rawValue)"
         if exclusive {
-            try await db.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))", logger: logger)
+            try await run("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))")
         } else {
-            try await db.query("SELECT pg_advisory_xact_lock_shared(hashtextextended(\(key), 0))", logger: logger)
+            try await run("SELECT pg_advisory_xact_lock_shared(hashtextextended(\(key), 0))")
         }
     }
 
     func recordsForUpdate(_ ids: [Reservation.ID]) async throws -> [Reservation.ID: ReservationApiModel] {
         guard !ids.isEmpty else { return [:] }
         // Rows are locked in the order they come: by id, the same in every transaction.
-        let rows = try await db.query(
+        let rows = try await run(
             """
             SELECT \(unescaped: ReservationRow.columns) FROM reservations
             WHERE user_id = \(user.rawValue) AND id = ANY(\(ids.map(\.description))::TEXT[])
             ORDER BY id COLLATE "C" FOR UPDATE
-            """, logger: logger
-        ).collect()
+            """)
         var found: [Reservation.ID: ReservationApiModel] = [:]
         for row in rows {
             let record = try PostgresStore.record(row)
@@ -46,11 +55,11 @@ struct PostgresTransaction: BookingTransaction {
     func booked(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: Int] {
         guard !days.isEmpty else { return [:] }
         // In the order given (sorted by the rules), so two batches never wait on each other crosswise.
-        try await db.query(
+        try await run(
             """
             SELECT pg_advisory_xact_lock(hashtextextended(k, 0))
             FROM UNNEST(\(days.map { "day \($0.landmark) \($0.start)" })::TEXT[]) WITH ORDINALITY AS t (k, i) ORDER BY i
-            """, logger: logger)
+            """)
         let rows = try await db.query(
             """
             SELECT d.i, COALESCE(SUM(r.party_size), 0)::FLOAT8
@@ -134,26 +143,24 @@ struct PostgresTransaction: BookingTransaction {
     }
 
     func updateAny(_ reservations: [Reservation], entries: [HistoryEntry]) async throws {
-        try await write(reservations, owner: nil)
-        guard !entries.isEmpty else { return }
-        let owners = try await db.query(
-            """
-            INSERT INTO history (user_id, reservation_id, command, change, undoes, entry)
-            SELECT r.user_id, t.r, t.c, t.ch, NULL, t.e FROM UNNEST(
-                \(entries.map(\.reservationID.description))::TEXT[], \(entries.map(\.command))::TEXT[],
-                \(entries.map(\.change.rawValue))::TEXT[], \(entries.map(\.storedText))::TEXT[])
-                WITH ORDINALITY AS t (r, c, ch, e, i)
-            JOIN reservations r ON r.id = t.r
-            ORDER BY t.i
-            RETURNING user_id
-            """, logger: logger
-        ).collect()
-        touched.insert(contentsOf: try owners.map { UserID(try $0.decode(Int64.self)) })
+        let owners = try await write(reservations, owner: nil)
+        // An entry of a reservation not written here is its owner's too (none is: each entry is of a change made).
+        let missing = Set(entries.map(\.reservationID)).subtracting(owners.keys)
+        var found = owners
+        if !missing.isEmpty {
+            for row in try await run(
+                "SELECT id, user_id FROM reservations WHERE id = ANY(\(missing.map(\.description))::TEXT[])")
+            {
+                let (id, owner) = try row.decode((String, Int64).self)
+                if let id = Reservation.ID(id) { found[id] = UserID(owner) }
+            }
+        }
+        pending.append(entries.compactMap { entry in found[entry.reservationID].map { ($0, entry) } })
     }
 
     func insert(_ reservations: [Reservation]) async throws {
         guard !reservations.isEmpty else { return }
-        try await db.query(
+        try await run(
             """
             INSERT INTO reservations
                 (id, user_id, landmark_id, date, starts_at, party_size, status, created_at, updated_at, version, note,
@@ -169,15 +176,17 @@ struct PostgresTransaction: BookingTransaction {
                 \(reservations.map { $0.waitlistOrder ?? -1 })::BIGINT[],
                 \(reservations.map { $0.requestedStatus?.rawValue ?? "" })::TEXT[]
             ) AS t (i, l, d, s, p, st, c, u, v, n, x, o, q)
-            """, logger: logger)
+            """)
     }
 
     func update(_ reservations: [Reservation]) async throws { try await write(reservations, owner: user) }
 
-    /// Writes changed reservations: the user's (`owner`), or with nil any user's.
-    private func write(_ reservations: [Reservation], owner: UserID?) async throws {
-        guard !reservations.isEmpty else { return }
-        try await db.query(
+    /// Writes changed reservations: the user's (`owner`), or with nil any
+    /// user's. Returns the owner of each reservation written.
+    @discardableResult
+    private func write(_ reservations: [Reservation], owner: UserID?) async throws -> [Reservation.ID: UserID] {
+        guard !reservations.isEmpty else { return [:] }
+        let rows = try await run(
             """
             UPDATE reservations SET landmark_id = t.l, date = t.d, starts_at = t.s, party_size = t.p, status = t.st,
                 note = NULLIF(t.n, ''), updated_at = t.u, version = t.v, expires_at = NULLIF(t.x, 'NaN'),
@@ -192,7 +201,14 @@ struct PostgresTransaction: BookingTransaction {
                 \(reservations.map { $0.requestedStatus?.rawValue ?? "" })::TEXT[]
             ) AS t (i, l, d, s, p, st, n, u, v, x, o, q)
             WHERE reservations.id = t.i AND (\(owner?.rawValue)::BIGINT IS NULL OR reservations.user_id = \(owner?.rawValue))
-            """, logger: logger)
+            RETURNING reservations.id, reservations.user_id
+            """)
+        var owners: [Reservation.ID: UserID] = [:]
+        for row in rows {
+            let (id, owner) = try row.decode((String, Int64).self)
+            if let id = Reservation.ID(id) { owners[id] = UserID(owner) }
+        }
+        return owners
     }
 
     /// A hold's end in seconds, NaN (stored as NULL) when none: arrays of binds hold no NULLs here.
@@ -201,25 +217,68 @@ struct PostgresTransaction: BookingTransaction {
     }
 
     func append(_ entries: [HistoryEntry]) async throws {
+        pending.append(entries.map { (user, $0) })
+    }
+
+    /// Writes the entries kept, numbering each after its owner's last
+    /// (`users.last_position`): the owners' rows locked in id order, the last
+    /// locks of the transaction, held until it commits. A transaction that
+    /// numbers a user's change after this one waits for this one's commit, so
+    /// the feed never serves a number before every lower one is committed.
+    func finish() async throws {
+        let entries = pending.all
         guard !entries.isEmpty else { return }
-        touched.insert(user)
-        try await db.query(
+        let owners = Set(entries.map(\.owner.rawValue)).sorted()
+        var last: [Int64: Int64] = [:]
+        for row in try await run(
             """
-            INSERT INTO history (user_id, reservation_id, command, change, undoes, entry)
-            SELECT \(user.rawValue), r, c, ch, NULLIF(u, ''), e FROM UNNEST(
-                \(entries.map(\.reservationID.description))::TEXT[], \(entries.map(\.command))::TEXT[],
-                \(entries.map(\.change.rawValue))::TEXT[], \(entries.map { $0.undoes ?? "" })::TEXT[],
-                \(entries.map(\.storedText))::TEXT[]) WITH ORDINALITY AS t (r, c, ch, u, e, i) ORDER BY i
-            """, logger: logger)
+            SELECT id, last_position FROM users WHERE id = ANY(\(owners)::BIGINT[]) ORDER BY id FOR NO KEY UPDATE
+            """)
+        {
+            let (id, position) = try row.decode((Int64, Int64).self)
+            last[id] = position
+        }
+        var positions: [Int64] = []
+        positions.reserveCapacity(entries.count)
+        for (owner, _) in entries {
+            let next = last[owner.rawValue, default: 0] + 1
+            last[owner.rawValue] = next
+            positions.append(next)
+        }
+        try await run(
+            """
+            WITH numbered AS (
+                UPDATE users SET last_position = n.p FROM UNNEST(\(Array(last.keys))::BIGINT[],
+                    \(Array(last.values))::BIGINT[]) AS n (u, p)
+                WHERE users.id = n.u)
+            INSERT INTO history (user_id, position, reservation_id, command, change, undoes, entry)
+            SELECT o, p, r, c, ch, NULLIF(u, ''), e FROM UNNEST(
+                \(entries.map(\.owner.rawValue))::BIGINT[], \(positions)::BIGINT[],
+                \(entries.map(\.entry.reservationID.description))::TEXT[], \(entries.map(\.entry.command))::TEXT[],
+                \(entries.map(\.entry.change.rawValue))::TEXT[], \(entries.map { $0.entry.undoes ?? "" })::TEXT[],
+                \(entries.map(\.entry.storedText))::TEXT[]) WITH ORDINALITY AS t (o, p, r, c, ch, u, e, i) ORDER BY i
+            """)
+        touched.insert(contentsOf: entries.map(\.owner))
     }
 
     func commandToUndo() async throws -> [HistoryEntry] {
         var binds = PostgresBindings()
         binds.append(user.rawValue)
-        return try await db.query(
-            PostgresQuery(unsafeSQL: SharedSQL.commandToUndo(user: "$1"), binds: binds), logger: logger
-        ).collect().map { row in try HistoryEntry(stored: try row.decode(String.self), user: nil) }
+        return try await run(PostgresQuery(unsafeSQL: SharedSQL.commandToUndo(user: "$1"), binds: binds)).map { row in
+            try HistoryEntry(stored: try row.decode(String.self), user: nil)
+        }
     }
 
     private func seconds(_ date: Date?) -> Double { (date ?? Date(timeIntervalSince1970: 0)).timeIntervalSince1970 }
+}
+
+extension PostgresConnection {
+    /// Runs a statement and reads its whole answer: an error PostgreSQL sends
+    /// after the answer began (a deadlock found while a lock is waited for) is
+    /// thrown here, not lost with an unread answer to fail the next statement
+    /// with 25P02 ("current transaction is aborted").
+    @discardableResult
+    func run(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
+        try await self.query(query, logger: logger).collect()
+    }
 }

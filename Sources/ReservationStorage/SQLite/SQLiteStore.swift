@@ -129,7 +129,7 @@ public enum SQLiteStore {
                 }
                 // SQLite reads a negative LIMIT as none.
                 binds.append(.integer(limit ?? -1))
-                return try await reader().query(sql + " ORDER BY h.seq DESC LIMIT ?", binds).map { row in
+                return try await reader().query(sql + " ORDER BY h.position DESC LIMIT ?", binds).map { row in
                     try HistoryEntry(stored: row.column("entry")?.string, user: row.column("name")?.string)
                 }
             },
@@ -156,13 +156,13 @@ public enum SQLiteStore {
         store.changes = { user, after, limit in
             try await reader().query(
                 """
-                SELECT h.seq, h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
-                WHERE h.user_id = ? AND h.seq > ? ORDER BY h.seq LIMIT ?
+                SELECT h.position, h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
+                WHERE h.user_id = ? AND h.position > ? ORDER BY h.position LIMIT ?
                 """, [.integer(Int(user.rawValue)), .integer(Int(after)), .integer(max(0, limit))]
             ).map { row in
-                guard let sequence = row.column("seq")?.integer else { throw DatabaseError.corruptRow("a change") }
+                guard let position = row.column("position")?.integer else { throw DatabaseError.corruptRow("a change") }
                 return (
-                    Int64(sequence),
+                    Int64(position),
                     try HistoryEntry(stored: row.column("entry")?.string, user: row.column("name")?.string)
                 )
             }
@@ -170,7 +170,14 @@ public enum SQLiteStore {
         store.newestChange = { user in
             Int64(
                 try await reader().query(
-                    "SELECT COALESCE(MAX(seq), 0) AS n FROM history WHERE user_id = ?", [.integer(Int(user.rawValue))]
+                    "SELECT last_position FROM users WHERE id = ?", [.integer(Int(user.rawValue))]
+                ).first?.column("last_position")?.integer ?? 0)
+        }
+        store.positionAfter = { user, sequence in
+            Int64(
+                try await reader().query(
+                    "SELECT COALESCE(MAX(position), 0) AS n FROM history WHERE user_id = ? AND seq <= ?",
+                    [.integer(Int(user.rawValue)), .integer(Int(sequence))]
                 ).first?.column("n")?.integer ?? 0)
         }
         return store

@@ -105,16 +105,26 @@ struct SQLiteTransaction: BookingTransaction {
     func updateAny(_ reservations: [Reservation], entries: [HistoryEntry]) async throws {
         try await write(reservations, owner: nil)
         for entry in entries {
-            let owners = try await db.query(
+            // The owner's next number: this connection is the only writer, so numbers go in commit order.
+            guard
+                let numbered = try await db.query(
+                    """
+                    UPDATE users SET last_position = last_position + 1
+                    WHERE id = (SELECT user_id FROM reservations WHERE id = ?) RETURNING id, last_position
+                    """, [.text(entry.reservationID.description)]
+                ).first, let owner = numbered.column("id")?.integer,
+                let position = numbered.column("last_position")?.integer
+            else { continue }
+            _ = try await db.query(
                 """
-                INSERT INTO history (user_id, reservation_id, command, change, undoes, entry)
-                SELECT user_id, id, ?, ?, NULL, ? FROM reservations WHERE id = ? RETURNING user_id
+                INSERT INTO history (user_id, position, reservation_id, command, change, undoes, entry)
+                VALUES (?, ?, ?, ?, ?, NULL, ?)
                 """,
                 [
-                    .text(entry.command), .text(entry.change.rawValue), .text(entry.storedText),
-                    .text(entry.reservationID.description),
+                    .integer(owner), .integer(position), .text(entry.reservationID.description), .text(entry.command),
+                    .text(entry.change.rawValue), .text(entry.storedText),
                 ])
-            touched.insert(contentsOf: owners.compactMap { $0.column("user_id")?.integer.map { UserID(Int64($0)) } })
+            touched.insert(UserID(Int64(owner)))
         }
     }
 
@@ -181,13 +191,22 @@ struct SQLiteTransaction: BookingTransaction {
     func append(_ entries: [HistoryEntry]) async throws {
         if !entries.isEmpty { touched.insert(user) }
         for chunk in Self.chunks(entries) {
+            // The user's next numbers: this connection is the only writer, so numbers go in commit order.
+            guard
+                let last = try await db.query(
+                    "UPDATE users SET last_position = last_position + ? WHERE id = ? RETURNING last_position",
+                    [.integer(chunk.count), userID]
+                ).first?.column("last_position")?.integer
+            else { throw DatabaseError.corruptRow("no user \(user) for a history entry") }
+            let first = last - chunk.count + 1
             _ = try await db.query(
-                "INSERT INTO history (user_id, reservation_id, command, change, undoes, entry) VALUES "
-                    + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "),
-                chunk.flatMap { entry -> [SQLiteData] in
+                "INSERT INTO history (user_id, position, reservation_id, command, change, undoes, entry) VALUES "
+                    + Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "),
+                chunk.enumerated().flatMap { offset, entry -> [SQLiteData] in
                     [
-                        userID, .text(entry.reservationID.description), .text(entry.command),
-                        .text(entry.change.rawValue), entry.undoes.map { .text($0) } ?? .null, .text(entry.storedText),
+                        userID, .integer(first + offset), .text(entry.reservationID.description),
+                        .text(entry.command), .text(entry.change.rawValue), entry.undoes.map { .text($0) } ?? .null,
+                        .text(entry.storedText),
                     ]
                 })
         }

@@ -1,0 +1,127 @@
+import CapacityModel
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import PostgresNIO
+import ReservationCore
+import Synchronization
+import Testing
+
+@testable import ReservationServer
+@testable import ReservationStorage
+
+/// A transaction PostgreSQL breaks (a deadlock, a serialization failure) runs
+/// again inside the server; a request never answers 500 for one, and when the
+/// retries run out it answers 503 with `Retry-After` (DESIGN.md, "At team scale").
+@Suite("Deadlocks and retries")
+struct RetryTests {
+    /// Two transactions that lock two keys in opposite orders, each waiting for
+    /// the other to hold its first: PostgreSQL breaks the deadlock by failing
+    /// one, whose error arrives while its lock statement's answer is read. That
+    /// one runs again and both commit.
+    @Test(.enabled(if: Engine.postgresURL != nil, "needs RESV_TEST_POSTGRES_URL (scripts/with-postgres)"))
+    func aDeadlockedTransactionRunsAgainAndBothCommit() async throws {
+        let url = try #require(Engine.postgresURL)
+        let logger = {
+            var logger = Logger(label: "resv-test-deadlock")
+            logger.logLevel = .critical
+            return logger
+        }()
+        let clock: @Sendable () -> Date = { Date() }
+        try await Database.withStore(url, logger: logger, connections: 4, now: clock) { store in
+            let user = try await store.addToken("deadlock-\(UUID().uuidString.prefix(8))", Token.hash(Token.generate()))
+            let keys = (UInt64.random(in: 1..<UInt64(Int64.max)), UInt64.random(in: 1..<UInt64(Int64.max)))
+            let meeting = Rendezvous(parties: 2)
+            let runs = Runs()
+            @Sendable func lock(_ first: UInt64, then second: UInt64, as number: Int) async throws -> Int {
+                let written = try await store.transaction(user, catalog: .builtIn) { transaction in
+                    let db = try #require((transaction as? PostgresTransaction)?.db)
+                    let run = runs.next(number)
+                    try await db.run("SELECT pg_advisory_xact_lock(\(Int64(first)))", logger: logger)
+                    // Only the first runs meet: the one that runs again finds the other gone.
+                    if run == 1 { await meeting.arrive() }
+                    try await db.run("SELECT pg_advisory_xact_lock(\(Int64(second)))", logger: logger)
+                    return run
+                }
+                guard case .done(let run) = written else { throw ModelFailure("no answer") }
+                return run
+            }
+            let finals = try await withThrowingTaskGroup(of: Int.self) { group in
+                group.addTask { try await lock(keys.0, then: keys.1, as: 0) }
+                group.addTask { try await lock(keys.1, then: keys.0, as: 1) }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(finals.sorted() == [1, 2], "one transaction ran once, the other twice: \(finals)")
+        }
+    }
+
+    /// The retries used up: 503 `serverBusy` with `Retry-After`, not 500.
+    @Test func retriesUsedUpAnswer503WithRetryAfter() async throws {
+        var store = MemoryStore.open(catalog: .builtIn, now: { Date() })
+        store.transact = { _, _, _, _ in throw DatabaseError.busy(attempts: PostgresStore.attempts) }
+        let token = Token.generate()
+        _ = try await store.addToken("busy", Token.hash(token))
+        let app = Application(router: buildRouter(store: store, catalog: .builtIn, now: { Date() }))
+        try await app.test(.router) { client in
+            let body = #"{"landmarkId":"\#(Fixture.goldenGate)","date":"\#(Fixture.futureDate())","partySize":2}"#
+            for (method, uri) in [(HTTPRequest.Method.post, "/reservations"), (.post, "/undo")] {
+                let response = try await client.executeRequest(
+                    uri: uri, method: method,
+                    headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+                    body: ByteBuffer(string: body))
+                let reply = Reply(
+                    status: response.status, headers: response.headers, text: String(buffer: response.body))
+                #expect(reply.status == .serviceUnavailable, "\(uri): \(reply.text)")
+                #expect(reply.code == .serverBusy && reply.reason != nil, "\(reply.text)")
+                #expect(reply.headers[.retryAfter] == "1")
+            }
+        }
+    }
+
+    /// The pause before each attempt is random, within a ceiling that doubles and stops growing.
+    @Test func pausesAreJitteredUnderADoublingCeiling() {
+        for attempt in 2...12 {
+            let ceiling = Duration.milliseconds(5 << min(attempt - 2, 6))
+            let pauses = (0..<200).map { _ in PostgresStore.pause(before: attempt) }
+            #expect(pauses.allSatisfy { $0 >= .zero && $0 <= ceiling }, "attempt \(attempt)")
+            #expect(Set(pauses).count > 100, "attempt \(attempt): pauses vary")
+        }
+    }
+}
+
+/// How many times each of two transactions has run.
+final class Runs: Sendable {
+    private let counts = Mutex([0, 0])
+    func next(_ number: Int) -> Int {
+        counts.withLock { counts in
+            counts[number] += 1
+            return counts[number]
+        }
+    }
+}
+
+/// Lets `parties` tasks go on only once all of them have arrived.
+final class Rendezvous: Sendable {
+    private let state: Mutex<(arrived: Int, waiting: [CheckedContinuation<Void, Never>])>
+    private let parties: Int
+
+    init(parties: Int) {
+        self.parties = parties
+        state = Mutex((0, []))
+    }
+
+    func arrive() async {
+        await withCheckedContinuation { continuation in
+            let release: [CheckedContinuation<Void, Never>] = state.withLock { state in
+                state.arrived += 1
+                state.waiting.append(continuation)
+                guard state.arrived == parties else { return [] }
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            for waiting in release { waiting.resume() }
+        }
+    }
+}
