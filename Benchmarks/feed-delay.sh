@@ -65,6 +65,8 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'echo "feed-delay: stopped by SIGTERM (scripts/with-postgres passes it on)" >&2; exit 143' TERM
+trap 'echo "feed-delay: interrupted" >&2; exit 130' INT
 
 echo "machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "server: $server ($(stat -c %s "$server") bytes, $(date -u -r "$server" +%Y-%m-%dT%H:%M:%SZ))"
