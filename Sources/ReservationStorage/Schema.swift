@@ -163,10 +163,10 @@ enum Schema {
         ]
         let indexes = [
             // The sweep of ended holds reads only holds, by their end.
-            "CREATE INDEX IF NOT EXISTS reservations_holds ON reservations (expires_at) WHERE status = 'held'",
+            "CREATE INDEX IF NOT EXISTS reservations_holds ON reservations (expires_at) WHERE status = \(SharedSQL.literal(.held))",
             """
             CREATE INDEX IF NOT EXISTS reservations_waitlisted ON reservations (landmark_id, starts_at)
-            WHERE status = 'waitlisted'
+            WHERE status = \(SharedSQL.literal(.waitlisted))
             """,
         ]
         switch d {

@@ -152,15 +152,54 @@ struct ReservationRow {
     }
 }
 
-/// SQL written once for both dialects.
+/// SQL written once for both dialects, its conditions made from the core's
+/// definitions (`Reservation.takesPlaces`, `holdEnded`, `waitlistPrecedes`);
+/// `ConditionTests` checks each against them on every status and edge.
 enum SharedSQL {
-    /// The reservations that count toward a landmark-day's capacity: active, with
-    /// a party size the domain allows (rows stored before the bound do not count).
+    /// A status as an SQL literal.
+    static func literal(_ status: Reservation.Status) -> String { "'\(status.rawValue)'" }
+
+    /// `status IN (…)` of `table` (never empty: `FALSE` for no statuses).
+    static func status(_ table: String, in statuses: [Reservation.Status]) -> String {
+        statuses.isEmpty ? "FALSE" : "\(table).status IN (\(statuses.map(literal).joined(separator: ", ")))"
+    }
+
+    /// A reservation of `table` takes places at `now` (`Reservation.takesPlaces(at:)`).
+    static func takesPlaces(_ table: String = "reservations", now: String) -> String {
+        """
+        (\(status(table, in: Reservation.Status.takingPlaces)) OR \
+        (\(status(table, in: Reservation.Status.takingPlacesUntilExpiry)) AND \(table).expires_at > \(now)))
+        """
+    }
+
+    /// The reservations that count toward a landmark-day's capacity
+    /// (`Reservation.countsTowardCapacity(at:)`): taking places, with a party
+    /// size the domain allows (rows stored before the bound do not count).
     static func countsTowardCapacity(_ table: String = "reservations", now: String) -> String {
         """
-        (\(table).status IN ('pending', 'confirmed') OR (\(table).status = 'held' AND \(table).expires_at > \(now))) \
+        \(takesPlaces(table, now: now)) \
         AND \(table).party_size BETWEEN \(Reservation.partySizes.lowerBound) AND \(Reservation.partySizes.upperBound)
         """
+    }
+
+    /// A hold of `table` live at `now` (held, ending after it).
+    static func liveHold(_ table: String = "reservations", now: String) -> String {
+        "\(status(table, in: Reservation.Status.takingPlacesUntilExpiry)) AND \(table).expires_at > \(now)"
+    }
+
+    /// A hold of `table` that ended by `now` (`Reservation.holdEnded`).
+    static func holdEnded(_ table: String = "reservations", now: String) -> String {
+        "\(status(table, in: Reservation.Status.allCases.filter(\.endsByClock))) AND \(table).expires_at <= \(now)"
+    }
+
+    /// A waitlisted reservation of `table`.
+    static func waitlisted(_ table: String = "reservations") -> String {
+        "\(table).status = \(literal(.waitlisted))"
+    }
+
+    /// The order a day's waitlist is served in (`Reservation.waitlistPrecedes`): ids compared byte by byte.
+    static func waitlistOrder(_ table: String = "reservations", in dialect: Schema.Dialect) -> String {
+        "COALESCE(\(table).waitlist_order, 0), \(table).id\(dialect == .postgres ? #" COLLATE "C""# : "")"
     }
 
     /// The changes an undo never takes back (`Undo.isUndoable`), as an SQL list.

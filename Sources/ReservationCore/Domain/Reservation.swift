@@ -21,6 +21,15 @@ public struct Reservation: Sendable, Hashable, Identifiable {
         /// held one only while its hold lasts: see `Reservation.takesPlaces(at:)`).
         public var takesPlaces: Bool { self == .pending || self == .confirmed || self == .held }
 
+        /// Whether the status lasts only until the reservation's `expiresAt` (a
+        /// hold), after which it reads `expired`.
+        public var endsByClock: Bool { self == .held }
+
+        /// The statuses that take places whatever the time.
+        public static let takingPlaces = allCases.filter { $0.takesPlaces && !$0.endsByClock }
+        /// The statuses that take places until `expiresAt`.
+        public static let takingPlacesUntilExpiry = allCases.filter { $0.takesPlaces && $0.endsByClock }
+
         /// The statuses a new reservation may be asked for (a hold and the
         /// waitlist are asked for with their own options).
         public static let initial: [Status] = [.pending, .confirmed]
@@ -106,14 +115,49 @@ public struct Reservation: Sendable, Hashable, Identifiable {
     /// Whether this reservation takes places on its day at `now`: pending and
     /// confirmed ones, and a hold until it ends.
     public func takesPlaces(at now: Date) -> Bool {
-        status == .held ? (expiresAt.map { $0 > now } ?? false) : status.takesPlaces
+        Self.takesPlaces(status, expiresAt: expiresAt, at: now)
+    }
+
+    /// The one definition of taking places: a status that takes places, and for
+    /// one that ends by the clock (a hold), only before its end. The servers' SQL
+    /// (`SharedSQL.countsTowardCapacity`) is made from the same statuses and checked against this.
+    public static func takesPlaces(_ status: Status, expiresAt: Date?, at now: Date) -> Bool {
+        guard status.takesPlaces else { return false }
+        return status.endsByClock ? (expiresAt.map { $0 > now } ?? false) : true
+    }
+
+    /// Whether it counts toward its day's capacity at `now`: it takes places and
+    /// has a party size the domain allows (records stored before the bound count nothing).
+    public func countsTowardCapacity(at now: Date) -> Bool {
+        Self.countsTowardCapacity(status, expiresAt: expiresAt, partySize: partySize, at: now)
+    }
+
+    /// `countsTowardCapacity(at:)` of any values, a stored row's that may not map among them.
+    public static func countsTowardCapacity(_ status: Status, expiresAt: Date?, partySize: Int, at now: Date) -> Bool {
+        takesPlaces(status, expiresAt: expiresAt, at: now) && partySizes.contains(partySize)
+    }
+
+    /// Whether a hold is live at `now`: it ends by the clock and has not ended.
+    public static func isLiveHold(_ status: Status, expiresAt: Date?, at now: Date) -> Bool {
+        status.endsByClock && takesPlaces(status, expiresAt: expiresAt, at: now)
+    }
+
+    /// Whether a hold ended by `now`: `held`, with an end at or before it.
+    public static func holdEnded(_ status: Status, expiresAt: Date?, at now: Date) -> Bool {
+        status.endsByClock && (expiresAt.map { $0 <= now } ?? false)
     }
 
     /// As it reads at `now`: a hold that has ended is `expired`, whether or not
     /// its expiry has been recorded yet.
     public func settled(at now: Date) -> Reservation {
-        guard status == .held, let expiresAt, expiresAt <= now else { return self }
+        guard Self.holdEnded(status, expiresAt: expiresAt, at: now) else { return self }
         return with(status: .expired)
+    }
+
+    /// The order a day's waitlist is served in: by `waitlistOrder` (none counts
+    /// as 0), then by id. The servers' SQL (`SharedSQL.waitlistOrder`) is checked against this.
+    public static func waitlistPrecedes(order a: Int?, id idA: String, _ b: Int?, id idB: String) -> Bool {
+        (a ?? 0, idA) < (b ?? 0, idB)
     }
 
     /// Whether `note` may be stored: at most `noteLimit` characters.

@@ -149,7 +149,7 @@ public final class LedgerTransaction: BookingTransaction {
     public func booked(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: Int] {
         var totals = Dictionary(uniqueKeysWithValues: days.map { ($0, 0) })
         for (day, reservation) in on(days)
-        where reservation.takesPlaces(at: now) && Reservation.partySizes.contains(reservation.partySize) {
+        where reservation.countsTowardCapacity(at: now) {
             totals[day, default: 0] += reservation.partySize
         }
         return totals
@@ -161,14 +161,17 @@ public final class LedgerTransaction: BookingTransaction {
             lists[day, default: []].append(reservation)
         }
         return lists.mapValues { list in
-            list.sorted { ($0.waitlistOrder ?? 0, $0.id.description) < ($1.waitlistOrder ?? 0, $1.id.description) }
-                .map(ReservationApiModel.init)
+            list.sorted {
+                Reservation.waitlistPrecedes(
+                    order: $0.waitlistOrder, id: $0.id.description, $1.waitlistOrder, id: $1.id.description)
+            }
+            .map(ReservationApiModel.init)
         }
     }
 
     public func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [ReservationApiModel] {
         func due(_ reservation: Reservation) -> Bool {
-            reservation.status == .held && reservation.expiresAt.map { $0 <= now } ?? false
+            Reservation.holdEnded(reservation.status, expiresAt: reservation.expiresAt, at: now)
         }
         guard let days else {
             return ledger.reservations.lazy.filter(due).prefix(max(0, limit)).map(ReservationApiModel.init)
@@ -177,7 +180,7 @@ public final class LedgerTransaction: BookingTransaction {
     }
 
     public func liveHolds(at now: Date) async throws -> Int {
-        ledger.reservations.count { $0.status == .held && $0.takesPlaces(at: now) }
+        ledger.reservations.count { Reservation.isLiveHold($0.status, expiresAt: $0.expiresAt, at: now) }
     }
 
     public func updateAny(_ reservations: [Reservation], entries: [HistoryEntry]) async throws {

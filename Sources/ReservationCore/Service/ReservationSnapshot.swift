@@ -94,8 +94,9 @@ extension ReservationSnapshot {
             }
             for list in lists.values {
                 let ordered = list.sorted {
-                    (reservations[$0].waitlistOrder ?? 0, reservations[$0].id.description)
-                        < (reservations[$1].waitlistOrder ?? 0, reservations[$1].id.description)
+                    Reservation.waitlistPrecedes(
+                        order: reservations[$0].waitlistOrder, id: reservations[$0].id.description,
+                        reservations[$1].waitlistOrder, id: reservations[$1].id.description)
                 }
                 for (position, index) in ordered.enumerated() { reservations[index].waitlistPosition = position + 1 }
             }

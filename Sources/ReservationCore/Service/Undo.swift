@@ -172,9 +172,7 @@ public enum Undo {
     /// Whether a record takes places at `now` (`Reservation.takesPlaces(at:)`, on a record that may not map).
     static func takesPlaces(_ record: ReservationApiModel, at now: Date) -> Bool {
         guard let raw = record.status, let status = Reservation.Status(rawValue: raw) else { return false }
-        guard status == .held else { return status.takesPlaces }
-        guard let text = record.expiresAt, let end = try? DateTime.parse(text) else { return false }
-        return end > now
+        return Reservation.takesPlaces(status, expiresAt: record.expiresAt.flatMap { try? DateTime.parse($0) }, at: now)
     }
 
     /// Whether two records hold the same landmark, date, party size, status and note.

@@ -152,7 +152,9 @@ extension ReservationApiModel {
     /// As it reads at `now`: a hold that has ended is `expired`, whether or not
     /// its expiry has been recorded yet (`Reservation.settled(at:)` for a stored record).
     public func settled(at now: Date) -> ReservationApiModel {
-        guard let end = holdEnd, end <= now else { return self }
+        guard let raw = status, let status = Reservation.Status(rawValue: raw),
+            Reservation.holdEnded(status, expiresAt: holdEnd, at: now)
+        else { return self }
         var record = self
         record.status = Reservation.Status.expired.rawValue
         return record

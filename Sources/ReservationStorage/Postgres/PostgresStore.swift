@@ -55,8 +55,8 @@ public enum PostgresStore {
                     FROM UNNEST(\(days.map(\.landmark.description))::TEXT[], \(days.map(\.start))::FLOAT8[],
                                 \(days.map(\.end))::FLOAT8[]) WITH ORDINALITY AS d (l, s, e, i)
                     JOIN reservations r ON r.landmark_id = d.l AND r.starts_at >= d.s AND r.starts_at < d.e
-                        AND r.status = 'waitlisted'
-                    ORDER BY d.i, COALESCE(r.waitlist_order, 0), r.id COLLATE "C"
+                        AND \(unescaped: SharedSQL.waitlisted("r"))
+                    ORDER BY d.i, \(unescaped: SharedSQL.waitlistOrder("r", in: .postgres))
                     """, logger: logger
                 ).collect()
                 var lists: [BookingDay: [String]] = [:]

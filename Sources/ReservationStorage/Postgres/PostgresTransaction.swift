@@ -90,8 +90,8 @@ struct PostgresTransaction: BookingTransaction {
             FROM UNNEST(\(days.map(\.landmark.description))::TEXT[], \(days.map(\.start))::FLOAT8[],
                         \(days.map(\.end))::FLOAT8[]) WITH ORDINALITY AS d (l, s, e, i)
             JOIN reservations r ON r.landmark_id = d.l AND r.starts_at >= d.s AND r.starts_at < d.e
-                AND r.status = 'waitlisted'
-            ORDER BY d.i, COALESCE(r.waitlist_order, 0), r.id COLLATE "C"
+                AND \(unescaped: SharedSQL.waitlisted("r"))
+            ORDER BY d.i, \(unescaped: SharedSQL.waitlistOrder("r", in: .postgres))
             FOR UPDATE OF r
             """, logger: logger
         ).collect()
@@ -110,7 +110,7 @@ struct PostgresTransaction: BookingTransaction {
             rows = try await db.query(
                 """
                 SELECT \(unescaped: ReservationRow.columns) FROM reservations r
-                WHERE r.status = 'held' AND r.expires_at <= \(now.timeIntervalSince1970) AND EXISTS (
+                WHERE \(unescaped: SharedSQL.holdEnded("r", now: String(now.timeIntervalSince1970))) AND EXISTS (
                     SELECT 1 FROM UNNEST(\(days.map(\.landmark.description))::TEXT[], \(days.map(\.start))::FLOAT8[],
                         \(days.map(\.end))::FLOAT8[]) AS d (l, s, e)
                     WHERE r.landmark_id = d.l AND r.starts_at >= d.s AND r.starts_at < d.e)
@@ -124,7 +124,7 @@ struct PostgresTransaction: BookingTransaction {
             rows = try await db.query(
                 """
                 SELECT \(unescaped: ReservationRow.columns) FROM reservations
-                WHERE status = 'held' AND expires_at <= \(now.timeIntervalSince1970)
+                WHERE \(unescaped: SharedSQL.holdEnded(now: String(now.timeIntervalSince1970)))
                     AND landmark_id = ANY(\(catalog.landmarks.map(\.id.description))::TEXT[])
                 ORDER BY id COLLATE "C" LIMIT \(min(limit, Int(Int32.max)))
                 FOR UPDATE SKIP LOCKED
@@ -137,7 +137,7 @@ struct PostgresTransaction: BookingTransaction {
         try await db.query(
             """
             SELECT COUNT(*)::BIGINT FROM reservations
-            WHERE user_id = \(user.rawValue) AND status = 'held' AND expires_at > \(now.timeIntervalSince1970)
+            WHERE user_id = \(user.rawValue) AND \(unescaped: SharedSQL.liveHold(now: String(now.timeIntervalSince1970)))
             """, logger: logger
         ).collect().first?.decode(Int.self) ?? 0
     }

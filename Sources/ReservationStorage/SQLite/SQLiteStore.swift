@@ -84,8 +84,8 @@ public enum SQLiteStore {
                     let ids = try await db.query(
                         """
                         SELECT id FROM reservations
-                        WHERE status = 'waitlisted' AND landmark_id = ? AND starts_at >= ? AND starts_at < ?
-                        ORDER BY COALESCE(waitlist_order, 0), id
+                        WHERE \(SharedSQL.waitlisted()) AND landmark_id = ? AND starts_at >= ? AND starts_at < ?
+                        ORDER BY \(SharedSQL.waitlistOrder(in: .sqlite))
                         """, [.text(day.landmark.description), .float(day.start), .float(day.end)]
                     ).compactMap { $0.column("id")?.string }
                     if !ids.isEmpty { lists[day] = ids }

@@ -56,8 +56,8 @@ struct SQLiteTransaction: BookingTransaction {
             let rows = try await db.query(
                 """
                 SELECT \(ReservationRow.columns) FROM reservations
-                WHERE status = 'waitlisted' AND landmark_id = ? AND starts_at >= ? AND starts_at < ?
-                ORDER BY COALESCE(waitlist_order, 0), id
+                WHERE \(SharedSQL.waitlisted()) AND landmark_id = ? AND starts_at >= ? AND starts_at < ?
+                ORDER BY \(SharedSQL.waitlistOrder(in: .sqlite))
                 """, [.text(day.landmark.description), .float(day.start), .float(day.end)])
             if !rows.isEmpty { lists[day] = try rows.map(SQLiteStore.record) }
         }
@@ -72,7 +72,7 @@ struct SQLiteTransaction: BookingTransaction {
             let landmarks = JSONValue.array(catalog.landmarks.map { .string($0.id.description) }).encoded()
             return try await db.query(
                 """
-                SELECT \(ReservationRow.columns) FROM reservations WHERE status = 'held' AND expires_at <= ?
+                SELECT \(ReservationRow.columns) FROM reservations WHERE \(SharedSQL.holdEnded(now: "?"))
                     AND landmark_id IN (SELECT value FROM json_each(?))
                 ORDER BY expires_at, id LIMIT ?
                 """, [.float(seconds(now)), .text(String(decoding: landmarks, as: UTF8.self)), .integer(cap)]
@@ -83,7 +83,7 @@ struct SQLiteTransaction: BookingTransaction {
             found += try await db.query(
                 """
                 SELECT \(ReservationRow.columns) FROM reservations
-                WHERE status = 'held' AND expires_at <= ? AND landmark_id = ? AND starts_at >= ? AND starts_at < ?
+                WHERE \(SharedSQL.holdEnded(now: "?")) AND landmark_id = ? AND starts_at >= ? AND starts_at < ?
                 ORDER BY id LIMIT ?
                 """,
                 [
@@ -97,7 +97,7 @@ struct SQLiteTransaction: BookingTransaction {
 
     func liveHolds(at now: Date) async throws -> Int {
         try await db.query(
-            "SELECT COUNT(*) AS n FROM reservations WHERE user_id = ? AND status = 'held' AND expires_at > ?",
+            "SELECT COUNT(*) AS n FROM reservations WHERE user_id = ? AND \(SharedSQL.liveHold(now: "?"))",
             [userID, .float(seconds(now))]
         ).first?.column("n")?.integer ?? 0
     }

@@ -1,0 +1,160 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ReservationCore
+import SQLiteNIO
+import Testing
+
+@testable import ReservationServer
+@testable import ReservationStorage
+
+/// The rules' conditions are defined once, in the core (`Reservation.takesPlaces`,
+/// `countsTowardCapacity`, `isLiveHold`, `holdEnded`, `waitlistPrecedes`); the
+/// servers' SQL is made from the same statuses (`SharedSQL`). Here the SQL runs
+/// on stored rows of every status, on each side of a hold's end and of the
+/// party-size bound, and must pick exactly what the core's definitions pick.
+@Suite("The SQL of the rules agrees with the core's definitions")
+struct ConditionTests {
+    static let now = 1_900_000_000.0
+
+    struct Row: Sendable {
+        let id: String
+        let status: Reservation.Status
+        let expiresAt: Double?
+        let partySize: Int
+        let waitlistOrder: Int?
+    }
+
+    @Test(arguments: Engine.available.filter { $0 != .memory })
+    func everyConditionPicksWhatTheCoreDefines(engine: Engine) async throws {
+        try await withHarness(engine) { h in
+            let user = try #require(try await h.store.tokens.grant(Token.hash(h.alice))?.user)
+            let landmark = UUID().uuidString.lowercased()
+            var rows: [Row] = []
+            for status in Reservation.Status.allCases {
+                for end in [nil, Self.now - 1, Self.now, Self.now + 1] {
+                    for party in [1, Reservation.partySizes.upperBound, Reservation.partySizes.upperBound + 1] {
+                        rows.append(
+                            Row(
+                                id: UUID().uuidString.lowercased(), status: status, expiresAt: end, partySize: party,
+                                waitlistOrder: nil))
+                    }
+                }
+            }
+            try await Self.insert(rows, user: user, landmark: landmark, h)
+            let now = Date(timeIntervalSince1970: Self.now)
+            let at = String(Self.now)
+            let conditions: [(String, String, (Row) -> Bool)] = [
+                (
+                    "countsTowardCapacity", SharedSQL.countsTowardCapacity(now: at),
+                    {
+                        Reservation.countsTowardCapacity(
+                            $0.status, expiresAt: $0.expiresAt.map(Date.init(timeIntervalSince1970:)),
+                            partySize: $0.partySize, at: now)
+                    }
+                ),
+                (
+                    "takesPlaces", SharedSQL.takesPlaces(now: at),
+                    {
+                        Reservation.takesPlaces(
+                            $0.status, expiresAt: $0.expiresAt.map(Date.init(timeIntervalSince1970:)), at: now)
+                    }
+                ),
+                (
+                    "liveHold", SharedSQL.liveHold(now: at),
+                    {
+                        Reservation.isLiveHold(
+                            $0.status, expiresAt: $0.expiresAt.map(Date.init(timeIntervalSince1970:)), at: now)
+                    }
+                ),
+                (
+                    "holdEnded", SharedSQL.holdEnded(now: at),
+                    {
+                        Reservation.holdEnded(
+                            $0.status, expiresAt: $0.expiresAt.map(Date.init(timeIntervalSince1970:)), at: now)
+                    }
+                ),
+                ("waitlisted", SharedSQL.waitlisted(), { $0.status == .waitlisted }),
+            ]
+            for (name, sql, core) in conditions {
+                let picked = try await Self.ids(
+                    "SELECT id FROM reservations WHERE landmark_id = '\(landmark)' AND \(sql)", h)
+                let expected = rows.filter(core).map(\.id)
+                #expect(Set(picked) == Set(expected), "\(name) on \(engine): \(sql)")
+                #expect(!expected.isEmpty, "\(name) picks some rows")
+            }
+        }
+    }
+
+    /// A waitlist with no order, equal orders, negative and the largest ones, ids
+    /// of one order differing late: served in the order the core sorts it.
+    @Test(arguments: Engine.available.filter { $0 != .memory })
+    func theWaitlistIsServedInTheCoresOrder(engine: Engine) async throws {
+        try await withHarness(engine) { h in
+            let user = try #require(try await h.store.tokens.grant(Token.hash(h.alice))?.user)
+            let landmark = UUID().uuidString.lowercased()
+            let prefix = UUID().uuidString.lowercased().prefix(30)
+            let orders: [Int?] = [nil, 0, 1, 1, 1, Int.max, -5, 2, nil, Int.max]
+            let rows = orders.enumerated().map { index, order in
+                Row(
+                    id: index < 5 ? "\(prefix)\(String(format: "%06d", 9 - index))" : UUID().uuidString.lowercased(),
+                    status: .waitlisted, expiresAt: nil, partySize: 1, waitlistOrder: order)
+            }
+            try await Self.insert(rows, user: user, landmark: landmark, h)
+            let dialect: Schema.Dialect = engine == .postgres ? .postgres : .sqlite
+            let served = try await Self.ids(
+                """
+                SELECT id FROM reservations WHERE landmark_id = '\(landmark)' AND \(SharedSQL.waitlisted())
+                ORDER BY \(SharedSQL.waitlistOrder(in: dialect))
+                """, h)
+            let core = rows.sorted {
+                Reservation.waitlistPrecedes(order: $0.waitlistOrder, id: $0.id, $1.waitlistOrder, id: $1.id)
+            }.map(\.id)
+            #expect(served == core)
+        }
+    }
+
+    static func insert(_ rows: [Row], user: UserID, landmark: String, _ h: Harness) async throws {
+        let values = rows.map { row in
+            let end = row.expiresAt.map { String($0) } ?? "NULL"
+            let order = row.waitlistOrder.map(String.init) ?? "NULL"
+            return """
+                ('\(row.id)', \(user.rawValue), '\(landmark)', '2030-12-01T10:00:00Z', 1922349600, \(row.partySize),
+                 '\(row.status.rawValue)', 1, 1, 1, \(end), \(order))
+                """
+        }
+        _ = try await ids(
+            """
+            INSERT INTO reservations (id, user_id, landmark_id, date, starts_at, party_size, status, created_at,
+                updated_at, version, expires_at, waitlist_order)
+            VALUES \(values.joined(separator: ", ")) RETURNING id
+            """, h)
+    }
+
+    /// The first column, as text, of what `sql` answers on the harness's database.
+    static func ids(_ sql: String, _ h: Harness) async throws -> [String] {
+        if h.database.hasPrefix("postgres") {
+            let logger = {
+                var logger = Logger(label: "resv-test-conditions")
+                logger.logLevel = .critical
+                return logger
+            }()
+            let client = PostgresClient(
+                configuration: try PostgresStore.configuration(h.database), backgroundLogger: logger)
+            return try await withThrowingTaskGroup(of: [String]?.self) { group in
+                group.addTask {
+                    await client.run()
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect().map {
+                    try $0.decode(String.self)
+                }
+            }
+        }
+        let connection = try await SQLiteConnection.open(storage: .file(path: h.database))
+        let rows = try await connection.query(sql)
+        try await connection.close()
+        return rows.compactMap { $0.columns.first?.data.string }
+    }
+}
