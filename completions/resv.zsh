@@ -100,7 +100,7 @@ _resv_list() {
         '*--status[Only reservations with this status; repeat for several.]:status:{__resv_complete "${___status[@]}"}'
         '--all[Include cancelled reservations and expired holds.]'
         '(--landmark -l)'{--landmark,-l}'[Only reservations at this landmark (id, id prefix, name or the starts of its words).]:landmark:{__resv_custom_complete ---completion list -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
-        '--from[Only reservations on or after this day or time\: 2026-12-01, today, +7d, -7d, 2026-12-01 10\:00.]:date:'
+        '--from[Only reservations on or after this day or time, at each landmark (the date the table shows)\: 2026-12-01, today, +7d, -7d, 2026-12-01 10\:00.]:date:'
         '--to[Only reservations on or before this day (all of it) or time.]:date:'
         '--sort[The order\: date, landmark, party-size or status (default\: date).]:sort:{__resv_complete "${___sort[@]}"}'
         '--reverse[The opposite order (latest first with the default sort).]'

@@ -62,9 +62,10 @@ public struct CommandContext: Sendable {
 
     /// The context of a process run from a shell.
     public static func live() -> CommandContext {
+        let environment = ProcessInfo.processInfo.environment
         var context = CommandContext(
             output: .standardOutput, messages: .standardError, input: .standardInput,
-            environment: ProcessInfo.processInfo.environment, now: Date.init, timeZone: .current,
+            environment: environment, now: Date.init, timeZone: LocalZone.resolve(environment["TZ"]),
             outputIsTerminal: isatty(STDOUT_FILENO) == 1)
         context.messagesAreTerminal = isatty(STDERR_FILENO) == 1
         if context.outputIsTerminal { context.terminalSize = { Self.windowSize(STDOUT_FILENO) } }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Dates as people type them, through the built `resv`: a time is the landmark's,
-/// whatever `TZ` says; a day of `list` is the reader's own (`TZ`).
+/// whatever `TZ` says, and so is a day of `list` (the date its table shows); a day of `log` is the reader's (`TZ`).
 @Suite("Dates as typed")
 struct TypedDateEndToEndTests {
     func date(_ run: Run) throws -> String {
@@ -33,10 +33,11 @@ struct TypedDateEndToEndTests {
         #expect(skipped.stderr.contains("that time does not exist in America/Los_Angeles"), "\(skipped.stderr)")
     }
 
-    @Test func daysOfAListAreTheReadersWholeDays() throws {
+    /// Days of `list` are the days the table shows: the visit's date at its landmark, whatever `TZ` says.
+    @Test func daysOfAListAreTheLandmarksDays() throws {
         let sandbox = try Sandbox()
-        // 23:30 UTC on 2030-12-01 is 2030-12-02 in Berlin.
-        for stamp in ["2030-12-01T10:00:00Z", "2030-12-01T23:30:00Z", "2030-12-02T23:30:00Z"] {
+        // Lake Tahoe is in PST: 2030-12-02T07:30Z is 2030-12-01 23:30 there; 2030-12-02T10:00Z is 02:00 on the 2nd.
+        for stamp in ["2030-12-01T18:00:00Z", "2030-12-02T07:30:00Z", "2030-12-02T10:00:00Z"] {
             #expect(try sandbox.resv("reserve", "-l", "Lake Tahoe", "-d", stamp, "-n", "1").status == 0)
         }
         func count(_ arguments: [String], zone: String) throws -> Int {
@@ -44,13 +45,32 @@ struct TypedDateEndToEndTests {
             #expect(run.status == 0, "\(run.stderr)")
             return (try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [Any])?.count ?? -1
         }
-        #expect(try count(["--from", "2030-12-01", "--to", "2030-12-01"], zone: "UTC") == 2)
-        #expect(try count(["--from", "2030-12-01", "--to", "2030-12-01"], zone: "Europe/Berlin") == 1)
-        #expect(try count(["--from", "2030-12-02", "--to", "2030-12-02"], zone: "Europe/Berlin") == 1)
-        #expect(try count(["--from", "2030-12-02"], zone: "UTC") == 1)
-        #expect(try count(["--to", "2030-12-01 12:00"], zone: "UTC") == 1)
+        for zone in ["UTC", "Europe/Berlin", "Asia/Tokyo"] {
+            #expect(try count(["--from", "2030-12-01", "--to", "2030-12-01"], zone: zone) == 2, "\(zone)")
+            #expect(try count(["--from", "2030-12-02", "--to", "2030-12-02"], zone: zone) == 1, "\(zone)")
+            #expect(try count(["--from", "2030-12-02"], zone: zone) == 1, "\(zone)")
+        }
+        // A time is the landmark's too; --tz shows (and so counts) the days of another zone.
+        #expect(try count(["--to", "2030-12-01 20:00"], zone: "UTC") == 1)
+        #expect(try count(["--from", "2030-12-02", "--to", "2030-12-02", "--tz", "utc"], zone: "UTC") == 2)
         #expect(try count(["--from", "today"], zone: "UTC") == 3, "all are ahead")
         #expect(try count(["--to", "-1d"], zone: "UTC") == 0)
+        // The table and the range agree: each row listed for a day shows that day.
+        let table = try sandbox.resv(
+            ["list", "--from", "2030-12-01", "--to", "2030-12-01"], environment: ["TZ": "UTC"])
+        let rows = table.stdout.split(separator: "\n").dropFirst()
+        #expect(rows.count == 2 && rows.allSatisfy { $0.contains("2030-12-01") }, "\(table.stdout)")
+    }
+
+    /// The issue's case: booked for tomorrow evening at Half Dome, listed as tomorrow's under UTC,
+    /// where it is already the day after.
+    @Test func tomorrowEveningAtTheLandmarkIsListedAsTomorrow() throws {
+        let sandbox = try Sandbox()
+        let made = try sandbox.resv(["reserve", "-l", "half dome", "-d", "tomorrow 20:00", "-n", "2"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let listed = try sandbox.resv(["list", "--from", "tomorrow", "--to", "tomorrow", "--json"])
+        let array = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [Any]
+        #expect(array?.count == 1, "\(listed.stdout) \(listed.stderr)")
     }
 
     @Test func aLogRangeIsOfWhenChangesWereMade() throws {
@@ -93,5 +113,50 @@ struct TypedDateEndToEndTests {
         #expect(
             (try JSONSerialization.jsonObject(with: Data(try sandbox.resv("list", "--json").stdout.utf8)) as? [Any])?
                 .count == 2)
+    }
+}
+
+/// `TZ` as the C library reads it, through the built `resv`: the times of changes are shown in it.
+@Suite("TZ in POSIX forms")
+struct PosixTZEndToEndTests {
+    @Test func changesAreShownInTheZoneTZNames() throws {
+        let sandbox = try Sandbox()
+        #expect(try sandbox.resv("reserve", "-l", "Lake Tahoe", "-d", "2030-12-01T18:00:00Z", "-n", "1").status == 0)
+        let eastern = #/^\d{4}-\d\d-\d\d \d\d:\d\d E[SD]T /#
+        let fiveBehind = #/^\d{4}-\d\d-\d\d \d\d:\d\d GMT-5 /#
+        let cases = [
+            (":America/New_York", eastern), ("EST5EDT,M3.2.0/2,M11.1.0/2", eastern), ("<-05>5", fiveBehind),
+            ("UTC+5", fiveBehind),
+        ]
+        for (tz, shape) in cases {
+            let run = try sandbox.resv(["log"], environment: ["TZ": tz])
+            #expect(run.status == 0, "\(tz): \(run.stderr)")
+            let row = run.stdout.split(separator: "\n").dropFirst().first.map(String.init) ?? ""
+            #expect(row.contains(shape), "\(tz): \(run.stdout)")
+        }
+    }
+
+    @Test func theYearZeroIsADayLikeAnother() throws {
+        let sandbox = try Sandbox()
+        #expect(try sandbox.resv("reserve", "-l", "Lake Tahoe", "-d", "2030-12-01T18:00:00Z", "-n", "1").status == 0)
+        for command in [["list"], ["log"]] {
+            let run = try sandbox.resv(command + ["--from", "0000-01-01", "--json"])
+            #expect(run.status == 0, "\(command): \(run.stderr)")
+            #expect((try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [Any])?.count == 1)
+        }
+        let none = try sandbox.resv("list", "--to", "0000-12-31", "--json")
+        #expect(none.status == 0 && none.stdout == "[]\n", "\(none.stderr)")
+    }
+
+    @Test func aCatalogZoneOfUTCIsCalledUTC() throws {
+        let sandbox = try Sandbox()
+        try sandbox.seed(
+            #"{"version": 1, "reservations": [], "landmarks": [{"id": "11111111-1111-1111-1111-111111111111", "#
+                + #""name": "Zed Rock", "location": "Nowhere", "description": "", "category": "mountains", "#
+                + #""capacity": 10, "timeZone": "UTC"}]}"#)
+        let run = try sandbox.resv("availability", "zed", "--from", "2030-01-01", "--to", "2030-01-01")
+        #expect(run.stderr.contains("days in UTC"), "\(run.stderr)")
+        let listed = try sandbox.resv("landmarks", "--json")
+        #expect(listed.stdout.contains(#""timeZone" : "UTC""#), "\(listed.stdout)")
     }
 }

@@ -7,7 +7,7 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
     public let month: Int
     public let day: Int
 
-    /// Parses `YYYY-MM-DD` strictly: four-digit year, real month and day (no February 30).
+    /// Parses `YYYY-MM-DD` strictly: four-digit year (0000 too), real month and day (no February 30).
     public init?(_ text: String) {
         let bytes = Array(text.utf8)
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
@@ -19,7 +19,7 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
             }
             return value
         }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), year >= 1,
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
             (1...12).contains(month), day >= 1, day <= Self.length(of: month, in: year)
         else { return nil }
         self.year = year
@@ -29,8 +29,9 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
 
     /// The day `date` falls on in `calendar`.
     public init(_ date: Date, in calendar: Calendar) {
-        let components = calendar.dateComponents([.year, .month, .day], from: date)
-        year = components.year ?? 1
+        let components = calendar.dateComponents([.era, .year, .month, .day], from: date)
+        // The year before 1 AD is 1 BC to the calendar, 0000 in ISO 8601.
+        year = components.era == 0 ? 1 - (components.year ?? 1) : components.year ?? 1
         month = components.month ?? 1
         day = components.day ?? 1
     }

@@ -77,11 +77,17 @@ public enum TypedDate {
     }
 
     /// The first instant of `day` in `zone` (its midnight, or the first time after it that exists).
+    /// By the calendar's arithmetic, not `Calendar`'s, which has no year 0000.
     public static func start(of day: CalendarDay, in zone: TimeZone) -> Date {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        return calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day))
-            ?? Date(timeIntervalSince1970: Double(day.daysSince1970 * 86_400 - zone.secondsFromGMT()))
+        let wall = day.daysSince1970 * 86_400
+        let probe = Date(timeIntervalSince1970: Double(wall))
+        let offsets = Set([-86_400, 0, 86_400].map { zone.secondsFromGMT(for: probe.addingTimeInterval(Double($0))) })
+        let exact = offsets.map { wall - $0 }.filter {
+            zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double($0))) == wall - $0
+        }
+        // Midnight skipped (clocks jump forward over it): the day starts when they jump.
+        let start = exact.min() ?? (wall - (offsets.min() ?? 0))
+        return Date(timeIntervalSince1970: Double(start))
     }
 
     // MARK: - Reading
@@ -199,7 +205,7 @@ public enum TypedDate {
             zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double($0))) == wall - $0
         }
         guard let earliest = candidates.min() else {
-            throw .invalidDate(DateParseError(input: text, reason: .skippedByZone(zone.identifier)))
+            throw .invalidDate(DateParseError(input: text, reason: .skippedByZone(zone.name)))
         }
         guard DateTime.writableSeconds.contains(earliest) else {
             throw .invalidDate(DateParseError(input: text, reason: .outsideFourDigitYears))

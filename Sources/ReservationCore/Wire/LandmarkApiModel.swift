@@ -34,7 +34,7 @@ public struct LandmarkApiModel: Sendable, Hashable, Codable {
             id: landmark.id.description, name: landmark.name, location: landmark.location,
             description: landmark.description, category: landmark.category.rawValue,
             isFeatured: landmark.isFeatured, imageName: landmark.imageName, capacity: landmark.capacity,
-            timeZone: landmark.timeZone?.identifier
+            timeZone: landmark.timeZone?.name
         )
     }
 }

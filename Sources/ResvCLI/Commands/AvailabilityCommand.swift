@@ -71,7 +71,7 @@ struct AvailabilityCommand: ResvCommand {
 
         let renderer = Renderer(options.output, context: context)
         if renderer.format == .table {
-            let zone = place.timeZone?.identifier ?? "UTC"
+            let zone = place.timeZone?.name ?? "UTC"
             context.say(
                 place.capacity.map { "\(place.name): \($0) places a day, days in \(zone)" }
                     ?? "\(place.name) has no daily limit (days in \(zone))")

@@ -43,7 +43,8 @@ struct ListCommand: ResvCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Only reservations on or after this day or time: 2026-12-01, today, +7d, -7d, 2026-12-01 10:00.",
+            "Only reservations on or after this day or time, at each landmark (the date the table shows): "
+                + "2026-12-01, today, +7d, -7d, 2026-12-01 10:00.",
             valueName: "date"))
     var from: String?
 
@@ -72,16 +73,22 @@ struct ListCommand: ResvCommand {
     }
 
     func run(in context: CommandContext) async throws {
-        // A day is the whole day in the local zone (TZ); a date-time as typed, a wall time read locally.
+        // A day is the visit's day where the table shows it: at its landmark (or in the zone
+        // --tz names), so `--from D --to D` lists exactly the rows dated D. A time is read there too.
         let now = context.now()
-        let zone = context.timeZone
-        let fromDate = try from.map { text throws(ReservationError) in
-            try TypedDate.bound(text, end: false, now: now, zone: zone)
+        let shown = options.output.tz.flatMap { OutputOptions.zone($0, local: context.timeZone) }
+        func bounds(in zone: TimeZone) throws(ReservationError) -> (from: Date?, to: Date?) {
+            let fromDate = try from.map { text throws(ReservationError) in
+                try TypedDate.bound(text, end: false, now: now, zone: zone)
+            }
+            let toDate = try to.map { text throws(ReservationError) in
+                try TypedDate.bound(text, end: true, now: now, zone: zone)
+            }
+            return (fromDate, toDate)
         }
-        let toDate = try to.map { text throws(ReservationError) in
-            try TypedDate.bound(text, end: true, now: now, zone: zone)
-        }
-        if let fromDate, let toDate, fromDate > toDate {
+        // Refused before the backend is read: a bad day, or a range that ends before it starts.
+        let checked = try bounds(in: shown ?? context.timeZone)
+        if let fromDate = checked.from, let toDate = checked.to, fromDate > toDate {
             throw CLIError.emptyRange(from: from ?? "", to: to ?? "")
         }
         let service = try context.service(options.backend)
@@ -92,11 +99,23 @@ struct ListCommand: ResvCommand {
             !statuses.isEmpty
             ? Set(statuses)
             : all ? Set(Reservation.Status.allCases) : Set(Reservation.Status.allCases.filter(\.isActive))
-        let matching = snapshot.reservations.filter { reservation in
-            wanted.contains(reservation.status)
-                && (landmarkID.map { reservation.landmark.id == $0 } ?? true)
-                && (fromDate.map { reservation.date >= $0 } ?? true)
-                && (toDate.map { reservation.date <= $0 } ?? true)
+        var zoneBounds: [TimeZone: (from: Date?, to: Date?)] = [:]
+        var matching: [Reservation] = []
+        for reservation in snapshot.reservations
+        where wanted.contains(reservation.status) && (landmarkID.map { reservation.landmark.id == $0 } ?? true) {
+            if from != nil || to != nil {
+                let zone = shown ?? Capacity.calendar(for: reservation.landmark).timeZone
+                let range: (from: Date?, to: Date?)
+                if let known = zoneBounds[zone] {
+                    range = known
+                } else {
+                    range = try bounds(in: zone)
+                    zoneBounds[zone] = range
+                }
+                if let fromDate = range.from, reservation.date < fromDate { continue }
+                if let toDate = range.to, reservation.date > toDate { continue }
+            }
+            matching.append(reservation)
         }
         var ordered = matching.sorted(by: sort)
         if reverse { ordered.reverse() }
