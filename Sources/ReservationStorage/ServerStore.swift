@@ -207,13 +207,17 @@ enum SharedSQL {
         .map { "'\($0.rawValue)'" }.joined(separator: ", ")
 
     /// The entries of the user's newest command that is neither an undo nor
-    /// undone, oldest first (`Undo.lastCommand`'s rule); `$USER` is the user's id parameter.
-    static func commandToUndo(user: String) -> String {
+    /// undone, oldest first: `Undo.isUndoable` read from the newest entry (an
+    /// entry of an undo, of the system or `undone` is not; one whose command a
+    /// later undo took back is not), checked against it by `ConditionTests`.
+    /// `user` is the user's id parameter; `column` what is selected.
+    static func commandToUndo(user: String, column: String = "entry") -> String {
         """
-        SELECT entry FROM history WHERE user_id = \(user) AND command = (
+        SELECT \(column) FROM history WHERE user_id = \(user) AND command = (
             SELECT h.command FROM history h WHERE h.user_id = \(user)
-            AND h.change NOT IN (\(notUndoable))
-            AND NOT EXISTS (SELECT 1 FROM history u WHERE u.undoes = h.command)
+            AND h.undoes IS NULL AND h.change NOT IN (\(notUndoable))
+            AND NOT EXISTS (
+                SELECT 1 FROM history u WHERE u.user_id = h.user_id AND u.undoes = h.command AND u.position > h.position)
             ORDER BY h.position DESC LIMIT 1)
         ORDER BY position
         """

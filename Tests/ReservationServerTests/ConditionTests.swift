@@ -1,3 +1,4 @@
+import CapacityModel
 import Foundation
 import Logging
 import PostgresNIO
@@ -114,6 +115,77 @@ struct ConditionTests {
         }
     }
 
+    /// Histories of commands, system changes and undos (of earlier commands,
+    /// of undos, of commands already undone, and of later ones, which no client
+    /// writes): the SQL picks the command `Undo.lastCommand` picks, every time.
+    @Test(arguments: Engine.available.filter { $0 != .memory })
+    func undoTakesBackTheCommandTheCoreWouldTakeBack(engine: Engine) async throws {
+        try await withHarness(engine) { h in
+            let user = try #require(try await h.store.tokens.grant(Token.hash(h.alice))?.user)
+            var random = SeededRandom(seed: 46)
+            var position = 0
+            for round in 0..<40 {
+                var history: [HistoryEntry] = []
+                var commands: [String] = []
+                for _ in 0..<(1 + random.next(below: 8)) {
+                    let command = UUID().uuidString.lowercased()
+                    let reservation = Reservation.ID(UUID())
+                    let kind = random.next(below: 10)
+                    let changes: [HistoryEntry.Change]
+                    var undoes: String?
+                    switch kind {
+                    case 0..<4: changes = [[.created, .modified, .cancelled, .confirmed][random.next(below: 4)]]
+                    case 4: changes = [.created, .created]
+                    case 5: changes = [[.promoted, .expired][random.next(below: 2)]]
+                    default:
+                        guard !commands.isEmpty else { continue }
+                        changes = [.undone]
+                        undoes = commands[random.next(below: commands.count)]
+                    }
+                    for change in changes {
+                        history.append(
+                            HistoryEntry(
+                                at: Date(timeIntervalSince1970: 1_900_000_000), change: change,
+                                reservationID: reservation, before: nil,
+                                after: ReservationApiModel(id: reservation.description, landmarkId: nil, date: nil, partySize: nil, status: nil), command: command,
+                                undoes: undoes))
+                    }
+                    commands.append(command)
+                }
+                // An undo of a command written after it, which the rules never write: still the same pick.
+                if round % 5 == 4, let last = commands.last, history.count > 1 {
+                    history.insert(
+                        HistoryEntry(
+                            at: Date(timeIntervalSince1970: 1_900_000_000), change: .undone,
+                            reservationID: history[0].reservationID, before: nil,
+                            after: ReservationApiModel(id: history[0].reservationID.description, landmarkId: nil, date: nil, partySize: nil, status: nil),
+                            command: UUID().uuidString.lowercased(), undoes: last), at: 0)
+                }
+                guard !history.isEmpty else { continue }
+                // Each round is the newest part of the user's history: it alone decides.
+                let rows = history.map { entry -> String in
+                    position += 1
+                    let undoes = entry.undoes.map { "'\($0)'" } ?? "NULL"
+                    return """
+                        (\(user.rawValue), \(position), '\(entry.reservationID)', '\(entry.command)',
+                         '\(entry.change.rawValue)', \(undoes), '{}')
+                        """
+                }
+                _ = try await Self.ids(
+                    """
+                    INSERT INTO history (user_id, position, reservation_id, command, change, undoes, entry)
+                    VALUES \(rows.joined(separator: ", ")) RETURNING command
+                    """, h)
+                let picked = try await Self.ids(
+                    SharedSQL.commandToUndo(user: String(user.rawValue), column: "command"), h)
+                let core = Undo.lastCommand(in: history).map(\.command)
+                // A round with nothing to undo leaves an earlier round's command to the SQL: compare only when there is one.
+                if core.isEmpty { continue }
+                #expect(picked == core, "round \(round)")
+            }
+        }
+    }
+
     static func insert(_ rows: [Row], user: UserID, landmark: String, _ h: Harness) async throws {
         let values = rows.map { row in
             let end = row.expiresAt.map { String($0) } ?? "NULL"
@@ -153,8 +225,13 @@ struct ConditionTests {
             }
         }
         let connection = try await SQLiteConnection.open(storage: .file(path: h.database))
-        let rows = try await connection.query(sql)
-        try await connection.close()
-        return rows.compactMap { $0.columns.first?.data.string }
+        do {
+            let rows = try await connection.query(sql)
+            try await connection.close()
+            return rows.compactMap { $0.columns.first?.data.string }
+        } catch {
+            try await connection.close()
+            throw error
+        }
     }
 }
