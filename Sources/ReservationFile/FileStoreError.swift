@@ -20,6 +20,14 @@ public enum FileStoreError: Error, Sendable, LocalizedError {
     /// Another process held the store's lock for longer than the bound.
     case lockTimeout(path: String, seconds: Double)
 
+    /// The store could be read, but not written now: a read then shows what a write would record.
+    var forbidsWriting: Bool {
+        switch self {
+        case .unwritable, .wouldBeTooLarge, .foreign, .lockTimeout: true
+        case .corrupt, .unsupportedVersion, .unreadable, .tooLarge: false
+        }
+    }
+
     public var errorDescription: String? {
         switch self {
         case .corrupt(let path, let detail):

@@ -1,5 +1,6 @@
 import Foundation
 import ReservationCore
+import Synchronization
 
 extension ReservationService {
     /// The JSON file backend: every call reads the file afresh, every change
@@ -18,9 +19,13 @@ extension ReservationService {
                 return try await rule(transaction, at)
             }
         }
+        // No server ends holds on a file: every read settles them first, as a write would.
+        @Sendable func read() async throws -> ReservationSnapshot {
+            try await store.settledSnapshot(at: now()).snapshot
+        }
         var service = ReservationService(
             landmarks: { try store.header().ledger.catalog },
-            fetch: { try store.snapshot().settled(at: now(), countPositions: true) },
+            fetch: read,
             reserve: { requests in
                 try await write { try await Booking.reserve(requests, now: $1, in: $0) }
             },
@@ -33,20 +38,47 @@ extension ReservationService {
             modify: { id, change, version in
                 try await write { try await Booking.modify(id, change, expectedVersion: version, now: $1, in: $0) }
             },
-            history: { id, limit in try store.history(of: id, limit: limit) },
+            history: { id, limit in
+                _ = try await store.settledSnapshot(at: now())
+                return try store.history(of: id, limit: limit)
+            },
             undo: {
                 let notes = JSONFileStore.HistoryNotes()
                 var result = try await write(notes: notes) { try await Booking.undo(now: $1, in: $0) }
                 result.skippedHistory = notes.skipped
                 return result
             },
-            eachChange: { id, limit, visit in try store.history(of: id, limit: limit, visit) }
+            availability: { text, days in
+                let at = now()
+                let snapshot = try await store.settledSnapshot(at: at).snapshot
+                let landmark = try snapshot.catalog.landmark(matching: text)
+                return LandmarkAvailability(
+                    landmark: landmark,
+                    days: Capacity.availability(
+                        of: landmark, on: try days(landmark), reservations: snapshot.reservations, at: at))
+            },
+            eachChange: { id, limit, visit in
+                _ = try await store.settledSnapshot(at: now())
+                return try store.history(of: id, limit: limit, visit)
+            }
         )
         // Another process's write renames a new store into place: its file's stamp tells.
+        // A hold that ends while a watcher waits is a change too: once the clock
+        // passes the next hold's end, that end (and the promotions it makes) is
+        // recorded, and read as the store's change.
         service.changes = { after, wait in
-            try await ChangePage.polling(after: after, prefix: "f", wait: wait, stamp: store.stamp) {
-                try store.changes(after: $0)
-            }
+            let nextHoldEnd = Mutex<Date?>(nil)
+            return try await ChangePage.polling(
+                after: after, prefix: "f", wait: wait,
+                stamp: {
+                    let ended = nextHoldEnd.withLock { $0 }.map { $0 <= now() } ?? false
+                    return (store.stamp() ?? []) + [ended ? 1 : 0]
+                },
+                prepare: {
+                    let end = try await store.settledSnapshot(at: now()).nextHoldEnd
+                    nextHoldEnd.withLock { $0 = end }
+                },
+                read: { try store.changes(after: $0) })
         }
         return service
     }

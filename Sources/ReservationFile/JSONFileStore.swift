@@ -57,6 +57,32 @@ public struct JSONFileStore: Sendable {
         return try StoreDocument.snapshot(data: data, path: path)
     }
 
+    /// What the store reads at `now`, with no server to end holds: the holds
+    /// that have ended are recorded expired, with the promotions they make, in
+    /// one locked write as a write records them (DESIGN.md, "JSON file store");
+    /// a store that cannot be written is shown so without recording. A store
+    /// without an ended hold is read without the lock. Also when the next live
+    /// hold ends, for a wait to look again then.
+    public func settledSnapshot(at now: Date) async throws -> (snapshot: ReservationSnapshot, nextHoldEnd: Date?) {
+        var snapshot = try snapshot()
+        if snapshot.reservations.contains(where: { Reservation.holdEnded($0.status, expiresAt: $0.expiresAt, at: now) })
+        {
+            do {
+                snapshot = try await update { transaction in
+                    try await Booking.expireHolds(now: now, limit: .max, in: transaction)
+                    return transaction.ledger.snapshot
+                }
+            } catch let error as FileStoreError where error.forbidsWriting {
+                var ledger = try read().ledger
+                try await ledger.apply { try await Booking.expireHolds(now: now, limit: .max, in: $0) }
+                snapshot = ledger.snapshot
+            }
+        }
+        let nextHoldEnd = snapshot.reservations.lazy.filter { $0.status == .held }.compactMap(\.expiresAt)
+            .filter { $0 > now }.min()
+        return (snapshot.settled(at: now, countPositions: true), nextHoldEnd)
+    }
+
     /// The store's catalog, last change and older history, its records read past.
     func header() throws(FileStoreError) -> StoreDocument {
         let file = try StoreFile.resolvingLinks(path, storePath: path).path
@@ -108,7 +134,13 @@ public struct JSONFileStore: Sendable {
             // An older resv's history moves into the journal, whole and first, at this first write.
             let entries = document.legacyHistory + changes
             let previous = document.lastChange
-            document.lastChange += entries.count
+            // A number another program wrote may be at the edge of its type: bad data, never a trap.
+            let (last, overflow) = previous.addingReportingOverflow(entries.count)
+            guard !overflow else {
+                throw FileStoreError.corrupt(
+                    path: path, detail: "its lastChange \(previous) leaves no number for another change")
+            }
+            document.lastChange = last
             document.legacyHistory = []
             let data = document.encoded()
             guard data.count <= maxBytes else {

@@ -18,11 +18,14 @@ import ResvFiles
 struct Journal {
     /// The journal file: the store file's path (at the end of its links) and `.history`.
     let path: String
+    /// The store file whose history this is (at the end of its links).
+    let storeFile: String
     /// The store as the user named it, for messages.
     let storePath: String
 
     init(storeFile: String, storePath: String) {
         path = storeFile + ".history"
+        self.storeFile = storeFile
         self.storePath = storePath
     }
 
@@ -36,10 +39,45 @@ struct Journal {
     /// were skipped as not being changes (another program's, or damaged).
     /// Numbers that do not go down from the end are reported: the journal was
     /// edited, and is left as it is.
+    ///
+    /// A writer may cut a tail no store counts (a killed write's) while this
+    /// reads it: those lines were never the reader's to see, so the read
+    /// starts again from the journal's new end (`afterOpening` lets a test
+    /// cut it at that moment).
     @discardableResult
-    func readBackward(committed: Int, _ visit: (_ sequence: Int, JSONValue) throws -> Bool) throws -> Int {
+    func readBackward(
+        committed: Int, afterOpening: (() -> Void)? = nil, _ visit: (_ sequence: Int, JSONValue) throws -> Bool
+    ) throws -> Int {
+        var attempts = 0
+        while true {
+            attempts += 1
+            var delivered = false
+            do {
+                return try readBackwardOnce(committed: committed, afterOpening: afterOpening) { sequence, entry in
+                    delivered = true
+                    return try visit(sequence, entry)
+                }
+            } catch is Shrank where !delivered && attempts < Self.readAttempts {
+                // Only lines past the committed ones were cut, and none of them was handed out.
+                continue
+            } catch is Shrank {
+                throw FileStoreError.unreadable(path: storePath, reason: "its history shrank while it was read")
+            }
+        }
+    }
+
+    /// How many times a read starts again after a writer cut the journal's tail under it.
+    static let readAttempts = 20
+
+    /// A read found the journal shorter than when it was opened: a writer cut its tail meanwhile.
+    struct Shrank: Error {}
+
+    private func readBackwardOnce(
+        committed: Int, afterOpening: (() -> Void)?, _ visit: (_ sequence: Int, JSONValue) throws -> Bool
+    ) throws -> Int {
         guard let file = try open(writing: false) else { return 0 }
         defer { close(file.descriptor) }
+        afterOpening?()
         var skipped = 0
         var newer: Int?
         try Self.lines(file.descriptor, size: file.size, storePath: storePath) { line in
@@ -84,15 +122,20 @@ struct Journal {
 
     private func append(_ entries: [JSONValue], after committed: Int, to file: (descriptor: Int32, size: Int)) throws {
         var cut = file.size
-        try Self.lines(file.descriptor, size: file.size, storePath: storePath) { line in
-            guard line.terminated else {
+        do {
+            try Self.lines(file.descriptor, size: file.size, storePath: storePath) { line in
+                guard line.terminated else {
+                    cut = line.offset
+                    return true
+                }
+                guard let (sequence, _) = Self.parse(line.bytes) else { return true }
+                guard sequence > committed else { return false }
                 cut = line.offset
                 return true
             }
-            guard let (sequence, _) = Self.parse(line.bytes) else { return true }
-            guard sequence > committed else { return false }
-            cut = line.offset
-            return true
+        } catch is Shrank {
+            // Writers hold the store's lock: only another program cuts it now.
+            throw FileStoreError.unreadable(path: storePath, reason: "its history shrank while it was read")
         }
         var text: [UInt8] = []
         text.reserveCapacity(entries.count * 400)
@@ -158,11 +201,25 @@ struct Journal {
         }
         do {
             try requireJournalFile(opened)
+            try requireTrusted(opened)
         } catch {
             close(descriptor)
             throw error
         }
         return (descriptor, Int(opened.st_size))
+    }
+
+    /// The journal is the store's: one that belongs to another user than the
+    /// store's owner (you and root aside) could have been planted before the
+    /// store's first write, to read what is appended (notes) or to rewrite
+    /// what undo takes back. It is neither written nor read.
+    private func requireTrusted(_ info: stat) throws(FileStoreError) {
+        var store = stat()
+        let owner: Set<uid_t> = lstat(storeFile, &store) == 0 ? [store.st_uid] : []
+        guard Ownership.isTrusted(info.st_uid, also: owner) else {
+            let foreign = Ownership.Foreign(path: path, owner: info.st_uid, what: "a history file")
+            throw .foreign(path: storePath, file: foreign.description)
+        }
     }
 
     private func requireJournalFile(_ info: stat) throws(FileStoreError) {
@@ -208,9 +265,7 @@ struct Journal {
                 if result == 0 { break }
                 read += result
             }
-            guard read == count else {
-                throw FileStoreError.unreadable(path: storePath, reason: "its history shrank while it was read")
-            }
+            guard read == count else { throw Shrank() }
             var lineEnd = count
             var index = count - 1
             while index >= 0 {

@@ -14,7 +14,8 @@ import ReservationCore
 /// holds there that have ended; a change that frees places promotes that
 /// day's list in order of joining, each that fits; a refused write keeps
 /// nothing. A file store (`settlesEveryWrite`) also ends every ended hold,
-/// and promotes, at the start of each write; a server does it in its sweep.
+/// and promotes, at the start of each write and of each read (no server
+/// ends them there); a server does it in its sweep.
 public struct HoldModel: Sendable {
     /// How a reservation is asked for.
     public enum Request: Sendable, Hashable {
@@ -186,6 +187,8 @@ public struct HoldModel: Sendable {
                 model.settle()
                 try await sweep()
             }
+            // The check reads: on a store without a sweep, a read records what ended first.
+            if settlesEveryWrite { model.settle() }
             problems += try await check(
                 "step \(step) (\(["reserve", "cancel", "confirm", "clock", "sweep"][operation]))",
                 system: system, model: model)

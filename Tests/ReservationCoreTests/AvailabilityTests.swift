@@ -93,9 +93,10 @@ struct AvailabilityTests {
 
     // MARK: Counting
 
-    @Test func onlyActiveReservationsAtThatLandmarkCount() throws {
+    @Test func onlyReservationsThatTakePlacesAtThatLandmarkCount() throws {
         let halfDome = try Fixture.halfDome
         let tahoe = try #require(LandmarkCatalog.builtIn[Fixture.landmarkID(Fixture.lakeTahoeID)])
+        let now = try Fixture.date("2026-11-01T00:00:00Z")
         let reservations = [
             Reservation(
                 id: try Fixture.reservationID("5a1b2c3d-0000-4000-8000-000000000001"), landmark: halfDome,
@@ -109,13 +110,26 @@ struct AvailabilityTests {
             Reservation(
                 id: try Fixture.reservationID("5a1b2c3d-0000-4000-8000-000000000004"), landmark: tahoe,
                 date: try Fixture.date("2026-12-01T12:00:00-08:00"), partySize: 7, status: .confirmed),
+            // Waiting for places takes none; nor does a hold that has ended, recorded or not.
+            Reservation(
+                id: try Fixture.reservationID("5a1b2c3d-0000-4000-8000-000000000005"), landmark: halfDome,
+                date: try Fixture.date("2026-12-01T13:00:00-08:00"), partySize: 20, status: .waitlisted,
+                waitlistOrder: 1),
+            Reservation(
+                id: try Fixture.reservationID("5a1b2c3d-0000-4000-8000-000000000006"), landmark: halfDome,
+                date: try Fixture.date("2026-12-01T14:00:00-08:00"), partySize: 30, status: .held,
+                expiresAt: now.addingTimeInterval(-1)),
+            Reservation(
+                id: try Fixture.reservationID("5a1b2c3d-0000-4000-8000-000000000007"), landmark: halfDome,
+                date: try Fixture.date("2026-12-01T15:00:00-08:00"), partySize: 2, status: .held,
+                expiresAt: now.addingTimeInterval(60)),
         ]
         let days = try Capacity.days(from: day("2026-11-30"), through: day("2026-12-02"))
-        let counted = Capacity.availability(of: halfDome, on: days, reservations: reservations)
-        #expect(counted.map(\.taken) == [0, 7, 0])
-        #expect(counted.map(\.left) == [300, 293, 300])
+        let counted = Capacity.availability(of: halfDome, on: days, reservations: reservations, at: now)
+        #expect(counted.map(\.taken) == [0, 9, 0])
+        #expect(counted.map(\.left) == [300, 291, 300])
         #expect(counted.allSatisfy { $0.capacity == 300 })
-        let open = Capacity.availability(of: tahoe, on: days, reservations: reservations)
+        let open = Capacity.availability(of: tahoe, on: days, reservations: reservations, at: now)
         #expect(open.map(\.taken) == [0, 7, 0])
         #expect(open.allSatisfy { $0.capacity == nil && $0.left == nil })
     }

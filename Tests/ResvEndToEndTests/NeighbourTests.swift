@@ -67,6 +67,34 @@ struct NeighbourTests {
         #expect(owner(sandbox.store.path + ".history") == (Self.other, Self.group))
     }
 
+    @Test func aJournalAnotherUserPlantedBeforeTheFirstWriteIsNeitherWrittenNorRead() throws {
+        let sandbox = try Sandbox()
+        #expect(chmod(sandbox.directory.path, 0o1777) == 0)  // a shared sticky folder
+        let journal = sandbox.store.path + ".history"
+        #expect(FileManager.default.createFile(atPath: journal, contents: Data()))
+        #expect(chown(journal, Self.other, Self.group) == 0)
+        #expect(chmod(journal, 0o666) == 0)
+        let refusal =
+            "resv: refusing to use \(sandbox.store.path): \(journal) is a history file owned by uid 4242, "
+            + "not you or root; the store was left unchanged\n"
+        let reserve = try sandbox.resv(Self.reserve + ["--note", "secret note"])
+        #expect(reserve.status == 73, "\(reserve.stderr)")
+        #expect(reserve.stderr == refusal)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: journal)).isEmpty, "nothing leaks into it")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
+
+        // Planted after the owner's first write: what it says is never believed.
+        try FileManager.default.removeItem(atPath: journal)
+        #expect(try sandbox.resv(Self.reserve).status == 0)
+        #expect(chown(journal, Self.other, Self.group) == 0)
+        for arguments in [["undo"], ["log"], ["watch", "--after", "f0", "--no-follow"]] {
+            let run = try sandbox.resv(arguments)
+            #expect(run.status == 73, "\(arguments): \(run.stderr)")
+            #expect(run.stderr == refusal, "\(arguments)")
+        }
+        #expect(try sandbox.resv("list", "--json").stdout.contains("confirmed"), "the booking was not undone")
+    }
+
     @Test func aReplHistoryInAnotherUsersFolderIsNotUsed() throws {
         let sandbox = try Sandbox()
         let folder = sandbox.directory.appendingPathComponent("state/resv")

@@ -5,7 +5,8 @@ public struct DayAvailability: Sendable, Hashable {
     public let day: CalendarDay
     /// The landmark's daily limit; nil when it takes everyone.
     public let capacity: Int?
-    /// People in pending and confirmed reservations that day.
+    /// People in the reservations that take places that day (`Reservation.takesPlaces(at:)`:
+    /// pending, confirmed and live holds; never the waitlisted).
     public let taken: Int
 
     public init(day: CalendarDay, capacity: Int?, taken: Int) {
@@ -94,11 +95,12 @@ extension Capacity {
     }
 
     /// Places taken and left at `landmark` on each of `days`, from the
-    /// reservations given (only active ones at that landmark count).
+    /// reservations given: those at that landmark that take places at `now`,
+    /// as capacity counts them (a waitlisted party takes none).
     public static func availability(
-        of landmark: Landmark, on days: [CalendarDay], reservations: [Reservation]
+        of landmark: Landmark, on days: [CalendarDay], reservations: [Reservation], at now: Date
     ) -> [DayAvailability] {
-        let parties = reservations.lazy.filter { $0.landmark.id == landmark.id && $0.status.isActive }
+        let parties = reservations.lazy.filter { $0.landmark.id == landmark.id && $0.countsTowardCapacity(at: now) }
             .map { (date: $0.date, partySize: $0.partySize) }
         return availability(of: landmark, on: days, parties: Array(parties))
     }

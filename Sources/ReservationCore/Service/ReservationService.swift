@@ -139,8 +139,9 @@ public struct ReservationService: Sendable {
         throw ReservationError.unimplemented("ReservationService.changes")
     }
 
-    /// `availability` defaults to counting what one `fetch` reads, which is
-    /// every reservation of a backend that holds them all (a file, memory).
+    /// `availability` needs a clock (what takes places depends on the time):
+    /// a backend that holds every reservation counts what one read holds
+    /// (`Capacity.availability(of:on:reservations:at:)`).
     public init(
         landmarks: @escaping @Sendable () async throws -> LandmarkCatalog,
         fetch: @escaping @Sendable () async throws -> ReservationSnapshot,
@@ -179,14 +180,7 @@ public struct ReservationService: Sendable {
             }
         self.undo = undo
         self.availability =
-            availability ?? { text, days in
-                let snapshot = try await fetch()
-                let landmark = try snapshot.catalog.landmark(matching: text)
-                return LandmarkAvailability(
-                    landmark: landmark,
-                    days: Capacity.availability(
-                        of: landmark, on: try days(landmark), reservations: snapshot.reservations))
-            }
+            availability ?? { _, _ in throw ReservationError.unimplemented("ReservationService.availability") }
     }
 }
 
@@ -250,7 +244,8 @@ extension ReservationService {
         }
         var service = ReservationService(
             landmarks: { catalog },
-            fetch: { state.ledger.snapshot.settled(at: now(), countPositions: true) },
+            // As the file store, a read settles the holds that have ended first (a write that may write nothing).
+            fetch: { try await write { $0.ledger.snapshot.settled(at: $1, countPositions: true) } },
             reserve: { requests in try await write { try await Booking.reserve(requests, now: $1, in: $0) } },
             cancel: { ids in try await write { try await Booking.setStatus(.cancelled, of: ids, now: $1, in: $0) } },
             confirm: { ids in try await write { try await Booking.setStatus(.confirmed, of: ids, now: $1, in: $0) } },
@@ -258,7 +253,15 @@ extension ReservationService {
                 try await write { try await Booking.modify(id, change, expectedVersion: version, now: $1, in: $0) }
             },
             history: { id, limit in state.ledger.changes(of: id, limit: limit) },
-            undo: { try await write { try await Booking.undo(now: $1, in: $0) } }
+            undo: { try await write { try await Booking.undo(now: $1, in: $0) } },
+            availability: { text, days in
+                let (snapshot, at) = try await write { transaction, at in (transaction.ledger.snapshot, at) }
+                let landmark = try snapshot.catalog.landmark(matching: text)
+                return LandmarkAvailability(
+                    landmark: landmark,
+                    days: Capacity.availability(
+                        of: landmark, on: try days(landmark), reservations: snapshot.reservations, at: at))
+            }
         )
         // Change number n is the ledger's n-th history entry.
         @Sendable func stamp() -> Int { state.ledger.history.count }
@@ -283,14 +286,17 @@ extension ChangePage {
     /// answers the changes after a sequence number and the newest number; when
     /// there are none, waits for `stamp` (what changes when the store is
     /// written) to change, looking every 100 ms, until `wait` has passed.
+    /// `prepare` runs before each read (a file records the holds that have ended).
     public static func polling<Stamp: Equatable>(
         after: String?, prefix: Character, wait: Duration, stamp: () -> Stamp,
+        prepare: () async throws -> Void = {},
         read: (Int?) throws -> (changes: [(sequence: Int, entry: HistoryEntry)], newest: Int)
     ) async throws -> ChangePage {
         let sequence = try after.map { text throws(ReservationError) in try ChangeCursor.sequence(text, prefix: prefix)
         }
         let deadline = ContinuousClock.now.advanced(by: max(.zero, wait))
         while true {
+            try await prepare()
             let seen = stamp()
             let (found, newest) = try read(sequence)
             guard let sequence else { return ChangePage(changes: [], cursor: ChangeCursor.make(prefix, newest)) }

@@ -31,6 +31,11 @@ extension Landmark {
 }
 
 extension Reservation {
+    /// The versions a record may carry: from 1 to the largest integer every JSON
+    /// reader keeps exactly (2^53 - 1), so each change's next version is a number
+    /// too (a record another program wrote with `Int.max` would trap on its next change).
+    public static let versions: ClosedRange<Int> = 1...(1 << 53) - 1
+
     /// Maps an API reservation against a catalog; the error says which rule failed.
     public init(_ api: ReservationApiModel, catalog: LandmarkCatalog) throws(RejectionReason) {
         guard let id = ID(api.id) else { throw .invalidReservationID(api.id) }
@@ -57,7 +62,7 @@ extension Reservation {
         let createdAt = try time(api.createdAt, "createdAt")
         let updatedAt = try time(api.updatedAt, "updatedAt")
         let version = api.version ?? 1
-        guard version >= 1 else { throw .invalidVersion(version) }
+        guard Self.versions.contains(version) else { throw .invalidVersion(version) }
         // A hold needs its end; a waitlisted reservation may lack its order (it then joined first).
         let expiresAt = try time(api.expiresAt, "expiresAt")
         if status == .held, expiresAt == nil { throw .missingExpiry }

@@ -95,7 +95,7 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
         case .invalidNote(let length): "note has \(length) characters, more than \(Reservation.noteLimit)"
         case .invalidTimestamp(let field, let text):
             "\(field) '\(text.count > 40 ? text.prefix(40) + "…" : text)' is not an ISO 8601 date-time"
-        case .invalidVersion(let version): "version \(version) is not 1 or more"
+        case .invalidVersion(let version): "version \(version) is not from 1 to \(Reservation.versions.upperBound)"
         case .missingExpiry: "status is held but expiresAt is missing"
         }
     }
