@@ -141,7 +141,8 @@ __resv-server_add_completions() {
     local -a words=()
     local special=false folder=false
     while IFS='' read -r completion; do
-        [[ -n "${completion}" && "${completion}" == "${cur}"* ]] || continue
+        # In any case: a name is read so when typed (ha finds Half Dome).
+        [[ -n "${completion}" && "${completion,,}" == "${cur,,}"* ]] || continue
         words+=("${completion}")
         [[ "${completion}" == *[^[:alnum:]_./:@%+,=-]* ]] && special=true
         [[ -d "${completion}" ]] && folder=true

@@ -3,7 +3,7 @@
 __resv_complete() {
     local -ar non_empty_completions=("${@:#(|:*)}")
     local -ar empty_completions=("${(M)@:#(|:*)}")
-    _describe -V '' non_empty_completions -- empty_completions -P $'\'\''
+    _describe -V '' non_empty_completions -M 'm:{[:lower:]}={[:upper:]}' -- empty_completions -P $'\'\''
 }
 
 __resv_custom_complete() {

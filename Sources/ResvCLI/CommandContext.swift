@@ -107,18 +107,22 @@ public struct CommandContext: Sendable {
 
     /// Writes the one line of a failed command to stderr, with its script line when it has one.
     /// A message too long to be one (a value quoted whole somewhere) is cut: it stays a line.
-    /// With `errorsAsJSON`, the line is `{"error": {"code", "exitCode", "message"}}`.
-    func fail(_ message: String, code: String? = nil, status: Int32? = nil) {
+    /// With `errorsAsJSON`, the line is `{"error": {"code", "exitCode", "message"}}`, and
+    /// a batch's refused `lines` are in it (`[{"line", "code", "message"}]`); else each
+    /// is a line of its own before the message.
+    func fail(_ message: String, code: String? = nil, status: Int32? = nil, lines: [BatchInput.Failure] = []) {
         let text = (scriptLine.map { "line \($0): " } ?? "") + message.quoted(limit: 1_000)
         guard errorsAsJSON, let status else {
+            for line in lines { say("resv: line \(line.line): \(ExitStatus.oneLine(line.reason))") }
             say("resv: " + text)
             return
         }
-        let error: JSONValue = .object([
+        var error: [String: JSONValue] = [
             "code": .string(code ?? ExitStatus.statusCode(for: status)), "exitCode": .integer(Int64(status)),
             "message": .string(text),
-        ])
-        messages.write(String(decoding: JSONValue.object(["error": error]).encoded(), as: UTF8.self) + "\n")
+        ]
+        if !lines.isEmpty { error["lines"] = .array(lines.map(\.json)) }
+        messages.write(String(decoding: JSONValue.object(["error": .object(error)]).encoded(), as: UTF8.self) + "\n")
     }
 
     /// Whether the command line asked for JSON (`--json`, `--format json` or `ndjson`), so

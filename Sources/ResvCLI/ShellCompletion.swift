@@ -11,7 +11,8 @@ import ReservationHTTP
 enum ShellCompletion {
     static let landmarkNames = CompletionKind.custom { words, _, prefix in
         guard let snapshot = snapshot(for: words) else { return [] }
-        return snapshot.landmarkNames.filter { $0.hasPrefix(prefix) }.map { offered($0) }
+        // In any case, as a typed name is read (`ha` finds Half Dome).
+        return snapshot.landmarkNames.filter { $0.hasCaseInsensitivePrefix(prefix) }.map { offered($0) }
     }
 
     /// The config file's profiles (the one `--config` names, else the usual one), and `default`.
@@ -54,18 +55,18 @@ enum ShellCompletion {
 
     /// A candidate as the shell that asks wants it: zsh reads `value:description` (a colon in
     /// the value escaped), fish `value<Tab>description`, bash and the REPL the value alone.
+    /// Control characters from data (a landmark's name) are written out as tables write them:
+    /// a shell or readline echoes a candidate to the terminal, and a line break or tab would
+    /// split one in two.
     static func offered(_ value: String, described description: String? = nil) -> String {
         let shell = CompletionShell.requesting
-        // A line break would split one candidate in two.
-        let value = value.replacingOccurrences(of: "\n", with: " ")
-        guard let description = description?.replacingOccurrences(of: "\n", with: " ") else {
+        let value = value.terminalSafe
+        guard let description = description?.terminalSafe else {
             return shell == .zsh ? value.replacingOccurrences(of: ":", with: "\\:") : value
         }
         switch shell {
         case .zsh?: return value.replacingOccurrences(of: ":", with: "\\:") + ":" + description
-        case .fish?:
-            return value.replacingOccurrences(of: "\t", with: " ") + "\t"
-                + description.replacingOccurrences(of: "\t", with: " ")
+        case .fish?: return value + "\t" + description
         default: return value
         }
     }
@@ -141,7 +142,14 @@ extension ReservationSnapshot {
             let description = [
                 settled.landmark.name, renderer.visitDate(settled.date, at: settled.landmark), settled.status.rawValue,
             ].joined(separator: ", ")
-            return (id, description.terminalSafe)
+            return (id, description)
         }
+    }
+}
+
+extension String {
+    /// Whether the text starts with `prefix`, in any case (as names are matched when typed).
+    func hasCaseInsensitivePrefix(_ prefix: String) -> Bool {
+        range(of: prefix, options: [.caseInsensitive, .anchored]) != nil || prefix.isEmpty
     }
 }

@@ -8,7 +8,7 @@
 ///   file names are still quoted and folders still get their slash.
 /// - It offers words with `compgen -W`, which expands them: a landmark named
 ///   `$(…)` in a store or a server's cached answers ran at every Tab. Here
-///   words are taken literally, matched by prefix as compgen did, and a word
+///   words are taken literally, matched by prefix in any case, and a word
 ///   with a space or a shell character is quoted (by readline when no folder
 ///   has its name, by `printf %q` when one does).
 ///
@@ -17,6 +17,7 @@
 public enum BashCompletionScript {
     /// `script` finished; any other text (another shell's script, help) unchanged.
     public static func finished(_ script: String) -> String {
+        if script.hasPrefix("#compdef ") { return zshFinished(script) }
         guard script.hasPrefix("#!/bin/bash"),
             let registration = script.split(separator: "\n").last(where: { $0.hasPrefix("complete -o filenames -F ") })
         else { return script }
@@ -29,6 +30,14 @@ public enum BashCompletionScript {
         var finished = script
         finished.replaceSubrange(start.lowerBound..<end.upperBound, with: "\n" + addCompletions(name))
         return finished.replacingOccurrences(of: registration, with: "complete -F \(words[4]) \(words[5])")
+    }
+
+    /// The zsh script with its values matched in any case (`ha<Tab>` offers Half Dome, as
+    /// `resv reserve -l ha` finds it): zsh's `_describe` matches exactly unless told otherwise.
+    static func zshFinished(_ script: String) -> String {
+        script.replacingOccurrences(
+            of: "_describe -V '' non_empty_completions -- empty_completions",
+            with: "_describe -V '' non_empty_completions -M 'm:{[:lower:]}={[:upper:]}' -- empty_completions")
     }
 
     /// The function every value completion goes through: `-W WORDS` (a list, or the
@@ -49,7 +58,8 @@ public enum BashCompletionScript {
             local -a words=()
             local special=false folder=false
             while IFS='' read -r completion; do
-                [[ -n "${completion}" && "${completion}" == "${cur}"* ]] || continue
+                # In any case: a name is read so when typed (ha finds Half Dome).
+                [[ -n "${completion}" && "${completion,,}" == "${cur,,}"* ]] || continue
                 words+=("${completion}")
                 [[ "${completion}" == *[^[:alnum:]_./:@%+,=-]* ]] && special=true
                 [[ -d "${completion}" ]] && folder=true

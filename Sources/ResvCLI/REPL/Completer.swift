@@ -100,7 +100,8 @@ struct Completer: Sendable {
         let line = ["resv"] + leading + typed.map(ShellWords.quote) + [word]
         func offer(_ value: Value, argument: String) -> [String] {
             let found = value.custom ? ask(path, argument, line) : value.values
-            return found.filter { $0.hasPrefix(word) }
+            // Values from data (landmark names) in any case, as they are read when typed.
+            return found.filter { value.custom ? $0.hasCaseInsensitivePrefix(word) : $0.hasPrefix(word) }
         }
         if let option = valueOf {
             return offer(option.value, argument: option.names.first { $0.hasPrefix("--") } ?? option.names[0])
