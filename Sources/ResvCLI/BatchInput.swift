@@ -10,6 +10,30 @@ enum BatchInput {
         var request: NewReservation
     }
 
+    /// A line that was refused: its number, the code of its failure (the
+    /// server's codes, as a JSON error gives them) and why.
+    struct Failure: Sendable, Equatable {
+        var line: Int
+        var code: String
+        var reason: String
+
+        init(line: Int, code: String, reason: String) {
+            self.line = line
+            self.code = code
+            self.reason = reason
+        }
+
+        /// A line refused for `error`, in the words and code of the error printed alone.
+        init(line: Int, error: any Error) {
+            self.init(line: line, code: ExitStatus.errorCode(for: error), reason: ExitStatus.message(for: error))
+        }
+
+        /// `{"line": 2, "code": "…", "message": "…"}`, an element of a JSON error's `lines`.
+        var json: JSONValue {
+            .object(["line": .integer(Int64(line)), "code": .string(code), "message": .string(reason)])
+        }
+    }
+
     /// The file at `path`, or all of `stdin` for "-".
     static func read(_ path: String, stdin: InputSource) throws -> Data {
         if path == "-" { return stdin.readToEnd() }
@@ -26,10 +50,10 @@ enum BatchInput {
 
     /// Every non-blank line as a checked request, or the reason it is not one.
     static func parse(_ data: Data, defaultStatus: Reservation.Status, now: Date, progress: ProgressLine)
-        -> (lines: [Line], failures: [(line: Int, reason: String)])
+        -> (lines: [Line], failures: [Failure])
     {
         var lines: [Line] = []
-        var failures: [(line: Int, reason: String)] = []
+        var failures: [Failure] = []
         let rows = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         for (offset, row) in rows.enumerated() {
             let number = offset + 1
@@ -43,9 +67,12 @@ enum BatchInput {
                 lines.append(
                     Line(number: number, request: try NewReservation(request, defaultStatus: defaultStatus, now: now)))
             } catch let error as JSONSyntaxError {
-                failures.append((number, "not a JSON object: \(error.detail)"))
+                failures.append(
+                    Failure(
+                        line: number, code: ExitStatus.errorCode(for: error),
+                        reason: "not a JSON object: \(error.detail)"))
             } catch {
-                failures.append((number, ExitStatus.message(for: error)))
+                failures.append(Failure(line: number, error: error))
             }
         }
         return (lines, failures)
@@ -53,9 +80,7 @@ enum BatchInput {
 
     /// The backend's own checks (landmark, date, capacity) on a copy of its
     /// current data, for reporting only: nothing is written.
-    static func dryRun(_ lines: [Line], on service: ReservationService, now: Date) async throws
-        -> [(line: Int, reason: String)]
-    {
+    static func dryRun(_ lines: [Line], on service: ReservationService, now: Date) async throws -> [Failure] {
         guard !lines.isEmpty else { return [] }
         let snapshot = try await service.fetch()
         let ledger = ReservationLedger(
@@ -64,9 +89,19 @@ enum BatchInput {
             _ = try await Booking.reserve(lines.map(\.request), now: now, in: LedgerTransaction(ledger))
             return []
         } catch ReservationError.batchRejected(let refused, _) {
-            return refused.map { (lines[$0.index].number, $0.error.localizedDescription) }
+            return refused.map { Failure(line: lines[$0.index].number, error: $0.error) }
         } catch {
-            return [(lines[0].number, error.localizedDescription)]
+            return [Failure(line: lines[0].number, error: error)]
         }
     }
+}
+
+/// A batch that was refused as a whole (`CLIError.batchRejected` or
+/// `batchRefused`), with each refused line: said one line each before the
+/// summary, or with --json as the error's `lines`.
+struct BatchError: Error, LocalizedError {
+    let error: CLIError
+    let lines: [BatchInput.Failure]
+
+    var errorDescription: String? { error.errorDescription }
 }

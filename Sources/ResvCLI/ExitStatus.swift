@@ -21,6 +21,8 @@ extension ExitStatus {
             case .unwritable, .wouldBeTooLarge, .foreign: return cannotWrite
             case .lockTimeout: return temporary
             }
+        case let error as BatchError:
+            return code(for: error.error)
         case let error as CLIError:
             switch error {
             case .invalidSetting, .emptyRange, .nestedRepl, .unreadableInput, .batchRejected, .invalidConfig,
@@ -72,6 +74,8 @@ extension ExitStatus {
             }
         case let error as FileStoreError:
             if case .corrupt = error { return ErrorCode.invalidJSON.rawValue }
+        case is BatchError:
+            return ErrorCode.batchRejected.rawValue
         case is JSONSyntaxError:
             return ErrorCode.invalidJSON.rawValue
         default:

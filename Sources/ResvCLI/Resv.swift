@@ -209,7 +209,9 @@ public enum ResvMain {
             return ExitStatus.interrupted
         } catch {
             let status = ExitStatus.code(for: error)
-            context.fail(ExitStatus.message(for: error), code: ExitStatus.errorCode(for: error), status: status)
+            context.fail(
+                ExitStatus.message(for: error), code: ExitStatus.errorCode(for: error), status: status,
+                lines: (error as? BatchError)?.lines ?? [])
             return status
         }
     }

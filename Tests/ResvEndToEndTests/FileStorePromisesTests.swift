@@ -3,8 +3,8 @@ import Testing
 
 /// Promises of the file store that an attack on it found broken (issue 46),
 /// through the built binary: numbers at the edge of their type, holds that
-/// ended and the waitlists behind them as every read shows them, and
-/// availability counted as capacity counts.
+/// ended and the waitlists behind them as every read shows them, availability
+/// counted as capacity counts, and a refused batch's reasons in JSON.
 @Suite("File store promises")
 struct FileStorePromisesTests {
     static let halfDome = "937fea60-bb7b-4ee8-85da-c79962987917"
@@ -112,5 +112,37 @@ struct FileStorePromisesTests {
         #expect(try statuses(sandbox) == ["confirmed", "expired", "confirmed", "waitlisted"])
         #expect(try sandbox.storeBytes() == before)
         #expect(!FileManager.default.fileExists(atPath: sandbox.store.path + ".history"))
+    }
+
+    @Test func aRefusedBatchWithJSONIsOneJSONErrorNamingEachLine() throws {
+        let sandbox = try Sandbox()
+        let batch = sandbox.directory.appendingPathComponent("bad.ndjson")
+        try Data(
+            """
+            {"landmarkId": "Half Dome", "date": "2030-01-01T10:00:00Z", "partySize": 2}
+            {"landmarkId": "Atlantis", "date": "2030-01-01T10:00:00Z", "partySize": 2}
+            {"date": "2030-01-01T10:00:00Z", "partySize": 2}
+            {not json
+
+            """.utf8
+        ).write(to: batch)
+        let run = try sandbox.resv("reserve", "--batch", batch.path, "--json")
+        #expect(run.status == 64)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderrLines.count == 1, "\(run.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stderr.utf8)) as? [String: Any])
+        let error = try #require(object["error"] as? [String: Any])
+        #expect(error["code"] as? String == "batchRejected")
+        #expect(error["exitCode"] as? Int == 64)
+        #expect(error["message"] as? String == "3 of 4 requests are invalid: nothing was reserved")
+        let lines = try #require(error["lines"] as? [[String: Any]])
+        #expect(lines.compactMap { $0["line"] as? Int } == [2, 3, 4])
+        #expect(lines.compactMap { $0["code"] as? String } == ["unknownLandmark", "invalidRequest", "invalidJSON"])
+        #expect((lines.first?["message"] as? String)?.hasPrefix("no landmark matches 'Atlantis'") == true)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
+        // Without --json, the same reasons are lines of text.
+        let text = try sandbox.resv("reserve", "--batch", batch.path)
+        #expect(text.stderrLines.count == 4)
+        #expect(text.stderrLines.first?.hasPrefix("resv: line 2: no landmark matches 'Atlantis'") == true)
     }
 }

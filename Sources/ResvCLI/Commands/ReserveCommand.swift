@@ -166,7 +166,7 @@ struct ReserveCommand: ResvCommand {
             do {
                 created = try await service.reserve(parsed.lines.map(\.request))
             } catch ReservationError.batchRejected(let refused, _) {
-                failures = refused.map { (parsed.lines[$0.index].number, $0.error.localizedDescription) }
+                failures = refused.map { BatchInput.Failure(line: parsed.lines[$0.index].number, error: $0.error) }
                 onlyRefused = refused.allSatisfy { ExitStatus.code(for: $0.error) == ExitStatus.refused }
             }
         } else {
@@ -176,12 +176,12 @@ struct ReserveCommand: ResvCommand {
         }
         progress.finish()
         guard failures.isEmpty else {
-            for failure in failures.sorted(by: { $0.line < $1.line }) {
-                context.say("resv: line \(failure.line): \(ExitStatus.oneLine(failure.reason))")
-            }
             let total = parsed.lines.count + parsed.failures.count
-            if onlyRefused { throw CLIError.batchRefused(refused: failures.count, total: total) }
-            throw CLIError.batchRejected(invalid: failures.count, total: total)
+            throw BatchError(
+                error: onlyRefused
+                    ? .batchRefused(refused: failures.count, total: total)
+                    : .batchRejected(invalid: failures.count, total: total),
+                lines: failures.sorted { $0.line < $1.line })
         }
         let renderer = Renderer(options.output, context: context)
         renderer.write(reservations: created, to: context.output)
