@@ -128,7 +128,7 @@ _resv_reserve() {
     local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
         '(--landmark -l)'{--landmark,-l}'[The landmark\: id, id prefix, name, or the starts of its words (golden gate).]:landmark:{__resv_custom_complete ---completion reserve -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
-        '(--date -d)'{--date,-d}'[When, at the landmark\: 2026-12-01 10\:00, tomorrow 09\:30, +3d 14\:00, fri 09\:00, or with a zone 2026-12-01T10\:00\:00Z.]:date:'
+        '(--date -d)'{--date,-d}'[When, at the landmark\: 2026-12-01 10\:00, tomorrow 09\:30, +3d 14\:00, next friday 10am, dec 24 10\:00, or with a zone 2026-12-01T10\:00\:00Z.]:date:'
         '--note[A note kept with the reservation (at most 500 characters).]:text:'
         '(--party-size -n)'{--party-size,-n}'[How many people (1 to 10,000).]:n:'
         '--batch[Reserve every request in this file ('\''-'\'' for standard input), one JSON object per line.]:file:_files'
@@ -205,7 +205,7 @@ _resv_modify() {
     local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
         ':id:{__resv_custom_complete ---completion modify -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
-        '(--date -d)'{--date,-d}'[The new date, in the future, at the landmark\: 2026-12-01 10\:00, tomorrow 09\:30, fri 09\:00, or with a zone 2026-12-01T10\:00\:00Z.]:date:'
+        '(--date -d)'{--date,-d}'[The new date, in the future, at the landmark\: 2026-12-01 10\:00, tomorrow 09\:30, next friday 10am, dec 24 10\:00, or with a zone 2026-12-01T10\:00\:00Z.]:date:'
         '(--party-size -n)'{--party-size,-n}'[The new number of people (1 to 10,000).]:n:'
         '(--landmark -l)'{--landmark,-l}'[The new landmark\: id, id prefix, name or the starts of its words.]:landmark:{__resv_custom_complete ---completion modify -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--note[A note kept with the reservation (at most 500 characters; "" removes it).]:text:'

@@ -39,6 +39,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
     /// A reservation id the cache of a server does not hold, read because the server
     /// cannot be reached (its reason) or with `--offline` (nil): the truth is unknown.
     case notCached(String, age: String, unreachable: String?)
+    /// A typed date that has passed (as shown at the landmark); with the id of the reservation `modify` would move.
+    case pastDate(String, moving: String?)
     /// A profile (`--profile`, RESV_PROFILE, the config file's `"profile"`) the config file does not have.
     case unknownProfile(String, String, known: [String])
 
@@ -50,6 +52,10 @@ public enum CLIError: Error, Sendable, LocalizedError {
             "--from \(from) is after --to \(to): nothing can match"
         case .nestedRepl:
             "already in the REPL"
+        case .pastDate(let shown, nil):
+            "\(shown) is in the past: a new reservation needs a future date"
+        case .pastDate(let shown, let id?):
+            "\(shown) is in the past: the new date of reservation \(id) must be in the future"
         case .unreadableInput(let path, let reason):
             "cannot read \(path): \(reason)"
         case .batchRejected(let invalid, let total):

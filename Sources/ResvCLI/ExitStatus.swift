@@ -26,7 +26,7 @@ extension ExitStatus {
         case let error as CLIError:
             switch error {
             case .invalidSetting, .emptyRange, .nestedRepl, .unreadableInput, .batchRejected, .invalidConfig,
-                .offlineNeedsServer, .noServerUser, .unknownSetting, .tokenOnCommandLine, .unknownProfile:
+                .offlineNeedsServer, .noServerUser, .unknownSetting, .tokenOnCommandLine, .unknownProfile, .pastDate:
                 return usage
             case .insecureConfig, .noToken: return notAuthorised
             case .settingNotSet, .batchRefused, .waitTimedOut, .waitCannotSucceed: return refused
@@ -78,6 +78,8 @@ extension ExitStatus {
             return ErrorCode.batchRejected.rawValue
         case is JSONSyntaxError:
             return ErrorCode.invalidJSON.rawValue
+        case CLIError.pastDate:
+            return ErrorCode.dateInPast.rawValue
         default:
             break
         }

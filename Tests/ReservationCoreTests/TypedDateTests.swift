@@ -79,7 +79,27 @@ struct TypedDateTests {
         Case(text: "fri", zone: la, expected: "a day alone is not enough: add a time"),
         Case(text: "next week", zone: la, expected: "expected a date and time like 2026-12-01 10:00"),
         Case(text: "+3x 10:00", zone: la, expected: "expected a date and time like 2026-12-01 10:00"),
-        Case(text: "-1d 10:00", zone: la, expected: "expected a date and time like 2026-12-01 10:00"),
+        // A day past is read (the caller says it is in the past), not refused as no form.
+        Case(text: "-1d 10:00", zone: la, expected: "2026-11-23T18:00:00Z"),
+        Case(text: "yesterday 10:00", zone: la, expected: "2026-11-23T18:00:00Z"),
+        // What people type: next Friday, a month's name, am and pm.
+        Case(text: "next friday 10:00", zone: la, expected: "2026-11-27T18:00:00Z"),
+        Case(text: "next tue 10:00", zone: la, expected: "2026-12-01T18:00:00Z"),
+        Case(text: "Dec 24 10:00", zone: la, expected: "2026-12-24T18:00:00Z"),
+        Case(text: "24 December 10:00", zone: la, expected: "2026-12-24T18:00:00Z"),
+        Case(text: "december 24th 10am", zone: la, expected: "2026-12-24T18:00:00Z"),
+        Case(text: "Nov 20 10:00", zone: la, expected: "2027-11-20T18:00:00Z"),  // passed this year: next year's
+        Case(text: "Nov 24 10:00", zone: la, expected: "2026-11-24T18:00:00Z"),  // today is still this year's
+        Case(text: "Jan 5 2028 10:00", zone: la, expected: "2028-01-05T18:00:00Z"),
+        Case(text: "feb 29 10:00", zone: la, expected: "2028-02-29T18:00:00Z"),
+        Case(text: "feb 30 10:00", zone: la, expected: "day 30 does not exist in February 2026"),
+        Case(text: "tomorrow 10am", zone: la, expected: "2026-11-25T18:00:00Z"),
+        Case(text: "tomorrow 10 AM", zone: la, expected: "2026-11-25T18:00:00Z"),
+        Case(text: "tomorrow 12am", zone: la, expected: "2026-11-25T08:00:00Z"),
+        Case(text: "tomorrow 12pm", zone: la, expected: "2026-11-25T20:00:00Z"),
+        Case(text: "tomorrow 9:30pm", zone: la, expected: "2026-11-26T05:30:00Z"),
+        Case(text: "tomorrow 13pm", zone: la, expected: "hour 13 is out of range"),
+        Case(text: "tomorrow 10", zone: la, expected: "expected a date and time like 2026-12-01 10:00"),
         Case(text: "fr 10:00", zone: la, expected: "expected a date and time like 2026-12-01 10:00"),
         Case(text: "tomorrow 9:30", zone: la, expected: "2026-11-25T17:30:00Z"),
         Case(text: "tomorrow 9:3", zone: la, expected: "expected a date and time like 2026-12-01 10:00"),

@@ -160,3 +160,37 @@ struct PosixTZEndToEndTests {
         #expect(listed.stdout.contains(#""timeZone" : "UTC""#), "\(listed.stdout)")
     }
 }
+
+/// Date words people type, and a time that has passed said where the visit is.
+@Suite("Date words as people type them")
+struct DateWordsEndToEndTests {
+    @Test(arguments: ["next friday 10:00", "Dec 24 10:00", "tomorrow 10am", "24 december 9:30 pm"])
+    func aDateAsPeopleTypeItBooks(_ typed: String) throws {
+        let sandbox = try Sandbox()
+        let run = try sandbox.resv("reserve", "-l", "half dome", "-d", typed, "-n", "1")
+        #expect(run.status == 0, "\(typed): \(run.stderr)")
+        #expect(run.stdout.contains(/Date +\d{4}-\d\d-\d\d (10:00|21:30) P[SD]T/), "\(typed): \(run.stdout)")
+    }
+
+    @Test func aPastTimeIsSaidAtTheLandmark() throws {
+        let sandbox = try Sandbox()
+        let yesterday = try sandbox.resv("reserve", "-l", "half dome", "-d", "yesterday 10:00", "-n", "1")
+        #expect(yesterday.status == 64)
+        #expect(
+            yesterday.stderr.contains(/^resv: \d{4}-\d\d-\d\d 10:00 P[SD]T is in the past: a new reservation needs/),
+            "\(yesterday.stderr)")
+        let stamped = try sandbox.resv("reserve", "-l", "half dome", "-d", "2020-01-01T10:00:00Z", "-n", "1")
+        #expect(stamped.stderr.hasPrefix("resv: 2020-01-01 02:00 PST is in the past"), "\(stamped.stderr)")
+
+        let made = try sandbox.resv("reserve", "-l", "half dome", "-d", "+3d 10:00", "-n", "1", "--json")
+        let id = String(try #require(made.stdout.firstMatch(of: /"id" : "([0-9a-f]{8})/)?.1))
+        let moved = try sandbox.resv("modify", id, "-d", "2020-01-01T10:00:00Z", "-l", "brooklyn bridge")
+        #expect(moved.status == 64)
+        #expect(
+            moved.stderr
+                == "resv: 2020-01-01 05:00 EST is in the past: the new date of reservation \(id) must be in the future\n",
+            "\(moved.stderr)")
+        let json = try sandbox.resv("modify", id, "-d", "yesterday 10:00", "--json")
+        #expect(json.stderr.contains(#""code":"dateInPast""#), "\(json.stderr)")
+    }
+}

@@ -208,7 +208,7 @@ public struct DateParseError: Error, Sendable, Equatable, LocalizedError {
         case .outsideFourDigitYears: "in UTC it falls outside the years 0000 to 9999"
         case .notTyped:
             "expected a date and time like 2026-12-01 10:00 (at the landmark), tomorrow 09:30, +3d 14:00, "
-                + "fri 09:00 or 2026-12-01T10:00:00Z"
+                + "next friday 10am, dec 24 10:00 or 2026-12-01T10:00:00Z"
         case .typedMissingTime: "a day alone is not enough: add a time, like 2026-12-01 10:00 or tomorrow 09:30"
         case .skippedByZone(let zone):
             "that time does not exist in \(zone) (the clocks jump forward over it): give another"

@@ -7,8 +7,10 @@ import Foundation
 ///
 /// Forms, besides a full date-time with a zone (read exactly as a record):
 /// - `2026-12-01T08:00`, `2026-12-01T08:00:00`, `2026-12-01 08:00`: a wall time in `zone`;
-/// - `today 18:00`, `tomorrow 09:30`, `+3d 14:00`, `+2w 10:00`, `fri 09:00`
-///   (the next Friday, never today): a day counted from `now` in `zone`, and a time.
+/// - `today 18:00`, `tomorrow 09:30`, `+3d 14:00`, `+2w 10:00`, `fri 09:00` or `next friday 09:00`
+///   (the next Friday, never today), `dec 24 10:00` or `24 december 10:00` (the next December 24):
+///   a day counted from `now` in `zone`, and a time (`10:00`, `9:30`, `10am`, `10:30 pm`).
+/// `yesterday` and `-1d` are read too: a caller then says the time is in the past.
 /// A wall time that does not exist in the zone (the hour the clocks skip) is
 /// refused; one that exists twice (the hour they repeat) is the earlier.
 public enum TypedDate {
@@ -27,7 +29,7 @@ public enum TypedDate {
             case .notADateTime, .missingSeconds, .missingZone:
                 // A relative day without a time says so; anything else gets the forms.
                 let word = text.trimmingCharacters(in: .whitespaces).lowercased()
-                let dayAlone = relativeDays(word, allowPast: false) != nil || weekday(word) != nil
+                let dayAlone = relativeDays(word, allowPast: true) != nil || weekday(word) != nil
                 throw .invalidDate(DateParseError(input: text, reason: dayAlone ? .typedMissingTime : .notTyped))
             default: throw .invalidDate(strict)
             }
@@ -97,6 +99,8 @@ public enum TypedDate {
         case absolute(year: Int, month: Int, day: Int, time: Substring)
         case relative(days: Int, time: Substring)
         case weekday(Int, time: Substring)  // 1 = Sunday, as Calendar counts
+        /// `dec 24`, `24 december`: the next such day from today (this year's, else next year's).
+        case monthDay(month: Int, day: Int, year: Int?, time: Substring)
 
         init?(_ text: String) {
             let text = text.trimmingCharacters(in: .whitespaces)
@@ -105,22 +109,34 @@ public enum TypedDate {
                 separator == "T" || separator == "t" || separator == " "
             {
                 let date = text.prefix(10).split(separator: "-", omittingEmptySubsequences: false)
-                guard date.count == 3, date[0].count == 4, date[1].count == 2, date[2].count == 2,
+                if date.count == 3, date[0].count == 4, date[1].count == 2, date[2].count == 2,
                     let year = Int(date[0]), let month = Int(date[1]), let day = Int(date[2]),
                     date.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
-                else { return nil }
-                self = .absolute(
-                    year: year, month: month, day: day,
-                    time: text.dropFirst(11).drop { $0 == " " })
-                return
+                {
+                    self = .absolute(
+                        year: year, month: month, day: day,
+                        time: text.dropFirst(11).drop { $0 == " " })
+                    return
+                }
+                // Not YYYY-MM-DD (`Jan 5 2028 10:00`): words.
             }
-            let words = text.split(separator: " ", omittingEmptySubsequences: true)
-            guard words.count == 2 else { return nil }
-            let word = words[0].lowercased()
-            if let days = TypedDate.relativeDays(word, allowPast: false) {
-                self = .relative(days: days, time: words[1])
-            } else if let weekday = TypedDate.weekday(word) {
-                self = .weekday(weekday, time: words[1])
+            var words = text.lowercased().split(separator: " ", omittingEmptySubsequences: true)
+            // The time is the last word, with its am or pm when that is a word of its own (10 am).
+            guard words.count >= 2, let last = words.popLast() else { return nil }
+            var time = last
+            if last == "am" || last == "pm" || last == "a.m." || last == "p.m.", let hour = words.popLast() {
+                time = Substring(String(hour) + last)
+            }
+            let day = words.map(String.init)
+            if day.count == 1, let days = TypedDate.relativeDays(day[0], allowPast: true) {
+                self = .relative(days: days, time: time)
+            } else if day.count == 1, let weekday = TypedDate.weekday(day[0]) {
+                self = .weekday(weekday, time: time)
+            } else if day.count == 2, day[0] == "next", let weekday = TypedDate.weekday(day[1]) {
+                // "next friday": the next Friday, never today (as "fri").
+                self = .weekday(weekday, time: time)
+            } else if (2...3).contains(day.count), let (month, dayNumber, year) = TypedDate.monthDay(day) {
+                self = .monthDay(month: month, day: dayNumber, year: year, time: time)
             } else {
                 return nil
             }
@@ -131,15 +147,18 @@ public enum TypedDate {
             func fail(_ reason: DateParseError.Reason) -> ReservationError {
                 .invalidDate(DateParseError(input: text, reason: reason))
             }
-            let timeText: Substring
-            let day: CalendarDay
-            switch self {
-            case .absolute(let year, let month, let dayNumber, let time):
+            func checked(_ year: Int, _ month: Int, _ dayNumber: Int) throws(ReservationError) -> CalendarDay {
                 guard (1...12).contains(month) else { throw fail(.monthOutOfRange(month)) }
                 guard (1...DateTime.daysIn(month: month, year: year)).contains(dayNumber) else {
                     throw fail(.dayOutOfRange(dayNumber, month: month, year: year))
                 }
-                day = CalendarDay(year: year, month: month, day: dayNumber)
+                return CalendarDay(year: year, month: month, day: dayNumber)
+            }
+            let timeText: Substring
+            let day: CalendarDay
+            switch self {
+            case .absolute(let year, let month, let dayNumber, let time):
+                day = try checked(year, month, dayNumber)
                 timeText = time
             case .relative(let days, let time):
                 day = TypedDate.today(now, zone).adding(days: days)
@@ -149,20 +168,85 @@ public enum TypedDate {
                 let ahead = (weekday - today.weekday + 7) % 7
                 day = today.adding(days: ahead == 0 ? 7 : ahead)
                 timeText = time
+            case .monthDay(let month, let dayNumber, let year?, let time):
+                day = try checked(year, month, dayNumber)
+                timeText = time
+            case .monthDay(let month, let dayNumber, nil, let time):
+                let today = TypedDate.today(now, zone)
+                // A day no year has (February 30) is refused as this year's would be.
+                guard DateTime.daysIn(month: month, year: 2000) >= dayNumber else {
+                    throw fail(.dayOutOfRange(dayNumber, month: month, year: today.year))
+                }
+                // February 29 waits for a leap year; any other day is this year's unless it has passed.
+                var year = today.year
+                while !(DateTime.daysIn(month: month, year: year) >= dayNumber
+                    && CalendarDay(year: year, month: month, day: dayNumber) >= today)
+                {
+                    year += 1
+                    guard year <= today.year + 8 else {
+                        throw fail(.dayOutOfRange(dayNumber, month: month, year: year))
+                    }
+                }
+                day = CalendarDay(year: year, month: month, day: dayNumber)
+                timeText = time
             }
-            let fields = timeText.split(separator: ":", omittingEmptySubsequences: false)
-            // The hour may have one digit (9:30), as people write it; minutes and seconds two.
-            guard (2...3).contains(fields.count), (1...2).contains(fields[0].count),
-                fields.dropFirst().allSatisfy({ $0.count == 2 }), fields.allSatisfy({ $0.allSatisfy(\.isASCII) }),
-                let hour = Int(fields[0]), let minute = Int(fields[1])
-            else { throw fail(.notTyped) }
-            let second = fields.count == 3 ? Int(fields[2]) : 0
-            guard let second else { throw fail(.notTyped) }
-            guard hour <= 23 else { throw fail(.hourOutOfRange(hour)) }
-            guard minute <= 59 else { throw fail(.minuteOutOfRange(minute)) }
-            guard second <= 59 else { throw fail(.secondOutOfRange(second)) }
-            return (day, hour * 3600 + minute * 60 + second)
+            return (day, try TypedDate.secondOfDay(timeText, fail: fail))
         }
+    }
+
+    /// `10:00`, `9:30`, `10:00:30`, `10am`, `10:30pm`, `12am` (midnight): the second of the day.
+    static func secondOfDay(_ text: Substring, fail: (DateParseError.Reason) -> ReservationError)
+        throws(ReservationError)
+        -> Int
+    {
+        var clock = text.lowercased().replacingOccurrences(of: ".", with: "")
+        var half: Int?  // 0 before noon, 12 after
+        for (suffix, hours) in [("am", 0), ("pm", 12)] where clock.hasSuffix(suffix) {
+            clock.removeLast(2)
+            half = hours
+        }
+        let fields = clock.split(separator: ":", omittingEmptySubsequences: false)
+        // The hour may have one digit (9:30), as people write it; minutes and seconds two.
+        guard (half != nil ? 1...3 : 2...3).contains(fields.count), (1...2).contains(fields[0].count),
+            fields.dropFirst().allSatisfy({ $0.count == 2 }),
+            fields.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            var hour = Int(fields[0])
+        else { throw fail(.notTyped) }
+        let minute = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+        let second = fields.count > 2 ? Int(fields[2]) ?? 0 : 0
+        if let half {
+            guard (1...12).contains(hour) else { throw fail(.hourOutOfRange(hour)) }
+            hour = hour % 12 + half
+        }
+        guard hour <= 23 else { throw fail(.hourOutOfRange(hour)) }
+        guard minute <= 59 else { throw fail(.minuteOutOfRange(minute)) }
+        guard second <= 59 else { throw fail(.secondOutOfRange(second)) }
+        return hour * 3600 + minute * 60 + second
+    }
+
+    /// `dec 24`, `december 24`, `24 dec`, and either with a four-digit year after: month, day, year.
+    static func monthDay(_ words: [String]) -> (Int, Int, Int?)? {
+        func month(_ word: String) -> Int? {
+            guard word.count >= 3 else { return nil }
+            return DateParseError.monthNames.firstIndex { $0.lowercased().hasPrefix(word) }.map { $0 + 1 }
+        }
+        func number(_ word: String, digits: ClosedRange<Int>) -> Int? {
+            var word = word
+            if word.hasSuffix(",") { word.removeLast() }
+            for suffix in ["st", "nd", "rd", "th"] where word.hasSuffix(suffix) && digits.upperBound == 2 {
+                word.removeLast(2)
+            }
+            guard digits.contains(word.count), word.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+            return Int(word)
+        }
+        var year: Int?
+        if words.count == 3 {
+            guard let given = number(words[2], digits: 4...4) else { return nil }
+            year = given
+        }
+        if let month = month(words[0]), let day = number(words[1], digits: 1...2) { return (month, day, year) }
+        if let day = number(words[0], digits: 1...2), let month = month(words[1]) { return (month, day, year) }
+        return nil
     }
 
     static let weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
@@ -173,7 +257,7 @@ public enum TypedDate {
         return weekdays.firstIndex { $0.hasPrefix(word) }.map { $0 + 1 }
     }
 
-    /// `today` 0, `tomorrow` 1, `+Nd` N, `+Nw` 7N; `-Nd`, `-Nw` and `yesterday` only for days of a range.
+    /// `today` 0, `tomorrow` 1, `+Nd` N, `+Nw` 7N; `-Nd`, `-Nw` and `yesterday` too when `allowPast`.
     static func relativeDays(_ word: String, allowPast: Bool) -> Int? {
         switch word {
         case "today": return 0

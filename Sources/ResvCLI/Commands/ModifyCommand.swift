@@ -30,7 +30,8 @@ struct ModifyCommand: ResvCommand {
     @Option(
         name: .shortAndLong, parsing: .unconditional,
         help: ArgumentHelp(
-            "The new date, in the future, at the landmark: 2026-12-01 10:00, tomorrow 09:30, fri 09:00, or with "
+            "The new date, in the future, at the landmark: 2026-12-01 10:00, tomorrow 09:30, next friday 10am, "
+                + "dec 24 10:00, or with "
                 + "a zone 2026-12-01T10:00:00Z.", valueName: "date"))
     var date: String?
 
@@ -70,16 +71,13 @@ struct ModifyCommand: ResvCommand {
         let target = try context.reservation(matching: id, in: snapshot)
         if !target.status.isActive { throw ReservationError.cannotModifyCancelled(target) }
         // A wall time or a relative day is read at the landmark it will be at.
-        let typed = date.map(TypedDate.needsZone) ?? false
-        let place =
-            try landmark.flatMap { typed ? try snapshot.catalog.landmark(matching: $0) : nil } ?? target.landmark
-        let change = try ReservationChange(
-            date: try date.map { text throws(ReservationError) in
-                let date = try TypedDate.resolve(text, now: context.now(), zone: place.timeZone ?? .gmt)
-                guard date > context.now() else { throw .dateInPast(date) }
-                return date
-            },
-            partySize: partySize, landmark: landmark, note: note)
+        var newDate: Date?
+        if let date {
+            newDate = try await context.futureDate(date, options: options.output, moving: target) {
+                try landmark.map { try snapshot.catalog.landmark(matching: $0) } ?? target.landmark
+            }
+        }
+        let change = try ReservationChange(date: newDate, partySize: partySize, landmark: landmark, note: note)
         // The version read: a change made since is refused, never overwritten.
         let modified = try await service.modify(target.id, change, target.version)
         let renderer = Renderer(options.output, context: context)

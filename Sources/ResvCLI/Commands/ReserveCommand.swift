@@ -11,8 +11,9 @@ struct ReserveCommand: ResvCommand {
         discussion: """
             The landmark is its id, a unique prefix of its id, its name in any case, or the starts \
             of its words: golden gate (see 'resv landmarks'). The date, in the future, is a time at the landmark as \
-            you would say it: 2026-12-01 08:00, today 18:00, tomorrow 9:30, +3d 14:00, \
-            fri 09:00 (the next Friday); or, with a zone, 2026-12-01T10:00:00Z. A time the \
+            you would say it: 2026-12-01 08:00, today 18:00, tomorrow 9:30, tomorrow 10am, +3d 14:00, \
+            fri 09:00 or next friday 09:00 (the next Friday), dec 24 10:00 (the next December 24); or, \
+            with a zone, 2026-12-01T10:00:00Z. A time the \
             landmark's clocks skip is refused; one they repeat is the earlier.
 
             With --batch, every line of the file is one request, a JSON object such as \
@@ -42,7 +43,8 @@ struct ReserveCommand: ResvCommand {
     @Option(
         name: .shortAndLong, parsing: .unconditional,
         help: ArgumentHelp(
-            "When, at the landmark: 2026-12-01 10:00, tomorrow 09:30, +3d 14:00, fri 09:00, or with a zone "
+            "When, at the landmark: 2026-12-01 10:00, tomorrow 09:30, +3d 14:00, next friday 10am, dec 24 10:00, "
+                + "or with a zone "
                 + "2026-12-01T10:00:00Z.", valueName: "date"))
     var date: String?
 
@@ -126,11 +128,11 @@ struct ReserveCommand: ResvCommand {
         let service = try context.service(options.backend)
         let now = context.now()
         // A wall time or a relative day is read at the landmark: its zone comes from the backend's catalog.
-        let zone =
-            TypedDate.needsZone(date)
-            ? try await service.landmarks().landmark(matching: landmark).timeZone ?? .gmt : .gmt
+        let typed = try await context.futureDate(date, options: options.output) {
+            try await service.landmarks().landmark(matching: landmark)
+        }
         let request = try NewReservation(
-            landmark: landmark, date: try TypedDate.resolve(date, now: now, zone: zone), partySize: partySize,
+            landmark: landmark, date: typed, partySize: partySize,
             status: pending ? .pending : .confirmed, note: note, hold: try hold.map(HoldDuration.seconds),
             waitlist: waitlist, now: now)
         let reservation = try await service.reserve(request)
