@@ -29,10 +29,12 @@ func buildRouter(
     router.addRoutes(operations.endpoints)
     let tokens = TokenCache(store: store, lifetime: options.tokenLifetime, now: now)
     let authenticated = router.group()
+        .add(middleware: DatabaseGate(reachability: store.reachability))
         .add(middleware: AuthMiddleware(tokens: tokens))
         .group(context: AuthenticatedContext.self)
     // The change feed's long polls: behind a token, not the rate limit (see `ChangeRoutes`).
     router.group()
+        .add(middleware: DatabaseGate(reachability: store.reachability))
         .add(middleware: AuthMiddleware(tokens: tokens))
         .group(context: AuthenticatedContext.self)
         .add(middleware: AnswerPollsAtShutdown())
@@ -67,7 +69,10 @@ public func buildApplication(
             HoldSweep(
                 store: store, catalog: catalog, interval: options.holdSweepInterval, logger: logger, now: now,
                 lists: lists),
-        ] + (store.listen.map { [ChangeListener(listen: $0, signal: store.signal, logger: logger)] } ?? []),
+        ] + (store.listen.map { [ChangeListener(listen: $0, signal: store.signal, logger: logger)] } ?? [])
+            + (store.reachability.probe.map {
+                [DatabaseProbe(probe: $0, reachability: store.reachability, logger: logger)]
+            } ?? []),
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
         logger: logger
     )
@@ -210,5 +215,72 @@ public func sweepHolds(store: ServerStore, catalog: LandmarkCatalog, now: Date) 
         guard case .done(let ended) = written else { return total }
         total += ended
         if ended < batch { return total }
+    }
+}
+
+/// Answers 503 `databaseUnavailable` at once while the newest probe found the
+/// database unreachable, and for a request under way when a probe finds it
+/// gone, instead of letting it wait for the connection pool to give up
+/// (docs/contracts.md, "At team scale (several instances, one database)").
+/// A request so answered changed nothing it acknowledged: its answer is the 503.
+struct DatabaseGate<Context: RequestContext>: RouterMiddleware {
+    let reachability: Reachability
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        guard reachability.isReachable else { throw APIError.databaseUnavailable }
+        guard reachability.probe != nil else { return try await next(request, context) }
+        return try await withoutActuallyEscaping(next) { next in
+            let call = Call(next: next)
+            return try await withThrowingTaskGroup(of: Response?.self) { group in
+                group.addTask { try await call.next(request, context) }
+                group.addTask {
+                    await reachability.lost()
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let response = first else {
+                    throw APIError.databaseUnavailable
+                }
+                return response
+            }
+        }
+    }
+
+    /// `next`, called once, inside `handle`: it escapes into a child task of the
+    /// group, which ends before `handle` returns.
+    private struct Call: @unchecked Sendable {
+        let next: (Request, Context) async throws -> Response
+    }
+}
+
+/// Probes the database with a connection of its own (bounded at 2 s): every
+/// 2 s while it answers, every second while it does not, so `DatabaseGate`
+/// knows within seconds when it went and when it came back.
+struct DatabaseProbe: Service {
+    let probe: @Sendable () async -> Bool
+    let reachability: Reachability
+    let logger: Logger
+    var whileUp: Duration = .seconds(2)
+    var whileDown: Duration = .seconds(1)
+
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            let reachable = await probe()
+            if reachability.record(reachable) {
+                if reachable {
+                    logger.info("the database can be reached again")
+                } else {
+                    logger.warning("the database cannot be reached: answering 503 until it can")
+                }
+            }
+            do {
+                let pause = reachable ? whileUp : whileDown
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
+            } catch {
+                return
+            }
+        }
     }
 }

@@ -123,3 +123,59 @@ final class PendingEntries: Sendable {
     func append(_ more: [(owner: UserID, entry: HistoryEntry)]) { entries.withLock { $0 += more } }
     var all: [(owner: UserID, entry: HistoryEntry)] { entries.withLock { $0 } }
 }
+
+/// Whether the database answered the newest probe: while it does not, a
+/// server answers 503 at once rather than let each request wait for the
+/// connection pool to give up (a minute and more), and the requests waiting
+/// when a probe finds it gone are answered so too. Reachable until a probe says
+/// otherwise; `probe` is nil where there is nothing to lose (an SQLite file).
+public final class Reachability: Sendable {
+    private struct State {
+        var reachable = true
+        var waiting: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var next: UInt64 = 0
+    }
+    private let state = Mutex(State())
+    /// Connects anew and says whether the database answered (within its own bound).
+    public let probe: (@Sendable () async -> Bool)?
+
+    public init(probe: (@Sendable () async -> Bool)? = nil) { self.probe = probe }
+
+    public var isReachable: Bool { state.withLock { $0.reachable } }
+
+    /// Records a probe's answer; returns whether it changed. Losing the database
+    /// ends every `lost()` waiting.
+    @discardableResult
+    public func record(_ reachable: Bool) -> Bool {
+        let (changed, woken) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+            let changed = state.reachable != reachable
+            state.reachable = reachable
+            guard !reachable else { return (changed, []) }
+            defer { state.waiting = [:] }
+            return (changed, Array(state.waiting.values))
+        }
+        for continuation in woken { continuation.resume() }
+        return changed
+    }
+
+    /// Returns when a probe finds the database unreachable (at once if the
+    /// newest did), or when the task is cancelled.
+    public func lost() async {
+        let id = state.withLock { state in
+            state.next &+= 1
+            return state.next
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { state -> Bool in
+                    if !state.reachable || Task.isCancelled { return true }
+                    state.waiting[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiting.removeValue(forKey: id) }?.resume()
+        }
+    }
+}

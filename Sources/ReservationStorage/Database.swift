@@ -34,6 +34,9 @@ public enum Database {
                     try await PostgresStore.migrate(client, url: spec, logger: logger)
                     var store = store
                     store.cursorKey = try await PostgresStore.cursorKey(client, logger: logger)
+                    store.reachability = Reachability(probe: {
+                        (try? await probe(spec, timeout: .seconds(2), logger: logger)) != nil
+                    })
                     return try await body(store)
                 }
                 defer { group.cancelAll() }

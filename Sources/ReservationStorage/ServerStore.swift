@@ -100,6 +100,8 @@ public struct ServerStore: Sendable {
     /// The number of the user's newest change at or before `history.seq` value
     /// `sequence`: what a cursor from before schema 7 (which carried `seq`) is now.
     public var positionAfter: @Sendable (UserID, _ sequence: Int64) async throws -> Int64 = { $1 }
+    /// Whether the database answered the newest probe (PostgreSQL's; see `Reachability`).
+    public var reachability = Reachability()
     /// Rings `signal` for other processes' commits until cancelled (PostgreSQL's
     /// notifications); nil where this process is the only writer.
     public var listen: (@Sendable () async throws -> Void)?

@@ -147,7 +147,9 @@ struct ConditionTests {
                             HistoryEntry(
                                 at: Date(timeIntervalSince1970: 1_900_000_000), change: change,
                                 reservationID: reservation, before: nil,
-                                after: ReservationApiModel(id: reservation.description, landmarkId: nil, date: nil, partySize: nil, status: nil), command: command,
+                                after: ReservationApiModel(
+                                    id: reservation.description, landmarkId: nil, date: nil, partySize: nil, status: nil
+                                ), command: command,
                                 undoes: undoes))
                     }
                     commands.append(command)
@@ -158,7 +160,9 @@ struct ConditionTests {
                         HistoryEntry(
                             at: Date(timeIntervalSince1970: 1_900_000_000), change: .undone,
                             reservationID: history[0].reservationID, before: nil,
-                            after: ReservationApiModel(id: history[0].reservationID.description, landmarkId: nil, date: nil, partySize: nil, status: nil),
+                            after: ReservationApiModel(
+                                id: history[0].reservationID.description, landmarkId: nil, date: nil, partySize: nil,
+                                status: nil),
                             command: UUID().uuidString.lowercased(), undoes: last), at: 0)
                 }
                 guard !history.isEmpty else { continue }

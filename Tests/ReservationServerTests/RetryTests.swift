@@ -125,3 +125,77 @@ final class Rendezvous: Sendable {
         }
     }
 }
+
+/// While the newest probe found the database unreachable, every route behind
+/// a token answers 503 `databaseUnavailable` with `Retry-After` at once, without
+/// touching the store; when a probe finds it again, requests are served.
+@Suite("A database that cannot be reached")
+struct DatabaseGateTests {
+    @Test func whileTheProbeFailsRequestsAre503AndServedWhenItAnswersAgain() async throws {
+        var store = MemoryStore.open(catalog: .builtIn, now: { Date() })
+        let answers = Probes()
+        let reachability = Reachability(probe: { answers.next() })
+        store.reachability = reachability
+        let token = Token.generate()
+        _ = try await store.addToken("gate", Token.hash(token))
+        let router = buildRouter(store: store, catalog: .builtIn, now: { Date() })
+        try await Application(router: router).test(.router) { client in
+            func get(_ uri: String) async throws -> Reply {
+                let response = try await client.executeRequest(
+                    uri: uri, method: .get, headers: [.authorization: "Bearer \(token)"], body: nil)
+                return Reply(status: response.status, headers: response.headers, text: String(buffer: response.body))
+            }
+            #expect(try await get("/reservations").status == .ok)
+            #expect(reachability.record(await reachability.probe?() ?? true))
+            for uri in ["/reservations", "/changes?wait=0", "/whoami"] {
+                let reply = try await get(uri)
+                #expect(
+                    reply.status == .serviceUnavailable && reply.code == .databaseUnavailable, "\(uri): \(reply.text)")
+                #expect(reply.headers[.retryAfter] == "2")
+            }
+            #expect(reachability.record(await reachability.probe?() ?? false))
+            #expect(try await get("/reservations").status == .ok)
+        }
+    }
+}
+
+extension DatabaseGateTests {
+    /// A request under way when a probe finds the database gone is answered 503 then, not when it ends.
+    @Test func aRequestUnderWayWhenTheDatabaseGoesIsAnswered503() async throws {
+        var store = MemoryStore.open(catalog: .builtIn, now: { Date() })
+        let reachability = Reachability(probe: { true })
+        store.reachability = reachability
+        let token = Token.generate()
+        _ = try await store.addToken("gate", Token.hash(token))
+        let router = buildRouter(store: store, catalog: .builtIn, now: { Date() })
+        let signal = store.signal
+        try await Application(router: router).test(.router) { client in
+            let start = try await client.executeRequest(
+                uri: "/changes", method: .get, headers: [.authorization: "Bearer \(token)"], body: nil)
+            let cursor = try #require(
+                (try JSONValue.parse(Data(String(buffer: start.body).utf8)))["cursor"].flatMap {
+                    if case .string(let text) = $0 { text } else { nil }
+                })
+            async let poll = client.executeRequest(
+                uri: "/changes?after=\(cursor)&wait=60", method: .get, headers: [.authorization: "Bearer \(token)"],
+                body: nil)
+            // Until the poll waits in the feed: then the database goes.
+            while signal.waiting == 0 { await Task.yield() }
+            reachability.record(false)
+            let response = try await poll
+            let reply = Reply(status: response.status, headers: response.headers, text: String(buffer: response.body))
+            #expect(reply.status == .serviceUnavailable && reply.code == .databaseUnavailable, "\(reply.text)")
+        }
+    }
+}
+
+/// A probe that answers false, then true.
+final class Probes: Sendable {
+    private let count = Mutex(0)
+    func next() -> Bool {
+        count.withLock { count in
+            count += 1
+            return count % 2 == 0
+        }
+    }
+}
