@@ -41,6 +41,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
     case notCached(String, age: String, unreachable: String?)
     /// A typed date that has passed (as shown at the landmark); with the id of the reservation `modify` would move.
     case pastDate(String, moving: String?)
+    /// `undo` would take back places that are taken now (the capacity refusal's words).
+    case undoRefused(String)
     /// A profile (`--profile`, RESV_PROFILE, the config file's `"profile"`) the config file does not have.
     case unknownProfile(String, String, known: [String])
 
@@ -52,6 +54,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
             "--from \(from) is after --to \(to): nothing can match"
         case .nestedRepl:
             "already in the REPL"
+        case .undoRefused(let full):
+            "cannot undo your last command: the places it would take back are taken now (\(full)); nothing changed"
         case .pastDate(let shown, nil):
             "\(shown) is in the past: a new reservation needs a future date"
         case .pastDate(let shown, let id?):

@@ -29,7 +29,7 @@ extension ExitStatus {
                 .offlineNeedsServer, .noServerUser, .unknownSetting, .tokenOnCommandLine, .unknownProfile, .pastDate:
                 return usage
             case .insecureConfig, .noToken: return notAuthorised
-            case .settingNotSet, .batchRefused, .waitTimedOut, .waitCannotSucceed: return refused
+            case .settingNotSet, .batchRefused, .waitTimedOut, .waitCannotSucceed, .undoRefused: return refused
             case .unwritableConfig: return cannotWrite
             case .notCached: return unavailable
             }
@@ -80,6 +80,8 @@ extension ExitStatus {
             return ErrorCode.invalidJSON.rawValue
         case CLIError.pastDate:
             return ErrorCode.dateInPast.rawValue
+        case CLIError.undoRefused:
+            return ErrorCode.noCapacity.rawValue
         default:
             break
         }

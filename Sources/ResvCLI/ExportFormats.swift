@@ -96,6 +96,7 @@ enum CSVShape {
 /// - DTSTART in UTC, and DURATION:PT1H: a reservation has a start and no end,
 ///   and a calendar needs a length to draw it; an hour marks the slot.
 /// - STATUS: CONFIRMED, TENTATIVE (pending) or CANCELLED.
+/// - DESCRIPTION: the reservation in words, then its note (`Note: …`) on a line of its own.
 /// - SEQUENCE: the reservation's version less one (0 when made), so a calendar
 ///   takes a re-import after a change as a newer revision of the same event;
 ///   LAST-MODIFIED: when it last changed, for records that know.
@@ -146,7 +147,7 @@ struct ICalendarWriter {
             "DESCRIPTION:"
                 + Self.escaped(
                     "resv reservation \(reservation.id.description): \(landmark.name), \(party), \(reservation.status.rawValue)"
-                ))
+                        + (reservation.note.map { "\nNote: " + $0 } ?? "")))
         append("STATUS:\(status)")
         append("END:VEVENT")
     }

@@ -183,16 +183,18 @@ struct Renderer {
         func element(_ writer: inout JSONWriter, _ reservation: Reservation, _ depth: Int) {
             shape.write(reservation, to: &writer, depth: depth)
         }
+        // A NOTE column when one of them has a note: its line breaks written out, cut like a name.
+        let notes = reservations.contains { $0.note != nil }
         write(list: reservations, element: element, shape: Self.reservationShape, to: output) {
             table(
-                header: ["ID", "DATE", "LANDMARK", "PARTY", "STATUS"],
+                header: ["ID", "DATE", "LANDMARK", "PARTY", "STATUS"] + (notes ? ["NOTE"] : []),
                 rows: reservations.map { reservation in
                     [
                         Cell(reservation.id.short), Cell(visitDate(reservation.date, at: reservation.landmark)),
                         Cell(reservation.landmark.name, cuts: true),
                         Cell(String(reservation.partySize), alignRight: true),
                         Cell(statusText(reservation), style: style(for: reservation.status), cuts: true),
-                    ]
+                    ] + (notes ? [Cell(reservation.note ?? "", cuts: true)] : [])
                 })
         }
     }

@@ -189,3 +189,23 @@ struct TableWidthTests {
         #expect(piped.table(header: ["ID", "NAME", "N"], rows: rows).contains("東京タワー東京タワー"))
     }
 }
+
+/// A note is a column of `list` that a terminal's width cuts, as it cuts a name.
+@Suite("The note column")
+struct NoteColumnTests {
+    @Test func aLongNoteIsCutToTheTerminalNeverWrapped() throws {
+        let landmark = try #require(Landmark.builtIn.first)
+        let reservation = Reservation(
+            id: Reservation.ID(UUID()), landmark: landmark, date: Date(timeIntervalSince1970: 1_900_000_000),
+            partySize: 2, status: .confirmed, note: String(repeating: "wheelchair ramp at gate B ", count: 8))
+        let text = RenderingTests.render(.table) { _, sink in
+            Renderer(format: .table, colour: false, timeZone: .gmt, width: 100).write(
+                reservations: [reservation], to: sink)
+        }
+        let lines = text.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines[0].hasSuffix("NOTE"))
+        #expect(lines.allSatisfy { String($0).terminalWidth <= 100 }, "\(text)")
+        #expect(lines[1].hasSuffix("…") && lines[1].contains("wheelchair"), "\(text)")
+    }
+}

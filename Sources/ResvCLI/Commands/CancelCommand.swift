@@ -30,5 +30,7 @@ struct CancelCommand: ResvCommand {
         // One change of the store for all of them: all are cancelled or none.
         let changes = try await service.cancel(targets.map(\.id))
         context.report(changes, done: "Cancelled", single: ids.count == 1, options.output)
+        await context.reportPromotions(
+            before: snapshot, changed: Set(targets.map(\.id)), service: service, options.output)
     }
 }

@@ -11,7 +11,8 @@ struct ListCommand: ResvCommand {
             cancelled ones and holds that expired. --sort orders by date, landmark (its name, in \
             any case), party-size or status (pending, held, confirmed, waitlisted, expired, \
             cancelled); ties go by date, then id. --reverse turns the whole order round, and \
-            --limit N keeps the first N after that (a limit above the count keeps all).
+            --limit N keeps the first N after that (a limit above the count keeps all). A table has \
+            a NOTE column when a reservation listed has a note.
 
             Examples:
               resv list --from today --to +7d

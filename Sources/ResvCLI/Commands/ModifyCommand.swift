@@ -82,6 +82,7 @@ struct ModifyCommand: ResvCommand {
         let modified = try await service.modify(target.id, change, target.version)
         let renderer = Renderer(options.output, context: context)
         context.output.write(renderer.reservation(modified))
+        await context.reportPromotions(before: snapshot, changed: [target.id], service: service, options.output)
         if renderer.format == .table, modified.version == target.version {
             context.say("Reservation \(modified.id.short) already had these values: nothing changed.")
         }

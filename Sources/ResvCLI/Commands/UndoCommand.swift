@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ReservationCore
+import ResvReference
 
 struct UndoCommand: ResvCommand {
     static let configuration = CommandConfiguration(
@@ -31,7 +32,16 @@ struct UndoCommand: ResvCommand {
 
     func run(in context: CommandContext) async throws {
         let service = try context.service(options.backend)
-        let result = try await service.undo()
+        // What waits before, to say whom the undo promotes (a cancel taken back frees nothing,
+        // a booking taken back may).
+        let before = try? await service.fetch()
+        let result: UndoResult
+        do {
+            result = try await service.undo()
+        } catch let error as ReservationError where error.code == .noCapacity {
+            // Not a booking refused: the places the command would take back are taken now.
+            throw CLIError.undoRefused(ExitStatus.message(for: error))
+        }
         LogCommand.warn(skipped: result.skippedHistory, in: context)
         let renderer = Renderer(options.output, context: context)
         switch renderer.format {
@@ -50,6 +60,11 @@ struct UndoCommand: ResvCommand {
                 )
             }
             context.output.write(lines.joined(separator: "\n") + "\n")
+        }
+        if let before {
+            await context.reportPromotions(
+                before: before, changed: Set(result.changes.map(\.reservationID)), service: service,
+                options.output)
         }
     }
 }
