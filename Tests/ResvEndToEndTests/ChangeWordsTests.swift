@@ -67,4 +67,16 @@ struct ChangeWordsTests {
             "\(calendar.stdout)")
         #expect(calendar.stdout.split(separator: "\r\n").allSatisfy { $0.utf8.count <= 75 })
     }
+
+    /// calcurse imports every event as a plain appointment (no UID, no STATUS): the README must not
+    /// tell its users to export cancelled visits or to import again into the same calendar.
+    @Test func theReadmeTellsCalcurseUsersWhatCalcurseDoes() throws {
+        let readme = try String(contentsOf: Binary.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let commands = readme.split(separator: "\n").filter { $0.contains("calcurse -") || $0.contains("> visits.ics") }
+        let calcurse = try #require(commands.first { $0.contains("calcurse -") && $0.contains("-i visits.ics") })
+        #expect(calcurse.contains("rm -rf") && calcurse.contains("-D "), "a calendar made afresh: \(calcurse)")
+        let export = try #require(readme.range(of: "calcurse is not such a client"))
+        let after = readme[export.upperBound...].prefix(800)
+        #expect(after.contains("resv list --format ics > visits.ics") && !after.contains("--all --format"))
+    }
 }
