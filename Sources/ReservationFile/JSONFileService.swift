@@ -6,7 +6,7 @@ extension ReservationService {
     /// The JSON file backend: every call reads the file afresh, every change
     /// happens under the store's lock and lands with an atomic, durable write.
     public static func jsonFile(
-        _ store: JSONFileStore, now: @escaping @Sendable () -> Date
+        _ store: JSONFileStore, now: @escaping @Sendable () -> Date, clock: WaitClock
     ) -> ReservationService {
         // Every write first records the holds that have ended and the promotions
         // they make, in the same locked write as the command (DESIGN.md).
@@ -69,7 +69,7 @@ extension ReservationService {
         service.changes = { after, wait in
             let nextHoldEnd = Mutex<Date?>(nil)
             return try await ChangePage.polling(
-                after: after, prefix: "f", wait: wait,
+                after: after, prefix: "f", wait: wait, clock: clock,
                 stamp: {
                     let ended = nextHoldEnd.withLock { $0 }.map { $0 <= now() } ?? false
                     return (store.stamp() ?? []) + [ended ? 1 : 0]

@@ -24,6 +24,9 @@ public struct CommandContext: Sendable {
     /// The process environment, for backend selection and NO_COLOR.
     public var environment: [String: String]
     public var now: @Sendable () -> Date
+    /// What a feed read in this process (a file's `watch`, `wait`) waits on: the
+    /// machine's clock from a shell, one a test holds and moves.
+    public var waitClock: WaitClock = .continuous
     /// The zone human tables show dates in.
     public var timeZone: TimeZone
     /// True when stdout is a terminal: tables, and colour unless NO_COLOR.
@@ -173,7 +176,7 @@ public struct CommandContext: Sendable {
             }
             store.maxBytes = bytes
         }
-        return .jsonFile(store, now: context.now)
+        return .jsonFile(store, now: context.now, clock: context.waitClock)
     }
 
     /// The HTTP backend for `server`, with its cache under `$XDG_CACHE_HOME`.

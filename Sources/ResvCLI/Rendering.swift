@@ -58,7 +58,7 @@ struct Renderer {
 
     /// `timeZone` for the times of changes; `visitZone` for visits, nil for each at its landmark.
     init(
-        format: OutputFormat, colour: Bool, timeZone: TimeZone, visitZone: TimeZone? = nil, now: Date = Date(),
+        format: OutputFormat, colour: Bool, timeZone: TimeZone, visitZone: TimeZone? = nil, now: Date,
         width: Int? = nil
     ) {
         self.format = format

@@ -40,6 +40,10 @@ enum ShellCompletion {
         }
     }
 
+    /// The clock of completion requests: ArgumentParser calls them with no
+    /// command context, so they are entry points and read the time here, once.
+    static let now: @Sendable () -> Date = Date.init
+
     static func reservationIDs(_ ids: IDs) -> CompletionKind {
         .custom { words, index, prefix in
             guard let snapshot = snapshot(for: words) else { return [] }
@@ -47,7 +51,7 @@ enum ShellCompletion {
             let given = Set(words.enumerated().filter { $0.offset != index }.map { $0.element.lowercased() })
             // Only zsh and fish show descriptions: bash is not made to wait for them.
             let described = CompletionShell.requesting == .zsh || CompletionShell.requesting == .fish
-            return snapshot.completionIDs(ids, now: Date(), described: described)
+            return snapshot.completionIDs(ids, now: now(), described: described)
                 .filter { $0.id.hasPrefix(prefix.lowercased()) && !given.contains($0.id) }
                 .map { offered($0.id, described: $0.description) }
         }
@@ -132,7 +136,7 @@ extension ReservationSnapshot {
         -> [(id: String, description: String?)]
     {
         let shortCounts = Dictionary(grouping: reservations, by: \.id.short).mapValues(\.count)
-        let renderer = Renderer(format: .table, colour: false, timeZone: .current)
+        let renderer = Renderer(format: .table, colour: false, timeZone: .current, now: now)
         return reservations.sortedByDate.compactMap { reservation in
             let settled = reservation.settled(at: now)
             guard ids.admits(settled.status) else { return nil }

@@ -96,6 +96,6 @@ enum Fixture {
 
     /// An in-memory service on the fixed clock.
     static func service(records: [JSONValue] = [], catalog: LandmarkCatalog = .builtIn) -> ReservationService {
-        .inMemory(records: records, catalog: catalog, now: { Fixture.now })
+        .inMemory(records: records, catalog: catalog, now: { Fixture.now }, clock: .continuous)
     }
 }

@@ -290,7 +290,7 @@ struct CreateRequestTests {
 
     @Test func wireRequestMayNameTheLandmarkAndTheBackendResolvesIt() async throws {
         let request = CreateReservationRequest(landmarkId: "half dome", date: "2026-12-01T10:00:00Z", partySize: 1)
-        let service = ReservationService.inMemory(now: { Fixture.now })
+        let service = ReservationService.inMemory(now: { Fixture.now }, clock: .continuous)
 
         let reservation = try await service.reserve(try NewReservation(request, now: Fixture.now))
 
@@ -299,7 +299,7 @@ struct CreateRequestTests {
 
     @Test func wireRequestWithAnUnknownLandmarkIsRefusedByTheBackend() async throws {
         let request = CreateReservationRequest(landmarkId: "nowhere", date: "2026-12-01T10:00:00Z", partySize: 1)
-        let service = ReservationService.inMemory(now: { Fixture.now })
+        let service = ReservationService.inMemory(now: { Fixture.now }, clock: .continuous)
         let new = try NewReservation(request, now: Fixture.now)
 
         let error = await #expect(throws: ReservationError.self) { try await service.reserve(new) }

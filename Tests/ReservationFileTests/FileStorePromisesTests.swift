@@ -25,7 +25,7 @@ struct FileStorePromisesFileTests {
         url = directory.appendingPathComponent("store.json")
     }
 
-    var service: ReservationService { .jsonFile(JSONFileStore(url: url), now: clock.now) }
+    var service: ReservationService { .jsonFile(JSONFileStore(url: url), now: clock.now, clock: .continuous) }
 
     func request(partySize: Int, hold: Int? = nil, waitlist: Bool = false) throws -> NewReservation {
         try NewReservation(

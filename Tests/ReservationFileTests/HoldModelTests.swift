@@ -87,7 +87,7 @@ struct HoldModelTests {
     func inMemory(seed: UInt64) async throws {
         let model = HoldModel()
         let clock = TestClock(Self.start())
-        let service = ReservationService.inMemory(catalog: LandmarkCatalog(model.base.landmarks), now: clock.now)
+        let service = ReservationService.inMemory(catalog: LandmarkCatalog(model.base.landmarks), now: clock.now, clock: .continuous)
         let system = HoldModel.System(
             users: [Self.backend(service, model: model, now: clock.now)], advance: { clock.advance(by: Double($0)) },
             sweep: nil,
@@ -101,7 +101,7 @@ struct HoldModelTests {
         let model = HoldModel()
         let clock = TestClock(Self.start())
         let problems = try await CapacityPropertyTests.withStore(model.base) { url in
-            let service = ReservationService.jsonFile(JSONFileStore(url: url), now: clock.now)
+            let service = ReservationService.jsonFile(JSONFileStore(url: url), now: clock.now, clock: .continuous)
             let system = HoldModel.System(
                 users: [Self.backend(service, model: model, now: clock.now)],
                 advance: { clock.advance(by: Double($0)) },
@@ -117,7 +117,7 @@ struct HoldModelTests {
         let model = HoldModel()
         let clock = TestClock(Self.start())
         let problems = try await CapacityPropertyTests.withStore(model.base) { url in
-            let services = (0..<4).map { _ in ReservationService.jsonFile(JSONFileStore(url: url), now: clock.now) }
+            let services = (0..<4).map { _ in ReservationService.jsonFile(JSONFileStore(url: url), now: clock.now, clock: .continuous) }
             let clients = services.map { Self.backend($0, model: model, now: clock.now) }
             let system = HoldModel.System(
                 users: [clients[0]], advance: { clock.advance(by: Double($0)) }, sweep: nil, holdLimit: nil)
@@ -132,7 +132,7 @@ struct HoldModelTests {
     @Test func clientsOfOneMemoryBackendHoldAndWaitAtOnce() async throws {
         let model = HoldModel()
         let clock = TestClock(Self.start())
-        let service = ReservationService.inMemory(catalog: LandmarkCatalog(model.base.landmarks), now: clock.now)
+        let service = ReservationService.inMemory(catalog: LandmarkCatalog(model.base.landmarks), now: clock.now, clock: .continuous)
         let client = Self.backend(service, model: model, now: clock.now)
         let system = HoldModel.System(
             users: [client], advance: { clock.advance(by: Double($0)) }, sweep: nil, holdLimit: nil)
@@ -152,7 +152,7 @@ struct HoldModelTests {
             category: .lakes, capacity: nil, timeZone: TimeZone(identifier: "UTC"))
         let clock = TestClock(Self.start())
         let service = ReservationService.inMemory(
-            catalog: LandmarkCatalog(model.base.landmarks + [open]), now: clock.now)
+            catalog: LandmarkCatalog(model.base.landmarks + [open]), now: clock.now, clock: .continuous)
         let tower = model.base.landmarks[0]  // 5 a day
         let date = try #require(model.base.date(0, 0, time: 1))
         _ = try await service.reserve([

@@ -20,7 +20,7 @@ struct JSONFileStoreTests {
     }
 
     func service(lockTimeout: Duration = .seconds(5)) -> ReservationService {
-        .jsonFile(JSONFileStore(url: url, lockTimeout: lockTimeout), now: { [now] in now })
+        .jsonFile(JSONFileStore(url: url, lockTimeout: lockTimeout), now: { [now] in now }, clock: .continuous)
     }
 
     func request(_ landmark: String = "Half Dome", partySize: Int = 2) throws -> NewReservation {

@@ -22,7 +22,7 @@ struct JournalTests {
     }
 
     func service(maxBytes: Int = JSONFileStore.defaultMaxBytes) -> ReservationService {
-        .jsonFile(JSONFileStore(url: url, maxBytes: maxBytes), now: { [now] in now })
+        .jsonFile(JSONFileStore(url: url, maxBytes: maxBytes), now: { [now] in now }, clock: .continuous)
     }
 
     func request(_ landmark: String = "Half Dome", partySize: Int = 2) throws -> NewReservation {

@@ -17,7 +17,7 @@ struct ModifyTests {
     static func service(_ kind: Kind, hall: Landmark) throws -> (ReservationService, URL?) {
         switch kind {
         case .memory:
-            return (.inMemory(catalog: LandmarkCatalog([hall]), now: { Date() }), nil)
+            return (.inMemory(catalog: LandmarkCatalog([hall]), now: { Date() }, clock: .continuous), nil)
         case .file:
             let directory = FileManager.default.temporaryDirectory
                 .appendingPathComponent("resv-modify-\(UUID().uuidString.prefix(8))", isDirectory: true)
@@ -27,7 +27,7 @@ struct ModifyTests {
                 "version": .integer(1), "reservations": .array([]), "landmarks": .array([LandmarkApiModel(hall).json]),
             ])
             try Data(document.encoded()).write(to: url)
-            return (.jsonFile(JSONFileStore(url: url), now: { Date() }), url)
+            return (.jsonFile(JSONFileStore(url: url), now: { Date() }, clock: .continuous), url)
         }
     }
 
@@ -84,7 +84,7 @@ struct ModifyTests {
             "version": .integer(1), "reservations": .array([old]), "landmarks": .array([LandmarkApiModel(hall).json]),
         ])
         try Data(document.encoded()).write(to: url)
-        let service = ReservationService.jsonFile(JSONFileStore(url: url), now: { Date() })
+        let service = ReservationService.jsonFile(JSONFileStore(url: url), now: { Date() }, clock: .continuous)
         let read = try #require(try await service.fetch().reservations.first)
         #expect(read.version == 1)
         #expect(read.createdAt == nil)

@@ -12,7 +12,7 @@ import Testing
 /// they seem, modes the user chose, and paths that are not files at all.
 extension JSONFileStoreTests {
     func service(at url: URL) -> ReservationService {
-        .jsonFile(JSONFileStore(url: url), now: { [now] in now })
+        .jsonFile(JSONFileStore(url: url), now: { [now] in now }, clock: .continuous)
     }
 
     func names(in directory: URL) throws -> [String] {

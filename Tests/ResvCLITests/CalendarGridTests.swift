@@ -25,8 +25,9 @@ struct CalendarGridTests {
         return days
     }
 
-    let plain = Renderer(format: .table, colour: false, timeZone: .gmt)
-    let coloured = Renderer(format: .table, colour: true, timeZone: .gmt)
+    let plain = Renderer(format: .table, colour: false, timeZone: .gmt, now: Date(timeIntervalSince1970: 1_780_315_200))
+    let coloured = Renderer(
+        format: .table, colour: true, timeZone: .gmt, now: Date(timeIntervalSince1970: 1_780_315_200))
 
     @Test(arguments: [
         (0, 300, Renderer.Fullness.plenty), (149, 300, .plenty), (150, 300, .filling), (269, 300, .filling),

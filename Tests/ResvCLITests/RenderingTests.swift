@@ -55,7 +55,9 @@ struct RenderingTests {
     static func render(_ format: OutputFormat, _ body: (Renderer, TextSink) -> Void) -> String {
         let buffer = Mutex("")
         let sink = TextSink { text in buffer.withLock { $0 += text } }
-        body(Renderer(format: format, colour: false, timeZone: .gmt), sink)
+        body(
+            Renderer(format: format, colour: false, timeZone: .gmt, now: Date(timeIntervalSince1970: 1_780_315_200)),
+            sink)
         return buffer.withLock { $0 }
     }
 
@@ -96,7 +98,8 @@ struct RenderingTests {
             pieces.withLock { $0 += 1 }
             buffer.withLock { $0 += text }
         }
-        Renderer(format: .json, colour: false, timeZone: .gmt).write(reservations: many, to: sink)
+        Renderer(format: .json, colour: false, timeZone: .gmt, now: Date(timeIntervalSince1970: 1_780_315_200)).write(
+            reservations: many, to: sink)
         #expect(pieces.withLock { $0 } > 1)
         #expect(buffer.withLock { $0 } == (try Self.encoded(many.map(Self.reference), pretty: true)) + "\n")
     }
@@ -181,11 +184,13 @@ struct TableWidthTests {
             [.init("a1"), .init("Golden Gate Bridge", cuts: true), .init("12", alignRight: true)],
             [.init("b2"), .init("東京タワー東京タワー", cuts: true), .init("3", alignRight: true)],
         ]
-        let terminal = Renderer(format: .table, colour: false, timeZone: .gmt, width: 20)
+        let terminal = Renderer(
+            format: .table, colour: false, timeZone: .gmt, now: Date(timeIntervalSince1970: 1_780_315_200), width: 20)
         let fitted = terminal.table(header: ["ID", "NAME", "N"], rows: rows)
         for line in fitted.split(separator: "\n") { #expect(String(line).terminalWidth <= 20, "\(line)") }
         #expect(fitted.contains("Golden Gate…"))
-        let piped = Renderer(format: .table, colour: false, timeZone: .gmt)
+        let piped = Renderer(
+            format: .table, colour: false, timeZone: .gmt, now: Date(timeIntervalSince1970: 1_780_315_200))
         #expect(piped.table(header: ["ID", "NAME", "N"], rows: rows).contains("東京タワー東京タワー"))
     }
 }
@@ -199,7 +204,10 @@ struct NoteColumnTests {
             id: Reservation.ID(UUID()), landmark: landmark, date: Date(timeIntervalSince1970: 1_900_000_000),
             partySize: 2, status: .confirmed, note: String(repeating: "wheelchair ramp at gate B ", count: 8))
         let text = RenderingTests.render(.table) { _, sink in
-            Renderer(format: .table, colour: false, timeZone: .gmt, width: 100).write(
+            Renderer(
+                format: .table, colour: false, timeZone: .gmt, now: Date(timeIntervalSince1970: 1_780_315_200),
+                width: 100
+            ).write(
                 reservations: [reservation], to: sink)
         }
         let lines = text.split(separator: "\n")

@@ -229,7 +229,7 @@ extension ReservationService {
     /// reported, never removed.
     public static func inMemory(
         records: [JSONValue] = [], catalog: LandmarkCatalog = .builtIn,
-        now: @escaping @Sendable () -> Date
+        now: @escaping @Sendable () -> Date, clock: WaitClock
     ) -> ReservationService {
         let state = InMemoryState(ledger: ReservationLedger(records: records, catalog: catalog))
         // As the file store: each write first records the holds that have ended.
@@ -266,7 +266,8 @@ extension ReservationService {
         // Change number n is the ledger's n-th history entry.
         @Sendable func stamp() -> Int { state.ledger.history.count }
         service.changes = { after, wait in
-            try await ChangePage.polling(after: after, prefix: "m", wait: wait, stamp: stamp) { sequence in
+            try await ChangePage.polling(after: after, prefix: "m", wait: wait, clock: clock, stamp: stamp) {
+                sequence in
                 let history = state.ledger.history
                 guard let sequence else { return ([], history.count) }
                 guard sequence <= history.count else { throw ReservationError.cursorExpired }
@@ -287,26 +288,27 @@ extension ChangePage {
     /// there are none, waits for `stamp` (what changes when the store is
     /// written) to change, looking every 100 ms, until `wait` has passed.
     /// `prepare` runs before each read (a file records the holds that have ended).
+    /// `clock` is what it waits on.
     public static func polling<Stamp: Equatable>(
-        after: String?, prefix: Character, wait: Duration, stamp: () -> Stamp,
+        after: String?, prefix: Character, wait: Duration, clock: WaitClock, stamp: () -> Stamp,
         prepare: () async throws -> Void = {},
         read: (Int?) throws -> (changes: [(sequence: Int, entry: HistoryEntry)], newest: Int)
     ) async throws -> ChangePage {
         let sequence = try after.map { text throws(ReservationError) in try ChangeCursor.sequence(text, prefix: prefix)
         }
-        let deadline = ContinuousClock.now.advanced(by: max(.zero, wait))
+        let deadline = clock.elapsed() + max(.zero, wait)
         while true {
             try await prepare()
             let seen = stamp()
             let (found, newest) = try read(sequence)
             guard let sequence else { return ChangePage(changes: [], cursor: ChangeCursor.make(prefix, newest)) }
-            if !found.isEmpty || ContinuousClock.now >= deadline {
+            if !found.isEmpty || clock.elapsed() >= deadline {
                 return ChangePage(
                     changes: found.map { FeedChange(cursor: ChangeCursor.make(prefix, $0.sequence), entry: $0.entry) },
                     cursor: ChangeCursor.make(prefix, found.last?.sequence ?? sequence))
             }
-            while stamp() == seen, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
+            while stamp() == seen, clock.elapsed() < deadline {
+                try await clock.pause(min(.milliseconds(100), deadline - clock.elapsed()))
             }
         }
     }

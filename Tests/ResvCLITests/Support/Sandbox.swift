@@ -60,7 +60,7 @@ final class Sandbox: Sendable {
             if case .array(let seeded)? = document?["reservations"] { records = seeded }
             var catalog = LandmarkCatalog.builtIn
             if case .array(let landmarks)? = document?["landmarks"] { catalog = LandmarkCatalog(records: landmarks) }
-            memory = .inMemory(records: records, catalog: catalog, now: now)
+            memory = .inMemory(records: records, catalog: catalog, now: now, clock: .continuous)
         }
     }
 
