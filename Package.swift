@@ -2,7 +2,7 @@
 import PackageDescription
 
 // The `resv` product depends only on swift-argument-parser: building it must
-// never compile the server's packages (see DESIGN.md, "Shipped files").
+// never compile the server's packages (see docs/contracts.md, "Shipped files").
 let package = Package(
     name: "resv",
     platforms: [.macOS(.v15)],

@@ -6,7 +6,7 @@
 # fill a day of a landmark of that capacity, as many wait for it; a poller reads the
 # database every 20 ms (SQLite directly, PostgreSQL with psql) and notes when each hold is
 # first stored `expired` and its waiting one `confirmed`. Reported per engine: the delay
-# from `expiresAt` to the stored end, median, p99 and max (DESIGN.md wants at most 2 s), and
+# from `expiresAt` to the stored end, median, p99 and max (docs/contracts.md wants at most 2 s), and
 # that each hold ended once and each waiting one was promoted once.
 # One server on SQLite; three instances on one PostgreSQL database (the holds made through
 # the first, each instance sweeping every second).

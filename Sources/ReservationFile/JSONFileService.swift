@@ -9,7 +9,7 @@ extension ReservationService {
         _ store: JSONFileStore, now: @escaping @Sendable () -> Date, clock: WaitClock
     ) -> ReservationService {
         // Every write first records the holds that have ended and the promotions
-        // they make, in the same locked write as the command (DESIGN.md).
+        // they make, in the same locked write as the command (docs/contracts.md).
         @Sendable func write<T>(
             notes: JSONFileStore.HistoryNotes? = nil, _ rule: (LedgerTransaction, Date) async throws -> T
         ) async throws -> T {

@@ -59,7 +59,7 @@ public struct JSONFileStore: Sendable {
 
     /// What the store reads at `now`, with no server to end holds: the holds
     /// that have ended are recorded expired, with the promotions they make, in
-    /// one locked write as a write records them (DESIGN.md, "JSON file store");
+    /// one locked write as a write records them (docs/contracts.md, "JSON file store");
     /// a store that cannot be written is shown so without recording. A store
     /// without an ended hold is read without the lock. Also when the next live
     /// hold ends, for a wait to look again then.

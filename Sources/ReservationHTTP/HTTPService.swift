@@ -3,7 +3,7 @@ import ReservationCore
 import Synchronization
 
 extension ReservationService {
-    /// The HTTP backend: the routes of DESIGN.md on a `resv-server` (or any
+    /// The HTTP backend: the routes of docs/contracts.md on a `resv-server` (or any
     /// server speaking them). Every record goes through the one mapping, as
     /// with the file store; landmarks come from the server's catalog.
     ///

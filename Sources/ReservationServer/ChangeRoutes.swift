@@ -7,7 +7,7 @@ import ReservationStorage
 import Synchronization
 
 /// `GET /changes?after=CURSOR&wait=SECONDS`: the caller's own changes after a
-/// cursor, oldest first, as a long poll (DESIGN.md, "Watching changes").
+/// cursor, oldest first, as a long poll (docs/contracts.md, "Watching changes").
 /// Behind a token but not the rate limit: a watcher asks again at each
 /// change or after each wait, and holds a connection meanwhile (which the
 /// connection limits count).

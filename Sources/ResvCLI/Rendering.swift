@@ -2,7 +2,7 @@ import Foundation
 import ReservationCore
 import Synchronization
 
-/// A value with a stable JSON shape (DESIGN.md): add fields, never rename.
+/// A value with a stable JSON shape (docs/contracts.md): add fields, never rename.
 protocol JSONOutput {
     var json: JSONValue { get }
 }

@@ -1,4 +1,4 @@
-/// The exit codes of DESIGN.md. `ResvCLI` maps every error to one of them.
+/// The exit codes of docs/contracts.md. `ResvCLI` maps every error to one of them.
 public enum ExitStatus {
     public static let success: Int32 = 0
     /// Refused: unknown or ambiguous id, no capacity, a forbidden transition.

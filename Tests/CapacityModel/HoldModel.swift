@@ -1,7 +1,7 @@
 import Foundation
 import ReservationCore
 
-/// A model checker for holds, their ends and waitlists (DESIGN.md, "Holds and
+/// A model checker for holds, their ends and waitlists (docs/contracts.md, "Holds and
 /// waitlists"), shared by the test suites of every backend: a seeded random
 /// sequence of bookings, holds, waitlist requests, cancels, confirms, moves of
 /// the clock the test holds and (on a server) sweeps is run against a backend

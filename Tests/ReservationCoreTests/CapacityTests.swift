@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReservationCore
 
-/// The per-day capacity of DESIGN.md, on Half Dome (300 people a day, America/Los_Angeles).
+/// The per-day capacity of docs/contracts.md, on Half Dome (300 people a day, America/Los_Angeles).
 @Suite("Capacity")
 struct CapacityTests {
     /// Reserves `party` people at Half Dome on `date` and expects a refusal with these numbers.

@@ -123,7 +123,7 @@ struct JSONValueTests {
         #expect(!error.detail.trimmingCharacters(in: .whitespaces).isEmpty)
     }
 
-    /// DESIGN.md: a corrupt store is reported with the position of the error.
+    /// docs/contracts.md: a corrupt store is reported with the position of the error.
     @Test func syntaxErrorNamesTheLineAndColumn() throws {
         let text = "{\n  \"version\": 1,\n  \"reservations\": [}\n"
         let error = try #require(throws: JSONSyntaxError.self) { try JSONValue.parse(Data(text.utf8)) }

@@ -10,7 +10,7 @@ import Testing
 @testable import ReservationServer
 @testable import ReservationStorage
 
-/// `GET /changes` on every engine (DESIGN.md, "Watching changes"): the
+/// `GET /changes` on every engine (docs/contracts.md, "Watching changes"): the
 /// caller's own changes after a cursor, in order, the system's included; a
 /// long poll woken by a commit; cursors good only for their user and database.
 @Suite("The change feed on the server")

@@ -8,7 +8,7 @@ import Testing
 @testable import ReservationStorage
 
 /// Holds and waitlists through the routes, on every engine, on a clock the
-/// test moves (DESIGN.md, "Holds and waitlists"). Serialized: a sweep ends
+/// test moves (docs/contracts.md, "Holds and waitlists"). Serialized: a sweep ends
 /// every user's due holds, and on PostgreSQL the tests share one database.
 @Suite("Holds and waitlists on the server", .serialized)
 struct HoldRouteTests {

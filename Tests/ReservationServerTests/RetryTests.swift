@@ -14,7 +14,7 @@ import Testing
 
 /// A transaction PostgreSQL breaks (a deadlock, a serialization failure) runs
 /// again inside the server; a request never answers 500 for one, and when the
-/// retries run out it answers 503 with `Retry-After` (DESIGN.md, "At team scale").
+/// retries run out it answers 503 with `Retry-After` (docs/contracts.md, "At team scale (several instances, one database)").
 @Suite("Deadlocks and retries")
 struct RetryTests {
     /// Two transactions that lock two keys in opposite orders, each waiting for

@@ -11,7 +11,7 @@ import Testing
 @testable import ReservationServer
 @testable import ReservationStorage
 
-/// A team's use of one PostgreSQL (DESIGN.md, "At team scale"): three
+/// A team's use of one PostgreSQL (docs/contracts.md, "At team scale (several instances, one database)"): three
 /// resv-server instances on loopback ports, three users, each with clients on
 /// every instance booking, holding, joining lists, cancelling (which promotes
 /// other users' waiting requests), confirming, modifying and undoing at once,

@@ -3,7 +3,7 @@ import Testing
 
 /// A script that asked for JSON gets its failure as JSON on stderr, one line:
 /// `{"error": {"code", "exitCode", "message"}}`, with the server's codes
-/// (DESIGN.md, "Command line"); without JSON asked for, the one line of text.
+/// (docs/contracts.md, "Command line"); without JSON asked for, the one line of text.
 @Suite("Errors as JSON")
 struct ErrorJSONTests {
     /// The one line of stderr as `{"error": {...}}`.

@@ -5,7 +5,7 @@ import Testing
     import Glibc
 #endif
 
-/// What an operator of `resv-server` relies on (DESIGN.md, "Server operations"),
+/// What an operator of `resv-server` relies on (docs/contracts.md, "Server operations"),
 /// against the built binary on a loopback port and real databases.
 @Suite("resv-server operations")
 struct OperationsTests {

@@ -162,7 +162,7 @@ struct ParityTests {
 
         private func normalise(_ text: String) -> String {
             var text = text.replacing(/"(createdAt|updatedAt|at)" : "[^"]*"/) { "\"\($0.1)\" : \"<time>\"" }
-            // A server's history names the user of each change (DESIGN.md); a file's has no users.
+            // A server's history names the user of each change (docs/contracts.md); a file's has no users.
             if let user { text = text.replacing(",\n" + #"      "user" : ""# + user + "\"", with: "") }
             if let user { text = text.replacing(",\n" + #"    "user" : ""# + user + "\"", with: "") }
             text = text.replacing(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/) { match in

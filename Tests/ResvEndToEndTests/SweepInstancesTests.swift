@@ -4,7 +4,7 @@ import Testing
 /// The end of holds as several `resv-server` instances on one PostgreSQL
 /// database record it: each hold's end once and each waiting reservation's
 /// promotion once, however the instances' sweeps meet, with instances killed
-/// (SIGKILL) while they sweep and started again (DESIGN.md, "Holds and waitlists").
+/// (SIGKILL) while they sweep and started again (docs/contracts.md, "Holds and waitlists").
 @Suite("Hold sweeps of instances on one PostgreSQL")
 struct SweepInstancesTests {
     static var database: String? { ProcessInfo.processInfo.environment["RESV_TEST_POSTGRES_URL"] }

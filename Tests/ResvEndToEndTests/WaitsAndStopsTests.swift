@@ -6,9 +6,9 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// Waits that wait, and a server that stops or loses its database (DESIGN.md, "At team
-/// scale"): `resv wait` past RESV_REQUEST_TIMEOUT, a wait that can no longer succeed, a
-/// 503 of a server whose database is away, SIGTERM with long polls waiting, a port taken.
+/// Waits that wait, and a server that stops or loses its database (docs/contracts.md,
+/// "At team scale (several instances, one database)"): `resv wait` past
+/// RESV_REQUEST_TIMEOUT, a wait that can no longer succeed, a 503 of a server whose database is away, SIGTERM with long polls waiting, a port taken.
 @Suite("Waits that wait, and a server that stops")
 struct WaitsAndStopsTests {
     static let waiting = "5eed4444-4444-4444-8444-444444444444"

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `resv watch` and `resv wait` as scripts use them, through the built
-/// binaries (DESIGN.md, "Watching changes"): a watcher that sees every change
+/// binaries (docs/contracts.md, "Watching changes"): a watcher that sees every change
 /// of another process once and in order while its server is killed and
 /// started again, on SQLite and across three instances on PostgreSQL; a
 /// watch of a store file; a wait for a promotion.

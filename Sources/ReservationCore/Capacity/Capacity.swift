@@ -1,6 +1,6 @@
 import Foundation
 
-/// The per-day capacity rule of DESIGN.md: the party sizes of a landmark's
+/// The per-day capacity rule of docs/contracts.md: the party sizes of a landmark's
 /// active reservations on one calendar day, in the landmark's zone, never
 /// exceed its capacity.
 public enum Capacity {

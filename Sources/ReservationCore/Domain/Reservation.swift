@@ -8,7 +8,7 @@ public struct Reservation: Sendable, Hashable, Identifiable {
 
     public enum Status: String, Sendable, Hashable, CaseIterable, Codable {
         case pending, confirmed, cancelled
-        /// Places kept until `expiresAt`, then `expired` (DESIGN.md, "Holds and waitlists").
+        /// Places kept until `expiresAt`, then `expired` (docs/contracts.md, "Holds and waitlists").
         case held, expired
         /// Waiting for places on a full day; counts nothing until promoted.
         case waitlisted
@@ -62,7 +62,7 @@ public struct Reservation: Sendable, Hashable, Identifiable {
     /// The longest note, in characters: a line or two, not a document.
     public static let noteLimit = 500
 
-    /// The documented party sizes (DESIGN.md): 1 to 10,000, on every path and in the
+    /// The documented party sizes (docs/contracts.md): 1 to 10,000, on every path and in the
     /// mapping. The bound also keeps every sum of party sizes far from overflowing.
     public static let partySizes: ClosedRange<Int> = 1...10_000
 

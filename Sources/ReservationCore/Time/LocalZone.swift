@@ -1,6 +1,6 @@
 import Foundation
 
-/// The local zone as the C library reads `TZ` (DESIGN.md, "Dates"), which
+/// The local zone as the C library reads `TZ` (docs/contracts.md, "Dates"), which
 /// Foundation does not: it takes `:America/New_York`, `EST5EDT,M3.2.0/2,M11.1.0/2`
 /// and `<-05>5` for UTC, and `UTC+5` for five hours *ahead* of UTC.
 ///

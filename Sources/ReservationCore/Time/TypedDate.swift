@@ -2,7 +2,7 @@ import Foundation
 
 /// Dates as a person types them (`--date` of reserve and modify, `--from` and
 /// `--to` of list), resolved to one instant and then held to the same rules as
-/// records (DESIGN.md, "Dates"). Records themselves never come through here:
+/// records (docs/contracts.md, "Dates"). Records themselves never come through here:
 /// a store, a server or a batch line stays exactly as strict as `DateTime.parse`.
 ///
 /// Forms, besides a full date-time with a zone (read exactly as a record):

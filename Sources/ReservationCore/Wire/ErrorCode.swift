@@ -49,7 +49,7 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     /// failures) past the server's retries: 503 with Retry-After, safe to send again.
     case serverBusy
 
-    /// What kind of failure a code is; each kind has one exit code (DESIGN.md, "Exit codes").
+    /// What kind of failure a code is; each kind has one exit code (docs/contracts.md, "Exit codes").
     public enum Kind: Sendable, Equatable {
         /// The request itself is wrong: a bad date, party size, landmark, body (64).
         case invalidInput

@@ -42,7 +42,7 @@ struct HoldTests {
 
         clock.advance(by: 600)
         // No server ends holds here: the next command, a read too, records the end and
-        // promotes the waiting 15, as pending (DESIGN.md, "JSON file store").
+        // promotes the waiting 15, as pending (docs/contracts.md, "JSON file store").
         let shown = try Self.json(await sandbox.resv("show", String(holdID.prefix(8)), "--json"))
         #expect(shown["status"] as? String == "expired")
         #expect(await sandbox.resv("list", "--status", "held").stdout.isEmpty)
