@@ -127,14 +127,16 @@ extension ServerStore {
     }
 }
 
-/// The row of a reservation, mapped to its wire record: the one form a stored
-/// reservation takes on its way to the rules (`Reservation(_:catalog:)`) and to clients.
+/// The row of a reservation, read into its wire record: sent as it is to
+/// clients, and mapped once (`StoredReservation`) for the rules. Its columns
+/// and the engines' statements are made from `ReservationField.stored`.
 struct ReservationRow {
-    /// The columns read, in this order, by both engines.
-    static let columns = """
-        id, landmark_id, date, party_size, status, note, created_at, updated_at, version, expires_at, waitlist_order, \
-        requested_status
-        """
+    /// The stored fields (`ReservationField.stored`): each a column of the table.
+    static let fields = ReservationField.stored
+    /// The fields a change writes (`UPDATE`): all but those set once.
+    static let changing = fields.filter(\.changes)
+    /// The columns read, in this order, by both engines: those of a record's keys.
+    static let columns = fields.filter { $0.key != nil }.map(\.column).joined(separator: ", ")
     /// The same columns of a table named `r` (for a join).
     static let columnsOfR = columns.split(separator: ",").map {
         "r." + $0.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -263,7 +263,7 @@ public enum Booking {
         let ids = Set(command.map(\.reservationID)).sorted { $0.description < $1.description }
         let records = try await transaction.recordsForUpdate(ids)
         let at = Timestamp.whole(now)
-        let steps = try Undo.plan(command, current: { records[$0] }, now: at)
+        let steps = try Undo.plan(command, current: { records[$0]?.record }, now: at)
         let catalog = transaction.catalog
         let changes = Undo.dayChanges(steps, catalog: catalog, now: now)
         let booked = try await count(
@@ -308,7 +308,7 @@ public enum Booking {
 
     /// The order of joining the end of a day's list: after every order there,
     /// stopping at `Int.max` (a record another program wrote may hold it; ties go by id).
-    static func order(after list: [ReservationApiModel]) -> Int {
+    static func order(after list: [StoredReservation]) -> Int {
         let last = list.compactMap(\.waitlistOrder).max() ?? 0
         return last == .max ? .max : max(last, 0) + 1
     }
@@ -332,14 +332,9 @@ public enum Booking {
     private static func reservations(_ ids: [Reservation.ID], now: Date, in transaction: some BookingTransaction)
         async throws -> [Reservation.ID: Reservation]
     {
-        let records = try await transaction.recordsForUpdate(Set(ids).sorted { $0.description < $1.description })
-        let catalog = transaction.catalog
-        var found: [Reservation.ID: Reservation] = [:]
-        found.reserveCapacity(records.count)
-        for (id, record) in records {
-            if let reservation = try? Reservation(record, catalog: catalog) { found[id] = reservation.settled(at: now) }
+        try await transaction.recordsForUpdate(Set(ids).sorted { $0.description < $1.description }).compactMapValues {
+            $0.reservation?.settled(at: now)
         }
-        return found
     }
 
     /// Locks `days` (sorted) and counts the people booked there, after ending
@@ -356,18 +351,17 @@ public enum Booking {
 
     /// Marks these held records expired (those that map and have ended) and promotes on their days.
     @discardableResult
-    private static func expire(_ records: [ReservationApiModel], now: Date, in transaction: some BookingTransaction)
+    private static func expire(_ records: [StoredReservation], now: Date, in transaction: some BookingTransaction)
         async throws -> [Reservation]
     {
         guard !records.isEmpty else { return [] }
-        let catalog = transaction.catalog
         let at = Timestamp.whole(now)
         let command = newCommand()
         var ended: [Reservation] = []
         var entries: [HistoryEntry] = []
         var days: [BookingDay] = []
         for record in records {
-            guard let hold = try? Reservation(record, catalog: catalog), hold.status == .held,
+            guard let hold = record.reservation, hold.status == .held,
                 let end = hold.expiresAt, end <= now
             else { continue }
             let after = hold.changed(status: .expired, at: at)
@@ -403,7 +397,7 @@ public enum Booking {
             }
             var taken = booked[day, default: 0]
             for record in records {
-                guard let waiting = try? Reservation(record, catalog: catalog), waiting.status == .waitlisted,
+                guard let waiting = record.reservation, waiting.status == .waitlisted,
                     Capacity.fits(waiting.partySize, booked: taken, capacity: capacity)
                 else { continue }
                 taken += waiting.partySize

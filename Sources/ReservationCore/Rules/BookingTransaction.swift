@@ -17,22 +17,23 @@ public protocol BookingTransaction {
     /// ends: shared for a change (they run side by side), exclusive for an
     /// undo, which so waits for the changes under way and holds off new ones.
     func lockHistory(exclusive: Bool) async throws
-    /// The user's records with these ids (sorted, no repeats), each locked
-    /// until the transaction ends; an id the user has no record of is absent.
-    func recordsForUpdate(_ ids: [Reservation.ID]) async throws -> [Reservation.ID: ReservationApiModel]
+    /// The user's reservations with these ids (sorted, no repeats), each locked
+    /// until the transaction ends, mapped or not; an id the user has no record of is absent.
+    func recordsForUpdate(_ ids: [Reservation.ID]) async throws -> [Reservation.ID: StoredReservation]
     /// Locks each day (given sorted, no repeats) until the transaction ends and
     /// counts the people booked there at `now`: every user's pending, confirmed
     /// and held reservations with a valid party size, a hold only until its
     /// `expiresAt` (`Reservation.takesPlaces(at:)`).
     func booked(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: Int]
-    /// Every user's waitlisted records on these days (locked by `booked`
-    /// before), each locked, in the order they joined (`waitlistOrder`, then
-    /// id); a day with none may be absent.
-    func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [ReservationApiModel]]
-    /// Every user's `held` records whose hold ended by `now`, each locked: on
-    /// these days, or with nil on any day, at most `limit` of them, passing over
-    /// those another transaction has locked (another sweep's, a confirm under way).
-    func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [ReservationApiModel]
+    /// Every user's waitlisted reservations on these days (locked by `booked`
+    /// before), mapped or not, each locked, in the order they joined
+    /// (`waitlistOrder`, then id); a day with none may be absent.
+    func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [StoredReservation]]
+    /// Every user's `held` reservations whose hold ended by `now`, mapped or
+    /// not, each locked: on these days, or with nil on any day, at most `limit`
+    /// of them, passing over those another transaction has locked (another
+    /// sweep's, a confirm under way).
+    func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [StoredReservation]
     /// How many of the user's holds are live at `now`.
     func liveHolds(at now: Date) async throws -> Int
     /// Stores the system's changes (a promotion, an expiry) to any user's

@@ -82,10 +82,7 @@ public struct ReservationLedger: Sendable {
     fileprivate mutating func write(_ reservation: Reservation, at index: Int) {
         let position = positions[index]
         let fields = ReservationApiModel(reservation).json
-        for key in [
-            "landmarkId", "date", "partySize", "status", "createdAt", "updatedAt", "version", "expiresAt",
-            "waitlistOrder", "requestedStatus",
-        ] {
+        for key in ReservationField.ledgerKeys {
             records[position][key] = fields[key]
         }
         // A "note" that is not text belongs to someone else (an older tool): left as it is.
@@ -141,9 +138,9 @@ public final class LedgerTransaction: BookingTransaction {
     /// One process holds the store (its lock, or the actor of memory): nothing to order.
     public func lockHistory(exclusive: Bool) async throws {}
 
-    public func recordsForUpdate(_ ids: [Reservation.ID]) async throws -> [Reservation.ID: ReservationApiModel] {
+    public func recordsForUpdate(_ ids: [Reservation.ID]) async throws -> [Reservation.ID: StoredReservation] {
         let reservations = ledger.reservations
-        return ledger.indexes(of: ids).mapValues { ReservationApiModel(reservations[$0]) }
+        return ledger.indexes(of: ids).mapValues { StoredReservation(reservations[$0]) }
     }
 
     public func booked(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: Int] {
@@ -155,7 +152,7 @@ public final class LedgerTransaction: BookingTransaction {
         return totals
     }
 
-    public func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [ReservationApiModel]] {
+    public func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [StoredReservation]] {
         var lists: [BookingDay: [Reservation]] = [:]
         for (day, reservation) in on(days) where reservation.status == .waitlisted {
             lists[day, default: []].append(reservation)
@@ -165,18 +162,18 @@ public final class LedgerTransaction: BookingTransaction {
                 Reservation.waitlistPrecedes(
                     order: $0.waitlistOrder, id: $0.id.description, $1.waitlistOrder, id: $1.id.description)
             }
-            .map(ReservationApiModel.init)
+            .map(StoredReservation.init)
         }
     }
 
-    public func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [ReservationApiModel] {
+    public func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [StoredReservation] {
         func due(_ reservation: Reservation) -> Bool {
             Reservation.holdEnded(reservation.status, expiresAt: reservation.expiresAt, at: now)
         }
         guard let days else {
-            return ledger.reservations.lazy.filter(due).prefix(max(0, limit)).map(ReservationApiModel.init)
+            return ledger.reservations.lazy.filter(due).prefix(max(0, limit)).map(StoredReservation.init)
         }
-        return on(days).lazy.map(\.reservation).filter(due).prefix(max(0, limit)).map(ReservationApiModel.init)
+        return on(days).lazy.map(\.reservation).filter(due).prefix(max(0, limit)).map(StoredReservation.init)
     }
 
     public func liveHolds(at now: Date) async throws -> Int {

@@ -33,7 +33,9 @@ public enum MemoryStore {
             },
             waitlists: { days in
                 let ledger = state.withLock { $0.ledger }
-                return try await LedgerTransaction(ledger).waitlisted(days).mapValues { $0.map(\.id) }
+                return try await LedgerTransaction(ledger).waitlisted(days).mapValues {
+                    $0.compactMap { $0.reservation?.id.description }
+                }
             },
             storedResponse: { user, key in state.withLock { $0.keys[user]?[key]?.response } },
             transact: { user, catalog, key, work in
@@ -149,7 +151,7 @@ final class MemoryTransaction: BookingTransaction {
     /// One write at a time: nothing to order.
     func lockHistory(exclusive: Bool) async throws {}
 
-    func recordsForUpdate(_ ids: [Reservation.ID]) async throws -> [Reservation.ID: ReservationApiModel] {
+    func recordsForUpdate(_ ids: [Reservation.ID]) async throws -> [Reservation.ID: StoredReservation] {
         try await ledger.recordsForUpdate(ids.filter { data.owners[$0] == user })
     }
 
@@ -157,11 +159,11 @@ final class MemoryTransaction: BookingTransaction {
         try await ledger.booked(days, at: now)
     }
 
-    func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [ReservationApiModel]] {
+    func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [StoredReservation]] {
         try await ledger.waitlisted(days)
     }
 
-    func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [ReservationApiModel] {
+    func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [StoredReservation] {
         try await ledger.dueHolds(on: days, at: now, limit: limit)
     }
 

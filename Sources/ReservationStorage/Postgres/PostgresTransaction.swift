@@ -35,7 +35,7 @@ struct PostgresTransaction: BookingTransaction {
         }
     }
 
-    func recordsForUpdate(_ ids: [Reservation.ID]) async throws -> [Reservation.ID: ReservationApiModel] {
+    func recordsForUpdate(_ ids: [Reservation.ID]) async throws -> [Reservation.ID: StoredReservation] {
         guard !ids.isEmpty else { return [:] }
         // Rows are locked in the order they come: by id, the same in every transaction.
         let rows = try await run(
@@ -44,10 +44,10 @@ struct PostgresTransaction: BookingTransaction {
             WHERE user_id = \(user.rawValue) AND id = ANY(\(ids.map(\.description))::TEXT[])
             ORDER BY id COLLATE "C" FOR UPDATE
             """)
-        var found: [Reservation.ID: ReservationApiModel] = [:]
+        var found: [Reservation.ID: StoredReservation] = [:]
         for row in rows {
             let record = try PostgresStore.record(row)
-            if let id = Reservation.ID(record.id) { found[id] = record }
+            if let id = Reservation.ID(record.id) { found[id] = StoredReservation(record, catalog: catalog) }
         }
         return found
     }
@@ -79,7 +79,7 @@ struct PostgresTransaction: BookingTransaction {
         return totals
     }
 
-    func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [ReservationApiModel]] {
+    func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [StoredReservation]] {
         guard !days.isEmpty else { return [:] }
         // Locked after the days (the rules' order is rows, then days): a waiting row's owner
         // changing it at the same time may deadlock with this, which PostgreSQL breaks and
@@ -95,16 +95,16 @@ struct PostgresTransaction: BookingTransaction {
             FOR UPDATE OF r
             """, logger: logger
         ).collect()
-        var lists: [BookingDay: [ReservationApiModel]] = [:]
+        var lists: [BookingDay: [StoredReservation]] = [:]
         for row in rows {
             let position = try row.makeRandomAccess()[0].decode(Int.self)
             guard days.indices.contains(position - 1) else { continue }
-            lists[days[position - 1], default: []].append(try PostgresStore.record(row, from: 1))
+            lists[days[position - 1], default: []].append(try stored(row, from: 1))
         }
         return lists
     }
 
-    func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [ReservationApiModel] {
+    func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [StoredReservation] {
         let rows: PostgresRowSequence
         if let days {
             rows = try await db.query(
@@ -130,7 +130,7 @@ struct PostgresTransaction: BookingTransaction {
                 FOR UPDATE SKIP LOCKED
                 """, logger: logger)
         }
-        return try await rows.collect().map { try PostgresStore.record($0) }
+        return try await rows.collect().map { try stored($0) }
     }
 
     func liveHolds(at now: Date) async throws -> Int {
@@ -160,23 +160,53 @@ struct PostgresTransaction: BookingTransaction {
 
     func insert(_ reservations: [Reservation]) async throws {
         guard !reservations.isEmpty else { return }
+        var binds = PostgresBindings()
+        binds.append(user.rawValue)
+        let rows = Self.unnest(ReservationRow.fields, of: reservations, after: 1, into: &binds)
         try await run(
-            """
-            INSERT INTO reservations
-                (id, user_id, landmark_id, date, starts_at, party_size, status, created_at, updated_at, version, note,
-                 expires_at, waitlist_order, requested_status)
-            SELECT i, \(user.rawValue), l, d, s, p, st, c, u, v, NULLIF(n, ''), NULLIF(x, 'NaN'), NULLIF(o, -1),
-                NULLIF(q, '') FROM UNNEST(
-                \(reservations.map(\.id.description))::TEXT[], \(reservations.map(\.landmark.id.description))::TEXT[],
-                \(reservations.map { DateTime.format($0.date) })::TEXT[],
-                \(reservations.map(\.date.timeIntervalSince1970))::FLOAT8[], \(reservations.map(\.partySize))::BIGINT[],
-                \(reservations.map(\.status.rawValue))::TEXT[], \(reservations.map { seconds($0.createdAt) })::FLOAT8[],
-                \(reservations.map { seconds($0.updatedAt) })::FLOAT8[], \(reservations.map(\.version))::BIGINT[],
-                \(reservations.map { $0.note ?? "" })::TEXT[], \(reservations.map(Self.expiry))::FLOAT8[],
-                \(reservations.map { $0.waitlistOrder ?? -1 })::BIGINT[],
-                \(reservations.map { $0.requestedStatus?.rawValue ?? "" })::TEXT[]
-            ) AS t (i, l, d, s, p, st, c, u, v, n, x, o, q)
-            """)
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO reservations (user_id, \(ReservationRow.fields.map(\.column).joined(separator: ", ")))
+                    SELECT $1, \(rows.values.joined(separator: ", ")) FROM \(rows.table)
+                    """, binds: binds))
+    }
+
+    /// `UNNEST` of one array per field (bound after parameter `after`), a row
+    /// per reservation, as table `t` with the fields' columns; and each column's
+    /// value in it. Arrays of binds hold no NULLs here: NULL goes as a value no
+    /// field takes ('' for text, -1 for an integer, NaN for a real) and `NULLIF` turns it back.
+    private static func unnest(
+        _ fields: [ReservationField], of reservations: [Reservation], after: Int, into binds: inout PostgresBindings
+    ) -> (table: String, values: [String]) {
+        var arrays: [String] = []
+        for (offset, field) in fields.enumerated() {
+            let values = reservations.map { field.value($0) }
+            let type: String
+            switch field.kind {
+            case .text:
+                type = "TEXT"
+                binds.append(values.map { if case .text(let text) = $0 { text } else { "" } })
+            case .integer:
+                type = "BIGINT"
+                binds.append(values.map { if case .integer(let integer) = $0 { integer } else { -1 } })
+            case .real:
+                type = "FLOAT8"
+                binds.append(values.map { if case .real(let real) = $0 { real } else { Double.nan } })
+            }
+            arrays.append("$\(after + offset + 1)::\(type)[]")
+        }
+        let columns = fields.map(\.column).joined(separator: ", ")
+        let values = fields.map { field in
+            guard field.optional else { return "t.\(field.column)" }
+            let none =
+                switch field.kind {
+                case .text: "''"
+                case .integer: "-1"
+                case .real: "'NaN'"
+                }
+            return "NULLIF(t.\(field.column), \(none))"
+        }
+        return ("UNNEST(\(arrays.joined(separator: ", "))) AS t (\(columns))", values)
     }
 
     func update(_ reservations: [Reservation]) async throws { try await write(reservations, owner: user) }
@@ -186,34 +216,26 @@ struct PostgresTransaction: BookingTransaction {
     @discardableResult
     private func write(_ reservations: [Reservation], owner: UserID?) async throws -> [Reservation.ID: UserID] {
         guard !reservations.isEmpty else { return [:] }
-        let rows = try await run(
-            """
-            UPDATE reservations SET landmark_id = t.l, date = t.d, starts_at = t.s, party_size = t.p, status = t.st,
-                note = NULLIF(t.n, ''), updated_at = t.u, version = t.v, expires_at = NULLIF(t.x, 'NaN'),
-                waitlist_order = NULLIF(t.o, -1), requested_status = NULLIF(t.q, '')
-            FROM UNNEST(
-                \(reservations.map(\.id.description))::TEXT[], \(reservations.map(\.landmark.id.description))::TEXT[],
-                \(reservations.map { DateTime.format($0.date) })::TEXT[],
-                \(reservations.map(\.date.timeIntervalSince1970))::FLOAT8[], \(reservations.map(\.partySize))::BIGINT[],
-                \(reservations.map(\.status.rawValue))::TEXT[], \(reservations.map { $0.note ?? "" })::TEXT[],
-                \(reservations.map { seconds($0.updatedAt) })::FLOAT8[], \(reservations.map(\.version))::BIGINT[],
-                \(reservations.map(Self.expiry))::FLOAT8[], \(reservations.map { $0.waitlistOrder ?? -1 })::BIGINT[],
-                \(reservations.map { $0.requestedStatus?.rawValue ?? "" })::TEXT[]
-            ) AS t (i, l, d, s, p, st, n, u, v, x, o, q)
-            WHERE reservations.id = t.i AND (\(owner?.rawValue)::BIGINT IS NULL OR reservations.user_id = \(owner?.rawValue))
-            RETURNING reservations.id, reservations.user_id
-            """)
+        var binds = PostgresBindings()
+        // The id to find each row by, then the columns a change writes.
+        let fields = ReservationRow.fields.filter { !$0.changes && $0.key == "id" } + ReservationRow.changing
+        let rows = Self.unnest(fields, of: reservations, after: 0, into: &binds)
+        let set = zip(fields, rows.values).dropFirst().map { "\($0.column) = \($1)" }
+        // The owner is a number: written into the statement, not bound.
+        let owner = owner.map { String($0.rawValue) } ?? "NULL"
+        let rowsChanged = try await run(
+            PostgresQuery(
+                unsafeSQL: """
+                    UPDATE reservations SET \(set.joined(separator: ", ")) FROM \(rows.table)
+                    WHERE reservations.id = t.id AND (\(owner)::BIGINT IS NULL OR reservations.user_id = \(owner))
+                    RETURNING reservations.id, reservations.user_id
+                    """, binds: binds))
         var owners: [Reservation.ID: UserID] = [:]
-        for row in rows {
+        for row in rowsChanged {
             let (id, owner) = try row.decode((String, Int64).self)
             if let id = Reservation.ID(id) { owners[id] = UserID(owner) }
         }
         return owners
-    }
-
-    /// A hold's end in seconds, NaN (stored as NULL) when none: arrays of binds hold no NULLs here.
-    private static func expiry(_ reservation: Reservation) -> Double {
-        reservation.expiresAt?.timeIntervalSince1970 ?? .nan
     }
 
     func append(_ entries: [HistoryEntry]) async throws {
@@ -269,7 +291,11 @@ struct PostgresTransaction: BookingTransaction {
         }
     }
 
-    private func seconds(_ date: Date?) -> Double { (date ?? Date(timeIntervalSince1970: 0)).timeIntervalSince1970 }
+    /// A row of `ReservationRow.columns` from column `first`, mapped in the catalog.
+    private func stored(_ row: PostgresRow, from first: Int = 0) throws -> StoredReservation {
+        StoredReservation(try PostgresStore.record(row, from: first), catalog: catalog)
+    }
+
 }
 
 extension PostgresConnection {

@@ -17,8 +17,8 @@ struct SQLiteTransaction: BookingTransaction {
 
     func lockHistory(exclusive: Bool) async throws {}
 
-    func recordsForUpdate(_ ids: [Reservation.ID]) async throws -> [Reservation.ID: ReservationApiModel] {
-        var found: [Reservation.ID: ReservationApiModel] = [:]
+    func recordsForUpdate(_ ids: [Reservation.ID]) async throws -> [Reservation.ID: StoredReservation] {
+        var found: [Reservation.ID: StoredReservation] = [:]
         for chunk in Self.chunks(ids) {
             let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
             let rows = try await db.query(
@@ -26,7 +26,7 @@ struct SQLiteTransaction: BookingTransaction {
                 [userID] + chunk.map { .text($0.description) })
             for row in rows {
                 let record = try SQLiteStore.record(row)
-                if let id = Reservation.ID(record.id) { found[id] = record }
+                if let id = Reservation.ID(record.id) { found[id] = StoredReservation(record, catalog: catalog) }
             }
         }
         return found
@@ -50,8 +50,8 @@ struct SQLiteTransaction: BookingTransaction {
         return totals
     }
 
-    func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [ReservationApiModel]] {
-        var lists: [BookingDay: [ReservationApiModel]] = [:]
+    func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [StoredReservation]] {
+        var lists: [BookingDay: [StoredReservation]] = [:]
         for day in days {
             let rows = try await db.query(
                 """
@@ -59,12 +59,12 @@ struct SQLiteTransaction: BookingTransaction {
                 WHERE \(SharedSQL.waitlisted()) AND landmark_id = ? AND starts_at >= ? AND starts_at < ?
                 ORDER BY \(SharedSQL.waitlistOrder(in: .sqlite))
                 """, [.text(day.landmark.description), .float(day.start), .float(day.end)])
-            if !rows.isEmpty { lists[day] = try rows.map(SQLiteStore.record) }
+            if !rows.isEmpty { lists[day] = try rows.map(stored) }
         }
         return lists
     }
 
-    func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [ReservationApiModel] {
+    func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [StoredReservation] {
         let cap = min(limit, Int(Int32.max))
         guard let days else {
             // Only landmarks of the catalog: a hold at one that left it cannot be settled, and would
@@ -76,9 +76,9 @@ struct SQLiteTransaction: BookingTransaction {
                     AND landmark_id IN (SELECT value FROM json_each(?))
                 ORDER BY expires_at, id LIMIT ?
                 """, [.float(seconds(now)), .text(String(decoding: landmarks, as: UTF8.self)), .integer(cap)]
-            ).map(SQLiteStore.record)
+            ).map(stored)
         }
-        var found: [ReservationApiModel] = []
+        var found: [StoredReservation] = []
         for day in days where found.count < cap {
             found += try await db.query(
                 """
@@ -90,7 +90,7 @@ struct SQLiteTransaction: BookingTransaction {
                     .float(seconds(now)), .text(day.landmark.description), .float(day.start), .float(day.end),
                     .integer(cap - found.count),
                 ]
-            ).map(SQLiteStore.record)
+            ).map(stored)
         }
         return found
     }
@@ -130,35 +130,35 @@ struct SQLiteTransaction: BookingTransaction {
 
     func insert(_ reservations: [Reservation]) async throws {
         // Many rows a statement: each statement is a hop to SQLite's thread.
+        let columns = (["user_id"] + ReservationRow.fields.map(\.column)).joined(separator: ", ")
+        let row = "(" + Array(repeating: "?", count: ReservationRow.fields.count + 1).joined(separator: ", ") + ")"
         for chunk in Self.chunks(reservations) {
-            let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             _ = try await db.query(
                 """
-                INSERT INTO reservations
-                    (id, user_id, landmark_id, date, starts_at, party_size, status, created_at, updated_at, version, note,
-                     expires_at, waitlist_order, requested_status)
+                INSERT INTO reservations (\(columns))
                 VALUES \(Array(repeating: row, count: chunk.count).joined(separator: ", "))
                 """,
-                chunk.flatMap { reservation -> [SQLiteData] in
-                    [
-                        .text(reservation.id.description), userID, .text(reservation.landmark.id.description),
-                        .text(DateTime.format(reservation.date)), .float(reservation.date.timeIntervalSince1970),
-                        .integer(reservation.partySize), .text(reservation.status.rawValue),
-                        .float(seconds(reservation.createdAt)), .float(seconds(reservation.updatedAt)),
-                        .integer(reservation.version), reservation.note.map { .text($0) } ?? .null,
-                    ] + Self.waitFields(reservation)
-                })
+                chunk.flatMap { reservation in [userID] + Self.values(of: reservation, ReservationRow.fields) })
         }
     }
 
-    /// A hold's end, a place on a list and the status it asked for (nulls when none).
-    private static func waitFields(_ reservation: Reservation) -> [SQLiteData] {
-        [
-            reservation.expiresAt.map { .float($0.timeIntervalSince1970) } ?? .null,
-            reservation.waitlistOrder.map { .integer($0) } ?? .null,
-            reservation.requestedStatus.map { .text($0.rawValue) } ?? .null,
-        ]
+    /// The values of `fields` of a reservation, to bind.
+    private static func values(of reservation: Reservation, _ fields: [ReservationField]) -> [SQLiteData] {
+        fields.map { field in
+            switch field.value(reservation) {
+            case .text(let text): .text(text)
+            case .integer(let integer): .integer(integer)
+            case .real(let real): .float(real)
+            case .null: .null
+            }
+        }
     }
+
+    /// `UPDATE` of the columns a change writes, of one reservation: the user's, or with a NULL owner any user's.
+    private static let updateStatement = """
+        UPDATE reservations SET \(ReservationRow.changing.map { "\($0.column) = ?" }.joined(separator: ", "))
+        WHERE id = ? AND (? IS NULL OR user_id = ?)
+        """
 
     /// Slices of at most 200 rows: well under SQLite's limit of bound parameters a statement.
     private static func chunks<Element>(_ items: [Element]) -> [ArraySlice<Element>] {
@@ -171,17 +171,8 @@ struct SQLiteTransaction: BookingTransaction {
     private func write(_ reservations: [Reservation], owner: UserID?) async throws {
         for reservation in reservations {
             _ = try await db.query(
-                """
-                UPDATE reservations SET landmark_id = ?, date = ?, starts_at = ?, party_size = ?, status = ?, note = ?,
-                    updated_at = ?, version = ?, expires_at = ?, waitlist_order = ?, requested_status = ?
-                WHERE id = ? AND (? IS NULL OR user_id = ?)
-                """,
-                [
-                    .text(reservation.landmark.id.description), .text(DateTime.format(reservation.date)),
-                    .float(reservation.date.timeIntervalSince1970), .integer(reservation.partySize),
-                    .text(reservation.status.rawValue), reservation.note.map { .text($0) } ?? .null,
-                    .float(seconds(reservation.updatedAt)), .integer(reservation.version),
-                ] + Self.waitFields(reservation) + [
+                Self.updateStatement,
+                Self.values(of: reservation, ReservationRow.changing) + [
                     .text(reservation.id.description), owner.map { .integer(Int($0.rawValue)) } ?? .null,
                     owner.map { .integer(Int($0.rawValue)) } ?? .null,
                 ])
@@ -216,6 +207,11 @@ struct SQLiteTransaction: BookingTransaction {
         try await db.query(SharedSQL.commandToUndo(user: "?1"), [userID]).map { row in
             try HistoryEntry(stored: row.column("entry")?.string, user: nil)
         }
+    }
+
+    /// A row of `ReservationRow.columns`, mapped in the catalog.
+    private func stored(_ row: SQLiteRow) throws -> StoredReservation {
+        StoredReservation(try SQLiteStore.record(row), catalog: catalog)
     }
 
     private func seconds(_ date: Date?) -> Double { (date ?? Date(timeIntervalSince1970: 0)).timeIntervalSince1970 }

@@ -1,0 +1,98 @@
+import Foundation
+
+/// A value of a reservation as a store keeps it: what an engine binds to a column.
+public enum StoredValue: Sendable, Hashable {
+    case text(String)
+    case integer(Int)
+    case real(Double)
+    case null
+}
+
+/// One stored field of a reservation, described once: its key in a record (a
+/// store file, a server's answer, a history entry), its column in the server's
+/// `reservations` table and the column's type, and its value in a domain
+/// reservation.
+///
+/// Made from `ReservationField.stored`: the columns both SQL engines read
+/// (`ReservationRow.columns`), their `INSERT` and `UPDATE` statements, and the
+/// keys the ledger (memory, the file store) writes. Checked against it by
+/// tests: the schema's columns, the wire model's keys, the server's answers and
+/// what each engine reads back. A new field is a line here, the domain and wire
+/// values, the mapping and a schema version (docs/architecture.md, "How to add
+/// a field to a reservation").
+public struct ReservationField: Sendable {
+    public enum Kind: Sendable, Hashable { case text, integer, real }
+
+    /// The key in a record; nil for a column made from other fields (`starts_at`).
+    public let key: String?
+    public let column: String
+    public let kind: Kind
+    /// Whether an engine may store NULL (`value` may be `.null`).
+    public let optional: Bool
+    /// Whether a change writes it: false for what is set once (the id, when it was made).
+    public let changes: Bool
+    /// Whether a server's answers and `--json` carry it (when it has a value).
+    public let answered: Bool
+    /// Its value in a reservation, as stored.
+    public let value: @Sendable (Reservation) -> StoredValue
+
+    init(
+        key: String?, column: String, kind: Kind, optional: Bool = false, changes: Bool = true,
+        answered: Bool = true, value: @escaping @Sendable (Reservation) -> StoredValue
+    ) {
+        self.key = key
+        self.column = column
+        self.kind = kind
+        self.optional = optional
+        self.changes = changes
+        self.answered = answered && key != nil
+        self.value = value
+    }
+}
+
+extension ReservationField {
+    /// Every stored field, in the order the engines read their columns.
+    public static let stored: [ReservationField] = [
+        ReservationField(key: "id", column: "id", kind: .text, changes: false) { .text($0.id.description) },
+        ReservationField(key: "landmarkId", column: "landmark_id", kind: .text) { .text($0.landmark.id.description) },
+        ReservationField(key: "date", column: "date", kind: .text) { .text(DateTime.format($0.date)) },
+        // The visit's instant in seconds, for ranges of days (capacity, waitlists, lists by date).
+        ReservationField(key: nil, column: "starts_at", kind: .real) { .real($0.date.timeIntervalSince1970) },
+        ReservationField(key: "partySize", column: "party_size", kind: .integer) { .integer($0.partySize) },
+        ReservationField(key: "status", column: "status", kind: .text) { .text($0.status.rawValue) },
+        ReservationField(key: "note", column: "note", kind: .text, optional: true) {
+            $0.note.map { .text($0) } ?? .null
+        },
+        // Times in seconds; a record older than them is stored with 0, as it always was.
+        ReservationField(key: "createdAt", column: "created_at", kind: .real, changes: false) {
+            .real(seconds($0.createdAt))
+        },
+        ReservationField(key: "updatedAt", column: "updated_at", kind: .real) { .real(seconds($0.updatedAt)) },
+        ReservationField(key: "version", column: "version", kind: .integer) { .integer($0.version) },
+        ReservationField(key: "expiresAt", column: "expires_at", kind: .real, optional: true) {
+            $0.expiresAt.map { .real($0.timeIntervalSince1970) } ?? .null
+        },
+        // Kept for the rules, never in answers (docs/contracts.md, "The domain").
+        ReservationField(
+            key: "waitlistOrder", column: "waitlist_order", kind: .integer, optional: true, answered: false
+        ) {
+            $0.waitlistOrder.map { .integer($0) } ?? .null
+        },
+        ReservationField(
+            key: "requestedStatus", column: "requested_status", kind: .text, optional: true, answered: false
+        ) { $0.requestedStatus.map { .text($0.rawValue) } ?? .null },
+    ]
+
+    /// The keys of the wire model that are counted when read, never stored.
+    public static let countedKeys: Set<String> = ["waitlistPosition"]
+
+    /// The keys a changed reservation's record gets from it (the ledger edits
+    /// only these, so fields the tool does not know survive): every stored key
+    /// but the id, which never changes, and the note, which is another
+    /// program's when it is not text (`ReservationLedger`).
+    public static let ledgerKeys: [String] = stored.compactMap(\.key).filter { $0 != "id" && $0 != "note" }
+
+    private static func seconds(_ date: Date?) -> Double {
+        (date ?? Date(timeIntervalSince1970: 0)).timeIntervalSince1970
+    }
+}
