@@ -79,6 +79,9 @@ final class FaultServer: Sendable {
     /// Every request read so far, in order (the order of their indexes).
     var requests: [RecordedRequest] { shared.requests.withLock { $0 } }
 
+    /// How many delayed replies have come to their end (sent, or dropped for a client that left).
+    var delayedRepliesDone: Int { shared.delayedDone.withLock { $0 } }
+
     /// Closes the listening socket and every open connection (a delayed reply waiting is
     /// cut short) and shuts the event loop down, waiting for it unless called on an event
     /// loop (from `reply`, say). Idempotent; also done by deinit.
@@ -104,6 +107,8 @@ final class FaultServer: Sendable {
 private final class FaultServerShared: Sendable {
     let reply: @Sendable (RecordedRequest, Int) -> FaultReply
     let requests = Mutex<[RecordedRequest]>([])
+    /// Delayed replies whose delay is over: sent, or dropped for a client that left.
+    let delayedDone = Mutex(0)
     let stopped = Mutex(false)
 
     init(reply: @escaping @Sendable (RecordedRequest, Int) -> FaultReply) { self.reply = reply }
@@ -204,6 +209,7 @@ private final class FaultConnection: ChannelInboundHandler {
             // stop() shuts the event loop down, which cancels this task and closes the connection.
             let delay = TimeAmount.nanoseconds(Int64(max(0, seconds) * 1e9))
             context.eventLoop.assumeIsolated().scheduleTask(in: delay) { [self] in
+                defer { shared.delayedDone.withLock { $0 += 1 } }
                 guard context.channel.isActive else { return }  // the client gave up meanwhile
                 guard let keepOpen = perform(inner, method: method, clientCloses: clientCloses, context) else { return }
                 done(keepOpen: keepOpen, context)

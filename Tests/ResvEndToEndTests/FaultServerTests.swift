@@ -124,7 +124,8 @@ struct FaultServerTests {
         defer { server.stop() }
         let gaveUp = try faultCurl(["--max-time", "0.1", "-o", "/dev/null", server.url + "/big"])
         #expect(gaveUp.status == 28, "\(gaveUp.stderr)")
-        Thread.sleep(forTimeInterval: 0.5)  // the reply has been sent into the closed connection by now
+        // Until the reply has been sent into the closed connection (or dropped with it).
+        try waitUntil { server.delayedRepliesDone == 1 }
         let after = try faultCurl(["-w", "%{http_code}", server.url + "/after"])
         #expect(after.stdout == "{}200", "\(after.stderr)")
         #expect(server.requests.map(\.path) == ["/big", "/after"])

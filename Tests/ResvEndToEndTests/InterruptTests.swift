@@ -75,7 +75,7 @@ extension ReplTests {
         let terminal = try startRepl(sandbox, environment: ["RESV_LOCK_TIMEOUT": "60"])
         terminal.send("reserve -l 'Lake Tahoe' -d 2030-01-01T10:00:00Z -n 2\r")
         try terminal.expect("-n 2\r\n")
-        Thread.sleep(forTimeInterval: 0.3)  // resv is now waiting for the lock.
+        try waitUntil { flocks(on: sandbox.store.path + ".lock").waiting == 1 }  // resv waits for the lock.
         try interruptRunningCommand(terminal)
         #expect(!FileManager.default.fileExists(atPath: sandbox.store.path), "nothing was written")
 
@@ -193,9 +193,11 @@ extension ReplTests {
     }
 }
 
-/// Polls `condition` for up to ten seconds.
+/// Returns once `condition` holds, looking every 10 ms: a wait for an event the test
+/// can see, never a guess at how long something takes. A minute without it is a
+/// hang, not a slow machine: then it throws rather than hold the suite.
 func waitUntil(_ condition: () -> Bool) throws {
-    let deadline = ContinuousClock.now + .seconds(10)
+    let deadline = ContinuousClock.now + .seconds(60)
     while !condition() {
         guard ContinuousClock.now < deadline else { throw POSIXError(.ETIMEDOUT) }
         Thread.sleep(forTimeInterval: 0.01)

@@ -121,3 +121,18 @@ func plainError(_ text: String) -> String {
         return "resv: " + message
     }.joined(separator: "\n")
 }
+
+/// The flock(2) locks on the file at `path` as the kernel lists them (/proc/locks):
+/// how many are held, and how many processes wait for one.
+func flocks(on path: String) -> (held: Int, waiting: Int) {
+    var info = stat()
+    guard stat(path, &info) == 0, let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else {
+        return (0, 0)
+    }
+    let inode = ":\(info.st_ino) "
+    var counts = (held: 0, waiting: 0)
+    for line in table.split(separator: "\n") where line.contains("FLOCK") && line.contains(inode) {
+        if line.contains("->") { counts.waiting += 1 } else { counts.held += 1 }
+    }
+    return counts
+}
