@@ -86,19 +86,9 @@ extension ReservationSnapshot {
         guard reservations.contains(where: { $0.status == .held || $0.status == .waitlisted }) else { return self }
         var reservations = reservations.map { $0.settled(at: now) }
         if countPositions {
-            var lists: [BookingDay: [Int]] = [:]
-            for (index, reservation) in reservations.enumerated() where reservation.status == .waitlisted {
-                if let day = BookingDay(reservation.date, at: reservation.landmark) {
-                    lists[day, default: []].append(index)
-                }
-            }
-            for list in lists.values {
-                let ordered = list.sorted {
-                    Reservation.waitlistPrecedes(
-                        order: reservations[$0].waitlistOrder, id: reservations[$0].id.description,
-                        reservations[$1].waitlistOrder, id: reservations[$1].id.description)
-                }
-                for (position, index) in ordered.enumerated() { reservations[index].waitlistPosition = position + 1 }
+            let positions = WaitlistPositions.among(reservations)
+            for index in reservations.indices {
+                if let position = positions[reservations[index].id] { reservations[index].waitlistPosition = position }
             }
         }
         var settled = ReservationSnapshot(reservations: reservations, rejected: rejected, catalog: catalog)

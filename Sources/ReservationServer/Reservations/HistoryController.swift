@@ -1,0 +1,47 @@
+import Foundation
+import Hummingbird
+import ReservationCore
+import ReservationStorage
+
+/// `GET /history` (the user's changes, newest first) and `POST /undo`.
+struct HistoryController: Sendable {
+    let backend: RouteBackend
+
+    var endpoints: RouteCollection<AuthenticatedContext> {
+        RouteCollection(context: AuthenticatedContext.self)
+            .get("/history", use: history)
+            .post("/undo", use: undo)
+    }
+
+    /// `GET /history[?reservation=ID][&limit=N]`: the user's changes, newest
+    /// first (the newest N), as `resv log --json` prints them.
+    @Sendable func history(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        var id: Reservation.ID?
+        if let text = request.uri.queryParameters.get("reservation") {
+            guard let parsed = Reservation.ID(String(text)) else {
+                throw APIError(
+                    .badRequest, .invalidReservationId,
+                    "'\(text.prefix(64))' is not a reservation id: give the whole UUID")
+            }
+            id = parsed
+        }
+        var limit: Int?
+        if let text = request.uri.queryParameters.get("limit") {
+            guard let number = Int(String(text)), number >= 1 else {
+                throw APIError(
+                    .badRequest, .invalidRequest, "limit '\(text.prefix(64))' is not a whole number of at least 1")
+            }
+            limit = number
+        }
+        let entries = try await backend.store.history(context.user, id, limit)
+        return .json(status: .ok, body: [UInt8](JSONValue.array(entries.map(\.json)).encoded()))
+    }
+
+    /// `POST /undo`: takes back the user's newest command not yet undone, in one
+    /// transaction (`Booking.undo`); answers `{"undid": command, "changes": [...]}`.
+    @Sendable func undo(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let at = backend.now()
+        let result = try await backend.write(context.user) { try await Booking.undo(now: at, in: $0) }
+        return .json(status: .ok, body: [UInt8](result.json.encoded()))
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ReservationCore
+import ReservationStorage
+
+/// The changes of one reservation: `POST /reservations` (under an optional
+/// `Idempotency-Key`), `PATCH /reservations/{id}`, `DELETE /reservations/{id}`
+/// (cancel) and `POST /reservations/{id}/confirm`, each one transaction of a
+/// rule of `Booking`.
+struct ReservationWriteController: Sendable {
+    let backend: RouteBackend
+
+    var endpoints: RouteCollection<AuthenticatedContext> {
+        RouteCollection(context: AuthenticatedContext.self)
+            .post("/reservations", use: create)
+            .delete("/reservations/:id", use: cancel)
+            .patch("/reservations/:id", use: modify)
+            .post("/reservations/:id/confirm", use: confirm)
+    }
+
+    @Sendable func create(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let backend = backend
+        return try await backend.idempotentCreate(
+            request, user: context.user, route: "POST /reservations", bodyLimit: ReservationRoutes.bodyLimit,
+            check: { json throws(APIError) in
+                let reservation = try backend.newReservation(json)
+                let at = backend.now()
+                return { [maxHolds = backend.maxHolds] in
+                    try await Booking.reserve(reservation, now: at, holdLimit: maxHolds, in: $0)
+                }
+            },
+            keep: { RouteBackend.kept([$0], status: 201, key: $1) },
+            answer: { created in
+                ServerMetrics.bookingsMade.increment()
+                var headers = HTTPFields()
+                headers[.location] = "/reservations/\(created.id)"
+                return .json(status: .created, body: Wire.body(created), headers: headers)
+            })
+    }
+
+    /// `PATCH /reservations/{id}` `{date?, partySize?, landmarkId?, note?}` with
+    /// `If-Match: "<version>"`: one change in one transaction, by `Booking.modify`.
+    /// Without `If-Match` the change is unconditional.
+    @Sendable func modify(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let id = try backend.reservationID(context)
+        let expected = try expectedVersion(request.headers)
+        let change = try modifyRequest(try await RouteBackend.json(of: request, upTo: ReservationRoutes.bodyLimit))
+        let at = backend.now()
+        let reservation = try await backend.write(context.user) {
+            try await Booking.modify(id, change, expectedVersion: expected, now: at, in: $0)
+        }
+        return .json(status: .ok, body: Wire.body(reservation), headers: .etag(reservation.version))
+    }
+
+    /// `If-Match: "<version>"` (a weak `W/` tag is taken alike); nil when absent or `*`.
+    private func expectedVersion(_ headers: HTTPFields) throws(APIError) -> Int? {
+        guard var text = headers[.ifMatch]?.trimmingCharacters(in: .whitespaces) else { return nil }
+        if text == "*" { return nil }
+        if text.hasPrefix("W/") { text.removeFirst(2) }
+        guard text.count >= 3, text.hasPrefix("\""), text.hasSuffix("\""),
+            let version = Int(text.dropFirst().dropLast()), version >= 1
+        else {
+            throw APIError(
+                .badRequest, .invalidRequest,
+                "If-Match must be the reservation's version in quotes (\"3\"), not '\(text.prefix(64))'")
+        }
+        return version
+    }
+
+    /// Reads a modify body into the core's `ReservationChange` (at least one
+    /// field, party size, note length; the one date parser); the landmark must
+    /// be a known landmark's id. Whether the date is ahead is the rule's to say.
+    private func modifyRequest(_ json: JSONValue) throws(APIError) -> ReservationChange {
+        guard case .object = json else {
+            throw APIError(
+                .badRequest, .invalidRequest, "the body must be a JSON object {date?, partySize?, landmarkId?, note?}")
+        }
+        func text(_ field: String) throws(APIError) -> String? {
+            switch json[field] {
+            case nil, .null?: return nil
+            case .string(let value)?: return value
+            case let other?:
+                throw APIError(.badRequest, .invalidRequest, "\(field) must be a string, not \(other.typeName)")
+            }
+        }
+        var partySize: Int?
+        switch json["partySize"] {
+        case nil, .null?: partySize = nil
+        case .integer(let value)?:
+            guard let exact = Int(exactly: value) else { throw APIError(ReservationError.invalidPartySize(Int.max)) }
+            partySize = exact
+        case let other?:
+            throw APIError(.badRequest, .invalidRequest, "partySize must be a whole number, not \(other.typeName)")
+        }
+        let landmarkText = try text("landmarkId")
+        let (dateText, note) = (try text("date"), try text("note"))
+        let change: ReservationChange
+        do throws(ReservationError) {
+            let date = try dateText.map { text throws(ReservationError) in try DateTime.parseInput(text) }
+            change = try ReservationChange(date: date, partySize: partySize, landmark: landmarkText, note: note)
+        } catch {
+            throw APIError(error)
+        }
+        if let landmarkText {
+            guard let landmarkID = Landmark.ID(landmarkText) else {
+                throw APIError(.badRequest, .unknownLandmark, "landmarkId '\(landmarkText.prefix(64))' is not a UUID")
+            }
+            try backend.knownLandmark(landmarkID)
+        }
+        return change
+    }
+
+    @Sendable func cancel(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let changes = try await backend.setStatus(
+            .cancelled, of: [try backend.reservationID(context)], for: context.user)
+        return .json(status: .ok, body: Wire.body(changes[0].reservation))
+    }
+
+    @Sendable func confirm(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let changes = try await backend.setStatus(
+            .confirmed, of: [try backend.reservationID(context)], for: context.user)
+        return .json(status: .ok, body: Wire.body(changes[0].reservation))
+    }
+}
+
+extension RouteBackend {
+    /// Cancels or confirms `ids` in one transaction, all or none (`Booking.setStatus`).
+    func setStatus(_ status: Reservation.Status, of ids: [Reservation.ID], for user: UserID)
+        async throws -> [StatusChange]
+    {
+        let at = now()
+        return try await write(user) { try await Booking.setStatus(status, of: ids, now: at, in: $0) }
+    }
+}
