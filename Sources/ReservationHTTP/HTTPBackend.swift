@@ -35,9 +35,14 @@ public enum HTTPBackendError: Error, Sendable, LocalizedError {
         case .unavailable(let url, let why):
             return "cannot reach the server at \(url.redacted): \(why)"
         case .notAuthorised(let url, let status, let reason):
+            if status == 401, let reason, reason.lowercased().contains("expired") {
+                return "the server at \(url.redacted) says the token has expired (401): set RESV_TOKEN "
+                    + "(or 'resv config set token') to a new one from 'resv-server token create'"
+            }
             if status == 401 {
-                return "the server at \(url.redacted) refused the token (401): set RESV_TOKEN "
-                    + "(or 'resv config set token') to a token from 'resv-server token create'"
+                // The server does not say why: no token, an unknown one, a revoked or an expired one.
+                return "the server at \(url.redacted) refused the token (401): it is unknown, revoked or expired; set "
+                    + "RESV_TOKEN (or 'resv config set token') to a token from 'resv-server token create'"
             }
             return "the server at \(url.redacted) forbids this (\(status)\(reason.map { ": \($0)" } ?? ""))"
         case .rateLimited(let url):

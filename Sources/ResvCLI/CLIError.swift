@@ -41,6 +41,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
     case notCached(String, age: String, unreachable: String?)
     /// A typed date that has passed (as shown at the landmark); with the id of the reservation `modify` would move.
     case pastDate(String, moving: String?)
+    /// A store named by hand (flag, environment, config file) in a folder that does not exist.
+    case noStoreFolder(String, folder: String, from: String)
     /// `undo` would take back places that are taken now (the capacity refusal's words).
     case undoRefused(String)
     /// A profile (`--profile`, RESV_PROFILE, the config file's `"profile"`) the config file does not have.
@@ -54,6 +56,9 @@ public enum CLIError: Error, Sendable, LocalizedError {
             "--from \(from) is after --to \(to): nothing can match"
         case .nestedRepl:
             "already in the REPL"
+        case .noStoreFolder(let path, let folder, let source):
+            "the store \(path.quoted()) (\(source)) is in no folder: \(folder.quoted()) does not exist; "
+                + "create it first (mkdir -p) or check the path"
         case .undoRefused(let full):
             "cannot undo your last command: the places it would take back are taken now (\(full)); nothing changed"
         case .pastDate(let shown, nil):

@@ -162,6 +162,16 @@ public struct CommandContext: Sendable {
             return try context.httpService(server, settings, options)
         }
         if options.offline { throw CLIError.offlineNeedsServer }
+        // The default store's folder is made at the first write; one named by hand (--store,
+        // RESV_STORE, the config file) must be in a folder there is: a typo makes no folders.
+        let folder = URL(fileURLWithPath: settings.store.value).deletingLastPathComponent().path
+        var isFolder: ObjCBool = false
+        if settings.store.source != .defaultValue,
+            !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) || !isFolder.boolValue
+        {
+            let source = [.flag: "--store", .environment: "RESV_STORE"][settings.store.source] ?? "the config file"
+            throw CLIError.noStoreFolder(settings.store.value, folder: folder, from: source)
+        }
         var store = JSONFileStore(url: URL(fileURLWithPath: settings.store.value))
         if let text = context.environment["RESV_LOCK_TIMEOUT"] {
             guard let seconds = SettingValue.seconds(text, allowingZero: true) else {

@@ -30,7 +30,7 @@ extension ExitStatus {
                 return usage
             case .insecureConfig, .noToken: return notAuthorised
             case .settingNotSet, .batchRefused, .waitTimedOut, .waitCannotSucceed, .undoRefused: return refused
-            case .unwritableConfig: return cannotWrite
+            case .unwritableConfig, .noStoreFolder: return cannotWrite
             case .notCached: return unavailable
             }
         case let error as HTTPBackendError:

@@ -156,6 +156,9 @@ public enum ResvMain {
 
     /// Runs `arguments` (without the program name) and returns the exit status.
     public static func run(_ typed: [String], context: CommandContext) async -> Int32 {
+        // `resv -v` alone is what most tools mean by it, the version (not `list --verbose`,
+        // which `resv -v list` and `resv list -v` still are).
+        if typed == ["-v"] { return await run(["--version"], context: context) }
         let arguments = LeadingOptions.moved(typed)
         var context = context
         context.errorsAsJSON = CommandContext.asksForJSON(arguments)
@@ -241,7 +244,8 @@ public enum ResvMain {
         // A check of the command's own (missing --landmark…) can come before the parser
         // names an option it does not know; the unknown option is the better answer.
         if let first = arguments.first, let unknown = unknownOption(in: arguments.dropFirst(), of: first) {
-            if !message.contains(unknown) || message.lowercased().contains("did you mean") {
+            // Named as itself ('--party'), not inside another name (--party-size).
+            if !message.contains("'\(unknown)'") || message.lowercased().contains("did you mean") {
                 // The parser's guess ('--jq': "did you mean '--to'?") is replaced by the closest names.
                 message = "unknown option '\(unknown.quoted())'"
             }

@@ -39,7 +39,9 @@ extension CommandContext {
         if renderer.format == .table {
             self.output.write(
                 changes.map { change in
-                    (change.changed ? "\(done) " : "Already \(done.lowercased()): ")
+                    // A hold that ended was never cancelled: it expired.
+                    let already = change.reservation.status == .expired ? "expired" : done.lowercased()
+                    return (change.changed ? "\(done) " : "Already \(already): ")
                         + renderer.summary(change.reservation) + "\n"
                 }.joined())
         } else if single {

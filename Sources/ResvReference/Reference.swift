@@ -55,7 +55,8 @@ public enum Reference {
             code: ExitStatus.cannotWrite, summary: "store cannot be written",
             detail: "a full disk, a read-only directory, a store file its owner may not write, a lock file that is "
                 + "a link, a change that would make the store larger than RESV_MAX_STORE_BYTES, a lock file or a link "
-                + "on the store's path that belongs to another user (the store is left unchanged)"),
+                + "on the store's path that belongs to another user (the store is left unchanged), a store named by "
+                + "hand (--store, RESV_STORE, the config file) in a folder that does not exist (none is made)"),
         ExitCode(
             code: ExitStatus.cannotWriteOutput, summary: "output cannot be written",
             detail:
@@ -67,7 +68,8 @@ public enum Reference {
                 + "kept breaking the request under load (503 serverBusy); retry"),
         ExitCode(
             code: ExitStatus.notAuthorised, summary: "not authorised",
-            detail: "no token is set for the server, the server refused the token (401, 403), "
+            detail: "no token is set for the server, the server refused the token (401, 403; an expired one is said "
+                + "so when the server says it), "
                 + "or a config file holding a token is readable by others"),
         ExitCode(
             code: ExitStatus.interrupted, summary: "interrupted",

@@ -39,7 +39,7 @@ struct BadInputTests {
         let sandbox = try Sandbox()
         let cases: [([String], String)] = [
             (["lst"], "resv: unknown command 'lst': did you mean 'list' or 'log'? (see 'resv --help')"),
-            (["reserv"], "resv: unknown command 'reserv': did you mean 'reserve' or 'repl'? (see 'resv --help')"),
+            (["reserv"], "resv: unknown command 'reserv': did you mean 'reserve'? (see 'resv --help')"),
             (
                 ["--store", "x.json", "--offline", "lst"],
                 "resv: unknown command 'lst': did you mean 'list' or 'log'? (see 'resv --help')"

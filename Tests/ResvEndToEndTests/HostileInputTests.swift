@@ -208,6 +208,8 @@ struct SmallMistakeTests {
         let sandbox = try Sandbox()
         let config = sandbox.directory.appendingPathComponent("config.json").path
         let home = sandbox.directory.appendingPathComponent("home")
+        // A store named by hand must be in a folder there is (none is made for a typo).
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         let reserve = try sandbox.resv(
             ["reserve", "--store", "~/tilde.json", "-l", "Lake Tahoe", "-d", "2030-01-01T10:00:00Z", "-n", "1"],
             environment: ["HOME": home.path])

@@ -41,12 +41,7 @@ struct HugeValueTests {
         }
         defer { server.stop() }
         let sandbox = try Sandbox()
-        let run = try sandbox.resv(
-            ["undo"],
-            environment: [
-                "RESV_SERVER": server.url, "RESV_TOKEN": "resv_test",
-                "XDG_CACHE_HOME": sandbox.directory.appendingPathComponent("cache").path,
-            ])
+        let run = try sandbox.resv(["undo"], server: server)
         expectShort(run, "a server's reason", status: 1)
     }
 }

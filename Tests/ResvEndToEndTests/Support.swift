@@ -53,6 +53,16 @@ final class Sandbox {
         return try runProcess(Binary.resv.path, arguments, environment: env, stdin: stdin)
     }
 
+    /// Runs `resv` with `arguments` against `server` (a test token, a cache in the sandbox).
+    func resv(_ arguments: [String], server: FaultServer) throws -> Run {
+        try resv(
+            arguments,
+            environment: [
+                "RESV_SERVER": server.url, "RESV_TOKEN": "resv_test",
+                "XDG_CACHE_HOME": directory.appendingPathComponent("cache").path,
+            ])
+    }
+
     /// Runs a shell pipeline with `resv` on PATH, for pipes users write (`resv list --json | jq`).
     func shell(_ script: String) throws -> Run {
         let env = [

@@ -73,7 +73,8 @@ public enum Words {
     /// The candidates closest to `text` by edit distance (case, accents and leading
     /// dashes aside), best first, at most `limit`: those within a third of the text's
     /// length (at least 2 edits; 1 for a text of one or two letters), an edit more allowed for each of the first two
-    /// letters they share (`jq` → `json`). Compared whole and, for a text of one word,
+    /// letters they share (`jq` → `json`); a name the text is the start of (three letters or
+    /// more: `--party` → `--party-size`) rather than any other. Compared whole and, for a text of one word,
     /// word by word. A long text is no typo: none.
     public static func closest(to text: String, among candidates: [String], limit: Int = 3) -> [String] {
         func bare(_ text: String) -> String { String(fold(text).drop { $0 == "-" }) }
@@ -87,6 +88,11 @@ public enum Words {
             if !typed.contains(" ") { forms += of(candidate) }
             var best: (score: Int, shared: Int)?
             for form in forms {
+                // The start of a name (`--party` of `--party-size`) is what was meant above all.
+                if typed.count >= 3, form.count > typed.count, form.hasPrefix(typed) {
+                    best = (Self.startsName, 2)
+                    break
+                }
                 let shared = min(2, zip(typed, form).prefix { $0 == $1 }.count)
                 let score = distance(typed, form, limit: allowed + shared) - shared
                 if score <= allowed, best.map({ (score, -shared) < ($0.score, -$0.shared) }) ?? true {
@@ -95,10 +101,15 @@ public enum Words {
             }
             if let best { scored.append((best.score, best.shared, candidate)) }
         }
+        // A name the text starts is the only guess when there is one.
+        if scored.contains(where: { $0.score == Self.startsName }) { scored.removeAll { $0.score != Self.startsName } }
         var seen: Set<String> = []
         return scored.sorted { ($0.score, -$0.shared, $0.candidate) < ($1.score, -$1.shared, $1.candidate) }
             .map(\.candidate).filter { seen.insert($0).inserted }.prefix(limit).map { $0 }
     }
+
+    /// The score of a name the text is the start of: below any edit distance.
+    private static let startsName = Int.min
 
     /// Levenshtein distance, or `limit + 1` once it is sure to pass `limit`.
     static func distance(_ a: String, _ b: String, limit: Int) -> Int {
