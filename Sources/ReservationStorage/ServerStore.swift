@@ -142,18 +142,8 @@ struct ReservationRow {
         "r." + $0.trimmingCharacters(in: .whitespacesAndNewlines)
     }.joined(separator: ", ")
 
-    static func record(
-        id: String, landmarkID: String, date: String, partySize: Int, status: String, note: String?,
-        createdAt: Double, updatedAt: Double?, version: Int, expiresAt: Double?, waitlistOrder: Int?,
-        requestedStatus: String?
-    ) -> ReservationApiModel {
-        ReservationApiModel(
-            id: id, landmarkId: landmarkID, date: date, partySize: partySize, status: status, note: note,
-            createdAt: DateTime.format(Date(timeIntervalSince1970: createdAt.rounded(.down))),
-            updatedAt: DateTime.format(Date(timeIntervalSince1970: (updatedAt ?? createdAt).rounded(.down))),
-            version: version, expiresAt: expiresAt.map { DateTime.format(Date(timeIntervalSince1970: $0)) },
-            waitlistOrder: waitlistOrder, requestedStatus: requestedStatus)
-    }
+    /// The fields read from a row, in the order of `columns`.
+    static let read = fields.filter { $0.key != nil }
 }
 
 /// SQL written once for both dialects, its conditions made from the core's

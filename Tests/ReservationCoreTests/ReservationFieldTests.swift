@@ -53,3 +53,10 @@ extension JSONValue {
         if case .object(let fields) = self { Array(fields.keys) } else { [] }
     }
 }
+
+extension ReservationFieldTests {
+    @Test func theDecoderReadsEveryKeyTheWriterWrites() throws {
+        let record = ReservationApiModel(full)
+        #expect(try ReservationApiModel(json: record.json) == record)
+    }
+}

@@ -6,6 +6,10 @@ public enum StoredValue: Sendable, Hashable {
     case integer(Int)
     case real(Double)
     case null
+
+    public var text: String? { if case .text(let text) = self { text } else { nil } }
+    public var integer: Int? { if case .integer(let integer) = self { integer } else { nil } }
+    public var real: Double? { if case .real(let real) = self { real } else { nil } }
 }
 
 /// One stored field of a reservation, described once: its key in a record (a
@@ -14,10 +18,10 @@ public enum StoredValue: Sendable, Hashable {
 /// reservation.
 ///
 /// Made from `ReservationField.stored`: the columns both SQL engines read
-/// (`ReservationRow.columns`), their `INSERT` and `UPDATE` statements, and the
-/// keys the ledger (memory, the file store) writes. Checked against it by
-/// tests: the schema's columns, the wire model's keys, the server's answers and
-/// what each engine reads back. A new field is a line here, the domain and wire
+/// (`ReservationRow.columns`) and how a row becomes a record, their `INSERT`
+/// and `UPDATE` statements, and the keys the ledger (memory, the file store)
+/// writes. Checked against it by tests: the schema's columns, the wire model's
+/// keys, the server's answers and what each engine reads back. A new field is a line here, the domain and wire
 /// values, the mapping and a schema version (docs/architecture.md, "How to add
 /// a field to a reservation").
 public struct ReservationField: Sendable {
@@ -35,10 +39,14 @@ public struct ReservationField: Sendable {
     public let answered: Bool
     /// Its value in a reservation, as stored.
     public let value: @Sendable (Reservation) -> StoredValue
+    /// Puts a stored value (of `kind`, or `.null`) into a record read from a row;
+    /// nothing for a column without a key. Fields are read in order.
+    public let read: @Sendable (inout ReservationApiModel, StoredValue) -> Void
 
     init(
         key: String?, column: String, kind: Kind, optional: Bool = false, changes: Bool = true,
-        answered: Bool = true, value: @escaping @Sendable (Reservation) -> StoredValue
+        answered: Bool = true, read: @escaping @Sendable (inout ReservationApiModel, StoredValue) -> Void = { _, _ in },
+        value: @escaping @Sendable (Reservation) -> StoredValue
     ) {
         self.key = key
         self.column = column
@@ -46,6 +54,7 @@ public struct ReservationField: Sendable {
         self.optional = optional
         self.changes = changes
         self.answered = answered && key != nil
+        self.read = read
         self.value = value
     }
 }
@@ -53,34 +62,49 @@ public struct ReservationField: Sendable {
 extension ReservationField {
     /// Every stored field, in the order the engines read their columns.
     public static let stored: [ReservationField] = [
-        ReservationField(key: "id", column: "id", kind: .text, changes: false) { .text($0.id.description) },
-        ReservationField(key: "landmarkId", column: "landmark_id", kind: .text) { .text($0.landmark.id.description) },
-        ReservationField(key: "date", column: "date", kind: .text) { .text(DateTime.format($0.date)) },
+        ReservationField(
+            key: "id", column: "id", kind: .text, changes: false, read: { $0.id = $1.text ?? "" },
+            value: { .text($0.id.description) }),
+        ReservationField(
+            key: "landmarkId", column: "landmark_id", kind: .text, read: { $0.landmarkId = $1.text },
+            value: { .text($0.landmark.id.description) }),
+        ReservationField(
+            key: "date", column: "date", kind: .text, read: { $0.date = $1.text },
+            value: { .text(DateTime.format($0.date)) }),
         // The visit's instant in seconds, for ranges of days (capacity, waitlists, lists by date).
-        ReservationField(key: nil, column: "starts_at", kind: .real) { .real($0.date.timeIntervalSince1970) },
-        ReservationField(key: "partySize", column: "party_size", kind: .integer) { .integer($0.partySize) },
-        ReservationField(key: "status", column: "status", kind: .text) { .text($0.status.rawValue) },
-        ReservationField(key: "note", column: "note", kind: .text, optional: true) {
-            $0.note.map { .text($0) } ?? .null
-        },
-        // Times in seconds; a record older than them is stored with 0, as it always was.
-        ReservationField(key: "createdAt", column: "created_at", kind: .real, changes: false) {
-            .real(seconds($0.createdAt))
-        },
-        ReservationField(key: "updatedAt", column: "updated_at", kind: .real) { .real(seconds($0.updatedAt)) },
-        ReservationField(key: "version", column: "version", kind: .integer) { .integer($0.version) },
-        ReservationField(key: "expiresAt", column: "expires_at", kind: .real, optional: true) {
-            $0.expiresAt.map { .real($0.timeIntervalSince1970) } ?? .null
-        },
+        ReservationField(key: nil, column: "starts_at", kind: .real, value: { .real($0.date.timeIntervalSince1970) }),
+        ReservationField(
+            key: "partySize", column: "party_size", kind: .integer, read: { $0.partySize = $1.integer },
+            value: { .integer($0.partySize) }),
+        ReservationField(
+            key: "status", column: "status", kind: .text, read: { $0.status = $1.text },
+            value: { .text($0.status.rawValue) }),
+        ReservationField(
+            key: "note", column: "note", kind: .text, optional: true, read: { $0.note = $1.text },
+            value: { $0.note.map { .text($0) } ?? .null }),
+        // Times in seconds, read back in whole seconds; a record older than them is stored with 0,
+        // as it always was, and a row without a change time was last changed when it was made.
+        ReservationField(
+            key: "createdAt", column: "created_at", kind: .real, changes: false,
+            read: { $0.createdAt = $1.real.map(wholeSeconds) }, value: { .real(seconds($0.createdAt)) }),
+        ReservationField(
+            key: "updatedAt", column: "updated_at", kind: .real, optional: true,
+            read: { $0.updatedAt = $1.real.map(wholeSeconds) ?? $0.createdAt },
+            value: { .real(seconds($0.updatedAt)) }),
+        ReservationField(
+            key: "version", column: "version", kind: .integer, read: { $0.version = $1.integer },
+            value: { .integer($0.version) }),
+        ReservationField(
+            key: "expiresAt", column: "expires_at", kind: .real, optional: true,
+            read: { $0.expiresAt = $1.real.map { DateTime.format(Date(timeIntervalSince1970: $0)) } },
+            value: { $0.expiresAt.map { .real($0.timeIntervalSince1970) } ?? .null }),
         // Kept for the rules, never in answers (docs/contracts.md, "The domain").
         ReservationField(
-            key: "waitlistOrder", column: "waitlist_order", kind: .integer, optional: true, answered: false
-        ) {
-            $0.waitlistOrder.map { .integer($0) } ?? .null
-        },
+            key: "waitlistOrder", column: "waitlist_order", kind: .integer, optional: true, answered: false,
+            read: { $0.waitlistOrder = $1.integer }, value: { $0.waitlistOrder.map { .integer($0) } ?? .null }),
         ReservationField(
-            key: "requestedStatus", column: "requested_status", kind: .text, optional: true, answered: false
-        ) { $0.requestedStatus.map { .text($0.rawValue) } ?? .null },
+            key: "requestedStatus", column: "requested_status", kind: .text, optional: true, answered: false,
+            read: { $0.requestedStatus = $1.text }, value: { $0.requestedStatus.map { .text($0.rawValue) } ?? .null }),
     ]
 
     /// The keys of the wire model that are counted when read, never stored.
@@ -91,6 +115,21 @@ extension ReservationField {
     /// but the id, which never changes, and the note, which is another
     /// program's when it is not text (`ReservationLedger`).
     public static let ledgerKeys: [String] = stored.compactMap(\.key).filter { $0 != "id" && $0 != "note" }
+
+    /// A record from the stored values of the fields with a key, in order;
+    /// nil when one that may not be NULL is (a row that is not valid).
+    public static func record(_ values: [StoredValue]) -> ReservationApiModel? {
+        var record = ReservationApiModel(id: "", landmarkId: nil, date: nil, partySize: nil, status: nil)
+        for (field, value) in zip(stored.filter { $0.key != nil }, values) {
+            if value == .null, !field.optional { return nil }
+            field.read(&record, value)
+        }
+        return record
+    }
+
+    private static func wholeSeconds(_ seconds: Double) -> String {
+        DateTime.format(Date(timeIntervalSince1970: seconds.rounded(.down)))
+    }
 
     private static func seconds(_ date: Date?) -> Double {
         (date ?? Date(timeIntervalSince1970: 0)).timeIntervalSince1970

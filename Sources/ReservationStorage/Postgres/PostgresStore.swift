@@ -259,24 +259,22 @@ public enum PostgresStore {
         }
     }
 
-    /// A row of `ReservationRow.columns`, starting at column `first`.
+    /// A row of `ReservationRow.columns`, starting at column `first`, read by `ReservationField`.
     static func record(_ row: PostgresRow, from first: Int = 0) throws -> ReservationApiModel {
         let cells = row.makeRandomAccess()
-        func cell<T: PostgresDecodable>(_ index: Int, _ type: T.Type) throws -> T {
-            try cells[first + index].decode(T.self)
+        var values: [StoredValue] = []
+        for (index, field) in ReservationRow.read.enumerated() {
+            let cell = cells[first + index]
+            switch field.kind {
+            case .text: values.append(try cell.decode(String?.self).map { .text($0) } ?? .null)
+            case .integer: values.append(try cell.decode(Int?.self).map { .integer($0) } ?? .null)
+            case .real: values.append(try cell.decode(Double?.self).map { .real($0) } ?? .null)
+            }
         }
-        let (id, landmarkID, date, partySize, status, note) = (
-            try cell(0, String.self), try cell(1, String.self), try cell(2, String.self), try cell(3, Int.self),
-            try cell(4, String.self), try cell(5, String?.self)
-        )
-        let (createdAt, updatedAt, version, expiresAt, order, requested) = (
-            try cell(6, Double.self), try cell(7, Double?.self), try cell(8, Int.self), try cell(9, Double?.self),
-            try cell(10, Int?.self), try cell(11, String?.self)
-        )
-        return ReservationRow.record(
-            id: id, landmarkID: landmarkID, date: date, partySize: partySize, status: status, note: note,
-            createdAt: createdAt, updatedAt: updatedAt, version: version, expiresAt: expiresAt, waitlistOrder: order,
-            requestedStatus: requested)
+        guard let record = ReservationField.record(values) else {
+            throw DatabaseError.corruptRow("a reservation row has NULL where a value must be")
+        }
+        return record
     }
 
     static func storedResponse(_ db: PostgresConnection, user: UserID, key: String, logger: Logger)

@@ -183,18 +183,18 @@ public enum SQLiteStore {
         return store
     }
 
+    /// A row of `ReservationRow.columns`, read by `ReservationField`.
     static func record(_ row: SQLiteRow) throws -> ReservationApiModel {
-        guard let id = row.column("id")?.string, let landmarkID = row.column("landmark_id")?.string,
-            let date = row.column("date")?.string, let partySize = row.column("party_size")?.integer,
-            let status = row.column("status")?.string, let createdAt = row.column("created_at")?.double,
-            let version = row.column("version")?.integer
-        else { throw DatabaseError.corruptRow("\(row)") }
-        return ReservationRow.record(
-            id: id, landmarkID: landmarkID, date: date, partySize: partySize, status: status,
-            note: row.column("note")?.string, createdAt: createdAt, updatedAt: row.column("updated_at")?.double,
-            version: version, expiresAt: row.column("expires_at")?.double,
-            waitlistOrder: row.column("waitlist_order")?.integer,
-            requestedStatus: row.column("requested_status")?.string)
+        let values = ReservationRow.read.map { field -> StoredValue in
+            let cell = row.column(field.column)
+            return switch field.kind {
+            case .text: cell?.string.map { .text($0) } ?? .null
+            case .integer: cell?.integer.map { .integer($0) } ?? .null
+            case .real: cell?.double.map { .real($0) } ?? .null
+            }
+        }
+        guard let record = ReservationField.record(values) else { throw DatabaseError.corruptRow("\(row)") }
+        return record
     }
 
     static func storedResponse(_ db: SQLiteConnection, user: UserID, key: String) async throws
