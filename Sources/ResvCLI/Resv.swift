@@ -157,7 +157,7 @@ public enum ResvMain {
     /// Runs `arguments` (without the program name) and returns the exit status.
     public static func run(_ typed: [String], context: CommandContext) async -> Int32 {
         // `resv -v` alone is what most tools mean by it, the version (not `list --verbose`,
-        // which `resv -v list` and `resv list -v` still are).
+        // which `resv list -v` still is).
         if typed == ["-v"] { return await run(["--version"], context: context) }
         let arguments = LeadingOptions.moved(typed)
         var context = context
