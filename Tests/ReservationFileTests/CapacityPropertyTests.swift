@@ -72,7 +72,8 @@ struct CapacityPropertyTests {
     @Test(arguments: seeds)
     func inMemory(seed: UInt64) async throws {
         let model = CapacityModel()
-        let service = ReservationService.inMemory(catalog: LandmarkCatalog(model.landmarks), now: { Self.now }, clock: .continuous)
+        let service = ReservationService.inMemory(
+            catalog: LandmarkCatalog(model.landmarks), now: { Self.now }, clock: .continuous)
         let problems = try await model.run(seed: seed, steps: 300, on: Self.backend(service))
         #expect(problems.count == 0, "\(problems.prefix(5))")
     }
@@ -90,7 +91,8 @@ struct CapacityPropertyTests {
     /// Four clients of one service in memory at once: the actor takes their changes one at a time.
     @Test func clientsOfOneMemoryBackendModifyAndUndoAtOnce() async throws {
         let model = CapacityModel()
-        let service = ReservationService.inMemory(catalog: LandmarkCatalog(model.landmarks), now: { Self.now }, clock: .continuous)
+        let service = ReservationService.inMemory(
+            catalog: LandmarkCatalog(model.landmarks), now: { Self.now }, clock: .continuous)
         let client = Self.backend(service)
         let problems = try await model.runConcurrently(seed: 7, steps: 40, users: [Array(repeating: client, count: 4)])
         #expect(problems.count == 0, "\(problems.prefix(5))")
@@ -102,7 +104,8 @@ struct CapacityPropertyTests {
         let model = CapacityModel()
         let problems = try await Self.withStore(model) { url in
             let clients = (0..<4).map { _ in
-                Self.backend(ReservationService.jsonFile(JSONFileStore(url: url), now: { Self.now }, clock: .continuous))
+                Self.backend(
+                    ReservationService.jsonFile(JSONFileStore(url: url), now: { Self.now }, clock: .continuous))
             }
             return try await model.runConcurrently(seed: 11, steps: 25, users: [clients])
         }

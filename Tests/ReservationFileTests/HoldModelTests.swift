@@ -87,7 +87,8 @@ struct HoldModelTests {
     func inMemory(seed: UInt64) async throws {
         let model = HoldModel()
         let clock = TestClock(Self.start())
-        let service = ReservationService.inMemory(catalog: LandmarkCatalog(model.base.landmarks), now: clock.now, clock: .continuous)
+        let service = ReservationService.inMemory(
+            catalog: LandmarkCatalog(model.base.landmarks), now: clock.now, clock: .continuous)
         let system = HoldModel.System(
             users: [Self.backend(service, model: model, now: clock.now)], advance: { clock.advance(by: Double($0)) },
             sweep: nil,
@@ -117,7 +118,9 @@ struct HoldModelTests {
         let model = HoldModel()
         let clock = TestClock(Self.start())
         let problems = try await CapacityPropertyTests.withStore(model.base) { url in
-            let services = (0..<4).map { _ in ReservationService.jsonFile(JSONFileStore(url: url), now: clock.now, clock: .continuous) }
+            let services = (0..<4).map { _ in
+                ReservationService.jsonFile(JSONFileStore(url: url), now: clock.now, clock: .continuous)
+            }
             let clients = services.map { Self.backend($0, model: model, now: clock.now) }
             let system = HoldModel.System(
                 users: [clients[0]], advance: { clock.advance(by: Double($0)) }, sweep: nil, holdLimit: nil)
@@ -132,7 +135,8 @@ struct HoldModelTests {
     @Test func clientsOfOneMemoryBackendHoldAndWaitAtOnce() async throws {
         let model = HoldModel()
         let clock = TestClock(Self.start())
-        let service = ReservationService.inMemory(catalog: LandmarkCatalog(model.base.landmarks), now: clock.now, clock: .continuous)
+        let service = ReservationService.inMemory(
+            catalog: LandmarkCatalog(model.base.landmarks), now: clock.now, clock: .continuous)
         let client = Self.backend(service, model: model, now: clock.now)
         let system = HoldModel.System(
             users: [client], advance: { clock.advance(by: Double($0)) }, sweep: nil, holdLimit: nil)
