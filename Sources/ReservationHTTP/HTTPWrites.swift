@@ -1,0 +1,156 @@
+import Foundation
+import ReservationCore
+
+extension HTTPCalls {
+    /// `POST /reservations` for one booking, `POST /reservations/batch` (one
+    /// transaction) for more, under the command's `Idempotency-Key`; each
+    /// landmark resolved in the server's catalog to its id.
+    func reserve(_ requests: [NewReservation]) async throws -> [Reservation] {
+        try online()
+        let key = configuration.idempotencyKey ?? "resv-\(UUID().uuidString.lowercased())"
+        guard HeaderValue.isValid(key, longest: HeaderValue.longestKey) else { throw HeaderValue.badKey }
+        let catalog = try await catalog()
+        let bodies = try Self.createBodies(requests, catalog)
+        guard !bodies.isEmpty else { return [] }
+        // One request for one booking; one request and one transaction for a batch.
+        let batch = bodies.count > 1
+        let route = batch ? "reservations/batch" : "reservations"
+        let reply = try await client.send(
+            "POST", route, body: batch ? .object(["reservations": .array(bodies)]) : bodies[0], idempotencyKey: key)
+        guard reply.status == 200 || reply.status == 201 else {
+            if batch, reply.code == .batchRejected, case .array(let items)? = reply.json?["failures"] {
+                throw ReservationError.batchRejected(
+                    try batchFailures(items, of: bodies.count, route: route), total: requests.count)
+            }
+            throw client.refusal(reply, "POST /\(route)")
+        }
+        let records: [JSONValue]
+        if batch {
+            guard case .array(let items)? = reply.json, items.count == bodies.count else {
+                throw client.badShape("POST /\(route) did not answer one reservation per request")
+            }
+            records = items
+        } else {
+            guard let json = reply.json else { throw HTTPBackendError.invalidReservation("the body is empty") }
+            records = [json]
+        }
+        let created = try records.map { try reservation($0, catalog) }
+        configuration.cache?.writeThrough("reservations", records)
+        return created
+    }
+
+    /// The wire requests, each landmark resolved once to its id; any that does
+    /// not resolve refuses the whole batch, every such line named.
+    private static func createBodies(_ requests: [NewReservation], _ catalog: LandmarkCatalog) throws -> [JSONValue] {
+        var failures: [BatchFailure] = []
+        var bodies: [JSONValue] = []
+        for (index, request) in requests.enumerated() {
+            do throws(ReservationError) {
+                let landmark = try catalog.landmark(matching: request.landmark)
+                bodies.append(
+                    CreateReservationRequest(
+                        landmarkId: landmark.id.description, date: DateTime.format(request.date),
+                        partySize: request.partySize, status: request.status.rawValue, note: request.note,
+                        hold: request.hold, waitlist: request.waitlist ? true : nil
+                    ).json)
+            } catch {
+                failures.append(BatchFailure(index: index, error: error))
+            }
+        }
+        if !failures.isEmpty { throw ReservationError.batchRejected(failures, total: requests.count) }
+        return bodies
+    }
+
+    /// The refused requests a 4xx `batchRejected` names, each by its number (from 1) in the batch.
+    private func batchFailures(_ items: [JSONValue], of count: Int, route: String) throws -> [BatchFailure] {
+        try items.map { item in
+            guard case .integer(let number)? = item["request"], (1...Int64(count)).contains(number),
+                case .string(let reason)? = item["reason"]
+            else {
+                throw client.badShape("POST /\(route) named a refused request that is not in the batch")
+            }
+            let code =
+                item["code"].flatMap { code -> ErrorCode? in
+                    if case .string(let text) = code { return ErrorCode(rawValue: text) }
+                    return nil
+                } ?? .batchRejected
+            return BatchFailure(index: Int(number) - 1, error: .refusedByServer(code, reason))
+        }
+    }
+
+    /// Cancels or confirms `ids` in one request: `POST /reservations/cancel` or `/confirm`.
+    func setStatus(_ verb: String, _ ids: [Reservation.ID]) async throws -> [StatusChange] {
+        try online()
+        guard !ids.isEmpty else { return [] }
+        let catalog = try await catalog()
+        let route = "reservations/\(verb)"
+        let body = JSONValue.object(["ids": .array(ids.map { .string($0.description) })])
+        let reply = try await client.send("POST", route, body: body)
+        guard reply.status == 200 else {
+            // The id the file store would name, so both backends say the same.
+            if reply.code == .reservationNotFound, let id = firstFailureID(reply) ?? ids.first?.description {
+                throw ReservationError.reservationNotFound(id)
+            }
+            throw client.refusal(reply, "POST /\(route)")
+        }
+        guard case .array(let items)? = reply.json, items.count == ids.count else {
+            throw client.badShape("POST /\(route) did not answer one change per id")
+        }
+        var changes: [StatusChange] = []
+        var records: [JSONValue] = []
+        for item in items {
+            guard case .string(let text)? = item["previousStatus"],
+                let previous = Reservation.Status(rawValue: text)
+            else { throw client.badShape("POST /\(route) answered a change without a previousStatus") }
+            let changed = try reservation(item["reservation"], catalog)
+            changes.append(StatusChange(reservation: changed, previous: previous))
+            if let record = item["reservation"] { records.append(record) }
+        }
+        configuration.cache?.writeThrough("reservations", records)
+        return changes
+    }
+
+    /// The `id` of the first refused item of a batch answer.
+    private func firstFailureID(_ reply: ServerReply) -> String? {
+        guard case .array(let failures)? = reply.json?["failures"], case .string(let id)? = failures.first?["id"]
+        else { return nil }
+        return id
+    }
+
+    /// `PATCH /reservations/{id}` with `If-Match`: a reservation changed since it
+    /// was read is refused (412), never overwritten.
+    func modify(_ id: Reservation.ID, _ change: ReservationChange, _ version: Int?) async throws -> Reservation {
+        try online()
+        let catalog = try await catalog()
+        var fields: [String: JSONValue] = [:]
+        if let date = change.date { fields["date"] = .string(DateTime.format(date)) }
+        if let partySize = change.partySize { fields["partySize"] = .integer(Int64(partySize)) }
+        if let landmark = change.landmark {
+            fields["landmarkId"] = .string(try catalog.landmark(matching: landmark).id.description)
+        }
+        if let note = change.note { fields["note"] = .string(note) }
+        let route = "reservations/\(id)"
+        let reply = try await client.send("PATCH", route, body: .object(fields), ifMatch: version)
+        guard reply.status == 200 else {
+            if reply.status == 404, reply.code == .reservationNotFound {
+                throw ReservationError.reservationNotFound(id.description)
+            }
+            throw client.refusal(reply, "PATCH /reservations/{id}")
+        }
+        let modified = try reservation(reply.json, catalog)
+        if let json = reply.json { configuration.cache?.writeThrough("reservations", [json]) }
+        return modified
+    }
+
+    /// `POST /undo`, without a key: never retried, so one `resv undo` takes back at most one command.
+    func undo() async throws -> UndoResult {
+        try online()
+        let reply = try await client.send("POST", "undo")
+        guard reply.status == 200 else { throw client.refusal(reply, "POST /undo") }
+        guard let json = reply.json, let result = UndoResult(json: json) else {
+            throw client.badShape("POST /undo did not answer {undid, changes}")
+        }
+        configuration.cache?.writeThrough("reservations", result.changes.map(\.after.json))
+        return result
+    }
+}
