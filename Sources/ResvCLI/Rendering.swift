@@ -183,19 +183,28 @@ struct Renderer {
         func element(_ writer: inout JSONWriter, _ reservation: Reservation, _ depth: Int) {
             shape.write(reservation, to: &writer, depth: depth)
         }
-        // A NOTE column when one of them has a note: its line breaks written out, cut like a name.
-        let notes = reservations.contains { $0.note != nil }
         write(list: reservations, element: element, shape: Self.reservationShape, to: output) {
-            table(
-                header: ["ID", "DATE", "LANDMARK", "PARTY", "STATUS"] + (notes ? ["NOTE"] : []),
-                rows: reservations.map { reservation in
-                    [
-                        Cell(reservation.id.short), Cell(visitDate(reservation.date, at: reservation.landmark)),
-                        Cell(reservation.landmark.name, cuts: true),
-                        Cell(String(reservation.partySize), alignRight: true),
-                        Cell(statusText(reservation), style: style(for: reservation.status), cuts: true),
-                    ] + (notes ? [Cell(reservation.note ?? "", cuts: true)] : [])
-                })
+            let header = ["ID", "DATE", "LANDMARK", "PARTY", "STATUS"]
+            let rows = reservations.map { reservation in
+                [
+                    Cell(reservation.id.short), Cell(visitDate(reservation.date, at: reservation.landmark)),
+                    Cell(reservation.landmark.name, cuts: true),
+                    Cell(String(reservation.partySize), alignRight: true),
+                    Cell(statusText(reservation), style: style(for: reservation.status), cuts: true),
+                ]
+            }
+            // A NOTE column when one of them has a note, its line breaks written out: whole in a
+            // pipe; on a terminal in the room the other columns leave, cut with "…", and left out
+            // when they leave none (`show` has the note).
+            guard reservations.contains(where: { $0.note != nil }) else { return table(header: header, rows: rows) }
+            var room = Int.max
+            if let width {
+                let used = columnWidths(header: header, rows: rows).reduce(0, +) + 2 * header.count
+                room = width - used
+                guard room >= Self.narrowest else { return table(header: header, rows: rows) }
+            }
+            let notes = reservations.map { Cell(($0.note ?? "").terminalSafe.cut(toWidth: room), cuts: true) }
+            return table(header: header + ["NOTE"], rows: zip(rows, notes).map { $0 + [$1] })
         }
     }
 

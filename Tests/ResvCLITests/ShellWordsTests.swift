@@ -147,9 +147,10 @@ struct CompleterTests {
         #expect(spaced == ["resv", "cancel", "--store", #""my \"b\".json""#, ""])
     }
 
-    @Test func candidatesAreMatchedByPrefixWithCase() {
+    @Test func landmarkNamesAreMatchedByPrefixInAnyCase() {
         #expect(complete("availability ", "Ha") == ["Half Dome"])
-        #expect(complete("availability ", "ha") == [], "as in bash, zsh and fish by default")
+        #expect(complete("availability ", "ha") == ["Half Dome"], "as a typed name is read")
+        #expect(complete("list --status ", "PE") == [], "a fixed value keeps its case")
         #expect(complete("cancel ", "abcd") == ["abcd1111"])
     }
 

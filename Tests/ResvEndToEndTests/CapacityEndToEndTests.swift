@@ -375,7 +375,15 @@ struct CapacityEndToEndTests {
                     return try .undone(try #require(UndoResult(json: try json(run)), "\(run.stdout)"))
                 case 1 where plainError(run.stderr).hasPrefix("resv: nothing to undo"): return .nothingToUndo
                 case 1 where plainError(run.stderr).hasPrefix("resv: cannot undo command"): return .conflict
-                case 1: return .refused(message(run))
+                case 1:
+                    // The capacity refusal, said as the undo's: the model's words are inside.
+                    let said = message(run)
+                    let (opening, closing) = (
+                        "cannot undo your last command: the places it would take back are taken now (",
+                        "); nothing changed"
+                    )
+                    guard said.hasPrefix(opening), said.hasSuffix(closing) else { return .refused(said) }
+                    return .refused(String(said.dropFirst(opening.count).dropLast(closing.count)))
                 default: throw ModelFailure("undo exited \(run.status): \(run.stderr)")
                 }
             }
