@@ -12,7 +12,8 @@ struct ListCommand: ResvCommand {
             any case), party-size or status (pending, held, confirmed, waitlisted, expired, \
             cancelled); ties go by date, then id. --reverse turns the whole order round, and \
             --limit N keeps the first N after that (a limit above the count keeps all). A table has \
-            a NOTE column when a reservation listed has a note.
+            a NOTE column when a reservation listed has a note (on a terminal, in the room the other \
+            columns leave).
 
             Examples:
               resv list --from today --to +7d
