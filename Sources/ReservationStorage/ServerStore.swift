@@ -136,14 +136,14 @@ struct ReservationRow {
     /// The fields a change writes (`UPDATE`): all but those set once.
     static let changing = fields.filter(\.changes)
     /// The columns read, in this order, by both engines: those of a record's keys.
-    static let columns = fields.filter { $0.key != nil }.map(\.column).joined(separator: ", ")
+    static let columns = read.map(\.column).joined(separator: ", ")
     /// The same columns of a table named `r` (for a join).
     static let columnsOfR = columns.split(separator: ",").map {
         "r." + $0.trimmingCharacters(in: .whitespacesAndNewlines)
     }.joined(separator: ", ")
 
     /// The fields read from a row, in the order of `columns`.
-    static let read = fields.filter { $0.key != nil }
+    static let read = ReservationField.read
 }
 
 /// SQL written once for both dialects, its conditions made from the core's

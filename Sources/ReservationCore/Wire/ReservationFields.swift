@@ -116,12 +116,15 @@ extension ReservationField {
     /// program's when it is not text (`ReservationLedger`).
     public static let ledgerKeys: [String] = stored.compactMap(\.key).filter { $0 != "id" && $0 != "note" }
 
+    /// The fields with a key: the columns a row is read from, in order.
+    public static let read = stored.filter { $0.key != nil }
+
     /// A record from the stored values of the fields with a key, in order;
     /// nil when one that may not be NULL is (a row that is not valid).
     public static func record(_ values: [StoredValue]) -> ReservationApiModel? {
         var record = ReservationApiModel(id: "", landmarkId: nil, date: nil, partySize: nil, status: nil)
-        for (field, value) in zip(stored.filter { $0.key != nil }, values) {
-            if value == .null, !field.optional { return nil }
+        for (field, value) in zip(read, values) {
+            if case .null = value, !field.optional { return nil }
             field.read(&record, value)
         }
         return record
