@@ -21,9 +21,10 @@ public enum StoredValue: Sendable, Hashable {
 /// (`ReservationRow.columns`) and how a row becomes a record, their `INSERT`
 /// and `UPDATE` statements, and the keys the ledger (memory, the file store)
 /// writes. Checked against it by tests: the schema's columns, the wire model's
-/// keys, the server's answers and what each engine reads back. A new field is a line here, the domain and wire
-/// values, the mapping and a schema version (docs/architecture.md, "How to add
-/// a field to a reservation").
+/// keys, the server's answers, resv's CSV and `--json`, and what each engine
+/// reads back. A new field is a line here, the domain and wire values, the
+/// mapping and a schema version (docs/architecture.md, "How to add a field to
+/// a reservation").
 public struct ReservationField: Sendable {
     public enum Kind: Sendable, Hashable { case text, integer, real }
 
