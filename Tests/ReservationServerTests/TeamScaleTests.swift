@@ -201,9 +201,11 @@ struct TeamScaleTests {
             return logger
         }()
         try await Database.withStore(url, logger: logger, connections: 6, serving: true, now: clock.now) { store in
+            // The clock is the test's (2030): a day's key lifetime would have the key purge delete the
+            // idempotency keys of the tests sharing this database, which live on the real date.
             let app = buildApplication(
                 store: store, host: "127.0.0.1", port: 0, logger: logger, catalog: catalog, now: clock.now,
-                options: options)
+                options: options, keyLifetime: .seconds(100 * 365 * 86_400))
             try await app.test(.live) { client in
                 try await withInstances(
                     count, url: url, catalog: catalog, clock: clock, options: options,
