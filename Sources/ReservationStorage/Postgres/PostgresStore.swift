@@ -74,9 +74,9 @@ public enum PostgresStore {
             },
             transact: { user, catalog, key, work in
                 // A deadlock PostgreSQL broke (a promotion locking a waiting row while its owner
-                // changes it, DESIGN.md's row-then-day order) or a serialization failure rolled
-                // everything back: the transaction runs again after a random pause, a few times,
-                // then the request is answered 503 (`DatabaseError.busy`), never 500.
+                // changes it, `BookingTransaction`'s row-then-day order) or a serialization
+                // failure rolled everything back: the transaction runs again after a random
+                // pause, a few times, then the request is answered 503 (`DatabaseError.busy`).
                 var attempt = 0
                 while true {
                     attempt += 1
