@@ -68,7 +68,7 @@ public struct CommandContext: Sendable {
         let environment = ProcessInfo.processInfo.environment
         var context = CommandContext(
             output: .standardOutput, messages: .standardError, input: .standardInput,
-            environment: environment, now: Date.init, timeZone: LocalZone.resolve(environment["TZ"]),
+            environment: environment, now: Date.init, timeZone: LocalZone.resolve(environment["TZ"], now: Date()),
             outputIsTerminal: isatty(STDOUT_FILENO) == 1)
         context.messagesAreTerminal = isatty(STDERR_FILENO) == 1
         if context.outputIsTerminal { context.terminalSize = { Self.windowSize(STDOUT_FILENO) } }

@@ -12,7 +12,7 @@ import Foundation
 /// Eastern rules), since a `TimeZone` cannot carry rules of its own; when none
 /// does, its offset at `now`.
 public enum LocalZone {
-    public static func resolve(_ tz: String?, now: Date = Date(), system: TimeZone = .current) -> TimeZone {
+    public static func resolve(_ tz: String?, now: Date, system: TimeZone = .current) -> TimeZone {
         guard var text = tz else { return system }
         if text.hasPrefix(":") { text.removeFirst() }
         if text.isEmpty { return utc }
