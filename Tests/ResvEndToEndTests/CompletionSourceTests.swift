@@ -206,7 +206,9 @@ struct CompletionSourceTests {
     func replListing(_ line: String, in terminal: PseudoTerminal) throws -> Set<String> {
         terminal.send(line)
         try terminal.expect(line)
-        terminal.send("\t\t")
+        // Three: when the candidates share a start (random ids, one time in sixteen), the
+        // first two Tabs ring and insert it, and only the third lists them.
+        terminal.send("\t\t\t")
         // The listing comes before the line is redrawn; then the line is cleared and a marker runs.
         terminal.send("\u{15}end-42\r")
         let seen = try terminal.expect("unknown command 'end-42'")
@@ -242,7 +244,8 @@ struct CompletionSourceTests {
         let terminal = try PseudoTerminal(
             Binary.resv.path, ["repl", "--store", store.path], environment: setup.environment)
         try terminal.expect("resv> ")
-        #expect(try replListing("confirm ", in: terminal) == [setup.pending, setup.held])
+        let listed = try replListing("confirm ", in: terminal)
+        #expect(listed == [setup.pending, setup.held], "\(listed) \(setup.pending) \(setup.held)")
         terminal.send("exit\r")
         #expect(terminal.waitForExit() == 0)
     }
