@@ -1,4 +1,5 @@
 import Foundation
+import ReservationCore
 import Testing
 
 /// The result of running the built `resv` binary once.
@@ -145,4 +146,26 @@ func flocks(on path: String) -> (held: Int, waiting: Int) {
         if line.contains("->") { counts.waiting += 1 } else { counts.held += 1 }
     }
     return counts
+}
+
+extension Sandbox {
+    /// The start of a shell script that runs `resv` here on `backend`: this sandbox's store
+    /// ("file"), or a resv-server on an SQLite database here with a token for `user`
+    /// ("sqlite"), running until the server returned is stopped.
+    func shellSetup(backend: String, user: String) throws -> (script: String, server: ServerProcess?) {
+        var script = "cd '\(directory.path)'\n"
+        guard backend == "sqlite" else { return (script, nil) }
+        let database = directory.appendingPathComponent("server.sqlite").path
+        let token = try ServerProcess.createToken(user, database: database)
+        let server = try ServerProcess(database: database)
+        script += "export RESV_SERVER=http://127.0.0.1:\(server.port) RESV_TOKEN=\(token); unset RESV_STORE\n"
+        return (script, server)
+    }
+}
+
+/// A visit `days` days from now at 18:00 UTC, as `resv reserve -d` takes it: a date the
+/// binaries, on the real clock, find ahead whenever the test runs.
+func visitAhead(days: Int = 400) -> String {
+    let day = (Date().timeIntervalSince1970 / 86_400).rounded(.down) + Double(days)
+    return DateTime.format(Date(timeIntervalSince1970: day * 86_400 + 18 * 3_600))
 }

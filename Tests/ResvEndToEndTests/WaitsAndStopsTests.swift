@@ -63,21 +63,14 @@ struct WaitsAndStopsTests {
     @Test(arguments: ["file", "sqlite"])
     func aWaitThatCanNoLongerSucceedSaysSoAtOnce(backend: String) throws {
         let sandbox = try Sandbox()
-        var setup = "cd '\(sandbox.directory.path)'\n"
-        var server: ServerProcess?
+        let (setup, server) = try sandbox.shellSetup(backend: backend, user: "gone")
         defer { server?.stop() }
-        if backend == "sqlite" {
-            let database = sandbox.directory.appendingPathComponent("server.sqlite").path
-            let token = try ServerProcess.createToken("gone", database: database)
-            let started = try ServerProcess(database: database)
-            server = started
-            setup += "export RESV_SERVER=http://127.0.0.1:\(started.port) RESV_TOKEN=\(token); unset RESV_STORE\n"
-        }
+        let visit = visitAhead()
         // The timeouts are far off: a wait that did not end at once would end with "still waitlisted".
         let run = try sandbox.shell(
             setup + """
-                full=$(resv reserve -l 'Mount Rainier' -d 2031-05-01T18:00:00Z -n 120 --json | jq -r .id)
-                waiting=$(resv reserve -l 'Mount Rainier' -d 2031-05-01T18:00:00Z -n 2 --waitlist --json 2>/dev/null \
+                full=$(resv reserve -l 'Mount Rainier' -d \(visit) -n 120 --json | jq -r .id)
+                waiting=$(resv reserve -l 'Mount Rainier' -d \(visit) -n 2 --waitlist --json 2>/dev/null \
                   | jq -r .id)
                 resv wait "$waiting" --for confirmed --timeout 600 > wait.out 2> wait.err &
                 waiter=$!
