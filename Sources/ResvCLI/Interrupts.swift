@@ -20,6 +20,9 @@ enum Interrupts {
     }
 
     private static let writeEnd = Atomic<Int32>(-1)
+    /// How many Ctrl-Cs the process has received, counted in the handler itself: the actions
+    /// run later on the reader thread, and a command may end meanwhile (see `Resv.runProcess`).
+    static let received = Atomic<Int>(0)
     private static let state = Mutex<(installed: Bool, next: Int, stack: [Entry])>((false, 0, []))
 
     /// Routes SIGINT to the actions; once per process, before any command runs.
@@ -51,6 +54,7 @@ enum Interrupts {
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { _ in
             let saved = errno
+            Interrupts.received.wrappingAdd(1, ordering: .relaxed)
             var byte: UInt8 = 1
             _ = write(Interrupts.writeEnd.load(ordering: .relaxed), &byte, 1)
             errno = saved
