@@ -43,17 +43,34 @@ struct ConfigCommand: ParsableCommand {
             completion: .file(extensions: ["json"]))
         var config: String?
 
-        /// The file, and the profile that `set` and `unset` change (nil: the top level);
+        /// The profile of `file` that `set` and `unset` change (nil: the top level);
         /// a new profile is allowed only when named by `--profile`.
-        func target(in context: CommandContext) throws(CLIError) -> (file: ConfigFile, profile: String?) {
-            let file = try ConfigFile.load(context.configURL(flag: config))
+        func profile(in file: ConfigFile, _ context: CommandContext) throws(CLIError) -> String? {
             if let profile, !profile.isEmpty {
-                guard profile != ConfigFile.defaultProfile else { return (file, nil) }
+                guard profile != ConfigFile.defaultProfile else { return nil }
                 try ConfigFile.checkProfileName(profile)
-                return (file, profile)
+                return profile
             }
-            return (file, try context.chosenProfile(flag: nil, in: file).name)
+            return try context.chosenProfile(flag: nil, in: file).name
         }
+    }
+
+    /// The setting `get`, `set` and `unset` name: one of `SettingKey`'s, read here only.
+    struct KeyArgument: ParsableArguments {
+        @Argument(
+            help: ArgumentHelp(SettingKey.spoken + "."),
+            completion: .list(SettingKey.allCases.map(\.rawValue)))
+        var key: String
+
+        func setting() throws(CLIError) -> SettingKey { try SettingKey.named(key) }
+    }
+
+    /// Changes the config file `--config` (else RESV_CONFIG, else the usual one) names,
+    /// under its lock: `ConfigFile.update`.
+    static func update<T>(
+        _ config: String?, _ context: CommandContext, _ change: (inout ConfigFile) throws -> T
+    ) async throws -> T {
+        try await ConfigFile.update(context.configURL(flag: config), lockTimeout: context.lockTimeout(), change)
     }
 
     /// " (profile work)" after a message about a profile's setting.
@@ -124,14 +141,11 @@ struct ConfigCommand: ParsableCommand {
                   resv config get server --profile work
                 """)
 
-        @Argument(
-            help: "store, server, token, connectTimeout or requestTimeout.",
-            completion: .list(SettingKey.allCases.map(\.rawValue)))
-        var key: String
+        @OptionGroup var key: KeyArgument
         @OptionGroup var file: FileOptions
 
         func run(in context: CommandContext) async throws {
-            guard let key = SettingKey(rawValue: key) else { throw CLIError.unknownSetting(self.key) }
+            let key = try key.setting()
             let settings = try context.settings(store: nil, server: nil, profile: file.profile, config: file.config)
             guard let setting = settings.setting(key) else {
                 throw CLIError.settingNotSet(key.rawValue)
@@ -153,16 +167,13 @@ struct ConfigCommand: ParsableCommand {
                   pass show resv/work | resv config set token --profile work
                 """)
 
-        @Argument(
-            help: "store, server, token, connectTimeout or requestTimeout.",
-            completion: .list(SettingKey.allCases.map(\.rawValue)))
-        var key: String
+        @OptionGroup var key: KeyArgument
         @Argument(help: "The value (not for token: it is read from stdin).")
         var value: String?
         @OptionGroup var file: FileOptions
 
         func run(in context: CommandContext) async throws {
-            guard let key = SettingKey(rawValue: key) else { throw CLIError.unknownSetting(self.key) }
+            let key = try key.setting()
             let newValue: String
             if key == .token {
                 guard value == nil else { throw CLIError.tokenOnCommandLine }
@@ -172,10 +183,13 @@ struct ConfigCommand: ParsableCommand {
                 newValue = key == .store && !value.isEmpty ? context.absolutePath(value) : value
             }
             try key.validate(newValue)
-            var (config, profile) = try file.target(in: context)
-            config.set(key, newValue, profile: profile)
-            try config.save()
-            context.say("set \(key.rawValue) in \(config.url.path)\(ConfigCommand.inProfile(profile))")
+            let profile = try await ConfigCommand.update(file.config, context) { config in
+                let profile = try file.profile(in: config, context)
+                config.set(key, newValue, profile: profile)
+                return profile
+            }
+            let path = context.configURL(flag: file.config).path
+            context.say("set \(key.rawValue) in \(path)\(ConfigCommand.inProfile(profile))")
         }
     }
 
@@ -188,31 +202,46 @@ struct ConfigCommand: ParsableCommand {
                   resv config unset token --profile work
                 """)
 
-        @Argument(
-            help: "store, server, token, connectTimeout or requestTimeout.",
-            completion: .list(SettingKey.allCases.map(\.rawValue)))
-        var key: String
+        @OptionGroup var key: KeyArgument
         @OptionGroup var file: FileOptions
 
+        /// What unsetting did: nothing (the key was not set), or removed it and perhaps its emptied profile.
+        enum Outcome {
+            case notSet(profile: String?)
+            /// `emptied`: the profile had nothing left and was removed; `chosen`: the file had chosen it.
+            case unset(profile: String?, emptied: Bool, chosen: Bool)
+        }
+
         func run(in context: CommandContext) async throws {
-            guard let key = SettingKey(rawValue: key) else { throw CLIError.unknownSetting(self.key) }
-            var (config, profile) = try file.target(in: context)
-            if let profile, config.profiles[profile] == nil {
-                throw CLIError.unknownProfile(profile, config.url.path, known: config.profiles.keys.sorted())
+            let key = try key.setting()
+            let outcome = try await ConfigCommand.update(file.config, context) { config -> Outcome in
+                let profile = try file.profile(in: config, context)
+                if let profile, config.profiles[profile] == nil {
+                    throw CLIError.unknownProfile(profile, config.url.path, known: config.profiles.keys.sorted())
+                }
+                guard config.string(key, profile: profile) != nil else { return .notSet(profile: profile) }
+                config.set(key, nil, profile: profile)
+                // A profile with nothing left in it is no profile: it goes, and the file's choice of it.
+                guard let profile, config.profiles[profile]?.isEmpty == true else {
+                    return .unset(profile: profile, emptied: false, chosen: false)
+                }
+                return .unset(profile: profile, emptied: true, chosen: config.removeProfile(profile))
             }
-            guard config.string(key, profile: profile) != nil else {
-                context.say("\(key.rawValue) was not set in \(config.url.path)\(ConfigCommand.inProfile(profile))")
-                return
-            }
-            config.set(key, nil, profile: profile)
-            // A profile with nothing left in it is no profile: it goes, and the file's choice of it.
+            let path = context.configURL(flag: file.config).path
+            let profile: String?
             var removed = ""
-            if let profile, config.profiles[profile]?.isEmpty == true {
-                let chosen = config.removeProfile(profile)
-                removed = "; profile \(profile) is empty now and was removed" + (chosen ? ", default is in use" : "")
+            switch outcome {
+            case .notSet(let unchanged):
+                context.say("\(key.rawValue) was not set in \(path)\(ConfigCommand.inProfile(unchanged))")
+                return
+            case .unset(let changed, let emptied, let chosen):
+                profile = changed
+                if emptied, let changed {
+                    removed =
+                        "; profile \(changed) is empty now and was removed" + (chosen ? ", default is in use" : "")
+                }
             }
-            try config.save()
-            context.say("unset \(key.rawValue) in \(config.url.path)\(ConfigCommand.inProfile(profile))\(removed)")
+            context.say("unset \(key.rawValue) in \(path)\(ConfigCommand.inProfile(profile))\(removed)")
             if !removed.isEmpty, let profile, context.environment["RESV_PROFILE"] == profile {
                 context.say("resv: warning: RESV_PROFILE=\(profile) is set and names the profile removed")
             }
@@ -238,19 +267,21 @@ struct ConfigCommand: ParsableCommand {
         var config: String?
 
         func run(in context: CommandContext) async throws {
-            var file = try ConfigFile.load(context.configURL(flag: config))
-            guard name != ConfigFile.defaultProfile else {
-                throw CLIError.invalidSetting(
-                    "profile", name, "a profile under profiles: default is the file's top level (unset its settings)")
+            let chosen = try await ConfigCommand.update(config, context) { file in
+                guard name != ConfigFile.defaultProfile else {
+                    throw CLIError.invalidSetting(
+                        "profile", name,
+                        "a profile under profiles: default is the file's top level (unset its settings)")
+                }
+                try ConfigFile.checkProfileName(name)
+                guard file.profiles[name] != nil else {
+                    throw CLIError.unknownProfile(name, file.url.path, known: file.profiles.keys.sorted())
+                }
+                return file.removeProfile(name)
             }
-            try ConfigFile.checkProfileName(name)
-            guard file.profiles[name] != nil else {
-                throw CLIError.unknownProfile(name, file.url.path, known: file.profiles.keys.sorted())
-            }
-            let chosen = file.removeProfile(name)
-            try file.save()
             context.say(
-                "removed profile \(name) from \(file.url.path)" + (chosen ? "; default is in use now" : ""))
+                "removed profile \(name) from \(context.configURL(flag: config).path)"
+                    + (chosen ? "; default is in use now" : ""))
             if let overriding = context.environment["RESV_PROFILE"], overriding == name {
                 context.say("resv: warning: RESV_PROFILE=\(name) is set and names the profile removed")
             }
@@ -277,18 +308,18 @@ struct ConfigCommand: ParsableCommand {
         var config: String?
 
         func run(in context: CommandContext) async throws {
-            var file = try ConfigFile.load(context.configURL(flag: config))
-            if name == ConfigFile.defaultProfile {
-                file.fields["profile"] = nil
-            } else {
-                try ConfigFile.checkProfileName(name)
-                guard file.profiles[name] != nil else {
-                    throw CLIError.unknownProfile(name, file.url.path, known: file.profiles.keys.sorted())
+            try await ConfigCommand.update(config, context) { file in
+                if name == ConfigFile.defaultProfile {
+                    file.fields["profile"] = nil
+                } else {
+                    try ConfigFile.checkProfileName(name)
+                    guard file.profiles[name] != nil else {
+                        throw CLIError.unknownProfile(name, file.url.path, known: file.profiles.keys.sorted())
+                    }
+                    file.fields["profile"] = .string(name)
                 }
-                file.fields["profile"] = .string(name)
             }
-            try file.save()
-            context.say("using profile \(name) (\(file.url.path))")
+            context.say("using profile \(name) (\(context.configURL(flag: config).path))")
             if let overriding = context.environment["RESV_PROFILE"], !overriding.isEmpty, overriding != name {
                 context.say("resv: warning: RESV_PROFILE=\(overriding) is set and comes first")
             }

@@ -26,6 +26,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
     case noToken
     /// The config file cannot be written.
     case unwritableConfig(String, String)
+    /// Another resv held the config file's lock for longer than the lock wait (RESV_LOCK_TIMEOUT).
+    case configLocked(String, seconds: Double)
     /// `--offline` without a server to have cached.
     case offlineNeedsServer
     /// `whoami` on a JSON file store, which has no users.
@@ -80,6 +82,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
                 + "(an admin makes one with 'resv-server token create')"
         case .unwritableConfig(let path, let why):
             "cannot write the config file \(path): \(why)"
+        case .configLocked(let path, let seconds):
+            "another resv holds the config file \(path) (waited \(String(format: "%g", seconds)) s); nothing was changed; try again"
         case .noServerUser:
             "the JSON file store has no users: whoami asks a server (--server, RESV_SERVER) whose token is whose"
         case .offlineNeedsServer:

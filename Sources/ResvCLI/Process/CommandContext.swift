@@ -173,13 +173,7 @@ public struct CommandContext: Sendable {
             throw CLIError.noStoreFolder(settings.store.value, folder: folder, from: source)
         }
         var store = JSONFileStore(url: URL(fileURLWithPath: settings.store.value))
-        if let text = context.environment["RESV_LOCK_TIMEOUT"] {
-            guard let seconds = SettingValue.seconds(text, allowingZero: true) else {
-                throw CLIError.invalidSetting("RESV_LOCK_TIMEOUT", text, "a number of seconds")
-            }
-            // A day is as good as forever here, and 1e300 seconds would not fit a duration.
-            store.lockTimeout = .milliseconds(Int((min(seconds, 86_400) * 1000).rounded()))
-        }
+        store.lockTimeout = try context.lockTimeout()
         if let text = context.environment["RESV_MAX_STORE_BYTES"] {
             guard let bytes = Int(text), bytes > 0 else {
                 throw CLIError.invalidSetting("RESV_MAX_STORE_BYTES", text, "a whole number of bytes")

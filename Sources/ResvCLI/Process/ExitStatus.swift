@@ -32,6 +32,7 @@ extension ExitStatus {
             case .settingNotSet, .batchRefused, .waitTimedOut, .waitCannotSucceed, .undoRefused: return refused
             case .unwritableConfig, .noStoreFolder: return cannotWrite
             case .notCached: return unavailable
+            case .configLocked: return temporary
             }
         case let error as HTTPBackendError:
             switch error {

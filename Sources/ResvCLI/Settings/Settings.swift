@@ -1,11 +1,6 @@
 import Foundation
 import ReservationCore
 import ReservationHTTP
-import ResvFiles
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Where a setting's value came from: a flag beats the environment, which
 /// beats the config file, which beats the default.
@@ -51,6 +46,18 @@ enum SettingKey: String, CaseIterable, Sendable {
         }
     }
 
+    /// The key a person typed (`config get|set|unset KEY`); any other word is `unknownSetting`.
+    static func named(_ text: String) throws(CLIError) -> SettingKey {
+        guard let key = SettingKey(rawValue: text) else { throw .unknownSetting(text) }
+        return key
+    }
+
+    /// "store, server, token, connectTimeout or requestTimeout": the keys, as help names them.
+    static var spoken: String {
+        let names = allCases.map(\.rawValue)
+        return names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1]
+    }
+
     /// Checks a value before `config set` writes it.
     func validate(_ value: String) throws(CLIError) {
         switch self {
@@ -78,169 +85,6 @@ enum SettingKey: String, CaseIterable, Sendable {
 
     /// What a token must be: it goes into a header, where a line break would start another.
     static let tokenExpectation = "a token of \(HeaderValue.tokenRule)"
-}
-
-/// The config file: a JSON object of settings (`resv config set` writes it).
-/// Its top-level settings are the default profile; `"profiles"` holds named
-/// ones (`{"work": {"server": …, "token": …}}`) and `"profile"` the one in
-/// use. Keys it does not know are kept. One holding a token anywhere must be
-/// private to its owner, or it is refused.
-struct ConfigFile: Sendable {
-    let url: URL
-    var fields: [String: JSONValue]
-
-    /// The name that means the top level: never a key of `"profiles"`.
-    static let defaultProfile = "default"
-    /// Keys of the top level that are no setting.
-    static let profileKeys = ["profile", "profiles"]
-
-    /// A profile name: letters, digits, `.`, `_` and `-` (it is typed, completed and shown in messages).
-    static func checkProfileName(_ name: String) throws(CLIError) {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
-        guard !name.isEmpty, name.count <= 64, name.allSatisfy(allowed.contains) else {
-            throw .invalidSetting("profile", name, "a name of up to 64 letters, digits, '.', '_' or '-'")
-        }
-    }
-
-    /// The named profiles' settings.
-    var profiles: [String: [String: JSONValue]] {
-        guard case .object(let profiles)? = fields["profiles"] else { return [:] }
-        return profiles.compactMapValues { value in
-            if case .object(let settings) = value { return settings }
-            return nil
-        }
-    }
-
-    /// The profile the file chooses (`"profile"`), if any.
-    var chosenProfile: String? {
-        if case .string(let name)? = fields["profile"], !name.isEmpty { return name }
-        return nil
-    }
-
-    /// The file's settings; a missing file has none.
-    static func load(_ url: URL) throws(CLIError) -> ConfigFile {
-        var info = stat()
-        guard lstat(url.path, &info) == 0 else {
-            if errno == ENOENT { return ConfigFile(url: url, fields: [:]) }
-            throw .unreadableInput(url.path, FileError.describe(errno))
-        }
-        if FileKind.isLink(info), stat(url.path, &info) != 0 {
-            // A link to nothing is not "no config": someone meant one to be there.
-            let why =
-                errno == ELOOP
-                ? "its symbolic links loop" : "it is a symbolic link to nothing (\(FileError.describe(errno)))"
-            throw .invalidConfig(url.path, why)
-        }
-        guard !FileKind.isDirectory(info) else { throw .invalidConfig(url.path, "it is a folder, not a file") }
-        // A FIFO would block the read, a device never end it: say what it is instead.
-        guard FileKind.isRegular(info) else {
-            throw .invalidConfig(url.path, "it is \(FileKind.name(info)), not a config file")
-        }
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw .unreadableInput(url.path, "permission denied")
-        }
-        let json: JSONValue
-        do { json = try JSONValue.parse(data) } catch {
-            throw .invalidConfig(url.path, error.detail)
-        }
-        guard case .object(let fields) = json else {
-            throw .invalidConfig(url.path, "expected a JSON object of settings, found \(json.typeName)")
-        }
-        func checkStrings(_ settings: [String: JSONValue], _ prefix: String) throws(CLIError) {
-            for key in SettingKey.allCases {
-                switch settings[key.rawValue] {
-                case nil, .string?: break
-                case let other?:
-                    throw .invalidConfig(url.path, "\(prefix)\(key.rawValue) must be a string, not \(other.typeName)")
-                }
-            }
-        }
-        try checkStrings(fields, "")
-        switch fields["profile"] {
-        case nil, .string?: break
-        case let other?: throw .invalidConfig(url.path, "profile must be a string, not \(other.typeName)")
-        }
-        switch fields["profiles"] {
-        case nil: break
-        case .object(let profiles)?:
-            for (name, settings) in profiles {
-                guard case .object(let settings) = settings else {
-                    throw .invalidConfig(
-                        url.path, "profiles.\(name) must be an object of settings, not \(settings.typeName)")
-                }
-                try checkStrings(settings, "profiles.\(name).")
-            }
-        case let other?: throw .invalidConfig(url.path, "profiles must be an object of profiles, not \(other.typeName)")
-        }
-        let file = ConfigFile(url: url, fields: fields)
-        if file.string(.token) != nil || file.profiles.keys.contains(where: { file.string(.token, profile: $0) != nil })
-        {
-            var info = stat()
-            if stat(url.path, &info) == 0, info.st_mode & 0o077 != 0 {
-                throw .insecureConfig(url.path)
-            }
-        }
-        return file
-    }
-
-    /// Keys that are no setting: kept, and warned about (a typo would otherwise do nothing).
-    var unknownKeys: [String] {
-        let top = fields.keys.filter { SettingKey(rawValue: $0) == nil && !Self.profileKeys.contains($0) }
-        let nested = profiles.flatMap { name, settings in
-            settings.keys.filter { SettingKey(rawValue: $0) == nil }.map { "profiles.\(name).\($0)" }
-        }
-        return (top + nested).sorted()
-    }
-
-    /// A setting of the top level, or of the named profile.
-    func string(_ key: SettingKey, profile: String? = nil) -> String? {
-        let settings = profile.map { profiles[$0] ?? [:] } ?? fields
-        if case .string(let value)? = settings[key.rawValue], !value.isEmpty { return value }
-        return nil
-    }
-
-    /// Sets (or with nil removes) a setting of the top level or of a profile, which is made when new.
-    mutating func set(_ key: SettingKey, _ value: String?, profile: String?) {
-        guard let profile else {
-            fields[key.rawValue] = value.map(JSONValue.string)
-            return
-        }
-        var all = profiles
-        var settings = all[profile] ?? [:]
-        settings[key.rawValue] = value.map(JSONValue.string)
-        all[profile] = settings
-        fields["profiles"] = .object(all.mapValues(JSONValue.object))
-    }
-
-    /// Removes a profile and its settings; when the file chose it, the choice
-    /// too (back to `default`). Returns whether the file chose it.
-    @discardableResult
-    mutating func removeProfile(_ name: String) -> Bool {
-        var all = profiles
-        all[name] = nil
-        fields["profiles"] = all.isEmpty ? nil : .object(all.mapValues(JSONValue.object))
-        guard chosenProfile == name else { return false }
-        fields["profile"] = nil
-        return true
-    }
-
-    /// Writes the file atomically, readable by its owner only (it may hold a token).
-    func save() throws(CLIError) {
-        let folder = url.deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(
-                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw .unwritableConfig(url.path, error.localizedDescription)
-        }
-        var text = JSONValue.object(fields).encoded(pretty: true)
-        text.append(0x0A)
-        do {
-            try AtomicFile.write(text, to: url.path, mode: 0o600)
-        } catch {
-            throw .unwritableConfig(url.path, "\(error.step): \(error.reason)")
-        }
-    }
 }
 
 /// Every setting resolved: flag > environment > config file > default.
@@ -322,6 +166,16 @@ extension CommandContext {
         if let flag, !flag.isEmpty { return URL(fileURLWithPath: flag) }
         if let path = environment["RESV_CONFIG"], !path.isEmpty { return URL(fileURLWithPath: path) }
         return xdgHome("XDG_CONFIG_HOME", ".config").appendingPathComponent("resv/config.json")
+    }
+
+    /// How long to wait for the lock of the store or the config file: RESV_LOCK_TIMEOUT, else 5 s.
+    func lockTimeout() throws(CLIError) -> Duration {
+        guard let text = environment["RESV_LOCK_TIMEOUT"] else { return .seconds(5) }
+        guard let seconds = SettingValue.seconds(text, allowingZero: true) else {
+            throw .invalidSetting("RESV_LOCK_TIMEOUT", text, "a number of seconds")
+        }
+        // A day is as good as forever here, and 1e300 seconds would not fit a duration.
+        return .milliseconds(Int((min(seconds, 86_400) * 1000).rounded()))
     }
 
     /// `~` and `~/…` with `$HOME`, as a shell would (Foundation asks the user database).

@@ -2,6 +2,10 @@ import Foundation
 import ResvTestFixtures
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Settings: flag > environment > config file > default, and `resv config`.
 @Suite("Configuration")
 struct ConfigTests {
@@ -165,5 +169,63 @@ struct ConfigTests {
         let folder = await setup.resv("list")
         #expect(folder.status == 64)
         #expect(folder.stderr.contains("it is a folder"), "\(folder.stderr)")
+    }
+
+    /// `config set`, `unset`, `use` and `remove` read, change and write the file under its lock:
+    /// many at once, each of another key or profile, all keep their change.
+    @Test func concurrentSetsOfDifferentKeysAllSurvive() async throws {
+        let setup = try Setup()
+        let profiles = (1...24).map { "p\($0)" }
+        let keys = [("store", "/from/set.json"), ("server", "http://127.0.0.1:9"), ("requestTimeout", "12")]
+        let runs = await withTaskGroup(of: Run.self) { group in
+            for profile in profiles {
+                group.addTask {
+                    await setup.resv("config", "set", "server", "http://\(profile).example", "--profile", profile)
+                }
+            }
+            for (key, value) in keys {
+                group.addTask { await setup.resv("config", "set", key, value) }
+            }
+            group.addTask { await setup.resv("config", "set", "token", "--profile", "p1", stdin: "resv_secret\n") }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(runs.allSatisfy { $0.status == 0 }, "\(runs.map(\.stderr))")
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: setup.configFile)) as? [String: Any])
+        for (key, value) in keys { #expect(json[key] as? String == value, "\(key): \(json)") }
+        let written = try #require(json["profiles"] as? [String: [String: String]])
+        #expect(Set(written.keys) == Set(profiles))
+        for profile in profiles { #expect(written[profile]?["server"] == "http://\(profile).example") }
+        #expect(written["p1"]?["token"] == "resv_secret")
+
+        // Unsets and removals at once keep each other's changes too.
+        let removals = await withTaskGroup(of: Run.self) { group in
+            for profile in profiles.prefix(12) { group.addTask { await setup.resv("config", "remove", profile) } }
+            for (key, _) in keys { group.addTask { await setup.resv("config", "unset", key) } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(removals.allSatisfy { $0.status == 0 }, "\(removals.map(\.stderr))")
+        let after = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: setup.configFile)) as? [String: Any])
+        #expect(keys.allSatisfy { after[$0.0] == nil }, "\(after)")
+        let left = (after["profiles"] as? [String: Any]).map { Set($0.keys) } ?? []
+        #expect(left == Set(profiles.dropFirst(12)))
+    }
+
+    /// A config file whose lock another resv holds is not written: exit 75 after the lock wait.
+    @Test func aHeldLockIsWaitedForThenRefused() async throws {
+        let setup = try Setup()
+        try setup.write(#"{"store": "/before.json"}"#)
+        // The lock another resv would hold: flock on the file beside it, as `FileLock` takes it.
+        let lock = open(setup.configFile.path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        try #require(lock >= 0 && flock(lock, LOCK_EX) == 0)
+        let run = await setup.resv("config", "set", "store", "/after.json", environment: ["RESV_LOCK_TIMEOUT": "0.2"])
+        close(lock)
+        #expect(run.status == 75, "\(run.stderr)")
+        #expect(run.stderrLines.count == 1)
+        #expect(run.stderr.contains("another resv holds the config file"), "\(run.stderr)")
+        #expect(await setup.resv("config", "get", "store").stdout == "/before.json\n")
+        #expect(await setup.resv("config", "set", "store", "/after.json").status == 0)
+        #expect(await setup.resv("config", "get", "store").stdout == "/after.json\n")
     }
 }
