@@ -15,7 +15,7 @@ other instance (after 50-250 ms; Retry-After is not waited, so the outage is mea
 a fraction of a second). 409 noCapacity is a refusal. Any other answer is unexpected.
 """
 import collections, datetime, http.client, json, os, random, signal, statistics, subprocess
-import sys, threading, time, urllib.parse, urllib.request, uuid
+import re, sys, threading, time, urllib.parse, urllib.request, uuid
 
 setup = json.load(open(sys.argv[1]))
 work, runs, load, writers_per_user = setup["work"], setup["runs"], setup["load"], setup["writers"]
@@ -307,6 +307,7 @@ def wait_for(condition, seconds, what):
     return False
 
 
+faults = []    # (t, kind) of each fault, in order
 leaders = []   # (t, leader name) as Patroni's /cluster shows it, at each change
 
 
@@ -387,6 +388,7 @@ def kill_leader():
     for pid in (patroni_pid, postmaster_pid):
         if not pid or not wait_for(lambda: not alive(pid), 5, f"{name}'s process {pid} gone after SIGKILL"):
             raise SystemExit(f"failover-check: could not kill {name} (patroni {patroni_pid}, postmaster {postmaster_pid})")
+    faults.append((t, "leader kill"))
     note(f"fault: kill -9 leader {name} (patroni {patroni_pid}, postmaster {postmaster_pid})")
     return node, t
 
@@ -406,6 +408,7 @@ def switchover():
         return None, None
     node = next(n for n in nodes if n["name"] == name)
     t = now()
+    faults.append((t, "switchover"))
     note(f"fault: switchover from {name} (POST /switchover)")
     request = urllib.request.Request(f"http://127.0.0.1:{node['rest']}/switchover", method="POST",
                                      data=json.dumps({"leader": name}).encode(),
@@ -430,6 +433,7 @@ def kill_server(i):
     pid = read_pid(pidfile(f"server{i}"))
     os.kill(pid, signal.SIGKILL)
     t = now()
+    faults.append((t, "instance kill"))
     note(f"fault: kill -9 resv-server instance {i} (pid {pid}, port {ports[i]})")
     time.sleep(1)
     spawn([setup["server"], "serve", "--database", setup["url"], "--port", str(ports[i]), "--log-level", setup["logLevel"]],
@@ -681,9 +685,19 @@ def quantiles(values):
 # The contract: during an outage a request waits at most 2 s, then 503. One with no answer at all
 # within the client's timeout (30 s; a long poll its wait + 15 s) is one the server lost.
 unanswered = sorted(x for x in slow if x[4] == "timeout")
+
+
+def fault_before(t):
+    """The fault a request sent at T met: the last one begun before T + 1 s (one in flight meets it)."""
+    met = [(ft, kind) for ft, kind in faults if ft <= t + 1]
+    return f"{met[-1][1]} at {met[-1][0] - start:.1f} s" if met else "no fault"
+
+
 if unanswered:
-    fail(f"{len(unanswered)} request(s) got no answer within the client's timeout (30 s; long polls wait + 15 s), "
-         + "; ".join(f"{route} to instance {i} sent at {b - start:.1f} s" for b, _, route, i, _ in unanswered[:6]))
+    by_fault = collections.Counter(fault_before(b) for b, _, _, _, _ in unanswered)
+    fail(f"{len(unanswered)} request(s) got no answer within the client's timeout (30 s; long polls wait + 15 s): "
+         + ", ".join(f"{n} sent just before or during the {f}" for f, n in sorted(by_fault.items(), key=lambda kv: float(kv[0].split(' at ')[-1][:-2]) if ' at ' in kv[0] else -1.0))
+         + "; e.g. " + "; ".join(f"{route} to instance {i} sent at {b - start:.1f} s" for b, _, route, i, _ in unanswered[:4]))
 
 # Server logs: anything logged at error or critical.
 log_lines = []
@@ -691,6 +705,27 @@ for i in range(2):
     for line in open(os.path.join(work, f"server{i}.log"), errors="replace"):
         if " error " in line.lower() or "critical" in line.lower() or " 500 " in line:
             log_lines.append(f"instance {i}: {line.rstrip()[:300]}")
+
+# With FAILOVER_LOG_LEVEL=info each finished request is a line (hb.request.id=ID ms=…): the ids
+# of a process count up, so one missing below the last is a request that never finished.
+never_finished = []
+if setup.get("logLevel") in ("info", "debug", "trace"):
+    for i in range(2):
+        finished, warned = collections.defaultdict(set), {}
+        for line in open(os.path.join(work, f"server{i}.log"), errors="replace"):
+            found = re.search(r"hb\.request\.id=([0-9a-f]{32})( ms=)?", line)
+            if found:
+                prefix, number = found.group(1)[:24], int(found.group(1)[24:], 16)
+                if found.group(2):
+                    finished[prefix].add(number)
+                else:
+                    warned[found.group(1)] = line.strip()[:200]
+        for prefix, numbers in finished.items():
+            for number in range(min(numbers), max(numbers)):
+                if number not in numbers:
+                    rid = f"{prefix}{number:08x}"
+                    never_finished.append(f"instance {i}: hb.request.id={rid} has no line of its end"
+                                          + (f" (logged: {warned[rid]})" if rid in warned else ""))
 
 # --- summary ----------------------------------------------------------------------------------
 elapsed = now() - start
@@ -729,6 +764,10 @@ def spread(values):
             f"({', '.join(f'{v:.2f}' for v in values)})")
 
 
+if never_finished:
+    print(f"requests that never finished, from the servers' request logs: {len(never_finished)}")
+    for line in never_finished[:12]:
+        print("  " + line)
 print(f"outage, leader killed (kill -> first acknowledged write): {spread(outages['kill'])}")
 print(f"  of which Patroni electing a new leader (kill -> new leader in GET /cluster): {spread(outages['election'])}")
 print(f"outage, switchover (longest time without an acknowledged write): {spread(outages['switchover'])}")
