@@ -29,7 +29,10 @@ struct ServerCommandTests {
         deinit { try? FileManager.default.removeItem(at: directory) }
     }
 
-    static func resvServer(_ arguments: [String], now: Date = Date()) async -> Run {
+    /// The time the commands run at unless a test says another: 2030-03-17T17:46:40Z, not the machine's.
+    static let now = Date(timeIntervalSince1970: 1_900_000_000)
+
+    static func resvServer(_ arguments: [String], now: Date = Self.now) async -> Run {
         let stdout = Mutex("")
         let stderr = Mutex("")
         let context = ServerCommandContext(
@@ -43,7 +46,7 @@ struct ServerCommandTests {
     @Test func tokensAreCreatedListedAndRevoked() async throws {
         let sandbox = try Sandbox()
         let database = sandbox.database
-        let now = Date(timeIntervalSince1970: 1_900_000_000)  // 2030-03-17T17:46:40Z
+        let now = Self.now  // 2030-03-17T17:46:40Z
 
         let created = await Self.resvServer(["token", "create", "ada", "--database", database], now: now)
         #expect(created.status == 0, "\(created.stderr)")
@@ -56,7 +59,8 @@ struct ServerCommandTests {
 
         // The store knows each token by its hash, and the clock of the context set the expiry.
         let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-        let grants = try await Database.withStore(database, logger: logger, now: Date.init) { store in
+        let clock: @Sendable () -> Date = { now }
+        let grants = try await Database.withStore(database, logger: logger, now: clock) { store in
             [
                 try await store.tokens.grant(Token.hash(created.stdout.dropLast())),
                 try await store.tokens.grant(Token.hash(day.stdout.dropLast())),
