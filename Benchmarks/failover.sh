@@ -17,8 +17,13 @@
 #   (c) one resv-server instance is killed with SIGKILL and started again on its port.
 # Afterwards everything is read back and checked: no acknowledged booking lost, no booking
 # the clients were not told about, every acknowledged cancel cancelled, no landmark-day over
-# its capacity, every watcher saw each of its user's changes exactly once, no 500. It prints
-# a summary and exits 0 only when every check holds (1 when one fails, 2 on a setup error).
+# its capacity (availability and the records agree), every watcher saw each of its user's
+# changes exactly once, no 500, every 503 `databaseUnavailable` (or `serverBusy`), every
+# request answered within 30 s (a long poll: its wait + 15 s) and none still under way in an
+# instance after the load (resv_http_active_requests). It prints a summary (requests,
+# acknowledged, lost, the fullest day against its capacity, changes seen/missed/duplicated,
+# the feed's delay, every status seen, the outages) and exits 0 only when every check holds
+# (1 when one fails, 2 on a setup error).
 #
 #   Benchmarks/failover.sh                 # one run (the short mode: about 1.5 minutes)
 #   Benchmarks/failover.sh --runs 3        # p50 and max of the kill outage over 3 runs
@@ -249,7 +254,7 @@ if [ -z "$members" ]; then
   for i in 1 2 3; do echo "--- node$i" >&2; tail -20 "$work/node$i/patroni.log" >&2; done
   die "no leader with a sync standby after 120 s"
 fi
-echo "cluster ready in $((($(date +%s%3N) - started) / 100))e-1 s: $members"
+echo "cluster ready in $(awk -v ms=$(($(date +%s%3N) - started)) 'BEGIN { printf "%.1f", ms / 1000 }') s: $members"
 hosts="127.0.0.1:${pg_ports[0]},127.0.0.1:${pg_ports[1]},127.0.0.1:${pg_ports[2]}"
 url="postgres://postgres@$hosts/postgres?target_session_attrs=read-write&sslmode=disable"
 
