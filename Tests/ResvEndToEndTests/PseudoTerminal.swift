@@ -17,8 +17,10 @@ final class PseudoTerminal {
     private let master: Int32
     private let pid: pid_t
     private let slavePath: String
-    /// Everything the program has written so far.
-    private(set) var transcript = ""
+    /// Everything the program has written so far, its years as the test wrote them (`YearsAhead`).
+    var transcript: String { YearsAhead.back(raw) }
+    /// What the program wrote, as it wrote it.
+    private var raw = ""
     /// Where the next `expect` starts looking.
     private var mark: String.Index
 
@@ -45,7 +47,7 @@ final class PseudoTerminal {
         defer { posix_spawnattr_destroy(&attributes) }
         SpawnCalls.resetSignals(&attributes, flags: Int16(0x80))  // POSIX_SPAWN_SETSID
 
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let argv = ([executable] + arguments.map(YearsAhead.forward)).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             for pointer in argv + envp { free(pointer) }
@@ -54,7 +56,7 @@ final class PseudoTerminal {
         let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EINVAL) }
         pid = child
-        mark = transcript.startIndex
+        mark = raw.startIndex
     }
 
     deinit {
@@ -76,7 +78,7 @@ final class PseudoTerminal {
 
     /// Types `text` (control characters included: "\t" is Tab, "\u{03}" Ctrl-C).
     func send(_ text: String) {
-        let bytes = Array(text.utf8)
+        let bytes = Array(YearsAhead.forward(text).utf8)
         var sent = 0
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
@@ -91,8 +93,8 @@ final class PseudoTerminal {
     func expect(_ needle: String, timeout: Duration = .seconds(10)) throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
-            if let range = transcript[mark...].range(of: needle) {
-                let seen = String(transcript[mark..<range.upperBound])
+            if let range = raw[mark...].range(of: YearsAhead.forward(needle)) {
+                let seen = YearsAhead.back(String(raw[mark..<range.upperBound]))
                 mark = range.upperBound
                 return seen
             }
@@ -107,8 +109,8 @@ final class PseudoTerminal {
     func drain(for duration: Duration = .milliseconds(300)) -> String {
         let deadline = ContinuousClock.now + duration
         while ContinuousClock.now < deadline { _ = readSome(waitingMilliseconds: 50) }
-        let seen = String(transcript[mark...])
-        mark = transcript.endIndex
+        let seen = YearsAhead.back(String(raw[mark...]))
+        mark = raw.endIndex
         return seen
     }
 
@@ -135,9 +137,9 @@ final class PseudoTerminal {
             usleep(10_000)  // EIO once the program has exited: nothing more will come.
             return false
         }
-        let markOffset = transcript.utf8.distance(from: transcript.startIndex, to: mark)
-        transcript += String(decoding: buffer[0..<count], as: UTF8.self)
-        mark = transcript.utf8.index(transcript.startIndex, offsetBy: markOffset)
+        let markOffset = raw.utf8.distance(from: raw.startIndex, to: mark)
+        raw += String(decoding: buffer[0..<count], as: UTF8.self)
+        mark = raw.utf8.index(raw.startIndex, offsetBy: markOffset)
         return true
     }
 }

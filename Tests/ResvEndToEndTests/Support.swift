@@ -27,10 +27,15 @@ final class Sandbox {
 
     /// Writes `text` as the store file.
     func seed(_ text: String) throws {
-        try Data(text.utf8).write(to: store)
+        try Data(YearsAhead.forward(text).utf8).write(to: store)
     }
 
-    func storeBytes() throws -> Data { try Data(contentsOf: store) }
+    /// The store file, its years as the test wrote them (`YearsAhead`).
+    func storeBytes() throws -> Data {
+        let bytes = try Data(contentsOf: store)
+        guard YearsAhead.years != 0 else { return bytes }
+        return Data(YearsAhead.back(String(decoding: bytes, as: UTF8.self)).utf8)
+    }
 
     /// The store parsed as JSON.
     func storeJSON() throws -> [String: Any] {
@@ -100,24 +105,32 @@ enum Binary {
 }
 
 /// Runs `executable` to its end (see `ChildProcess.run`): `stdin` written to a pipe and closed.
+/// The years of its arguments and stdin are moved ahead, and those of its output back (`YearsAhead`).
 func runProcess(_ executable: String, _ arguments: [String], environment: [String: String], stdin: String?) throws
     -> Run
 {
-    Run(try ChildProcess.run(executable, arguments, environment: environment, stdin: stdin))
+    Run(
+        try ChildProcess.run(
+            executable, arguments.map(YearsAhead.forward), environment: environment,
+            stdin: stdin.map(YearsAhead.forward)))
 }
 
 /// `runProcess` on a thread of its own, leaving Swift concurrency's threads free while the child runs.
 func runProcessAsync(_ executable: String, _ arguments: [String], environment: [String: String], stdin: String?)
     async throws -> Run
 {
-    Run(try await ChildProcess.runAsync(executable, arguments, environment: environment, stdin: stdin))
+    Run(
+        try await ChildProcess.runAsync(
+            executable, arguments.map(YearsAhead.forward), environment: environment,
+            stdin: stdin.map(YearsAhead.forward)))
 }
 
 extension Run {
     init(_ run: (termination: ChildProcess.Termination, output: ChildProcess.Output)) {
         self.init(
-            status: run.termination.status, stdout: String(decoding: run.output.stdout, as: UTF8.self),
-            stderr: String(decoding: run.output.stderr, as: UTF8.self))
+            status: run.termination.status,
+            stdout: YearsAhead.back(String(decoding: run.output.stdout, as: UTF8.self)),
+            stderr: YearsAhead.back(String(decoding: run.output.stderr, as: UTF8.self)))
     }
 }
 

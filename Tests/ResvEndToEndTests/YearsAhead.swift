@@ -1,0 +1,50 @@
+import Foundation
+
+/// The end-to-end tests' fixed dates (the years 2030 to 2039) kept ahead of the real date.
+///
+/// The built binaries read the machine's clock and refuse a visit in the past, so a
+/// date written into a test would one day stop being bookable. Until 2028 nothing moves;
+/// from then on the years move ahead by 28, or a multiple of it, enough to stay two
+/// years ahead: 28 Gregorian years (none of them crossing 2100) bring back the same
+/// weekdays, leap years and daylight-saving Sundays, so every expected table, calendar
+/// and zone abbreviation stays true. The text a child is given (arguments, stdin, a
+/// seeded store) is moved forward, what it prints and stores is moved back, in
+/// `runProcess` and `Sandbox`. `RESV_TEST_YEARS_AHEAD=28` moves them today, to try it.
+enum YearsAhead {
+    static let years: Int = {
+        if let forced = ProcessInfo.processInfo.environment["RESV_TEST_YEARS_AHEAD"].flatMap(Int.init) {
+            return forced
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        let behind = calendar.component(.year, from: Date()) + 2 - 2030
+        return behind <= 0 ? 0 : (behind + 27) / 28 * 28
+    }()
+
+    /// `text` with its years from 2030 to 2039 moved ahead.
+    static func forward(_ text: String) -> String { shift(text, from: 2030, by: years) }
+
+    /// `text` with the years `forward` gives moved back.
+    static func back(_ text: String) -> String { shift(text, from: 2030 + years, by: -years) }
+
+    /// A year in a date (2030-12-01, 20301201T10…) or after a month's name (January 2030);
+    /// never a group of an id (…-2030-…) nor part of a longer number.
+    private static let year = try! NSRegularExpression(
+        pattern: #"(?<![0-9A-Za-z-])(\d{4})(?=-[01]\d-[0-3]\d|[01]\d[0-3]\dT)"#
+            + #"|(?<=(?:January|February|March|April|May|June|July|August|September|October|November|December) )"#
+            + #"(\d{4})(?![0-9])"#)
+
+    private static func shift(_ text: String, from first: Int, by delta: Int) -> String {
+        guard delta != 0 else { return text }
+        let source = text as NSString
+        let result = NSMutableString(string: text)
+        for match in year.matches(in: text, range: NSRange(location: 0, length: source.length)).reversed() {
+            let range = match.range(at: 1).location != NSNotFound ? match.range(at: 1) : match.range(at: 2)
+            guard let value = Int(source.substring(with: range)), (first..<first + 10).contains(value) else {
+                continue
+            }
+            result.replaceCharacters(in: range, with: String(value + delta))
+        }
+        return result as String
+    }
+}
