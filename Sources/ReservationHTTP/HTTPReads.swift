@@ -61,6 +61,15 @@ extension HTTPCalls {
         return snapshot.settled(at: configuration.now(), countPositions: false)
     }
 
+    /// `GET /reservations/{id}`: one of the user's reservations, as it reads now.
+    func one(_ id: Reservation.ID) async throws -> Reservation {
+        try online()
+        let catalog = try await catalog()
+        let reply = try await client.send("GET", "reservations/\(id)")
+        // A hold that ended reads as expired here at once, as in `fetch`.
+        return try answered(reply, id, "GET /reservations/{id}", catalog).settled(at: configuration.now())
+    }
+
     /// `GET /history[?reservation=ID][&limit=N]`.
     func history(_ id: Reservation.ID?, _ limit: Int?) async throws -> [HistoryEntry] {
         try online()

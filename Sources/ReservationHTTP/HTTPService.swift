@@ -14,8 +14,24 @@ extension ReservationService {
     public static func http(_ configuration: HTTPBackendConfiguration, transport: HTTPTransport)
         -> ReservationService
     {
+        ServerBackend(configuration, transport: transport).service
+    }
+}
+
+/// The HTTP backend as a command line holds it: the service, and the reads a server
+/// answers that the service's closures have no room for. One value: both share the
+/// catalog read once per command.
+public struct ServerBackend: Sendable {
+    public let service: ReservationService
+    /// One of the user's reservations by its whole id (`GET /reservations/{id}`), settled
+    /// at now: what `modify` reads when it is given a whole id, instead of the user's
+    /// whole list. `reservationNotFound` when the user has none with that id.
+    public let reservation: @Sendable (Reservation.ID) async throws -> Reservation
+
+    public init(_ configuration: HTTPBackendConfiguration, transport: HTTPTransport) {
         let calls = HTTPCalls(
             client: ServerClient(configuration: configuration, transport: transport), configuration: configuration)
+        reservation = { id in try await calls.one(id) }
         var service = ReservationService(
             landmarks: { try await calls.catalog() },
             fetch: { try await calls.fetch() },
@@ -28,7 +44,7 @@ extension ReservationService {
             availability: { text, range in try await calls.availability(text, range) }
         )
         service.changes = { after, wait in try await calls.changes(after: after, wait: wait) }
-        return service
+        self.service = service
     }
 }
 
@@ -48,6 +64,22 @@ struct HTTPCalls: Sendable {
     /// Changes need the server.
     func online() throws {
         if case .offline = configuration.cacheMode { throw HTTPBackendError.offlineChange }
+    }
+
+    /// The reservation a `GET` or `PATCH` of `/reservations/{id}` answered (200), through
+    /// the one mapping and written through to the cache; 404 `reservationNotFound` names `id`.
+    func answered(_ reply: ServerReply, _ id: Reservation.ID, _ route: String, _ catalog: LandmarkCatalog) throws
+        -> Reservation
+    {
+        guard reply.status == 200 else {
+            if reply.status == 404, reply.code == .reservationNotFound {
+                throw ReservationError.reservationNotFound(id.description)
+            }
+            throw client.refusal(reply, route)
+        }
+        let found = try reservation(reply.json, catalog)
+        if let json = reply.json { configuration.cache?.writeThrough("reservations", [json]) }
+        return found
     }
 
     /// A reservation the server answered, through the one mapping.

@@ -131,15 +131,7 @@ extension HTTPCalls {
         if let note = change.note { fields["note"] = .string(note) }
         let route = "reservations/\(id)"
         let reply = try await client.send("PATCH", route, body: .object(fields), ifMatch: version)
-        guard reply.status == 200 else {
-            if reply.status == 404, reply.code == .reservationNotFound {
-                throw ReservationError.reservationNotFound(id.description)
-            }
-            throw client.refusal(reply, "PATCH /reservations/{id}")
-        }
-        let modified = try reservation(reply.json, catalog)
-        if let json = reply.json { configuration.cache?.writeThrough("reservations", [json]) }
-        return modified
+        return try answered(reply, id, "PATCH /reservations/{id}", catalog)
     }
 
     /// `POST /undo`, without a key: never retried, so one `resv undo` takes back at most one command.

@@ -24,7 +24,18 @@ struct CancelCommand: ResvCommand {
     @OptionGroup var options: CommonOptions
 
     func run(in context: CommandContext) async throws {
-        let service = try context.service(options.backend)
+        let backend = try context.backend(options.backend)
+        let service = backend.service
+        // Whole ids on a server go to it as they are: no list is read to resolve them.
+        if backend.server != nil, let whole = CommandContext.wholeIDs(ids) {
+            let changes = try await context.naming(ids) { try await service.cancel(whole) }
+            context.report(changes, done: "Cancelled", single: ids.count == 1, options.output)
+            // Only places given up can promote anyone.
+            if changes.contains(where: { $0.changed && $0.previous.takesPlaces }) {
+                await context.reportPromotions(madeBy: Set(whole), service: service, options.output)
+            }
+            return
+        }
         let snapshot = try await context.fetch(from: service, options)
         let targets = try context.reservations(matching: ids, in: snapshot)
         // One change of the store for all of them: all are cancelled or none.

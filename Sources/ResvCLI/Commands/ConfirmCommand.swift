@@ -25,7 +25,14 @@ struct ConfirmCommand: ResvCommand {
     @OptionGroup var options: CommonOptions
 
     func run(in context: CommandContext) async throws {
-        let service = try context.service(options.backend)
+        let backend = try context.backend(options.backend)
+        let service = backend.service
+        // Whole ids on a server go to it as they are: no list is read to resolve them.
+        if backend.server != nil, let whole = CommandContext.wholeIDs(ids) {
+            let changes = try await context.naming(ids) { try await service.confirm(whole) }
+            context.report(changes, done: "Confirmed", single: ids.count == 1, options.output)
+            return
+        }
         let snapshot = try await context.fetch(from: service, options)
         let targets = try context.reservations(matching: ids, in: snapshot)
         // One change of the store for all of them: all are confirmed or none.

@@ -32,6 +32,27 @@ extension CommandContext {
         return targets
     }
 
+    /// The ids `texts` are when every one is a whole id (as `list --json` prints them), each
+    /// once, in order; nil when any is a prefix or not an id, which the list resolves.
+    static func wholeIDs(_ texts: [String]) -> [Reservation.ID]? {
+        var ids: [Reservation.ID] = []
+        for text in texts {
+            guard let id = Reservation.ID(text), id.description == text.lowercased() else { return nil }
+            if !ids.contains(id) { ids.append(id) }
+        }
+        return ids
+    }
+
+    /// Runs `request` with the whole ids of `texts`: an id the backend has no reservation
+    /// with is named as it was typed, as when the list resolves it.
+    func naming<T>(_ texts: [String], _ request: () async throws -> T) async throws -> T {
+        do {
+            return try await request()
+        } catch ReservationError.reservationNotFound(let id) {
+            throw ReservationError.reservationNotFound(texts.first { $0.lowercased() == id.lowercased() } ?? id)
+        }
+    }
+
     /// Prints what a cancel or confirm did: a line per reservation on a terminal
     /// ("Cancelled …", "Already cancelled: …"), else the reservations (one object for one id).
     func report(_ changes: [StatusChange], done: String, single: Bool, _ output: OutputOptions) {

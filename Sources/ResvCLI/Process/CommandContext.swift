@@ -37,7 +37,7 @@ public struct CommandContext: Sendable {
     /// stdout is not a terminal. Tables fit its width; the pager starts past its height.
     public var terminalSize: @Sendable () -> (columns: Int, rows: Int)? = { nil }
     /// Opens the backend the options select; the REPL and tests pass a fixed one.
-    public var openService: @Sendable (BackendOptions, CommandContext) throws -> ReservationService
+    public var openService: @Sendable (BackendOptions, CommandContext) throws -> Backend
     /// True for commands typed at `resv repl`, where a nested `repl` makes no sense.
     var inRepl = false
     /// The `Idempotency-Key` of this command's creates on a server (`reserve --idempotency-key`).
@@ -50,7 +50,7 @@ public struct CommandContext: Sendable {
     public init(
         output: TextSink, messages: TextSink, input: InputSource = .empty, environment: [String: String],
         now: @escaping @Sendable () -> Date, timeZone: TimeZone, outputIsTerminal: Bool,
-        openService: @escaping @Sendable (BackendOptions, CommandContext) throws -> ReservationService = CommandContext
+        openService: @escaping @Sendable (BackendOptions, CommandContext) throws -> Backend = CommandContext
             .openConfiguredService
     ) {
         self.output = output
@@ -82,7 +82,7 @@ public struct CommandContext: Sendable {
     public static func captured(
         input: InputSource = .empty, environment: [String: String], now: @escaping @Sendable () -> Date = Date.init,
         timeZone: TimeZone = .gmt,
-        openService: @escaping @Sendable (BackendOptions, CommandContext) throws -> ReservationService = CommandContext
+        openService: @escaping @Sendable (BackendOptions, CommandContext) throws -> Backend = CommandContext
             .openConfiguredService
     ) -> (context: CommandContext, output: TextBuffer, messages: TextBuffer) {
         let output = TextBuffer()
@@ -140,7 +140,10 @@ public struct CommandContext: Sendable {
         return false
     }
 
-    func service(_ options: BackendOptions) throws -> ReservationService { try openService(options, self) }
+    func service(_ options: BackendOptions) throws -> ReservationService { try openService(options, self).service }
+
+    /// The backend the options select, with a server's own reads when it is one, online.
+    func backend(_ options: BackendOptions) throws -> Backend { try openService(options, self) }
 
     /// `$XDG_DATA_HOME/resv/reservations.json`, else under `~/.local/share`.
     var defaultStoreURL: URL {
@@ -155,7 +158,7 @@ public struct CommandContext: Sendable {
     /// The backend the settings choose: a server (flag, environment or config
     /// file) or the JSON file store.
     public static func openConfiguredService(_ options: BackendOptions, _ context: CommandContext) throws
-        -> ReservationService
+        -> Backend
     {
         let settings = try context.settings(options)
         if let server = settings.chosenServer {
@@ -180,15 +183,17 @@ public struct CommandContext: Sendable {
             }
             store.maxBytes = bytes
         }
-        return .jsonFile(store, now: context.now, clock: context.waitClock)
+        return Backend(.jsonFile(store, now: context.now, clock: context.waitClock))
     }
 
     /// The HTTP backend for `server`, with its cache under `$XDG_CACHE_HOME`.
     func httpService(_ server: Setting, _ settings: Settings, _ options: BackendOptions) throws
-        -> ReservationService
+        -> Backend
     {
         let (configuration, transport) = try httpBackend(server, settings, options)
-        return .http(configuration, transport: transport)
+        let backend = ServerBackend(configuration, transport: transport)
+        // Offline, every read is the cache's: a whole id is looked up there as any other.
+        return Backend(backend.service, server: options.offline ? nil : backend)
     }
 
     /// How to reach `server`: its configuration (token, timeouts, cache) and transport.
@@ -242,6 +247,19 @@ public struct CommandContext: Sendable {
         case ..<86_400: return "\(seconds / 3600) hour\(seconds / 3600 == 1 ? "" : "s") ago"
         default: return "\(seconds / 86_400) day\(seconds / 86_400 == 1 ? "" : "s") ago"
         }
+    }
+}
+
+/// The backend a command works on: its service, and on a server online, the server's own
+/// reads (`ServerBackend`), with which a command given a whole id asks for that one
+/// reservation instead of the user's whole list.
+public struct Backend: Sendable {
+    public var service: ReservationService
+    public var server: ServerBackend?
+
+    public init(_ service: ReservationService, server: ServerBackend? = nil) {
+        self.service = service
+        self.server = server
     }
 }
 

@@ -30,7 +30,7 @@ struct ReplCommand: ResvCommand {
     func run(in context: CommandContext) async throws {
         if context.inRepl { throw CLIError.nestedRepl }
         // One backend for the whole run; a line with its own --store opens that store instead.
-        let service = try context.service(backend)
+        let opened = try context.backend(backend)
         var lineContext = context
         // A line with its own backend flags or idempotency key opens its own.
         lineContext.openService = { options, context in
@@ -38,7 +38,7 @@ struct ReplCommand: ResvCommand {
                 options.store != nil || options.server != nil || options.profile != nil || options.config != nil
                 || options.offline
                 || context.idempotencyKey != nil
-            return own ? try CommandContext.openConfiguredService(options, context) : service
+            return own ? try CommandContext.openConfiguredService(options, context) : opened
         }
         let interactive = context.input.isTerminal
         lineContext.inRepl = true

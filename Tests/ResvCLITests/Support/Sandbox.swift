@@ -102,7 +102,7 @@ final class Sandbox: Sendable {
         var env = ["HOME": directory.path, "TZ": "UTC", "RESV_STORE": store.path]
         env.merge(environment) { _, new in new }
         var openService = CommandContext.openConfiguredService
-        if let memory { openService = { _, _ in memory } }
+        if let memory { openService = { _, _ in ResvCLI.Backend(memory) } }
         let (context, output, messages) = CommandContext.captured(
             input: stdin.map(InputSource.text) ?? .empty, environment: env, now: now, timeZone: .gmt,
             openService: openService)
