@@ -72,7 +72,7 @@ _resv-server_serve() {
     local -i ret=1
     local -ar ___log_level=('trace' 'debug' 'info' 'notice' 'warning' 'error' 'critical')
     local -ar arg_specs=(
-        '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL.]:path-or-url:'
+        '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL; a cluster'\''s hosts as libpq lists them (host1\:port,host2\:port,…/database?target_session_attrs=read-write)\: the one that takes writes is used, and found again after a failover.]:path-or-url:'
         '--host[The address to listen on.]:host:'
         '--port[The port to listen on; 0 picks a free one (the log says which).]:port:'
         '--log-level[How much to log on stderr.]:log-level:{__resv-server_complete "${___log_level[@]}"}'
@@ -124,7 +124,7 @@ _resv-server_token_create() {
     local -i ret=1
     local -ar arg_specs=(
         ':name:'
-        '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL.]:path-or-url:'
+        '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL; a cluster'\''s hosts as libpq lists them (host1\:port,host2\:port,…/database?target_session_attrs=read-write)\: the one that takes writes is used, and found again after a failover.]:path-or-url:'
         '--expires-in[How long the token works\: a number with s, m, h or d (90m, 12h, 30d). Default\: until revoked.]:duration:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -137,7 +137,7 @@ _resv-server_token_create() {
 _resv-server_token_list() {
     local -i ret=1
     local -ar arg_specs=(
-        '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL.]:path-or-url:'
+        '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL; a cluster'\''s hosts as libpq lists them (host1\:port,host2\:port,…/database?target_session_attrs=read-write)\: the one that takes writes is used, and found again after a failover.]:path-or-url:'
         '--json[Print a JSON array of {user, createdAt, lastUsedAt, expiresAt} instead of a table.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -151,7 +151,7 @@ _resv-server_token_revoke() {
     local -i ret=1
     local -ar arg_specs=(
         ':name:'
-        '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL.]:path-or-url:'
+        '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL; a cluster'\''s hosts as libpq lists them (host1\:port,host2\:port,…/database?target_session_attrs=read-write)\: the one that takes writes is used, and found again after a failover.]:path-or-url:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

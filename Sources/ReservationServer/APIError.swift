@@ -59,7 +59,8 @@ public struct APIError: HTTPResponseError, Sendable {
 
     /// Whether `error` says the database could not be reached, rather than that it refused
     /// or failed a statement: a connection refused, lost or closed, a pool that gave up
-    /// connecting, a server shutting down or starting (SQLSTATE class 08, 57P01–57P03).
+    /// connecting, a server shutting down or starting (SQLSTATE class 08, 57P01–57P03), or
+    /// one that has become a standby (25006): the cluster's probe finds the new primary.
     static func isDatabaseUnreachable(_ error: any Error) -> Bool {
         switch error {
         case let error as PostgresTransactionError:
@@ -68,7 +69,8 @@ public struct APIError: HTTPResponseError, Sendable {
             }
         case let error as PSQLError:
             if let state = error.serverInfo?[.sqlState] {
-                return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+                // 25006: the host no longer takes writes (a primary demoted in a switchover).
+                return state.hasPrefix("08") || ["57P01", "57P02", "57P03", "25006"].contains(state)
             }
             let lost: [PSQLError.Code] = [
                 .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed,

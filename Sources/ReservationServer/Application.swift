@@ -128,9 +128,11 @@ struct KeyPurge: Service {
         while true {
             do {
                 let cutoff = now().addingTimeInterval(-Double(lifetime.components.seconds))
-                let purged = try await store.purgeKeys(cutoff)
+                // A database that does not answer must not hold the server's stop (the store's calls end when cancelled).
+                let purged = try await cancelWhenGracefulShutdown { try await store.purgeKeys(cutoff) }
                 if purged > 0 { logger.info("purged expired idempotency keys", metadata: ["count": "\(purged)"]) }
             } catch {
+                if Task.isShuttingDownGracefully || Task.isCancelled { return }
                 logger.warning("could not purge idempotency keys", metadata: ["error": "\(error)"])
             }
             do {
@@ -186,12 +188,15 @@ struct HoldSweep: Service {
     func run() async throws {
         while true {
             do {
-                let ended = try await sweepHolds(store: store, catalog: catalog, now: now())
+                let ended = try await cancelWhenGracefulShutdown {
+                    try await sweepHolds(store: store, catalog: catalog, now: now())
+                }
                 if ended > 0 {
                     lists?.invalidate()
                     logger.debug("ended holds", metadata: ["count": "\(ended)"])
                 }
             } catch {
+                if Task.isShuttingDownGracefully || Task.isCancelled { return }
                 logger.warning("could not end holds", metadata: ["error": "\(error)"])
             }
             do {
@@ -218,8 +223,9 @@ public func sweepHolds(store: ServerStore, catalog: LandmarkCatalog, now: Date) 
     }
 }
 
-/// Answers 503 `databaseUnavailable` at once while the newest probe found the
-/// database unreachable, and for a request under way when a probe finds it
+/// Answers 503 `databaseUnavailable` while the newest probe found the database
+/// unreachable (after waiting `Reachability.patience` for a probe to find it
+/// again: a failover's new primary), and for a request under way when a probe finds it
 /// gone, instead of letting it wait for the connection pool to give up
 /// (docs/contracts.md, "At team scale (several instances, one database)").
 /// A request so answered changed nothing it acknowledged: its answer is the 503.
@@ -229,7 +235,7 @@ struct DatabaseGate<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        guard reachability.isReachable else { throw APIError.databaseUnavailable }
+        guard await reachability.regained() else { throw APIError.databaseUnavailable }
         guard reachability.probe != nil else { return try await next(request, context) }
         return try await withoutActuallyEscaping(next) { next in
             let call = Call(next: next)

@@ -125,37 +125,93 @@ final class PendingEntries: Sendable {
 }
 
 /// Whether the database answered the newest probe: while it does not, a
-/// server answers 503 at once rather than let each request wait for the
-/// connection pool to give up (a minute and more), and the requests waiting
-/// when a probe finds it gone are answered so too. Reachable until a probe says
-/// otherwise; `probe` is nil where there is nothing to lose (an SQLite file).
+/// request waits at most `patience` for a probe to find it again (a failover
+/// takes seconds), then is answered 503, rather than wait for the connection
+/// pool to give up (a minute and more); the requests under way when a probe
+/// finds it gone are answered so too. Reachable until a probe says otherwise;
+/// `probe` is nil where there is nothing to lose (an SQLite file).
 public final class Reachability: Sendable {
     private struct State {
         var reachable = true
         var waiting: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var returning: [UInt64: CheckedContinuation<Void, Never>] = [:]
         var next: UInt64 = 0
     }
     private let state = Mutex(State())
     /// Connects anew and says whether the database answered (within its own bound).
     public let probe: (@Sendable () async -> Bool)?
+    /// How long a request that finds the database unreachable waits for it (`regained`).
+    public let patience: Duration
 
-    public init(probe: (@Sendable () async -> Bool)? = nil) { self.probe = probe }
+    public init(probe: (@Sendable () async -> Bool)? = nil, patience: Duration = .seconds(2)) {
+        self.probe = probe
+        self.patience = patience
+    }
 
     public var isReachable: Bool { state.withLock { $0.reachable } }
 
+    /// How many requests wait in `regained` now (for tests that act while one waits).
+    public var waitingForReturn: Int { state.withLock { $0.returning.count } }
+
+    /// True at once if reachable; else whether a probe finds the database within `patience`.
+    public func regained() async -> Bool {
+        if isReachable { return true }
+        guard patience > .zero else { return false }
+        let id = state.withLock { state in
+            state.next &+= 1
+            return state.next
+        }
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask { [self] in
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { continuation in
+                        let now = state.withLock { state -> Bool in
+                            if state.reachable || Task.isCancelled { return true }
+                            state.returning[id] = continuation
+                            return false
+                        }
+                        if now { continuation.resume() }
+                    }
+                } onCancel: {
+                    state.withLock { $0.returning.removeValue(forKey: id) }?.resume()
+                }
+                return isReachable
+            }
+            group.addTask { [patience] in
+                try? await Task.sleep(for: patience)
+                return false
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? false
+        }
+    }
+
     /// Records a probe's answer; returns whether it changed. Losing the database
-    /// ends every `lost()` waiting.
+    /// ends every `lost()` waiting, finding it every `regained()`.
     @discardableResult
     public func record(_ reachable: Bool) -> Bool {
         let (changed, woken) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
             let changed = state.reachable != reachable
             state.reachable = reachable
-            guard !reachable else { return (changed, []) }
+            guard !reachable else {
+                defer { state.returning = [:] }
+                return (changed, Array(state.returning.values))
+            }
             defer { state.waiting = [:] }
             return (changed, Array(state.waiting.values))
         }
         for continuation in woken { continuation.resume() }
         return changed
+    }
+
+    /// Ends every `lost()` waiting now, the database reachable or not: the pool moved to
+    /// another host, and what was under way on the old one may never be answered.
+    public func interrupt() {
+        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            defer { state.waiting = [:] }
+            return Array(state.waiting.values)
+        }
+        for continuation in woken { continuation.resume() }
     }
 
     /// Returns when a probe finds the database unreachable (at once if the

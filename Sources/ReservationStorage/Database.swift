@@ -20,23 +20,24 @@ public enum Database {
         _ body: @escaping @Sendable (ServerStore) async throws -> Result
     ) async throws -> Result {
         if spec.hasPrefix("postgres://") || spec.hasPrefix("postgresql://") {
-            // The pool retries an unreachable database for a minute, logging each
-            // attempt: one connection of our own says at once why it cannot.
-            try await probe(spec, logger: logger)
-            let (store, client) = try await PostgresStore.open(
-                url: spec, connections: connections, logger: logger, now: now)
+            // The pool retries an unreachable database for a minute, logging each attempt: the
+            // cluster first finds its host with connections of its own, and says at once why not.
+            let target = try PostgresTarget(spec)
+            let cluster = try await PostgresCluster(target, connections: connections, logger: logger)
+            let opened = PostgresStore.open(cluster: cluster, logger: logger, now: now)
             return try await withThrowingTaskGroup(of: Result?.self) { group in
                 group.addTask {
-                    await client.run()
+                    await cluster.run()
                     return nil
                 }
                 group.addTask {
-                    try await PostgresStore.migrate(client, url: spec, logger: logger)
-                    var store = store
-                    store.cursorKey = try await PostgresStore.cursorKey(client, logger: logger)
-                    store.reachability = Reachability(probe: {
-                        (try? await probe(spec, timeout: .seconds(2), logger: logger)) != nil
-                    })
+                    var store = opened
+                    try await PostgresStore.migrate(cluster.client, url: target.redacted, logger: logger)
+                    store.cursorKey = try await PostgresStore.cursorKey(cluster.client, logger: logger)
+                    // The server's probe: finds the primary again, and moves the pool when it moved.
+                    let reachability = Reachability(probe: { await cluster.check() })
+                    cluster.whenMoved { reachability.interrupt() }
+                    store.reachability = reachability
                     return try await body(store)
                 }
                 defer { group.cancelAll() }
@@ -64,50 +65,6 @@ public enum Database {
         } catch {
             try? await store.close()
             throw error
-        }
-    }
-
-    /// Connects once, within `timeout`, and disconnects: throws `cannotOpen` with
-    /// the reason (refused, no answer, a login refused) when that fails.
-    static func probe(_ url: String, timeout: Duration = .seconds(10), logger: Logger) async throws {
-        _ = try PostgresStore.configuration(url)  // the URL's own errors first
-        let components = URLComponents(string: url)
-        let host = components?.host ?? "localhost"
-        let port = components?.port ?? 5432
-        let mode = components?.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
-        var configuration = PostgresConnection.Configuration(
-            host: host, port: port, username: components?.user ?? "", password: components?.password,
-            database: components?.path.split(separator: "/").first.map(String.init),
-            tls: .disable)
-        if mode != "disable" {
-            let context = try NIOSSLContext(configuration: .makeClientConfiguration())
-            configuration.tls = mode == "require" || mode.hasPrefix("verify") ? .require(context) : .prefer(context)
-        }
-        configuration.options.connectTimeout = TimeAmount.nanoseconds(Int64(timeout / .nanoseconds(1)))
-        var quiet = logger
-        quiet.logLevel = .critical
-        let settings = configuration
-        let probeLogger = quiet
-        let target = "\(PostgresStore.redacted(url))"
-        do {
-            let connection = try await withThrowingTaskGroup(of: PostgresConnection?.self) { group in
-                group.addTask {
-                    try await PostgresConnection.connect(configuration: settings, id: 0, logger: probeLogger)
-                }
-                group.addTask {
-                    try await Task.sleep(for: timeout + .seconds(1))
-                    return nil
-                }
-                defer { group.cancelAll() }
-                return try await group.next() ?? nil
-            }
-            guard let connection else {
-                throw DatabaseError.cannotOpen(
-                    target, "no answer from \(host):\(port) within \(timeout.components.seconds) s")
-            }
-            try? await connection.close()
-        } catch let error as PSQLError {
-            throw DatabaseError.cannotOpen(target, reason(error, host: host, port: port))
         }
     }
 

@@ -228,6 +228,11 @@ public enum DatabaseError: Error, LocalizedError, Sendable {
     /// The database broke the transaction (deadlock, serialization failure) this many times in a row.
     case busy(attempts: Int)
 
+    /// Whether the URL itself is wrong (a usage error), not the database behind it.
+    public var isBadURL: Bool {
+        if case .badDatabaseURL = self { true } else { false }
+    }
+
     /// Whether the request may simply be sent again (`busy`).
     public var isBusy: Bool {
         if case .busy = self { true } else { false }

@@ -129,10 +129,11 @@ extension TokenStore {
     }
 
     /// PostgreSQL: every call one statement or transaction on the pool.
-    static func postgres(_ client: PostgresClient, logger: Logger, now: @escaping @Sendable () -> Date) -> TokenStore {
+    static func postgres(_ cluster: PostgresCluster, logger: Logger, now: @escaping @Sendable () -> Date) -> TokenStore
+    {
         TokenStore(
             create: { name, hash, expiresAt in
-                try await client.withTransaction(logger: logger) { db in
+                try await cluster.client.withTransaction(logger: logger) { db in
                     let now = now().timeIntervalSince1970
                     let expires = expiresAt?.timeIntervalSince1970
                     try await db.run(
@@ -149,14 +150,16 @@ extension TokenStore {
                 }
             },
             grant: { hash in
-                try await client.query("SELECT user_id, expires_at FROM tokens WHERE hash = \(hash)", logger: logger)
-                    .collect().first.map { row in
-                        let (user, expires) = try row.decode((Int64, Double?).self)
-                        return TokenGrant(user: UserID(user), expiresAt: expires.map(Date.init(timeIntervalSince1970:)))
-                    }
+                try await cluster.client.query(
+                    "SELECT user_id, expires_at FROM tokens WHERE hash = \(hash)", logger: logger
+                )
+                .collect().first.map { row in
+                    let (user, expires) = try row.decode((Int64, Double?).self)
+                    return TokenGrant(user: UserID(user), expiresAt: expires.map(Date.init(timeIntervalSince1970:)))
+                }
             },
             list: {
-                try await client.query(
+                try await cluster.client.query(
                     """
                     SELECT users.name, tokens.created_at, tokens.last_used_at, tokens.expires_at
                     FROM tokens JOIN users ON users.id = tokens.user_id ORDER BY users.name, tokens.created_at
@@ -170,7 +173,7 @@ extension TokenStore {
                 }
             },
             revoke: { name in
-                try await client.query(
+                try await cluster.client.query(
                     "DELETE FROM tokens WHERE user_id IN (SELECT id FROM users WHERE name = \(name)) RETURNING user_id",
                     logger: logger
                 ).collect().count
@@ -178,16 +181,16 @@ extension TokenStore {
             touch: { hash, date in
                 let at = date.timeIntervalSince1970
                 let before = at - TokenStore.touchResolution
-                try await client.query(
+                try await cluster.client.query(
                     "UPDATE tokens SET last_used_at = \(at) WHERE hash = \(hash) AND (last_used_at IS NULL OR last_used_at < \(before))",
                     logger: logger)
             },
             name: { user in
-                try await client.query("SELECT name FROM users WHERE id = \(user.rawValue)", logger: logger)
+                try await cluster.client.query("SELECT name FROM users WHERE id = \(user.rawValue)", logger: logger)
                     .collect().first.map { try $0.decode(String.self) }
             },
             ping: {
-                try await client.query("SELECT 1", logger: logger)
+                try await cluster.client.query("SELECT 1", logger: logger)
             }
         )
     }

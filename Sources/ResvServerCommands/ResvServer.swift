@@ -61,7 +61,11 @@ public enum ResvServerMain {
 struct DatabaseOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "An SQLite file (created when missing) or a postgres://user[:password]@host[:port]/database URL.",
+            """
+            An SQLite file (created when missing) or a postgres://user[:password]@host[:port]/database URL; \
+            a cluster's hosts as libpq lists them (host1:port,host2:port,…/database?target_session_attrs=read-write): \
+            the one that takes writes is used, and found again after a failover.
+            """,
             valueName: "path-or-url"))
     var database: String
 

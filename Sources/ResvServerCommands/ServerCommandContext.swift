@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ReservationStorage
 import ResvReference
 
 /// Everything a `resv-server` command reaches outside itself, passed in so the
@@ -55,12 +56,16 @@ public struct ServerCommandContext: Sendable {
     func say(_ line: String) { messages("resv-server: \(line)\n") }
 
     /// Runs `body`; a failure (the database cannot be opened, the port bound) is
-    /// one line on stderr and exit 69, not a trace.
+    /// one line on stderr and exit 69, not a trace; a `--database` that is not a
+    /// usable URL is a usage error, 64.
     func unavailableOnFailure<Result>(_ body: () async throws -> Result) async throws -> Result {
         do {
             return try await body()
         } catch let exit as ExitCode {
             throw exit  // Said already.
+        } catch let error as DatabaseError where error.isBadURL {
+            say(error.localizedDescription)
+            throw ExitCode(ExitStatus.usage)
         } catch let error as LocalizedError {
             say(error.localizedDescription)
             throw ExitCode(ExitStatus.unavailable)

@@ -127,14 +127,15 @@ final class Rendezvous: Sendable {
 }
 
 /// While the newest probe found the database unreachable, every route behind
-/// a token answers 503 `databaseUnavailable` with `Retry-After` at once, without
-/// touching the store; when a probe finds it again, requests are served.
+/// a token answers 503 `databaseUnavailable` with `Retry-After` once its patience
+/// has passed (none here), without touching the store; when a probe finds it
+/// again, requests are served.
 @Suite("A database that cannot be reached")
 struct DatabaseGateTests {
     @Test func whileTheProbeFailsRequestsAre503AndServedWhenItAnswersAgain() async throws {
         var store = MemoryStore.open(catalog: .builtIn, now: { Date() })
         let answers = Probes()
-        let reachability = Reachability(probe: { answers.next() })
+        let reachability = Reachability(probe: { answers.next() }, patience: .zero)
         store.reachability = reachability
         let token = Token.generate()
         _ = try await store.addToken("gate", Token.hash(token))
@@ -185,6 +186,29 @@ extension DatabaseGateTests {
             let response = try await poll
             let reply = Reply(status: response.status, headers: response.headers, text: String(buffer: response.body))
             #expect(reply.status == .serviceUnavailable && reply.code == .databaseUnavailable, "\(reply.text)")
+        }
+    }
+}
+
+extension DatabaseGateTests {
+    /// A request that finds the database gone waits for the probe (a failover's new primary
+    /// takes seconds): when the probe finds it within the patience, the request is served.
+    @Test func aRequestWhileTheDatabaseIsGoneIsServedWhenAProbeFindsItAgain() async throws {
+        var store = MemoryStore.open(catalog: .builtIn, now: { Date() })
+        let reachability = Reachability(probe: { true }, patience: .seconds(3_600))
+        store.reachability = reachability
+        let token = Token.generate()
+        _ = try await store.addToken("gate", Token.hash(token))
+        let router = buildRouter(store: store, catalog: .builtIn, now: { Date() })
+        try await Application(router: router).test(.router) { client in
+            reachability.record(false)
+            async let waiting = client.executeRequest(
+                uri: "/reservations", method: .get, headers: [.authorization: "Bearer \(token)"], body: nil)
+            while reachability.waitingForReturn == 0 { await Task.yield() }
+            #expect(reachability.record(true))
+            let response = try await waiting
+            #expect(response.status == .ok, "\(String(buffer: response.body))")
+            #expect(reachability.waitingForReturn == 0)
         }
     }
 }

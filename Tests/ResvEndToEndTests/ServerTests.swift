@@ -172,15 +172,27 @@ struct ServerTests {
         #expect(try ServerProcess.createToken("later", database: database).hasPrefix("resv_"))
     }
 
+    /// A database that cannot be opened is 69; a `--database` that is not a usable URL is a
+    /// usage error, 64 (libpq's host list: a bad port, too many hosts, an unknown
+    /// target_session_attrs), each one line.
     @Test func unusableDatabasesAreOneLineAndExit69() throws {
-        let cases: [(arguments: [String], message: String)] = [
-            (["serve", "--database", "/nonexistent/folder/db.sqlite", "--port", "0"], "does not exist"),
-            (["serve", "--database", "mysql://localhost/db", "--port", "0"], "postgres:// URL"),
-            (["token", "create", "x", "--database", "postgres://127.0.0.1:1/db"], "user name is missing"),
+        let cases: [(arguments: [String], status: Int32, message: String)] = [
+            (["serve", "--database", "/nonexistent/folder/db.sqlite", "--port", "0"], 69, "does not exist"),
+            (
+                ["token", "create", "x", "--database", "postgres://u@127.0.0.1:1,127.0.0.1:2/db"], 69,
+                "no host takes writes"
+            ),
+            (["serve", "--database", "mysql://localhost/db", "--port", "0"], 64, "postgres:// URL"),
+            (["token", "create", "x", "--database", "postgres://127.0.0.1:1/db"], 64, "user name is missing"),
+            (["token", "create", "x", "--database", "postgres://u@h1:5432,h2:0/db"], 64, "'0' is not a port"),
+            (
+                ["token", "create", "x", "--database", "postgres://u@h1/db?target_session_attrs=standby"], 64,
+                "target_session_attrs 'standby' cannot be served"
+            ),
         ]
-        for (arguments, message) in cases {
+        for (arguments, status, message) in cases {
             let run = try runProcess(Binary.server.path, arguments, environment: [:], stdin: nil)
-            #expect(run.status == 69, "\(arguments): \(run.stderr)")
+            #expect(run.status == status, "\(arguments): \(run.stderr)")
             #expect(run.stderrLines.count == 1, "\(run.stderr)")
             #expect(run.stderr.contains(message), "\(run.stderr)")
             #expect(run.stdout.isEmpty)

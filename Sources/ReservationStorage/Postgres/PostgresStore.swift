@@ -9,34 +9,28 @@ import ReservationCore
 /// first, so two servers never book the same key twice or past capacity.
 public enum PostgresStore {
 
-    /// Connects with a `postgres://user:password@host:port/database?sslmode=…` URL.
-    /// `run` is the client's connection pool; the caller keeps it running
-    /// (as a service) while the store is used.
-    public static func open(
-        url: String, connections: Int = 20, logger: Logger, now: @escaping @Sendable () -> Date
-    ) async throws
-        -> (store: ServerStore, client: PostgresClient)
+    /// The store on `cluster`'s pool (the primary's, whichever host that is now).
+    /// The caller keeps `cluster.run()` running while the store is used.
+    public static func open(cluster: PostgresCluster, logger: Logger, now: @escaping @Sendable () -> Date)
+        -> ServerStore
     {
-        var configuration = try configuration(url)
-        configuration.options.maximumConnections = connections
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let signal = ChangeSignal()
         var store = ServerStore(
             list: { user in
-                try await client.query(
+                try await cluster.client.query(
                     "SELECT \(unescaped: ReservationRow.columns) FROM reservations WHERE user_id = \(user.rawValue) ORDER BY starts_at, id",
                     logger: logger
                 ).collect().map { try record($0) }
             },
             get: { user, id in
-                try await client.query(
+                try await cluster.client.query(
                     "SELECT \(unescaped: ReservationRow.columns) FROM reservations WHERE id = \(id.description) AND user_id = \(user.rawValue)",
                     logger: logger
                 ).collect().first.map { try record($0) }
             },
             parties: { landmark, from, to, now in
                 let (start, end) = (from.timeIntervalSince1970, to.timeIntervalSince1970)
-                return try await client.query(
+                return try await cluster.client.query(
                     """
                     SELECT starts_at, party_size FROM reservations
                     WHERE landmark_id = \(landmark.description) AND starts_at >= \(start) AND starts_at < \(end)
@@ -49,7 +43,7 @@ public enum PostgresStore {
             },
             waitlists: { days in
                 guard !days.isEmpty else { return [:] }
-                let rows = try await client.query(
+                let rows = try await cluster.client.query(
                     """
                     SELECT d.i, r.id
                     FROM UNNEST(\(days.map(\.landmark.description))::TEXT[], \(days.map(\.start))::FLOAT8[],
@@ -68,7 +62,7 @@ public enum PostgresStore {
                 return lists
             },
             storedResponse: { user, key in
-                try await client.withConnection { db in
+                try await cluster.client.withConnection { db in
                     try await storedResponse(db, user: user, key: key, logger: logger)
                 }
             },
@@ -83,7 +77,7 @@ public enum PostgresStore {
                     do {
                         let touched = TouchedUsers()
                         defer { signal.ring(touched.all) }
-                        return try await client.withTransaction(logger: logger) { db in
+                        return try await cluster.client.withTransaction(logger: logger) { db in
                             if let key {
                                 // Holds off every other writer of this user's key until the transaction ends.
                                 try await db.run(
@@ -131,14 +125,14 @@ public enum PostgresStore {
                 // LIMIT NULL is no limit.
                 let rows: PostgresRowSequence
                 if let id {
-                    rows = try await client.query(
+                    rows = try await cluster.client.query(
                         """
                         SELECT h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
                         WHERE h.user_id = \(user.rawValue) AND h.reservation_id = \(id.description)
                         ORDER BY h.position DESC LIMIT \(limit)
                         """, logger: logger)
                 } else {
-                    rows = try await client.query(
+                    rows = try await cluster.client.query(
                         """
                         SELECT h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
                         WHERE h.user_id = \(user.rawValue) ORDER BY h.position DESC LIMIT \(limit)
@@ -150,19 +144,19 @@ public enum PostgresStore {
                 }
             },
             purgeKeys: { cutoff in
-                try await client.query(
+                try await cluster.client.query(
                     "DELETE FROM idempotency_keys WHERE created_at < \(cutoff.timeIntervalSince1970) RETURNING user_id",
                     logger: logger
                 ).collect().count
             },
             close: {}
         )
-        store.tokens = .postgres(client, logger: logger, now: now)
+        store.tokens = .postgres(cluster, logger: logger, now: now)
         store.signal = signal
         store.changes = { user, after, limit in
             // Numbered at commit, in commit order (`PostgresTransaction.finish`): none can still
             // commit below the highest number read.
-            try await client.query(
+            try await cluster.client.query(
                 """
                 SELECT h.position, h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
                 WHERE h.user_id = \(user.rawValue) AND h.position > \(after) ORDER BY h.position LIMIT \(max(0, limit))
@@ -173,30 +167,42 @@ public enum PostgresStore {
             }
         }
         store.newestChange = { user in
-            try await client.query(
+            try await cluster.client.query(
                 "SELECT last_position FROM users WHERE id = \(user.rawValue)", logger: logger
             ).collect().first?.decode(Int64.self) ?? 0
         }
         store.positionAfter = { user, sequence in
-            try await client.query(
+            try await cluster.client.query(
                 """
                 SELECT COALESCE(MAX(position), 0)::BIGINT FROM history
                 WHERE user_id = \(user.rawValue) AND seq <= \(sequence)
                 """, logger: logger
             ).collect().first?.decode(Int64.self) ?? 0
         }
-        // Every instance's commits, as notifications: until cancelled (a lost connection throws,
-        // and the server listens again).
+        // Every instance's commits, as notifications: until cancelled, or the pool moved to
+        // another host (the old connection may never say it is gone), and the server listens again.
         store.listen = {
-            try await client.withConnection { connection in
-                try await connection.listen(on: channel) { notifications in
-                    // Listening now: what was committed before is read by the polls themselves.
-                    signal.ring(nil)
-                    for try await notification in notifications { signal.ring(users(notification.payload)) }
+            let moves = cluster.moves
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try await abandonable {
+                        try await cluster.client.withConnection { connection in
+                            try await connection.listen(on: channel) { notifications in
+                                // Listening now: what was committed before is read by the polls themselves.
+                                signal.ring(nil)
+                                for try await notification in notifications {
+                                    signal.ring(users(notification.payload))
+                                }
+                            }
+                        }
+                    }
                 }
+                group.addTask { await cluster.moved(since: moves) }
+                defer { group.cancelAll() }
+                try await group.next()
             }
         }
-        return (store, client)
+        return store.abandoningOnCancel()
     }
 
     /// How many times a transaction runs before its request is answered 503.
@@ -290,37 +296,11 @@ public enum PostgresStore {
     }
 
     /// The URL without its password, for messages.
-    static func redacted(_ url: String) -> String {
-        guard var components = URLComponents(string: url), components.password != nil else { return url }
-        components.password = "***"
-        return components.string ?? "the PostgreSQL URL"
-    }
+    static func redacted(_ url: String) -> String { PostgresTarget.redact(url) }
 
-    static func configuration(_ url: String) throws -> PostgresClient.Configuration {
-        guard let components = URLComponents(string: url), let scheme = components.scheme,
-            ["postgres", "postgresql"].contains(scheme)
-        else {
-            throw DatabaseError.badDatabaseURL(
-                redacted(url), "expected postgres://user[:password]@host[:port]/database")
-        }
-        guard let host = components.host, !host.isEmpty else {
-            throw DatabaseError.badDatabaseURL(redacted(url), "the host is missing")
-        }
-        guard let user = components.user, !user.isEmpty else {
-            throw DatabaseError.badDatabaseURL(redacted(url), "the user name is missing")
-        }
-        let database = components.path.split(separator: "/").first.map(String.init)
-        let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
-        let tls: PostgresClient.Configuration.TLS
-        switch mode {
-        case "disable": tls = .disable
-        case "prefer", "allow": tls = .prefer(.makeClientConfiguration())
-        case "require", "verify-ca", "verify-full": tls = .require(.makeClientConfiguration())
-        default:
-            throw DatabaseError.badDatabaseURL(redacted(url), "sslmode '\(mode)' is not disable, prefer or require")
-        }
-        return PostgresClient.Configuration(
-            host: host, port: components.port ?? 5432, username: user, password: components.password,
-            database: database, tls: tls)
+    /// The pool's configuration for a one-host URL (its first host for a list).
+    public static func configuration(_ url: String) throws -> PostgresClient.Configuration {
+        let target = try PostgresTarget(url)
+        return target.clientConfiguration(for: target.hosts[0])
     }
 }

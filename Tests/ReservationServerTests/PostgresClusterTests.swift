@@ -1,0 +1,300 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import PostgresNIO
+import ReservationCore
+import Testing
+
+@testable import ReservationServer
+@testable import ReservationStorage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `--database` with libpq's host list: each rule of the URL case by case, the host
+/// chosen among them, and the pool moving when the host in use is lost.
+@Suite("A PostgreSQL cluster's hosts")
+struct PostgresClusterTests {
+    @Test(arguments: [
+        (
+            "postgres://u@h1:5433,h2,[::1]:6000/db", ["h1:5433", "h2:5432", "[::1]:6000"],
+            PostgresTarget.Sessions.readWrite
+        ),
+        ("postgres://u@h1/db", ["h1:5432"], .any),
+        ("postgresql://u:pw@h1:1,h2:65535/db?target_session_attrs=primary", ["h1:1", "h2:65535"], .primary),
+        ("postgres://u@h1,h2/db?target_session_attrs=any&sslmode=disable", ["h1:5432", "h2:5432"], .any),
+        ("postgres://u@h1/db?target_session_attrs=read-write", ["h1:5432"], .readWrite),
+    ])
+    func aHostListIsReadAsLibpqReadsIt(url: String, hosts: [String], sessions: PostgresTarget.Sessions) throws {
+        let target = try PostgresTarget(url)
+        #expect(target.hosts.map(\.description) == hosts)
+        #expect(target.sessions == sessions)
+        #expect(target.database == "db")
+        #expect(target.username == "u")
+    }
+
+    @Test(arguments: [
+        ("postgres://u@h1:0/db", "'0' is not a port (1 to 65535)"),
+        ("postgres://u@h1:65536/db", "'65536' is not a port (1 to 65535)"),
+        ("postgres://u@h1:port/db", "'port' is not a port (1 to 65535)"),
+        ("postgres://u@h1:/db", "'' is not a port (1 to 65535)"),
+        ("postgres://u@h1,,h2/db", "a host is missing (two commas, or none before the path)"),
+        ("postgres://u@/db", "a host is missing (two commas, or none before the path)"),
+        ("postgres://u@:5432/db", "':5432' names no host"),
+        ("postgres://u@h1,h1:5432/db", "a host is named twice"),
+        ("postgres://u@[::1/db", "'[::1' opens [ without ]"),
+        ("postgres://h1,h2/db", "the user name is missing"),
+        (
+            "postgres://u@h1/db?target_session_attrs=standby",
+            "resv-server writes: target_session_attrs 'standby' cannot be served; use read-write"
+        ),
+        (
+            "postgres://u@h1/db?target_session_attrs=fast",
+            "target_session_attrs 'fast' is not read-write, primary or any"
+        ),
+        ("postgres://u@h1/db?sslmode=maybe", "sslmode 'maybe' is not disable, prefer or require"),
+        (
+            "postgres://u@" + (1...17).map { "h\($0)" }.joined(separator: ",") + "/db",
+            "17 hosts; at most 16 are taken"
+        ),
+    ])
+    func aURLThatCannotBeUsedSaysWhy(url: String, why: String) {
+        #expect(throws: DatabaseError.self) { try PostgresTarget(url) }
+        do {
+            _ = try PostgresTarget(url)
+        } catch {
+            #expect(error.isBadURL)
+            #expect(
+                error.localizedDescription == "'\(PostgresTarget.redact(url))' is not a usable database URL: \(why)")
+        }
+    }
+
+    @Test func thePasswordIsNeverShown() {
+        let url = "postgres://u:s3cret@h1:1,h2:0/db"
+        #expect(PostgresTarget.redact(url) == "postgres://u:***@h1:1,h2:0/db")
+        do {
+            _ = try PostgresTarget(url)
+            Issue.record("port 0 was taken")
+        } catch {
+            #expect(!error.localizedDescription.contains("s3cret"))
+        }
+    }
+}
+
+extension PostgresClusterTests {
+    static var live: (url: String, port: Int)? {
+        guard let url = Engine.postgresURL, let target = try? PostgresTarget(url) else { return nil }
+        return (url, target.hosts[0].port)
+    }
+
+    static let logger = {
+        var logger = Logger(label: "resv-cluster-test")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// `url` with its host replaced by `hosts`.
+    static func url(_ url: String, hosts: [String], query: String = "") throws -> String {
+        let target = try PostgresTarget(url)
+        let database = target.database ?? "postgres"
+        return "postgres://\(target.username)@\(hosts.joined(separator: ","))/\(database)\(query)"
+    }
+
+    /// A loopback port nothing listens on (bound, then closed).
+    static func deadPort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(bound == 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    @Test(.enabled(if: live != nil)) func theFirstHostThatAnswersIsUsedAndEachOtherSaysWhyNot() async throws {
+        let (url, port) = try #require(Self.live)
+        let (dead1, dead2) = (try Self.deadPort(), try Self.deadPort())
+        let mixed = try PostgresTarget(Self.url(url, hosts: ["127.0.0.1:\(dead1)", "127.0.0.1:\(port)"]))
+        #expect(try await mixed.locate(timeout: .seconds(5), logger: Self.logger).port == port)
+
+        let none = try PostgresTarget(Self.url(url, hosts: ["127.0.0.1:\(dead1)", "127.0.0.1:\(dead2)"]))
+        await #expect(throws: DatabaseError.self) { try await none.locate(timeout: .seconds(5), logger: Self.logger) }
+        do {
+            _ = try await none.locate(timeout: .seconds(5), logger: Self.logger)
+        } catch {
+            #expect(
+                error.localizedDescription
+                    == "cannot open the database \(none.redacted): no host takes writes (127.0.0.1:\(dead1): Connection refused; 127.0.0.1:\(dead2): Connection refused)"
+            )
+        }
+    }
+
+    /// A host whose sessions are read-only (as a standby's are) is passed over for
+    /// `read-write`, and taken for `any`.
+    @Test(.enabled(if: live != nil)) func aReadOnlyHostIsNotUsedForWrites() async throws {
+        let (url, port) = try #require(Self.live)
+        let name = "resv_ro_\(UUID().uuidString.prefix(8).lowercased())"
+        let admin = try await PostgresCluster(PostgresTarget(url), connections: 1, logger: Self.logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await admin.run() }
+            defer { group.cancelAll() }
+            try await admin.client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: Self.logger)
+            try await admin.client.query(
+                PostgresQuery(unsafeSQL: "ALTER DATABASE \(name) SET default_transaction_read_only = on"),
+                logger: Self.logger)
+            let host = "127.0.0.1:\(port)"
+            let target = try PostgresTarget(
+                Self.url(url, hosts: [host], query: "?target_session_attrs=read-write").replacingOccurrences(
+                    of: "/postgres?", with: "/\(name)?"))
+            do {
+                _ = try await target.locate(timeout: .seconds(5), logger: Self.logger)
+                Issue.record("a read-only host was used for writes")
+            } catch {
+                #expect(
+                    error.localizedDescription == "cannot open the database \(target.redacted): \(host) is read-only")
+            }
+            let any = try PostgresTarget(target.redacted.replacingOccurrences(of: "read-write", with: "any"))
+            #expect(try await any.locate(timeout: .seconds(5), logger: Self.logger).port == port)
+            try await admin.client.query(PostgresQuery(unsafeSQL: "DROP DATABASE \(name)"), logger: Self.logger)
+        }
+    }
+}
+
+extension PostgresClusterTests {
+    /// The host in use is lost (a proxy in front of the database, killed): the probe
+    /// finds the next host, the pool moves there, and the server goes on where it was:
+    /// the same reservations, the same feed and its cursor.
+    @Test(.enabled(if: live != nil)) func whenTheHostInUseIsLostThePoolMovesToTheNextAndNothingIsMissing()
+        async throws
+    {
+        let (url, port) = try #require(Self.live)
+        let proxy = try TCPProxy(to: port)
+        let spec = try Self.url(url, hosts: ["127.0.0.1:\(proxy.port)", "127.0.0.1:\(port)"])
+        let clock: @Sendable () -> Date = { Date() }
+        try await Database.withStore(spec, logger: Self.logger, connections: 2, serving: true, now: clock) {
+            store in
+            let token = Token.generate()
+            _ = try await store.addToken("cluster-\(UUID().uuidString.prefix(8))", Token.hash(token))
+            let router = buildRouter(store: store, catalog: .builtIn, now: { Date() })
+            try await Application(router: router).test(.router) { client in
+                func call(_ method: HTTPRequest.Method, _ uri: String, body: String? = nil) async throws -> Reply {
+                    var headers: HTTPFields = [.authorization: "Bearer \(token)"]
+                    if body != nil { headers[.contentType] = "application/json" }
+                    let response = try await client.executeRequest(
+                        uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+                    return Reply(
+                        status: response.status, headers: response.headers, text: String(buffer: response.body))
+                }
+                let start = try await call(.get, "/changes")
+                let cursor = try #require(start.object["cursor"] as? String)
+                let first = try await call(
+                    .post, "/reservations", body: Fixture.body(Fixture.halfDome, Fixture.futureDate(), 2))
+                #expect(first.status == .created, "\(first.text)")
+                #expect(proxy.connections > 0, "the first host, the proxy, is in use")
+
+                proxy.stop()
+                // A request the lost host was answering is answered 503 (never 500); the probe
+                // then finds the next host and moves the pool there.
+                async let during = call(.get, "/reservations")
+                #expect(await store.reachability.probe?() == true)
+                let answered = try await during
+                #expect(answered.status == .ok || answered.status == .serviceUnavailable, "\(answered.text)")
+
+                let second = try await call(
+                    .post, "/reservations", body: Fixture.body(Fixture.halfDome, Fixture.futureDate(), 3))
+                #expect(second.status == .created, "\(second.text)")
+                let listed = try await call(.get, "/reservations")
+                #expect(
+                    Set(listed.array.compactMap { $0["id"] as? String })
+                        == Set(
+                            [first, second].compactMap {
+                                $0.object["id"] as? String
+                            }))
+                let changes = try await call(.get, "/changes?after=\(cursor)")
+                #expect(changes.status == .ok, "the cursor from before the move is still valid: \(changes.text)")
+                let seen = (changes.object["changes"] as? [[String: Any]] ?? []).compactMap {
+                    $0["reservationId"] as? String
+                }
+                #expect(seen == [first, second].compactMap { $0.object["id"] as? String })
+            }
+        }
+    }
+}
+
+/// A TCP proxy on a loopback port to `port`, in a python3 process of its own: `stop()`
+/// kills it, which drops every connection through it, as a lost host does.
+final class TCPProxy: Sendable {
+    let port: Int
+    private let process: Process
+    private let output: Pipe
+
+    init(to target: Int) throws {
+        let source = """
+            import asyncio, sys
+            count = 0
+            async def pipe(r, w):
+                try:
+                    while (data := await r.read(65536)):
+                        w.write(data); await w.drain()
+                finally:
+                    w.close()
+            async def handle(r, w):
+                global count
+                count += 1
+                print("connection", flush=True)
+                tr, tw = await asyncio.open_connection("127.0.0.1", int(sys.argv[1]))
+                await asyncio.gather(pipe(r, tw), pipe(tr, w), return_exceptions=True)
+            async def main():
+                server = await asyncio.start_server(handle, "127.0.0.1", 0)
+                print(server.sockets[0].getsockname()[1], flush=True)
+                await server.serve_forever()
+            asyncio.run(main())
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", source, String(target)]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        self.process = process
+        self.output = output
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+            line += byte
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self)) else {
+            process.terminate()
+            throw CocoaError(.fileReadCorruptFile)
+        }
+        self.port = port
+    }
+
+    /// Whether a connection has been made through it (each is announced on its output).
+    var connections: Int {
+        let descriptor = output.fileHandleForReading.fileDescriptor
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = read(descriptor, &buffer, buffer.count)
+        guard count > 0 else { return 0 }
+        return String(decoding: buffer[..<count], as: UTF8.self).components(separatedBy: "connection").count - 1
+    }
+
+    func stop() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+}
