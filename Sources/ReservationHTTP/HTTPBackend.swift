@@ -122,10 +122,15 @@ public struct HTTPBackendConfiguration: Sendable {
 }
 
 /// Retries of what is safe to repeat (GET, and POST with an Idempotency-Key):
-/// on no answer, a 5xx or a 429; at most `attempts` tries, waiting a random
-/// time up to `base · 2^n` (full jitter), or what Retry-After asks.
+/// on no answer, a 5xx or a 429; at most `attempts` tries (more for a 503 with
+/// Retry-After, within the command's deadline), waiting a random time up to
+/// `base · 2^n` (full jitter), or what Retry-After asks.
 public struct RetryPolicy: Sendable {
     public var attempts = 3
+    /// Tries while the server answers 503 with a Retry-After: it is up and says when to come
+    /// back (its database failing over, about 15 s on a Patroni cluster): as many as the
+    /// command's deadline (RESV_REQUEST_TIMEOUT) allows, at most this many.
+    public var attemptsWhileUnavailable = 30
     public var base: Double = 0.2
     public var cap: Double = 5
     /// The longest Retry-After honoured. A longer one, or one that is not a number

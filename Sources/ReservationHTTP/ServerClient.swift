@@ -76,7 +76,10 @@ struct ServerClient: Sendable {
             }
             // Whatever the transport: one that read more than this should not have.
             guard response.body.count <= HTTPTransport.largestBody else { throw tooLarge }
-            if retryable, attempt < policy.attempts, response.status == 429 || (500..<600).contains(response.status) {
+            // A 503 with Retry-After: the server is up and says when its database is back.
+            let backSoon = response.status == 503 && response.headers["retry-after"] != nil
+            let tries = backSoon ? max(policy.attempts, policy.attemptsWhileUnavailable) : policy.attempts
+            if retryable, attempt < tries, response.status == 429 || (500..<600).contains(response.status) {
                 let delay = policy.delay(before: attempt, retryAfter: response.headers["retry-after"])
                 if (left(after: delay) ?? 1) > 0 {
                     try await policy.sleep(delay)

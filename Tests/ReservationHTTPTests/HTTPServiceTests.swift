@@ -62,6 +62,37 @@ struct HTTPServiceTests {
         #expect(script.waits.withLock { $0 } == [0.2, 0.4])  // base · 2^n, the top of each range
     }
 
+    /// A server whose database fails over answers 503 with Retry-After for seconds: a read
+    /// (and a keyed create) is tried again as long as the command's deadline allows, not
+    /// three times; a 503 without Retry-After is tried three times.
+    @Test func a503WithRetryAfterIsTriedUntilTheDeadlineAllows() async throws {
+        let unavailable = Mutex(0)
+        let script = Script { request, _ in
+            if request.url.path == "/landmarks" { return Self.ok(Self.landmarks) }
+            let count = unavailable.withLock { count in
+                count += 1
+                return count
+            }
+            return count <= 7 ? HTTPResponseData(status: 503, headers: ["Retry-After": "2"]) : Self.ok("[]")
+        }
+        _ = try await script.service.fetch()
+        #expect(script.waits.withLock { $0 } == Array(repeating: 2.0, count: 7))
+
+        let endless = Script { request, _ in
+            request.url.path == "/landmarks"
+                ? Self.ok(Self.landmarks) : HTTPResponseData(status: 503, headers: ["Retry-After": "2"])
+        }
+        // Never back: the tries end (at the deadline, or at `attemptsWhileUnavailable`).
+        await #expect(throws: HTTPBackendError.self) { try await endless.service.fetch() }
+        #expect(endless.paths("GET").filter { $0 == "/reservations" }.count == RetryPolicy().attemptsWhileUnavailable)
+
+        let plain = Script { request, _ in
+            request.url.path == "/landmarks" ? Self.ok(Self.landmarks) : HTTPResponseData(status: 503)
+        }
+        await #expect(throws: HTTPBackendError.self) { try await plain.service.fetch() }
+        #expect(plain.paths("GET").filter { $0 == "/reservations" }.count == 3)
+    }
+
     /// Waits before the retries of a GET answered 429 with `retryAfter` every time.
     static func waits(retryAfter: String) async throws -> [Double] {
         let script = Script { request, _ in
