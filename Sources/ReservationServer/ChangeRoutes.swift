@@ -131,7 +131,9 @@ final class FeedReads: Sendable {
             return task
         }
         do {
-            return try await task.value
+            // A poll answered without the read (its request ended: the database gone, the pool
+            // moved) stops waiting for it, which may never end; the read is not kept for others.
+            return try await abandonable { try await task.value }
         } catch {
             reads.withLock { reads in
                 if reads[key]?.mark == mark { reads[key] = nil }

@@ -9,7 +9,7 @@ import Synchronization
 /// and postgres-nio does not end it on cancellation. A request waiting on it would wait
 /// for ever, and hold the server's graceful shutdown; with this, the request is answered
 /// (503, `DatabaseGate`) when the probe finds the database gone or the pool moved.
-func abandonable<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
+public func abandonable<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
     let waiter = Waiter<T>()
     let task = Task { try await work() }
     return try await withTaskCancellationHandler {
