@@ -1,7 +1,8 @@
 # Two entry points for a fresh Debian machine with Swift installed:
 #   make run    install system packages, build resv, run it on its default store
 #   make test   install system packages, run every test (route and end-to-end tests on SQLite
-#               and on a throwaway PostgreSQL, schemathesis against the OpenAPI document) and the docs check
+#               and on a throwaway PostgreSQL, schemathesis against the OpenAPI document, a failover
+#               of a Patroni cluster) and the docs check
 #   make install  release build of resv, its man page and completions under PREFIX (~/.local)
 #   make install-server  the same for resv-server
 #   make bench    whole-command timings against jq (Benchmarks/commands.sh), then the
@@ -14,8 +15,9 @@ PACKAGES := libreadline-dev libcurl4
 # What the tests need besides: jq (the end-to-end tests pipe `resv list --json` through it),
 # groff-base (the man pages read without warnings), postgresql (resv-server's tests run on
 # PostgreSQL too: scripts/with-postgres starts one), python3-venv (schemathesis), sqlite3
-# (the capacity tests count the rows a server stored), zsh and fish (completion is tried in each), less (the pager).
-TEST_PACKAGES := $(PACKAGES) jq groff-base postgresql python3-venv sqlite3 curl zsh fish less
+# (the capacity tests count the rows a server stored), zsh and fish (completion is tried in each), less (the pager),
+# patroni, etcd-server and etcd-client (the failover check: a three-node cluster on loopback).
+TEST_PACKAGES := $(PACKAGES) jq groff-base postgresql python3-venv sqlite3 curl zsh fish less patroni etcd-server etcd-client
 ARGS ?= list
 # The shipped binary: the Swift runtime and Foundation linked in, which halves
 # start-up (BENCHMARKS.md). Its own build folder, so debug builds are not redone.
@@ -52,6 +54,9 @@ test: test-deps
 	scripts/test-python -c ''
 	RESV_REQUIRE_POSTGRES=1 scripts/with-postgres swift test
 	scripts/schemathesis-check "$$(swift build --show-bin-path)/resv-server"
+	# A Patroni cluster's leader killed, a switchover, an instance killed, under load: nothing
+	# lost, no 500, every request answered (one run; `Benchmarks/failover.sh --runs 3` by hand).
+	Benchmarks/failover.sh
 	scripts/generate-docs --check
 
 docs:
