@@ -9,7 +9,7 @@ import Testing
 struct BatchReserveTests {
     func write(_ lines: [String], in sandbox: Sandbox, name: String = "batch.ndjson") throws -> String {
         let path = sandbox.directory.appendingPathComponent(name).path
-        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        try YearsAhead.write(lines.joined(separator: "\n") + "\n", to: URL(fileURLWithPath: path))
         return path
     }
 

@@ -7,7 +7,7 @@ import Synchronization
 // SwiftNIO on one event loop thread of its own, keep-alive, raw bytes both ways (so it
 // can answer badly), and a closure that decides, request by request, how to answer (or not).
 
-/// One request as the server read it.
+/// One request as the server read it, its years as the test wrote them (`YearsAhead`).
 struct RecordedRequest: Sendable {
     let method: String
     /// The request target as sent, query included: "/reservations?date=2031-06-01".
@@ -16,6 +16,15 @@ struct RecordedRequest: Sendable {
     let headers: [String: String]
     /// The Content-Length body, or the decoded chunked body.
     let body: Data
+}
+
+extension RecordedRequest {
+    /// The request with the years the client was given moved back (`YearsAhead`).
+    var yearsBack: RecordedRequest {
+        RecordedRequest(
+            method: method, path: YearsAhead.back(path), headers: headers.mapValues(YearsAhead.back),
+            body: YearsAhead.back(body))
+    }
 }
 
 /// What the server does with one request.
@@ -42,7 +51,8 @@ enum FaultReply: Sendable {
 ///     defer { server.stop() }
 ///
 /// `reply` runs on the server's event loop thread, for one request at a time per connection;
-/// it must not block (a delay is `.delayed`).
+/// it must not block (a delay is `.delayed`). The years of a reply move ahead, and those of a
+/// request back, as for any child (`YearsAhead`).
 final class FaultServer: Sendable {
     let port: Int
     private let shared: FaultServerShared
@@ -147,7 +157,8 @@ private final class FaultConnection: ChannelInboundHandler {
                 case .needMore(let sendContinue):
                     if sendContinue { send(context, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) }
                     return
-                case .request(let request, let clientCloses):
+                case .request(let sent, let clientCloses):
+                    let request = sent.yearsBack
                     let index = shared.requests.withLock { requests in
                         requests.append(request)
                         return requests.count - 1
@@ -181,6 +192,8 @@ private final class FaultConnection: ChannelInboundHandler {
     ) -> Bool? {
         switch reply {
         case .respond(let status, let headers, let body):
+            let headers = headers.mapValues(YearsAhead.forward)
+            let body = YearsAhead.forward(body)
             let asksClose = headers.contains {
                 $0.key.lowercased() == "connection" && $0.value.lowercased().contains("close")
             }
@@ -200,6 +213,7 @@ private final class FaultConnection: ChannelInboundHandler {
             send(context, Self.head(status: status, fields: fields) + (bodiless || method == "HEAD" ? [] : bodyBytes))
             return !closes
         case .truncated(let status, let body, let declaredLength):
+            let body = YearsAhead.forward(body)  // the same length: a year keeps its four digits
             let fields = [("Content-Type", "application/json"), ("Content-Length", "\(declaredLength)")]
             send(context, Self.head(status: status, fields: fields) + Array(body.utf8))
             return false

@@ -117,15 +117,14 @@ struct FileStorePromisesTests {
     @Test func aRefusedBatchWithJSONIsOneJSONErrorNamingEachLine() throws {
         let sandbox = try Sandbox()
         let batch = sandbox.directory.appendingPathComponent("bad.ndjson")
-        try Data(
+        try YearsAhead.write(
             """
             {"landmarkId": "Half Dome", "date": "2030-01-01T10:00:00Z", "partySize": 2}
             {"landmarkId": "Atlantis", "date": "2030-01-01T10:00:00Z", "partySize": 2}
             {"date": "2030-01-01T10:00:00Z", "partySize": 2}
             {not json
 
-            """.utf8
-        ).write(to: batch)
+            """, to: batch)
         let run = try sandbox.resv("reserve", "--batch", batch.path, "--json")
         #expect(run.status == 64)
         #expect(run.stdout.isEmpty)

@@ -182,7 +182,8 @@ extension ReplTests {
             "HOME": sandbox.directory.path, "TZ": "UTC", "RESV_STORE": sandbox.store.path,
         ]
         env.merge(environment) { _, new in new }
-        let child = try ChildProcess(Binary.resv.path, arguments, environment: env, stdin: .null)
+        let child = try ChildProcess(
+            Binary.resv.path, arguments.map(YearsAhead.forward), environment: env, stdin: .null)
         Thread.sleep(forTimeInterval: 0.3)
         try waitUntil(ready)
         child.signal(SIGINT)

@@ -109,10 +109,10 @@ struct JournalKillTests {
         for round in 0..<rounds {
             let arguments = Self.command(try State(sandbox))
             let process = try ChildProcess(
-                Binary.resv.path, arguments,
+                Binary.resv.path, arguments.map(YearsAhead.forward),
                 environment: ["RESV_STORE": sandbox.store.path, "HOME": sandbox.directory.path, "TZ": "UTC"],
                 stdin: .pipe, stdout: .pipe, stderr: .null)
-            if arguments.contains("--batch") { try process.write(Data(Self.batch.utf8)) }
+            if arguments.contains("--batch") { try process.write(Data(YearsAhead.forward(Self.batch).utf8)) }
             process.closeStdin()
             Self.wait(for: Moment.allCases.randomElement()!, of: process, in: sandbox)
             process.signal(SIGKILL)

@@ -24,7 +24,7 @@ struct ModifyEndToEndTests {
         #expect(run.status == 0, "\(run.stderr)")
         return try ids.indices.map { index in
             func read(_ name: String) throws -> String {
-                try String(contentsOf: sandbox.directory.appendingPathComponent("\(name).\(index)"), encoding: .utf8)
+                try YearsAhead.read(sandbox.directory.appendingPathComponent("\(name).\(index)"))
             }
             return (try read("rc").trimmingCharacters(in: .whitespacesAndNewlines), try read("err"))
         }

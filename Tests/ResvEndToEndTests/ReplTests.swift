@@ -122,7 +122,7 @@ struct ReplTests {
         let history = sandbox.directory.appendingPathComponent("state/resv/history")
         let attributes = try FileManager.default.attributesOfItem(atPath: history.path)
         #expect(attributes[.posixPermissions] as? Int == 0o600)
-        let lines = try String(contentsOf: history, encoding: .utf8).split(separator: "\n")
+        let lines = try YearsAhead.read(history).split(separator: "\n")
         #expect(lines.last == "show ffff")
         #expect(!lines.contains("cancel abc"), "an interrupted line is not history")
 
@@ -219,8 +219,8 @@ struct ReplTests {
     @Test func aBatchInTheReplReadsAFileNeverTheReplsOwnInput() throws {
         let sandbox = try Sandbox()
         let batch = sandbox.directory.appendingPathComponent("batch.ndjson")
-        try Data(#"{"landmarkId": "Turtle Rock", "date": "2030-01-01T10:00:00Z", "partySize": 2}"#.utf8).write(
-            to: batch)
+        try YearsAhead.write(
+            #"{"landmarkId": "Turtle Rock", "date": "2030-01-01T10:00:00Z", "partySize": 2}"#, to: batch)
         let script = """
             reserve --batch -
             reserve -l "Lake Tahoe" -d 2030-01-01T10:00:00Z -n 2 --format ndjson

@@ -265,7 +265,9 @@ final class ServerProcess: Sendable {
         guard logFile >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         defer { close(logFile) }
         process = try ChildProcess(
-            Binary.server.path, ["serve", "--database", database, "--port", "0", "--log-level", logLevel] + arguments,
+            Binary.server.path,
+            ["serve", "--database", database, "--port", "0", "--log-level", logLevel]
+                + arguments.map(YearsAhead.forward),
             environment: ProcessInfo.processInfo.environment, stdin: .null, stdout: .null,
             stderr: .descriptor(logFile))
         let deadline = Date().addingTimeInterval(60)
@@ -298,20 +300,22 @@ final class ServerProcess: Sendable {
         return process.wait().status
     }
 
+    /// Sends one request; the years of `path`, `headers` and `body` move ahead, and those of
+    /// the answer's body back (`YearsAhead`).
     func request(
         _ method: String, _ path: String, token: String?, headers: [String: String] = [:], body: String? = nil
     ) async throws -> (Int, Data) {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(YearsAhead.forward(path))")!)
         request.httpMethod = method
         request.timeoutInterval = 30
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        for (name, value) in headers { request.setValue(YearsAhead.forward(value), forHTTPHeaderField: name) }
         if let body {
-            request.httpBody = Data(body.utf8)
+            request.httpBody = Data(YearsAhead.forward(body).utf8)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, YearsAhead.back(data))
     }
 
     deinit {

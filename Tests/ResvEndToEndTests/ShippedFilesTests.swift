@@ -183,7 +183,7 @@ struct ShippedFilesTests {
         let sandbox = try Sandbox()
         // (Quoted as a user would; this test's word splitting, like read -a, knows no quotes, so no spaces.)
         let other = sandbox.directory.appendingPathComponent("other-store.json")
-        try Data(Fixture.store.utf8).write(to: other)
+        try YearsAhead.write(Fixture.store, to: other)
         #expect(try bashCompletions("resv cancel ", in: sandbox) == [], "the default store is empty")
         let quoted = "'\(other.path)'"
         #expect(try bashCompletions("resv cancel --store \(quoted) abcd2", in: sandbox) == ["abcd2222"])

@@ -48,9 +48,10 @@ struct StoreSafetyTests {
         var killed = 0
         var delays: [Int] = []
 
+        let reserve = ["reserve", "-l", "Lake Tahoe", "-d", "2030-01-01T10:00:00Z", "-n", "1", "--json"]
         for _ in 0..<30 {
             let process = try ChildProcess(
-                Binary.resv.path, ["reserve", "-l", "Lake Tahoe", "-d", "2030-01-01T10:00:00Z", "-n", "1", "--json"],
+                Binary.resv.path, reserve.map(YearsAhead.forward),
                 environment: ["RESV_STORE": sandbox.store.path, "HOME": sandbox.directory.path, "TZ": "UTC"],
                 stdin: .null, stdout: .pipe, stderr: .null)
             let milliseconds = Int.random(in: 0...window)
@@ -77,7 +78,7 @@ struct StoreSafetyTests {
     @Test func aFullFileSystemLeavesTheOldStoreIntact() throws {
         let sandbox = try Sandbox()
         let seed = Self.store(count: 2_000)
-        try Data(seed.utf8).write(to: sandbox.directory.appendingPathComponent("seed.json"))
+        try YearsAhead.write(seed, to: sandbox.directory.appendingPathComponent("seed.json"))
         // In a private mount namespace: a 1 MiB tmpfs with the store, filled up to
         // about 64 KiB free, so the new file is cut short by ENOSPC part-way.
         let run = try sandbox.isolated(
@@ -104,7 +105,7 @@ struct StoreSafetyTests {
         #expect(result["out"] == "")
         #expect(result["err"]?.contains("No space left on device") == true, "\(result["err"] ?? "")")
         #expect(result["err"]?.split(separator: "\n").count == 1)
-        #expect(try Data(contentsOf: sandbox.directory.appendingPathComponent("after.json")) == Data(seed.utf8))
+        #expect(try YearsAhead.read(sandbox.directory.appendingPathComponent("after.json")) == seed)
         // The journal took the change's line before the store's write failed: a line the store
         // does not count (it has no lastChange), which the next write replaces.
         #expect(result["listing"] == "filler\nreservations.json\nreservations.json.history\nreservations.json.lock")
@@ -136,7 +137,7 @@ struct StoreSafetyTests {
 
     @Test func aReadOnlyFileSystemExits73AndKeepsTheStore() throws {
         let sandbox = try Sandbox()
-        try Data(Fixture.store.utf8).write(to: sandbox.directory.appendingPathComponent("seed.json"))
+        try YearsAhead.write(Fixture.store, to: sandbox.directory.appendingPathComponent("seed.json"))
         let run = try sandbox.isolated(
             """
             mnt="$SANDBOX/mnt"; mkdir -p "$mnt"
@@ -157,8 +158,7 @@ struct StoreSafetyTests {
         // The fixture's unmappable record gets its warning; the failure is one line.
         let errors = result["err"]?.split(separator: "\n").filter { !$0.hasPrefix("resv: warning:") }
         #expect(errors?.count == 1, "\(result["err"] ?? "")")
-        #expect(
-            try Data(contentsOf: sandbox.directory.appendingPathComponent("after.json")) == Data(Fixture.store.utf8))
+        #expect(try YearsAhead.read(sandbox.directory.appendingPathComponent("after.json")) == Fixture.store)
         // Reading needs no lock and no write: a read-only store still lists.
         let list = try JSONSerialization.jsonObject(
             with: Data(contentsOf: sandbox.directory.appendingPathComponent("list")))
@@ -200,10 +200,11 @@ extension Sandbox {
     /// (`unshare -rm`), so it may mount a tmpfs that vanishes when it ends; where
     /// namespaces are not allowed but the tests run as root, directly, unmounting
     /// `$SANDBOX/mnt` at the end. `$SANDBOX` is this sandbox's directory; `resv` is on PATH.
+    /// The script's years move ahead like a shell's (`YearsAhead`).
     func isolated(_ script: String) throws -> Run {
         let file = directory.appendingPathComponent("isolated.sh")
         let cleanup = "trap 'umount -l \"$SANDBOX/mnt\" 2>/dev/null' EXIT\n"
-        try Data(("set -u\n" + cleanup + script + "\n").utf8).write(to: file)
+        try YearsAhead.write("set -u\n" + cleanup + script + "\n", to: file)
         return try shell(
             """
             export SANDBOX='\(directory.path)'
@@ -214,11 +215,11 @@ extension Sandbox {
             """)
     }
 
-    /// The named files of this sandbox, without a trailing newline.
+    /// The named files of this sandbox, without a trailing newline, their years moved back (`YearsAhead`).
     func files(_ names: [String]) throws -> [String: String] {
         var contents: [String: String] = [:]
         for name in names {
-            let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+            let text = try YearsAhead.read(directory.appendingPathComponent(name))
             contents[name] = text.hasSuffix("\n") ? String(text.dropLast()) : text
         }
         return contents

@@ -94,7 +94,7 @@ struct StrangeStoreTests {
         let sandbox = try Sandbox()
         let data = sandbox.directory.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: false)
-        try Data(Fixture.store.utf8).write(to: data.appendingPathComponent("real.json"))
+        try YearsAhead.write(Fixture.store, to: data.appendingPathComponent("real.json"))
         try FileManager.default.createSymbolicLink(atPath: sandbox.store.path, withDestinationPath: "data/real.json")
 
         #expect(try sandbox.resv(Self.reserve).status == 0)

@@ -46,11 +46,11 @@ struct WaitlistEndToEndTests {
         var statuses: [String: Int] = [:]
         var positions: [Int] = []
         for index in 1...20 {
-            let out = try Data(contentsOf: sandbox.directory.appendingPathComponent("out.\(index)"))
+            let out = YearsAhead.back(try Data(contentsOf: sandbox.directory.appendingPathComponent("out.\(index)")))
             let object = try JSONSerialization.jsonObject(with: out) as? [String: Any] ?? [:]
             statuses[object["status"] as? String ?? "?", default: 0] += 1
             if let position = object["waitlistPosition"] as? Int { positions.append(position) }
-            let err = try String(contentsOf: sandbox.directory.appendingPathComponent("err.\(index)"), encoding: .utf8)
+            let err = try YearsAhead.read(sandbox.directory.appendingPathComponent("err.\(index)"))
             if object["status"] as? String == "waitlisted" {
                 #expect(err.contains("is waitlisted at position"), "\(err)")
             } else {

@@ -111,9 +111,8 @@ struct WatchEndToEndTests {
             RESV_SERVER=http://127.0.0.1:\(written) resv list --json > list.json 2>/dev/null || true
             """)
         #expect(run.stdout.hasSuffix("watcher 130\n"), "Ctrl-C ends a watch with 130: \(run.stdout) \(run.stderr)")
-        let output = try String(
-            contentsOf: sandbox.directory.appendingPathComponent("watch.out"), encoding: .utf8)
-        let errors = try String(contentsOf: sandbox.directory.appendingPathComponent("watch.err"), encoding: .utf8)
+        let output = try YearsAhead.read(sandbox.directory.appendingPathComponent("watch.out"))
+        let errors = try YearsAhead.read(sandbox.directory.appendingPathComponent("watch.err"))
         #expect(
             errors == #"{"error":{"code":"interrupted","exitCode":130,"message":"interrupted"}}"# + "\n",
             "resumed without a word, then Ctrl-C: \(errors.prefix(500))")
@@ -157,8 +156,7 @@ struct WatchEndToEndTests {
             """)
         #expect(run.stdout.contains("watcher 130"), "\(run.stdout) \(run.stderr)")
         #expect(run.stdout.contains("start f1"), "the one change before: \(run.stdout)")
-        let seen = try Self.changes(
-            try String(contentsOf: sandbox.directory.appendingPathComponent("watch.out"), encoding: .utf8))
+        let seen = try Self.changes(try YearsAhead.read(sandbox.directory.appendingPathComponent("watch.out")))
         #expect(seen.map(\.change) == Array(repeating: ["created", "cancelled"], count: 20).flatMap { $0 })
         #expect(seen.map(\.cursor) == (2...41).map { "f\($0)" }, "numbered in order, from just after the start")
         for pair in stride(from: 0, to: seen.count - 1, by: 2) { #expect(seen[pair].id == seen[pair + 1].id) }

@@ -27,6 +27,18 @@ enum YearsAhead {
     /// `text` with the years `forward` gives moved back.
     static func back(_ text: String) -> String { shift(text, from: 2030 + years, by: -years) }
 
+    /// `data` with the years `forward` gives moved back, when it is UTF-8 text (other bytes stay as they are).
+    static func back(_ data: Data) -> Data {
+        guard years != 0, let text = String(data: data, encoding: .utf8) else { return data }
+        return Data(back(text).utf8)
+    }
+
+    /// Writes `text` to `file` for a child to read (a batch, a seed, a store), its years moved ahead.
+    static func write(_ text: String, to file: URL) throws { try Data(forward(text).utf8).write(to: file) }
+
+    /// The text a child wrote to `file`, its years moved back.
+    static func read(_ file: URL) throws -> String { back(try String(contentsOf: file, encoding: .utf8)) }
+
     /// A year in a date (2030-12-01, 20301201T10…) or after a month's name (January 2030);
     /// never a group of an id (…-2030-…) nor part of a longer number.
     private static let year = try! NSRegularExpression(
