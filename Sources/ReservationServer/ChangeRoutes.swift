@@ -43,9 +43,20 @@ struct ChangeRoutes: Sendable {
         }
         let after = try await position(of: text, for: user)
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(wait * 1000)))
+        // A poll ended by the server's stop: no changes, the cursor it asked with (the watcher
+        // asks again elsewhere or later and misses nothing). The database is not asked again:
+        // a cancelled task's calls end at once (see `abandonable`).
+        let stopped = {
+            Response.json(status: .ok, body: [UInt8](ChangePage(changes: [], cursor: text).json.encoded()))
+        }
         while true {
             let mark = store.signal.mark(user)
-            let read = try await reads.read(user, after: after, mark: mark) { try await self.read(user, after: after) }
+            let read: FeedReads.Read
+            do {
+                read = try await reads.read(user, after: after, mark: mark) { try await self.read(user, after: after) }
+            } catch  where Task.isCancelled {
+                return stopped()
+            }
             let remaining = ContinuousClock.now.duration(to: deadline)
             if read.found || remaining <= .zero || Task.isCancelled {
                 return .json(status: .ok, body: read.body)

@@ -25,6 +25,16 @@ enum Interrupts {
     static let received = Atomic<Int>(0)
     private static let state = Mutex<(installed: Bool, next: Int, stack: [Entry])>((false, 0, []))
 
+    /// Whether a Ctrl-C has come: counted by the handler, or raised and not yet handled. A
+    /// signal is raised at the key but handled when the thread it went to next runs, which on a
+    /// busy machine can be after the command ended; the threads that run commands block SIGINT
+    /// (libdispatch's workers do), so one still waiting shows in their pending set.
+    static var hasArrived: Bool {
+        if received.load(ordering: .sequentiallyConsistent) > 0 { return true }
+        var pending = sigset_t()
+        return sigpending(&pending) == 0 && sigismember(&pending, SIGINT) == 1
+    }
+
     /// Routes SIGINT to the actions; once per process, before any command runs.
     static func install() {
         let first = state.withLock { state -> Bool in

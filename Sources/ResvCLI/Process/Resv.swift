@@ -128,13 +128,13 @@ public enum ResvMain {
         }
         // Ctrl-C while a pager had the screen cut the output, even if the command then ran to its
         // end (its writes met a pager that had quit): 130, as for any interrupted command. Paged
-        // commands change nothing, so no change is reported as failed. The count is the signal
-        // handler's, read after the pager has quit: the key reached resv before the pager read
-        // the one that made it quit, but the action it runs may not have run yet.
+        // commands change nothing, so no change is reported as failed. Asked after the pager has
+        // quit: the key reached resv before the pager read the one that made it quit, but its
+        // handler may not have run yet (`Interrupts.hasArrived`).
         let paging = Pager.isRunning
         // The text, or the pager until it quits (Ctrl-C there is the pager's: resv waits).
         pager?.finish()
-        let interrupted = paging && Interrupts.received.load(ordering: .sequentiallyConsistent) > 0
+        let interrupted = paging && Interrupts.hasArrived
         return interrupted ? ExitStatus.interrupted : status
     }
 
