@@ -18,7 +18,7 @@ struct AvailabilityDaysTests {
         ("Half Dome", "2026-11-25T02:00:00+01:00", "2026-11-25T02:00:00+01:00", ["2026-11-24"]),
     ])
     func daysAreTheLandmarks(_ landmark: String, _ from: String, _ to: String, _ days: [String]) async throws {
-        let sandbox = try Sandbox(.jsonFile, now: { Self.now })
+        let sandbox = try Sandbox(.jsonFile, clock: TestClock(Self.now))
         let run = await sandbox.resv("availability", landmark, "--from", from, "--to", to, "--json")
         #expect(run.status == 0, "\(run.stderr)")
         let items = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
@@ -29,7 +29,8 @@ struct AvailabilityDaysTests {
         // Auckland is 13 hours ahead in November: its today is the 25th.
         let catalog = CapacityModel().catalogJSON
         let sandbox = try Sandbox(
-            .jsonFile, seed: #"{"version": 1, "landmarks": \#(catalog), "reservations": []}"#, now: { Self.now })
+            .jsonFile, seed: #"{"version": 1, "landmarks": \#(catalog), "reservations": []}"#,
+            clock: TestClock(Self.now))
         let run = await sandbox.resv("availability", "tiny tower", "--from", "today", "--to", "today", "--json")
         let items = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
         #expect(items.compactMap { $0["date"] as? String } == ["2026-11-25"], "\(run.stderr)")

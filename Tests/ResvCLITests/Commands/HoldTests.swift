@@ -19,7 +19,7 @@ struct HoldTests {
     @Test(arguments: Backend.allCases)
     func anEndedHoldIsRecordedByTheNextCommandAndItsPlacesGoToTheWaitlist(backend: Backend) async throws {
         let clock = TestClock(Date(timeIntervalSince1970: 1_900_000_000))
-        let sandbox = try Sandbox(backend, now: clock.now)
+        let sandbox = try Sandbox(backend, clock: clock)
         #expect(await sandbox.resv("reserve", "-l", "Mount Rainier", "-d", Self.date, "-n", "100").status == 0)
         let hold = try Self.json(
             await sandbox.resv("reserve", "-l", "Mount Rainier", "-d", Self.date, "-n", "20", "--hold", "10m", "--json")
@@ -106,7 +106,7 @@ struct HoldTests {
                   "partySize": 120, "status": "confirmed"},
                  {"id": "aaaa0000-0000-4000-8000-000000000002", "landmarkId": "\(rainier)", "date": "\(Self.date)",
                   "partySize": 5, "status": "waitlisted", "waitlistOrder": 9223372036854775807}]}
-                """, now: { Date(timeIntervalSince1970: 1_900_000_000) })
+                """, clock: TestClock(Date(timeIntervalSince1970: 1_900_000_000)))
         let run = await sandbox.resv(
             "reserve", "-l", "Mount Rainier", "-d", Self.date, "-n", "3", "--waitlist", "--json")
         #expect(run.status == 0, "\(run.stderr)")

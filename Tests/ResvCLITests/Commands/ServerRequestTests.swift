@@ -1,3 +1,4 @@
+import CapacityModel
 import Foundation
 import ReservationCore
 import ReservationHTTP
@@ -12,10 +13,14 @@ import Testing
 @Suite("Requests a whole id saves on a server")
 struct ServerRequestTests {
     /// The routes `resv` uses, answered as a server would from an in-memory service (the
-    /// same rules), every request counted as "METHOD /path".
+    /// same rules), every request counted as "METHOD /path"; the server, the backend and the
+    /// commands read the time from one clock the test holds, at `Sandbox.defaultNow`.
     final class CountingServer: Sendable {
-        let memory = ReservationService.inMemory(now: { Date() }, clock: .continuous)
+        let clock = TestClock(Sandbox.defaultNow)
+        let memory: ReservationService
         let requests = Mutex<[String]>([])
+
+        init() { memory = .inMemory(now: clock.now, clock: .continuous) }
 
         var counted: [String] { requests.withLock { $0 } }
         func forget() { requests.withLock { $0 = [] } }
@@ -23,7 +28,7 @@ struct ServerRequestTests {
         /// The backend a command gets: `resv` over this server, as a configured server is opened.
         var backend: ResvCLI.Backend {
             let configuration = HTTPBackendConfiguration(
-                baseURL: URL(string: "http://server.test")!, token: "t0k", now: { Date() })
+                baseURL: URL(string: "http://server.test")!, token: "t0k", now: clock.now)
             let server = ServerBackend(configuration, transport: HTTPTransport { try await self.answer($0) })
             return ResvCLI.Backend(server.service, server: server)
         }
@@ -31,11 +36,11 @@ struct ServerRequestTests {
         func book(_ partySize: Int, waitlist: Bool = false, status: Reservation.Status = .confirmed) async throws
             -> Reservation
         {
-            let day = Date(timeIntervalSinceNow: 30 * 86_400)
+            let now = clock.now()
             return try await memory.reserve(
                 NewReservation(
-                    landmark: "Half Dome", date: day, partySize: partySize, status: status, waitlist: waitlist,
-                    now: Date()))
+                    landmark: "Half Dome", date: now.addingTimeInterval(30 * 86_400), partySize: partySize,
+                    status: status, waitlist: waitlist, now: now))
         }
 
         func answer(_ request: HTTPRequestData) async throws -> HTTPResponseData {
@@ -111,7 +116,8 @@ struct ServerRequestTests {
         let backend = server.backend
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resv-requests")
         let (context, output, messages) = CommandContext.captured(
-            environment: ["HOME": directory.path, "TZ": "UTC"], openService: { _, _ in backend })
+            environment: ["HOME": directory.path, "TZ": "UTC"], now: server.clock.now,
+            openService: { _, _ in backend })
         let status = await ResvMain.run(arguments, context: context)
         return Run(status: status, stdout: output.text, stderr: messages.text)
     }

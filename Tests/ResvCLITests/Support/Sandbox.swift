@@ -1,3 +1,4 @@
+import CapacityModel
 import Foundation
 import ReservationCore
 import Testing
@@ -37,14 +38,22 @@ final class Sandbox: Sendable {
     /// The JSON file store's path (RESV_STORE), also for `.inMemory`, where nothing writes it.
     let store: URL
     private let memory: ReservationService?
-    /// The commands' clock (and the memory backend's): a test's `TestClock` moves it.
-    let now: @Sendable () -> Date
+    /// The commands' clock (and the memory backend's), held by the test: it stands at
+    /// `Sandbox.defaultNow` unless the test gives another, and moves only when the test moves it.
+    let clock: TestClock
+    var now: @Sendable () -> Date { clock.now }
+
+    /// Where a sandbox's clock stands unless a test says otherwise: 2029-06-01T12:00:00Z, before
+    /// every fixed date the tests book (2030 and 2031, `ResvTestFixtures`) and after the past
+    /// ones they use to be refused (2020, 2021), whatever the machine's date.
+    static let defaultNow = Date(timeIntervalSince1970: 1_875_009_600)
 
     /// A sandbox whose store holds `seed` (the JSON file's text): the file itself, or its records
-    /// and landmarks in memory.
-    init(_ backend: Backend = .jsonFile, seed: String? = nil, now: @escaping @Sendable () -> Date = { Date() }) throws {
+    /// and landmarks in memory; its commands read the time from `clock`.
+    init(_ backend: Backend = .jsonFile, seed: String? = nil, clock: TestClock = TestClock(Sandbox.defaultNow)) throws {
         self.backend = backend
-        self.now = now
+        self.clock = clock
+        let now = clock.now
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("resv-cli-\(UUID().uuidString.prefix(8))", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
