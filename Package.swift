@@ -34,12 +34,12 @@ let package = Package(
     targets: [
         .target(name: "ReservationCore"),
         // The one atomic file replacement and the one file lock: store, config, cache, server lock.
-        .target(name: "ResvFiles"),
-        .target(name: "ReservationFile", dependencies: ["ReservationCore", "ResvFiles"]),
+        .target(name: "FilePrimitives"),
+        .target(name: "ReservationFile", dependencies: ["ReservationCore", "FilePrimitives"]),
         // The HTTP backend, over libcurl loaded on the first request (see HTTPTransport.libcurl):
         // no packages to build, and no libcurl-dev (CCurl declares the little of its ABI it uses).
         .target(name: "CCurl"),
-        .target(name: "ReservationHTTP", dependencies: ["ReservationCore", "ResvFiles", "CCurl"]),
+        .target(name: "ReservationHTTP", dependencies: ["ReservationCore", "FilePrimitives", "CCurl"]),
         // Exit codes and the reference text of --help and the man page; no dependencies,
         // so the man page tool can use it without being taken for a second command-line tool.
         .target(name: "ResvReference"),
@@ -52,7 +52,7 @@ let package = Package(
                 "ReservationCore",
                 "ReservationFile",
                 "ReservationHTTP",
-                "ResvFiles",
+                "FilePrimitives",
                 "ResvReference",
                 "CReadline",
                 .target(name: "CMalloc", condition: .when(platforms: [.linux])),
@@ -66,7 +66,7 @@ let package = Package(
             name: "ReservationStorage",
             dependencies: [
                 "ReservationCore",
-                "ResvFiles",
+                "FilePrimitives",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -117,7 +117,7 @@ let package = Package(
         .testTarget(name: "ReservationCoreTests", dependencies: ["ReservationCore"]),
         .testTarget(
             name: "ReservationFileTests",
-            dependencies: ["CapacityModel", "ReservationCore", "ReservationFile", "ResvFiles"]),
+            dependencies: ["CapacityModel", "ReservationCore", "ReservationFile", "FilePrimitives"]),
         .testTarget(name: "ResvCLITests", dependencies: ["CapacityModel", "ResvCLI", "ResvTestFixtures"]),
         .testTarget(
             name: "ReservationHTTPTests", dependencies: ["CapacityModel", "ReservationCore", "ReservationHTTP"]),

@@ -1,6 +1,6 @@
+import FilePrimitives
 import Foundation
 import ReservationCore
-import ResvFiles
 
 #if canImport(Glibc)
     import Glibc
@@ -74,7 +74,7 @@ public struct JSONFileStore: Sendable {
                 }
             } catch let error as FileStoreError where error.forbidsWriting {
                 var ledger = try read().ledger
-                try await ledger.apply { try await Booking.expireHolds(now: now, limit: .max, in: $0) }
+                _ = try await ledger.apply { try await Booking.expireHolds(now: now, limit: .max, in: $0) }
                 snapshot = ledger.snapshot
             }
         }

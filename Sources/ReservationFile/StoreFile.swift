@@ -1,5 +1,5 @@
+import FilePrimitives
 import Foundation
-import ResvFiles
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,5 @@
+import FilePrimitives
 import Foundation
-import ResvFiles
 
 /// An exclusive lock on a file beside the database, held while serving.
 /// (A separate file: SQLite's own POSIX locks on the database are dropped when

@@ -1,5 +1,5 @@
+import FilePrimitives
 import Foundation
-import ResvFiles
 import Testing
 
 @testable import ReservationCore

@@ -1,8 +1,8 @@
+import FilePrimitives
 import Foundation
 import ReservationCore
 import ReservationFile
 import ReservationHTTP
-import ResvFiles
 import ResvReference
 import Synchronization
 

@@ -1,7 +1,7 @@
 import ArgumentParser
+import FilePrimitives
 import Foundation
 import ReservationCore
-import ResvFiles
 import ResvReference
 
 struct ReplCommand: ResvCommand {

@@ -1,6 +1,6 @@
+import FilePrimitives
 import Foundation
 import ReservationCore
-import ResvFiles
 
 #if canImport(Glibc)
     import Glibc
