@@ -124,6 +124,47 @@ final class PendingEntries: Sendable {
     var all: [(owner: UserID, entry: HistoryEntry)] { entries.withLock { $0 } }
 }
 
+/// Tasks that wait until a condition holds: each is woken when `wakeAll` is called
+/// (after whoever changes the condition has changed it), or when it is cancelled.
+/// The condition is checked under this lock as a waiter registers, so no wake is lost.
+public final class Waiters: Sendable {
+    private let state = Mutex<(next: UInt64, waiting: [UInt64: CheckedContinuation<Void, Never>])>((0, [:]))
+
+    public init() {}
+
+    /// How many wait now.
+    public var count: Int { state.withLock { $0.waiting.count } }
+
+    /// Returns at once if `ready()` holds, else at the next `wakeAll` or on cancellation.
+    public func wait(unless ready: @Sendable () -> Bool) async {
+        let id = state.withLock { state in
+            state.next &+= 1
+            return state.next
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { state -> Bool in
+                    if ready() || Task.isCancelled { return true }
+                    state.waiting[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiting.removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    /// Wakes every task waiting now.
+    public func wakeAll() {
+        let woken = state.withLock { state in
+            defer { state.waiting = [:] }
+            return Array(state.waiting.values)
+        }
+        for continuation in woken { continuation.resume() }
+    }
+}
+
 /// Whether the database answered the newest probe: while it does not, a
 /// request waits at most `patience` for a probe to find it again (a failover
 /// takes seconds), then is answered 503, rather than wait for the connection
@@ -131,13 +172,10 @@ final class PendingEntries: Sendable {
 /// finds it gone are answered so too. Reachable until a probe says otherwise;
 /// `probe` is nil where there is nothing to lose (an SQLite file).
 public final class Reachability: Sendable {
-    private struct State {
-        var reachable = true
-        var waiting: [UInt64: CheckedContinuation<Void, Never>] = [:]
-        var returning: [UInt64: CheckedContinuation<Void, Never>] = [:]
-        var next: UInt64 = 0
-    }
-    private let state = Mutex(State())
+    private let reachable = Mutex(true)
+    /// Those waiting for the database to go (`lost`), and for it to come back (`regained`).
+    private let losing = Waiters()
+    private let returning = Waiters()
     /// Connects anew and says whether the database answered (within its own bound).
     public let probe: (@Sendable () async -> Bool)?
     /// How long a request that finds the database unreachable waits for it (`regained`).
@@ -148,33 +186,18 @@ public final class Reachability: Sendable {
         self.patience = patience
     }
 
-    public var isReachable: Bool { state.withLock { $0.reachable } }
+    public var isReachable: Bool { reachable.withLock { $0 } }
 
     /// How many requests wait in `regained` now (for tests that act while one waits).
-    public var waitingForReturn: Int { state.withLock { $0.returning.count } }
+    public var waitingForReturn: Int { returning.count }
 
     /// True at once if reachable; else whether a probe finds the database within `patience`.
     public func regained() async -> Bool {
         if isReachable { return true }
         guard patience > .zero else { return false }
-        let id = state.withLock { state in
-            state.next &+= 1
-            return state.next
-        }
         return await withTaskGroup(of: Bool.self) { group in
             group.addTask { [self] in
-                await withTaskCancellationHandler {
-                    await withCheckedContinuation { continuation in
-                        let now = state.withLock { state -> Bool in
-                            if state.reachable || Task.isCancelled { return true }
-                            state.returning[id] = continuation
-                            return false
-                        }
-                        if now { continuation.resume() }
-                    }
-                } onCancel: {
-                    state.withLock { $0.returning.removeValue(forKey: id) }?.resume()
-                }
+                await returning.wait { self.isReachable }
                 return isReachable
             }
             group.addTask { [patience] in
@@ -190,48 +213,19 @@ public final class Reachability: Sendable {
     /// ends every `lost()` waiting, finding it every `regained()`.
     @discardableResult
     public func record(_ reachable: Bool) -> Bool {
-        let (changed, woken) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
-            let changed = state.reachable != reachable
-            state.reachable = reachable
-            guard !reachable else {
-                defer { state.returning = [:] }
-                return (changed, Array(state.returning.values))
-            }
-            defer { state.waiting = [:] }
-            return (changed, Array(state.waiting.values))
+        let changed = self.reachable.withLock { state in
+            defer { state = reachable }
+            return state != reachable
         }
-        for continuation in woken { continuation.resume() }
+        if reachable { returning.wakeAll() } else { losing.wakeAll() }
         return changed
     }
 
     /// Ends every `lost()` waiting now, the database reachable or not: the pool moved to
     /// another host, and what was under way on the old one may never be answered.
-    public func interrupt() {
-        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            defer { state.waiting = [:] }
-            return Array(state.waiting.values)
-        }
-        for continuation in woken { continuation.resume() }
-    }
+    public func interrupt() { losing.wakeAll() }
 
     /// Returns when a probe finds the database unreachable (at once if the
     /// newest did), or when the task is cancelled.
-    public func lost() async {
-        let id = state.withLock { state in
-            state.next &+= 1
-            return state.next
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let now = state.withLock { state -> Bool in
-                    if !state.reachable || Task.isCancelled { return true }
-                    state.waiting[id] = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.waiting.removeValue(forKey: id) }?.resume()
-        }
-    }
+    public func lost() async { await losing.wait { !self.isReachable } }
 }

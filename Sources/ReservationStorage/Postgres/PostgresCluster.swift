@@ -248,13 +248,13 @@ public final class PostgresCluster: Sendable {
         var running: Task<Void, Never>?
         var stopped = false
         var stop: CheckedContinuation<Void, Never>?
-        /// How many times the pool moved, and who waits for the next move.
+        /// How many times the pool moved, and what to do after each move.
         var moves = 0
-        var waiting: [UInt64: CheckedContinuation<Void, Never>] = [:]
-        var next: UInt64 = 0
         var whenMoved: [@Sendable () -> Void] = []
     }
     private let state: Mutex<State>
+    /// Those waiting for the next move (`moved(since:)`).
+    private let moving = Waiters()
 
     /// Finds the host (within `timeout`) and starts a pool to it; `run` keeps it running.
     public init(_ target: PostgresTarget, connections: Int, logger: Logger, timeout: Duration = .seconds(10))
@@ -287,24 +287,7 @@ public final class PostgresCluster: Sendable {
     public var moves: Int { state.withLock { $0.moves } }
 
     /// Returns once the pool has moved more than `count` times (or when cancelled).
-    public func moved(since count: Int) async {
-        let id = state.withLock { state in
-            state.next &+= 1
-            return state.next
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let now = state.withLock { state -> Bool in
-                    if state.moves > count || Task.isCancelled { return true }
-                    state.waiting[id] = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.waiting.removeValue(forKey: id) }?.resume()
-        }
-    }
+    public func moved(since count: Int) async { await moving.wait { self.moves > count } }
 
     /// Runs `action` after each move (what was under way on the old pool may never end).
     public func whenMoved(_ action: @escaping @Sendable () -> Void) {
@@ -353,8 +336,7 @@ public final class PostgresCluster: Sendable {
         if await target.refusal(host, timeout: timeout, logger: logger) == nil { return true }
         guard let found = try? await target.locate(timeout: timeout, logger: logger) else { return false }
         let (connections, logger, target) = (self.connections, self.logger, self.target)
-        let moved = state.withLock {
-            state -> (PostgresTarget.Host, [CheckedContinuation<Void, Never>], [@Sendable () -> Void])? in
+        let moved = state.withLock { state -> (PostgresTarget.Host, [@Sendable () -> Void])? in
             guard found != state.host, !state.stopped else { return nil }
             let old = (host: state.host, running: state.running)
             let client = Self.client(target, host: found, connections: connections, logger: logger)
@@ -363,12 +345,11 @@ public final class PostgresCluster: Sendable {
             state.running = Task { await client.run() }
             old.running?.cancel()
             state.moves += 1
-            defer { state.waiting = [:] }
-            return (old.host, Array(state.waiting.values), state.whenMoved)
+            return (old.host, state.whenMoved)
         }
-        guard let (old, waiting, actions) = moved else { return true }
+        guard let (old, actions) = moved else { return true }
         logger.warning("the database's primary moved from \(old) to \(found)")
-        for continuation in waiting { continuation.resume() }
+        moving.wakeAll()
         for action in actions { action() }
         return true
     }
