@@ -11,11 +11,17 @@ import Synchronization
 /// (503, `DatabaseGate`) when the probe finds the database gone or the pool moved.
 public func abandonable<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
     let waiter = Waiter<T>()
-    let task = Task { try await work() }
+    // One task: the work ends the wait itself (whichever of it and the cancel comes first wins).
+    let task = Task {
+        do {
+            waiter.end(with: .success(try await work()))
+        } catch {
+            waiter.end(with: .failure(error))
+        }
+    }
     return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { continuation in
-            guard waiter.wait(continuation) else { return }
-            Task { waiter.end(with: await task.result) }
+            waiter.wait(continuation)
         }
     } onCancel: {
         task.cancel()
@@ -32,8 +38,8 @@ private final class Waiter<T: Sendable>: Sendable {
     }
     private let state = Mutex<State>(.before)
 
-    /// Keeps the continuation; false (and resumed already) if it ended before it waited.
-    func wait(_ continuation: CheckedContinuation<T, any Error>) -> Bool {
+    /// Keeps the continuation, or resumes it at once if it ended before it waited.
+    func wait(_ continuation: CheckedContinuation<T, any Error>) {
         let ended = state.withLock { state -> Result<T, any Error>?? in
             guard case .ended(let result) = state else {
                 state = .waiting(continuation)
@@ -42,9 +48,8 @@ private final class Waiter<T: Sendable>: Sendable {
             state = .ended(nil)
             return .some(result)
         }
-        guard let ended else { return true }
+        guard let ended else { return }
         continuation.resume(with: ended ?? .failure(CancellationError()))
-        return false
     }
 
     func end(with result: Result<T, any Error>) {
