@@ -41,9 +41,15 @@ func buildRouter(
         .addRoutes(ChangeRoutes(store: store).endpoints)
     if let limit = options.rateLimit { authenticated.add(middleware: RateLimitMiddleware(limit)) }
     authenticated.addRoutes(operations.authenticatedEndpoints)
+    let groups = store.transactDay.flatMap { transactDay in
+        options.groupCommit
+            ? DayGroups(limits: options.dayGroups, clock: options.waitClock) { try await transactDay($0, catalog, $1) }
+            : nil
+    }
     authenticated.addRoutes(
-        ReservationRoutes(store: store, catalog: catalog, now: now, lists: lists, maxHolds: options.maxHoldsPerUser)
-            .endpoints)
+        ReservationRoutes(
+            store: store, catalog: catalog, now: now, lists: lists, maxHolds: options.maxHoldsPerUser, groups: groups
+        ).endpoints)
     return router
 }
 

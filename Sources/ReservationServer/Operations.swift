@@ -20,6 +20,13 @@ public struct ServerOptions: Sendable {
     public var maxHoldsPerUser = 20
     /// How often ended holds are recorded and their places given to waitlists.
     public var holdSweepInterval: Duration = .seconds(1)
+    /// Whether the bookings of one landmark-day are decided in groups, one
+    /// transaction a group (`DayGroups`), where the engine can (PostgreSQL).
+    public var groupCommit = true
+    /// How large a group grows, how many wait for a day, and how long each waits before 503.
+    public var dayGroups = DayGroups.Limits()
+    /// What waits for a day's group measure time on (a test holds one and moves it).
+    public var waitClock = WaitClock.continuous
 
     public init() {}
 }

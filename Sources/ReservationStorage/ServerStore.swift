@@ -77,6 +77,13 @@ public struct ServerStore: Sendable {
         @Sendable (UserID, LandmarkCatalog, IdempotencyKey?, _ work: @escaping Work) async throws -> Written<
             any Sendable
         >
+    /// Runs several users' `work`s on one landmark-day in one write transaction
+    /// (group commit, `DayGroups`): the day locked and settled once, each work
+    /// run in order against the day as the ones before it left it, each with its
+    /// own outcome (a refusal leaves nothing of its own), all accepted written and
+    /// committed together. Nil for an engine that runs one write at a time anyway.
+    public var transactDay:
+        (@Sendable (BookingDay, LandmarkCatalog, [DayRequest]) async throws -> [DayOutcome])?
     /// The user's changes, newest first: every one, or one reservation's; the newest `limit` when given.
     public var history: @Sendable (UserID, Reservation.ID?, _ limit: Int?) async throws -> [HistoryEntry]
     /// Deletes idempotency keys older than the date; returns how many.
@@ -108,16 +115,24 @@ public struct ServerStore: Sendable {
 }
 
 extension ServerStore {
-    /// Runs a rule in one write transaction of the user's (see `transact`).
+    /// Runs a rule in one write transaction of the user's (see `transact`), or
+    /// in the group of the one day it books (`grouped`, see `transactDay`).
     public func transaction<Value: Sendable>(
         _ user: UserID, catalog: LandmarkCatalog, key: IdempotencyKey? = nil,
+        grouped: (day: BookingDay, groups: DayGroups)? = nil,
         keep: @escaping @Sendable (Value) -> StoredResponse? = { _ in nil },
         _ rule: @escaping @Sendable (any BookingTransaction) async throws -> Value
     ) async throws -> Written<Value> {
-        let written = try await transact(user, catalog, key) { transaction in
+        let work: Work = { transaction in
             let value = try await rule(transaction)
             return (value, keep(value))
         }
+        let written =
+            if let grouped {
+                try await grouped.groups.submit(DayRequest(user: user, key: key, work: work), on: grouped.day)
+            } else {
+                try await transact(user, catalog, key, work)
+            }
         switch written {
         case .replay(let kept): return .replay(kept)
         case .done(let value):
@@ -227,15 +242,20 @@ public enum DatabaseError: Error, LocalizedError, Sendable {
     case inUse(String)
     /// The database broke the transaction (deadlock, serialization failure) this many times in a row.
     case busy(attempts: Int)
+    /// Too many bookings wait for one landmark-day (`DayGroups`), or waited too long for it.
+    case crowded
 
     /// Whether the URL itself is wrong (a usage error), not the database behind it.
     public var isBadURL: Bool {
         if case .badDatabaseURL = self { true } else { false }
     }
 
-    /// Whether the request may simply be sent again (`busy`).
+    /// Whether the request may simply be sent again (`busy`, `crowded`): nothing was written.
     public var isBusy: Bool {
-        if case .busy = self { true } else { false }
+        switch self {
+        case .busy, .crowded: true
+        default: false
+        }
     }
 
     public var errorDescription: String? {
@@ -248,6 +268,8 @@ public enum DatabaseError: Error, LocalizedError, Sendable {
         case .inUse(let path): "another resv-server is serving \(path): stop it first, or give another --database"
         case .busy(let attempts):
             "the database broke this request's transaction \(attempts) times (deadlocks under load): send it again"
+        case .crowded:
+            "too many bookings are waiting for this landmark-day; nothing was booked: send it again shortly"
         }
     }
 }

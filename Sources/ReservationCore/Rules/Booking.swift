@@ -338,6 +338,16 @@ public enum Booking {
     }
 
     /// Locks `days` (sorted) and counts the people booked there, after ending
+    /// the holds there that have ended and promoting from the lists they free:
+    /// what a group of bookings of one day (`GroupedTransaction`) does once,
+    /// before its members run, each of which then finds the day settled.
+    public static func settle(_ days: [BookingDay], now: Date, in transaction: some BookingTransaction)
+        async throws -> [BookingDay: Int]
+    {
+        try await count(days, now: now, in: transaction)
+    }
+
+    /// Locks `days` (sorted) and counts the people booked there, after ending
     /// the holds there that have ended (and promoting from the lists they free),
     /// so no new request passes a waitlist that a hold's end should have served.
     private static func count(_ days: [BookingDay], now: Date, in transaction: some BookingTransaction)

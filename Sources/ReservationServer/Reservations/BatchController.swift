@@ -28,9 +28,12 @@ struct BatchController: Sendable {
             check: { json throws(APIError) in
                 let requests = try Self.newReservations(json, backend: backend)
                 let at = backend.now()
-                return { [maxHolds = backend.maxHolds] in
-                    try await Booking.reserve(requests, now: at, holdLimit: maxHolds, in: $0)
-                }
+                return (
+                    nil,
+                    { [maxHolds = backend.maxHolds] in
+                        try await Booking.reserve(requests, now: at, holdLimit: maxHolds, in: $0)
+                    }
+                )
             },
             keep: { RouteBackend.kept($0, status: 201, key: $1, batch: true) },
             answer: { reservations in

@@ -9,11 +9,14 @@ extension RouteBackend {
     /// A create under an optional `Idempotency-Key`, for `POST /reservations` and
     /// `POST /reservations/batch` alike: the body read and parsed once (for the
     /// key's hash and for the checks), a kept answer replayed, else `check` turns
-    /// the body into the rule that runs under the key, and `answer` answers what
-    /// it made; `keep` is the answer kept for the key.
+    /// the body into the rule that runs under the key (and the one day it books,
+    /// if it books one, for its group), and `answer` answers what it made;
+    /// `keep` is the answer kept for the key.
     func idempotentCreate<Value: Sendable>(
         _ request: Request, user: UserID, route: String, bodyLimit: Int,
-        check: (JSONValue) throws(APIError) -> @Sendable (any BookingTransaction) async throws -> Value,
+        check: (JSONValue) throws(APIError) -> (
+            day: BookingDay?, rule: @Sendable (any BookingTransaction) async throws -> Value
+        ),
         keep: @escaping @Sendable (Value, IdempotencyKey?) -> StoredResponse?,
         answer: (Value) -> Response
     ) async throws -> Response {
@@ -23,8 +26,8 @@ extension RouteBackend {
         if let key, let kept = try await store.storedResponse(user, key.key) {
             return try replay(kept, for: key)
         }
-        let rule = try check(try Self.parsed(json))
-        switch try await write(user, key: key, rule: rule, keep: { keep($0, key) }) {
+        let (day, rule) = try check(try Self.parsed(json))
+        switch try await write(user, key: key, day: day, rule: rule, keep: { keep($0, key) }) {
         case .done(let created):
             return answer(created)
         case .replay(let kept):

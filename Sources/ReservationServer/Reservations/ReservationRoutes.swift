@@ -23,9 +23,10 @@ struct ReservationRoutes: Sendable {
 
     init(
         store: ServerStore, catalog: LandmarkCatalog, now: @escaping @Sendable () -> Date, lists: ListCache?,
-        maxHolds: Int
+        maxHolds: Int, groups: DayGroups? = nil
     ) {
-        backend = RouteBackend(store: store, catalog: catalog, now: now, lists: lists, maxHolds: maxHolds)
+        backend = RouteBackend(
+            store: store, catalog: catalog, now: now, lists: lists, maxHolds: maxHolds, groups: groups)
     }
 
     /// The routes, all behind a token (see `buildRouter`).

@@ -26,9 +26,12 @@ struct ReservationWriteController: Sendable {
             check: { json throws(APIError) in
                 let reservation = try backend.newReservation(json)
                 let at = backend.now()
-                return { [maxHolds = backend.maxHolds] in
-                    try await Booking.reserve(reservation, now: at, holdLimit: maxHolds, in: $0)
-                }
+                return (
+                    backend.groupDay(of: reservation),
+                    { [maxHolds = backend.maxHolds] in
+                        try await Booking.reserve(reservation, now: at, holdLimit: maxHolds, in: $0)
+                    }
+                )
             },
             keep: { RouteBackend.kept([$0], status: 201, key: $1) },
             answer: { created in

@@ -15,6 +15,8 @@ struct RouteBackend: Sendable {
     let lists: ListCache?
     /// The most live holds a user may have.
     let maxHolds: Int
+    /// Where the bookings of one landmark-day wait to be decided together; nil where each runs alone.
+    var groups: DayGroups? = nil
 
     /// The request's body. One that stops arriving (the connection's request
     /// timeout closed it, or the client left) is the client's failure, 408,
@@ -46,14 +48,18 @@ struct RouteBackend: Sendable {
         }
     }
 
-    /// Runs a rule in one write transaction of the user's; a refusal becomes its
-    /// `APIError`, a change forgets the user's kept list.
+    /// Runs a rule in one write transaction of the user's, or, when it books
+    /// only `day`, in its group's (`groups`); a refusal becomes its `APIError`, a
+    /// change forgets the user's kept list.
     func write<Value: Sendable>(
-        _ user: UserID, key: IdempotencyKey?, rule: @escaping @Sendable (any BookingTransaction) async throws -> Value,
+        _ user: UserID, key: IdempotencyKey?, day: BookingDay? = nil,
+        rule: @escaping @Sendable (any BookingTransaction) async throws -> Value,
         keep: @escaping @Sendable (Value) -> StoredResponse? = { _ in nil }
     ) async throws -> Written<Value> {
         do {
-            let written = try await store.transaction(user, catalog: catalog, key: key, keep: keep, rule)
+            let written = try await store.transaction(
+                user, catalog: catalog, key: key, grouped: day.flatMap { day in groups.map { (day, $0) } }, keep: keep,
+                rule)
             if case .done = written { lists?.invalidate() }
             return written
         } catch let error as ReservationError {
@@ -121,6 +127,15 @@ struct RouteBackend: Sendable {
         do { checked = try NewReservation(wire, now: now()) } catch { throw APIError(error) }
         try knownLandmark(landmarkID)
         return checked
+    }
+
+    /// The day a booking waits in a group for (`DayGroups`): one with a
+    /// capacity, unless it holds places under the hold cap (counted with the
+    /// user's other changes held off, alone).
+    func groupDay(of request: NewReservation) -> BookingDay? {
+        guard groups != nil, request.hold == nil, let id = Landmark.ID(request.landmark), let landmark = catalog[id]
+        else { return nil }
+        return BookingDay(request.date, at: landmark)
     }
 
     /// 404 `unknownLandmark` for an id the catalog does not have.

@@ -67,57 +67,26 @@ public enum PostgresStore {
                 }
             },
             transact: { user, catalog, key, work in
-                // A deadlock PostgreSQL broke (a promotion locking a waiting row while its owner
-                // changes it, `BookingTransaction`'s row-then-day order) or a serialization
-                // failure rolled everything back: the transaction runs again after a random
-                // pause, a few times, then the request is answered 503 (`DatabaseError.busy`).
-                var attempt = 0
-                while true {
-                    attempt += 1
-                    do {
-                        let touched = TouchedUsers()
-                        defer { signal.ring(touched.all) }
-                        return try await cluster.client.withTransaction(logger: logger) { db in
-                            if let key {
-                                // Holds off every other writer of this user's key until the transaction ends.
-                                try await db.run(
-                                    "SELECT pg_advisory_xact_lock(hashtextextended(\("key \(user.rawValue) \(key.key)"), 0))",
-                                    logger: logger)
-                                if let kept = try await storedResponse(db, user: user, key: key.key, logger: logger) {
-                                    return .replay(kept)
-                                }
+                try await retrying {
+                    let touched = TouchedUsers()
+                    defer { signal.ring(touched.all) }
+                    return try await cluster.client.withTransaction(logger: logger) { db in
+                        if let key {
+                            // Holds off every other writer of this user's key until the transaction ends.
+                            try await db.run(
+                                "SELECT pg_advisory_xact_lock(hashtextextended(\("key \(user.rawValue) \(key.key)"), 0))",
+                                logger: logger)
+                            if let kept = try await storedResponse(db, user: user, key: key.key, logger: logger) {
+                                return .replay(kept)
                             }
-                            let transaction = PostgresTransaction(db: db, logger: logger, user: user, catalog: catalog)
-                            let (value, keep) = try await work(transaction)
-                            try await transaction.finish()
-                            let users = transaction.touched.all
-                            if !users.isEmpty {
-                                // Delivered at commit to every instance's listener (`listen`), this one's too.
-                                try await db.run(
-                                    "SELECT pg_notify(\(Self.channel), \(Self.payload(users)))", logger: logger)
-                            }
-                            if let key, let keep {
-                                try await db.run(
-                                    """
-                                    INSERT INTO idempotency_keys (user_id, key, request_hash, status, body, created_at)
-                                    VALUES (\(user.rawValue), \(key.key), \(keep.requestHash), \(keep.status),
-                                            \(ByteBuffer(bytes: keep.body)), \(key.receivedAt.timeIntervalSince1970))
-                                    """, logger: logger)
-                            }
-                            touched.insert(contentsOf: users)
-                            return .done(value)
                         }
-                    } catch let error as PostgresTransactionError {
-                        if let failure = error.closureError as? PSQLError, isRetryable(failure) {
-                            guard attempt < Self.attempts else { throw DatabaseError.busy(attempts: attempt) }
-                            try await Task.sleep(for: Self.pause(before: attempt + 1))
-                            continue
-                        }
-                        // A refusal rolled the transaction back; it is answered as itself.
-                        if error.beginError == nil, error.rollbackError == nil, let refusal = error.closureError {
-                            throw refusal
-                        }
-                        throw error
+                        let transaction = PostgresTransaction(db: db, logger: logger, user: user, catalog: catalog)
+                        let (value, keep) = try await work(transaction)
+                        try await transaction.finish()
+                        try await notify(db, transaction.touched.all, logger: logger)
+                        if let key, let keep { try await self.keep([(user, key, keep)], in: db, logger: logger) }
+                        touched.insert(contentsOf: transaction.touched.all)
+                        return .done(value)
                     }
                 }
             },
@@ -151,6 +120,22 @@ public enum PostgresStore {
             },
             close: {}
         )
+        store.transactDay = { day, catalog, requests in
+            do {
+                return try await retrying {
+                    let touched = TouchedUsers()
+                    defer { signal.ring(touched.all) }
+                    return try await cluster.client.withTransaction(logger: logger) { db in
+                        let base = PostgresTransaction(db: db, logger: logger, user: .system, catalog: catalog)
+                        let outcomes = try await decide(requests, on: day, in: base, now: now())
+                        touched.insert(contentsOf: base.touched.all)
+                        return outcomes
+                    }
+                }
+            } catch let refused as NothingDone {
+                return refused.outcomes
+            }
+        }
         store.tokens = .postgres(cluster, logger: logger, now: now)
         store.signal = signal
         store.changes = { user, after, limit in
@@ -203,6 +188,154 @@ public enum PostgresStore {
             }
         }
         return store.abandoningOnCancel()
+    }
+
+    /// Runs `body` (one transaction) again after a deadlock or a serialization
+    /// failure rolled it back (a promotion locking a waiting row while its owner
+    /// changes it, `BookingTransaction`'s row-then-day order), after a random
+    /// pause, a few times, then answers 503 (`DatabaseError.busy`); a lock not
+    /// had within `lock_timeout` (a day another instance's group holds) is 503
+    /// `crowded`. A refusal the body threw is thrown as itself.
+    static func retrying<Value>(_ body: () async throws -> Value) async throws -> Value {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await body()
+            } catch let error as PostgresTransactionError {
+                if let failure = error.closureError as? PSQLError {
+                    if isRetryable(failure) {
+                        guard attempt < Self.attempts else { throw DatabaseError.busy(attempts: attempt) }
+                        try await Task.sleep(for: Self.pause(before: attempt + 1))
+                        continue
+                    }
+                    if failure.serverInfo?[.sqlState] == "55P03" { throw DatabaseError.crowded }
+                }
+                // A refusal rolled the transaction back; it is answered as itself.
+                if error.beginError == nil, error.rollbackError == nil, let refusal = error.closureError {
+                    throw refusal
+                }
+                throw error
+            }
+        }
+    }
+
+    /// How long a group waits for its day's lock (another instance's group has it) before its requests are 503.
+    static let dayLockTimeout = "3s"
+
+    /// Decides a group of one day's requests in `base`'s transaction
+    /// (`ServerStore.transactDay`): every key's lock and every member's history
+    /// lock taken at once, in order; the day locked and settled once; each
+    /// request run in order on the day as the ones before left it, a kept answer
+    /// replayed; then what was accepted written in one statement a table.
+    static func decide(_ requests: [DayRequest], on day: BookingDay, in base: PostgresTransaction, now: Date)
+        async throws -> [DayOutcome]
+    {
+        let (db, logger) = (base.db, base.logger)
+        try await db.run("SELECT set_config('lock_timeout', \(dayLockTimeout), true)", logger: logger)
+        // Locked in one order (the names sorted), as one key is by `transact`: keys, then histories, then the day.
+        let keyed = Set(requests.compactMap { request in request.key.map { KeyName(user: request.user, key: $0.key) } })
+            .sorted()
+        var kept: [KeyName: StoredResponse] = [:]
+        if !keyed.isEmpty {
+            try await db.run(
+                """
+                SELECT pg_advisory_xact_lock(hashtextextended(k, 0))
+                FROM UNNEST(\(keyed.map(\.lockName))::TEXT[]) WITH ORDINALITY AS t (k, i) ORDER BY i
+                """, logger: logger)
+            for row in try await db.run(
+                """
+                SELECT k.user_id, k.key, k.request_hash, k.status, k.body FROM idempotency_keys k
+                JOIN UNNEST(\(keyed.map(\.user.rawValue))::BIGINT[], \(keyed.map(\.key))::TEXT[]) AS w (u, k)
+                ON k.user_id = w.u AND k.key = w.k
+                """, logger: logger)
+            {
+                let (user, key, hash, status, body) = try row.decode((Int64, String, String, Int, ByteBuffer).self)
+                kept[KeyName(user: UserID(user), key: key)] = StoredResponse(
+                    status: status, body: Array(body.readableBytesView), requestHash: hash)
+            }
+        }
+        let histories = Set(requests.map { "history \($0.user.rawValue)" }).sorted()
+        try await db.run(
+            """
+            SELECT pg_advisory_xact_lock_shared(hashtextextended(k, 0))
+            FROM UNNEST(\(histories)::TEXT[]) WITH ORDINALITY AS t (k, i) ORDER BY i
+            """, logger: logger)
+        let ledger = DayLedger(day: day, booked: try await Booking.settle([day], now: now, in: base)[day] ?? 0, now: now)
+        var outcomes: [DayOutcome] = []
+        var created: [(owner: UserID, reservation: Reservation)] = []
+        var keep: [(UserID, IdempotencyKey, StoredResponse)] = []
+        for request in requests {
+            let name = request.key.map { KeyName(user: request.user, key: $0.key) }
+            if let name, let response = kept[name] {
+                // Kept before, or by a request before it in this group (a retry sent while the first ran).
+                outcomes.append(.success(.replay(response)))
+                continue
+            }
+            let own = PostgresTransaction(
+                db: db, logger: logger, user: request.user, catalog: base.catalog, touched: base.touched,
+                pending: base.pending)
+            let member = GroupedTransaction(base: own, user: request.user, ledger: ledger)
+            do {
+                let (value, response) = try await request.work(member)
+                let (reservations, entries) = member.created.all
+                ledger.accept(reservations, of: request.user)
+                created += reservations.map { (request.user, $0) }
+                try await own.append(entries)
+                if let key = request.key, let name, let response {
+                    keep.append((request.user, key, response))
+                    kept[name] = response
+                }
+                outcomes.append(.success(.done(value)))
+            } catch let refusal as ReservationError {
+                outcomes.append(.failure(refusal))
+            }
+        }
+        // Every request refused or replayed: rolled back, the day's settling too, as one refused alone is.
+        guard outcomes.contains(where: { if case .success(.done) = $0 { true } else { false } }) else {
+            throw NothingDone(outcomes: outcomes)
+        }
+        try await base.insert(created)
+        try await base.finish()
+        try await notify(db, base.touched.all, logger: logger)
+        try await self.keep(keep, in: db, logger: logger)
+        return outcomes
+    }
+
+    /// A group where no request was done: its transaction is rolled back and these are its answers.
+    private struct NothingDone: Error {
+        let outcomes: [DayOutcome]
+    }
+
+    /// A user's idempotency key, and the name of its advisory lock.
+    private struct KeyName: Hashable, Comparable {
+        let user: UserID
+        let key: String
+        var lockName: String { "key \(user.rawValue) \(key)" }
+        static func < (a: KeyName, b: KeyName) -> Bool { a.lockName < b.lockName }
+    }
+
+    /// Tells every instance's listener (`listen`), this one's too, at commit, which users' histories grew.
+    private static func notify(_ db: PostgresConnection, _ users: Set<UserID>, logger: Logger) async throws {
+        guard !users.isEmpty else { return }
+        try await db.run("SELECT pg_notify(\(Self.channel), \(Self.payload(users)))", logger: logger)
+    }
+
+    /// Keeps the answers of keyed requests, in one statement.
+    private static func keep(
+        _ answers: [(user: UserID, key: IdempotencyKey, response: StoredResponse)], in db: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        guard !answers.isEmpty else { return }
+        try await db.run(
+            """
+            INSERT INTO idempotency_keys (user_id, key, request_hash, status, body, created_at)
+            SELECT u, k, h, s, decode(b, 'hex'), c FROM UNNEST(
+                \(answers.map(\.user.rawValue))::BIGINT[], \(answers.map(\.key.key))::TEXT[],
+                \(answers.map(\.response.requestHash))::TEXT[], \(answers.map(\.response.status))::BIGINT[],
+                \(answers.map { Hex.string($0.response.body) })::TEXT[],
+                \(answers.map(\.key.receivedAt.timeIntervalSince1970))::FLOAT8[]) AS t (u, k, h, s, b, c)
+            """, logger: logger)
     }
 
     /// How many times a transaction runs before its request is answered 503.

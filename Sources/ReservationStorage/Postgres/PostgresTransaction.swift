@@ -18,10 +18,10 @@ struct PostgresTransaction: BookingTransaction {
     let logger: Logger
     let user: UserID
     let catalog: LandmarkCatalog
-    /// The users whose history this transaction added to.
-    let touched = TouchedUsers()
-    /// The entries to write at `finish`, each with its owner, in order.
-    let pending = PendingEntries()
+    /// The users whose history this transaction added to (shared by a group's members).
+    var touched = TouchedUsers()
+    /// The entries to write at `finish`, each with its owner, in order (shared by a group's members).
+    var pending = PendingEntries()
 
     @discardableResult
     private func run(_ query: PostgresQuery) async throws -> [PostgresRow] { try await db.run(query, logger: logger) }
@@ -159,26 +159,34 @@ struct PostgresTransaction: BookingTransaction {
     }
 
     func insert(_ reservations: [Reservation]) async throws {
-        guard !reservations.isEmpty else { return }
+        try await insert(reservations.map { (user, $0) })
+    }
+
+    /// Stores new reservations of any users (a group's), in one statement.
+    func insert(_ owned: [(owner: UserID, reservation: Reservation)]) async throws {
+        guard !owned.isEmpty else { return }
         var binds = PostgresBindings()
-        binds.append(user.rawValue)
-        let rows = Self.unnest(ReservationRow.fields, of: reservations, after: 1, into: &binds)
+        binds.append(owned.map(\.owner.rawValue))
+        let rows = Self.unnest(
+            ReservationRow.fields, of: owned.map(\.reservation), after: 1, into: &binds, leading: ("$1::BIGINT[]", "owner"))
         try await run(
             PostgresQuery(
                 unsafeSQL: """
                     INSERT INTO reservations (user_id, \(ReservationRow.fields.map(\.column).joined(separator: ", ")))
-                    SELECT $1, \(rows.values.joined(separator: ", ")) FROM \(rows.table)
+                    SELECT t.owner, \(rows.values.joined(separator: ", ")) FROM \(rows.table)
                     """, binds: binds))
     }
 
     /// `UNNEST` of one array per field (bound after parameter `after`), a row
-    /// per reservation, as table `t` with the fields' columns; and each column's
+    /// per reservation, as table `t` with the fields' columns (after a
+    /// `leading` array bound before, when given); and each column's
     /// value in it. Arrays of binds hold no NULLs here: NULL goes as a value no
     /// field takes ('' for text, -1 for an integer, NaN for a real) and `NULLIF` turns it back.
     private static func unnest(
-        _ fields: [ReservationField], of reservations: [Reservation], after: Int, into binds: inout PostgresBindings
+        _ fields: [ReservationField], of reservations: [Reservation], after: Int, into binds: inout PostgresBindings,
+        leading: (array: String, column: String)? = nil
     ) -> (table: String, values: [String]) {
-        var arrays: [String] = []
+        var arrays: [String] = leading.map { [$0.array] } ?? []
         for (offset, field) in fields.enumerated() {
             let values = reservations.map { field.value($0) }
             let type: String
@@ -195,7 +203,7 @@ struct PostgresTransaction: BookingTransaction {
             }
             arrays.append("$\(after + offset + 1)::\(type)[]")
         }
-        let columns = fields.map(\.column).joined(separator: ", ")
+        let columns = ((leading.map { [$0.column] } ?? []) + fields.map(\.column)).joined(separator: ", ")
         let values = fields.map { field in
             guard field.optional else { return "t.\(field.column)" }
             let none =

@@ -1,0 +1,326 @@
+import Foundation
+import ReservationCore
+import Synchronization
+
+/// One booking of a group: a user's work under an optional idempotency key.
+public struct DayRequest: Sendable {
+    public let user: UserID
+    public let key: IdempotencyKey?
+    public let work: ServerStore.Work
+
+    public init(user: UserID, key: IdempotencyKey?, work: @escaping ServerStore.Work) {
+        self.user = user
+        self.key = key
+        self.work = work
+    }
+}
+
+/// What became of one request of a group: its own answer, or its own refusal.
+public typealias DayOutcome = Result<Written<any Sendable>, any Error>
+
+/// Group commit for landmark-days (docs/contracts.md, "On-sale"): the bookings
+/// of one day that arrive while a transaction of that day runs wait, and the
+/// next transaction decides them all, in the order they arrived, each with its
+/// own outcome; the day's lock is taken once and the commit flushed once for
+/// the group, not once a booking.
+///
+/// The first request of a day leads: it runs a group (itself and those
+/// waiting, at most `Limits.batch`), hands the lead to the first still
+/// waiting, and answers. A request that waits longer than `Limits.patience`
+/// before its group starts, or finds `Limits.waiting` already waiting, is
+/// refused as `DatabaseError.crowded` (503 with Retry-After): the queue never
+/// grows without bound. Per process; across processes the day's database lock
+/// orders the groups.
+public final class DayGroups: Sendable {
+    public struct Limits: Sendable {
+        /// The most requests one transaction decides.
+        public var batch = 128
+        /// The most requests that wait for one day in this process.
+        public var waiting = 2_048
+        /// How long a request waits for its group to start.
+        public var patience: Duration = .seconds(3)
+
+        public init() {}
+    }
+
+    /// Decides a group of one day's requests in one transaction: an outcome per request, in their order.
+    public typealias Run = @Sendable (BookingDay, [DayRequest]) async throws -> [DayOutcome]
+
+    private let run: Run
+    private let limits: Limits
+    private let clock: WaitClock
+    private let queues = Mutex<[BookingDay: Queue]>([:])
+
+    public init(limits: Limits = Limits(), clock: WaitClock, run: @escaping Run) {
+        self.limits = limits
+        self.clock = clock
+        self.run = run
+    }
+
+    /// A day's requests waiting in this process, in arrival order; `handed` is
+    /// the one told to lead next, which no longer gives up.
+    private struct Queue {
+        var waiting: [Member] = []
+        var handed: ObjectIdentifier?
+    }
+
+    /// Told to a waiting request: lead the next group, its outcome, or that it waited too long.
+    private enum Signal: Sendable {
+        case lead
+        case decided(DayOutcome)
+        case crowded
+    }
+
+    /// A waiting request and where it is told what happens to it (each signal once, in order).
+    private final class Member: Sendable {
+        let request: DayRequest
+        private let inbox = Mutex<(waiting: CheckedContinuation<Signal, Never>?, pending: [Signal])>((nil, []))
+
+        init(_ request: DayRequest) { self.request = request }
+
+        func tell(_ signal: Signal) {
+            let waiting: CheckedContinuation<Signal, Never>? = inbox.withLock { inbox in
+                guard let waiting = inbox.waiting else {
+                    inbox.pending.append(signal)
+                    return nil
+                }
+                inbox.waiting = nil
+                return waiting
+            }
+            waiting?.resume(returning: signal)
+        }
+
+        func next() async -> Signal {
+            await withCheckedContinuation { continuation in
+                let ready: Signal? = inbox.withLock { inbox in
+                    guard inbox.pending.isEmpty else { return inbox.pending.removeFirst() }
+                    inbox.waiting = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
+    }
+
+    /// How many requests wait for `day` in this process now.
+    public func waiting(on day: BookingDay) -> Int { queues.withLock { $0[day]?.waiting.count ?? 0 } }
+
+    /// Decides `request` on `day` with the others waiting for it.
+    public func submit(_ request: DayRequest, on day: BookingDay) async throws -> Written<any Sendable> {
+        let member = Member(request)
+        let leads = try queues.withLock { queues throws(DatabaseError) -> Bool in
+            let running = queues[day] != nil
+            var queue = queues[day] ?? Queue()
+            guard queue.waiting.count < limits.waiting else { throw DatabaseError.crowded }
+            queue.waiting.append(member)
+            if !running { queue.handed = ObjectIdentifier(member) }
+            queues[day] = queue
+            return !running
+        }
+        var signal = Signal.lead
+        if !leads {
+            let timer = Task { [clock, patience = limits.patience] in
+                try await clock.pause(patience)
+                self.giveUp(member, on: day)
+            }
+            signal = await withTaskCancellationHandler {
+                await member.next()
+            } onCancel: {
+                self.giveUp(member, on: day)
+            }
+            timer.cancel()
+        }
+        while true {
+            switch signal {
+            case .decided(let outcome):
+                return try outcome.get()
+            case .crowded:
+                try Task.checkCancellation()
+                throw DatabaseError.crowded
+            case .lead:
+                await lead(day)
+                signal = await member.next()
+            }
+        }
+    }
+
+    /// Runs the group at the front of `day`'s queue (the leader first), hands
+    /// the lead on, and tells each member its outcome.
+    private func lead(_ day: BookingDay) async {
+        let group = queues.withLock { queues -> [Member] in
+            guard var queue = queues[day] else { return [] }
+            let group = Array(queue.waiting.prefix(limits.batch))
+            queue.waiting.removeFirst(group.count)
+            queue.handed = nil
+            queues[day] = queue
+            return group
+        }
+        var outcomes: [DayOutcome]
+        do {
+            // Its own task: the leader's request ending (its client gone) does not end the others'.
+            outcomes = try await Task { [run] in try await run(day, group.map(\.request)) }.value
+        } catch {
+            outcomes = group.map { _ in .failure(error) }
+        }
+        if outcomes.count != group.count {
+            outcomes = group.map { _ in .failure(DatabaseError.corruptRow("a group's outcomes do not match its requests")) }
+        }
+        let next = queues.withLock { queues -> Member? in
+            guard var queue = queues[day], let first = queue.waiting.first else {
+                queues[day] = nil
+                return nil
+            }
+            queue.handed = ObjectIdentifier(first)
+            queues[day] = queue
+            return first
+        }
+        next?.tell(.lead)
+        for (member, outcome) in zip(group, outcomes) { member.tell(.decided(outcome)) }
+    }
+
+    /// Takes `member` out of `day`'s queue and tells it so, unless a group has
+    /// taken it or it was told to lead.
+    private func giveUp(_ member: Member, on day: BookingDay) {
+        let removed = queues.withLock { queues -> Bool in
+            guard var queue = queues[day], queue.handed != ObjectIdentifier(member),
+                let index = queue.waiting.firstIndex(where: { $0 === member })
+            else { return false }
+            queue.waiting.remove(at: index)
+            queues[day] = queue
+            return true
+        }
+        if removed { member.tell(.crowded) }
+    }
+}
+
+/// The state the members of a group share while they run, one after another,
+/// in one transaction: the day's count once the group settled it
+/// (`Booking.settle`), and what the members accepted so far add to it.
+final class DayLedger: Sendable {
+    let day: BookingDay
+    /// The time the day was settled at: members' requests came before it.
+    let now: Date
+    private struct State {
+        var booked: Int
+        /// The day's list as stored; nil until a member asks for it.
+        var stored: [StoredReservation]?
+        var joined: [StoredReservation] = []
+        var holds: [UserID: [Reservation]] = [:]
+    }
+    private let state: Mutex<State>
+
+    init(day: BookingDay, booked: Int, now: Date) {
+        self.day = day
+        self.now = now
+        state = Mutex(State(booked: booked))
+    }
+
+    var booked: Int { state.withLock { $0.booked } }
+
+    /// The day's list: as stored (read by `fetch` the first time), then those members put on it.
+    func waitlist(fetch: () async throws -> [StoredReservation]) async throws -> [StoredReservation] {
+        if state.withLock({ $0.stored == nil }) {
+            let stored = try await fetch()
+            state.withLock { $0.stored = stored }
+        }
+        return state.withLock { ($0.stored ?? []) + $0.joined }
+    }
+
+    /// The user's holds members made in this group, live at `now`.
+    func liveHolds(of user: UserID, at now: Date) -> Int {
+        state.withLock { $0.holds[user, default: []].count { $0.takesPlaces(at: now) } }
+    }
+
+    /// Counts a member's new reservations in: places taken, list joined, holds.
+    func accept(_ reservations: [Reservation], of user: UserID) {
+        state.withLock { state in
+            for reservation in reservations where day.contains(reservation.landmark.id, reservation.date) {
+                if reservation.countsTowardCapacity(at: now) { state.booked += reservation.partySize }
+                if reservation.status == .waitlisted { state.joined.append(StoredReservation(reservation)) }
+            }
+            let holds = reservations.filter { $0.status == .held }
+            if !holds.isEmpty { state.holds[user, default: []] += holds }
+        }
+    }
+}
+
+/// A member's view of its group's transaction (`DayGroups`): the group's day
+/// reads from the ledger, without a statement, and what the member creates is
+/// kept here until it is accepted (its rule answered) and written with the
+/// group's; a refused member leaves nothing. The rest goes to `base`, the
+/// engine's transaction for the member's user, in the group's: a change to
+/// other days or to stored rows (a system's expiry or promotion there) is the
+/// group's and stays even when this member is refused, which a create of the
+/// group's day never makes.
+struct GroupedTransaction<Base: BookingTransaction>: BookingTransaction {
+    let base: Base
+    let user: UserID
+    let ledger: DayLedger
+    let created = Created()
+
+    /// What the member created, kept until it is accepted.
+    final class Created: Sendable {
+        private let kept = Mutex<(reservations: [Reservation], entries: [HistoryEntry])>(([], []))
+        var all: (reservations: [Reservation], entries: [HistoryEntry]) { kept.withLock { $0 } }
+        func add(_ reservations: [Reservation] = [], _ entries: [HistoryEntry] = []) {
+            kept.withLock {
+                $0.reservations += reservations
+                $0.entries += entries
+            }
+        }
+    }
+
+    var catalog: LandmarkCatalog { base.catalog }
+
+    /// Every member's history is locked, shared, before the group runs; an exclusive lock is taken here.
+    func lockHistory(exclusive: Bool) async throws {
+        if exclusive { try await base.lockHistory(exclusive: true) }
+    }
+
+    func recordsForUpdate(_ ids: [Reservation.ID]) async throws -> [Reservation.ID: StoredReservation] {
+        try await base.recordsForUpdate(ids)
+    }
+
+    func booked(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: Int] {
+        let others = days.filter { $0 != ledger.day }
+        var totals = others.isEmpty ? [:] : try await base.booked(others, at: now)
+        if others.count < days.count { totals[ledger.day] = ledger.booked }
+        return totals
+    }
+
+    func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [StoredReservation]] {
+        let others = days.filter { $0 != ledger.day }
+        var lists = others.isEmpty ? [:] : try await base.waitlisted(others)
+        if others.count < days.count {
+            lists[ledger.day] = try await ledger.waitlist { try await base.waitlisted([ledger.day])[ledger.day] ?? [] }
+        }
+        return lists
+    }
+
+    /// The group's day was settled at `ledger.now`, after this member's request came: nothing more has ended there.
+    func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [StoredReservation] {
+        guard let days, now <= ledger.now else { return try await base.dueHolds(on: days, at: now, limit: limit) }
+        let others = days.filter { $0 != ledger.day }
+        return others.isEmpty ? [] : try await base.dueHolds(on: others, at: now, limit: limit)
+    }
+
+    func liveHolds(at now: Date) async throws -> Int {
+        try await base.liveHolds(at: now) + ledger.liveHolds(of: user, at: now)
+    }
+
+    func updateAny(_ reservations: [Reservation], entries: [HistoryEntry]) async throws {
+        try await base.updateAny(reservations, entries: entries)
+    }
+
+    func insert(_ reservations: [Reservation]) async throws {
+        created.add(reservations)
+    }
+
+    func update(_ reservations: [Reservation]) async throws { try await base.update(reservations) }
+
+    func append(_ entries: [HistoryEntry]) async throws {
+        created.add([], entries)
+    }
+
+    func commandToUndo() async throws -> [HistoryEntry] { try await base.commandToUndo() }
+}
