@@ -163,7 +163,9 @@ public final class DayGroups: Sendable {
             outcomes = group.map { _ in .failure(error) }
         }
         if outcomes.count != group.count {
-            outcomes = group.map { _ in .failure(DatabaseError.corruptRow("a group's outcomes do not match its requests")) }
+            outcomes = group.map { _ in
+                .failure(DatabaseError.corruptRow("a group's outcomes do not match its requests"))
+            }
         }
         let next = queues.withLock { queues -> Member? in
             guard var queue = queues[day], let first = queue.waiting.first else {

@@ -43,13 +43,7 @@ struct TeamScaleTests {
         options.maxHoldsPerUser = Self.holdCap
         let world = World(places: places, catalog: catalog, clock: clock)
         try await Self.withInstances(3, url: url, catalog: catalog, clock: clock, options: options) { instances in
-            let suffix = UUID().uuidString.prefix(8)
-            var users: [User] = []
-            for name in ["alice", "bob", "carol"] {
-                let token = Token.generate()
-                let id = try await instances[0].store.addToken("\(name)-\(suffix)", Token.hash(token))
-                users.append(User(name: name, id: id, token: token))
-            }
+            let users = try await User.team(in: instances[0].store)
             let calls = Calls()
 
             // 1. The hold cap: three times the cap of one user's holds at once, through every instance.
@@ -219,6 +213,18 @@ struct User: Sendable {
     let name: String
     let id: UserID
     let token: String
+
+    /// Alice, Bob and Carol, new users of `store` (their names made unique), each with a token.
+    static func team(in store: ServerStore) async throws -> [User] {
+        let suffix = UUID().uuidString.prefix(8)
+        var users: [User] = []
+        for name in ["alice", "bob", "carol"] {
+            let token = Token.generate()
+            let id = try await store.addToken("\(name)-\(suffix)", Token.hash(token))
+            users.append(User(name: name, id: id, token: token))
+        }
+        return users
+    }
 
     func index(in users: [User]) -> Int { users.firstIndex { $0.id == id } ?? 0 }
 }

@@ -261,7 +261,8 @@ public enum PostgresStore {
             SELECT pg_advisory_xact_lock_shared(hashtextextended(k, 0))
             FROM UNNEST(\(histories)::TEXT[]) WITH ORDINALITY AS t (k, i) ORDER BY i
             """, logger: logger)
-        let ledger = DayLedger(day: day, booked: try await Booking.settle([day], now: now, in: base)[day] ?? 0, now: now)
+        let ledger = DayLedger(
+            day: day, booked: try await Booking.settle([day], now: now, in: base)[day] ?? 0, now: now)
         var outcomes: [DayOutcome] = []
         var created: [(owner: UserID, reservation: Reservation)] = []
         var keep: [(UserID, IdempotencyKey, StoredResponse)] = []

@@ -168,7 +168,8 @@ struct PostgresTransaction: BookingTransaction {
         var binds = PostgresBindings()
         binds.append(owned.map(\.owner.rawValue))
         let rows = Self.unnest(
-            ReservationRow.fields, of: owned.map(\.reservation), after: 1, into: &binds, leading: ("$1::BIGINT[]", "owner"))
+            ReservationRow.fields, of: owned.map(\.reservation), after: 1, into: &binds,
+            leading: ("$1::BIGINT[]", "owner"))
         try await run(
             PostgresQuery(
                 unsafeSQL: """
