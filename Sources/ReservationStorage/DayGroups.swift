@@ -58,17 +58,30 @@ public final class DayGroups: Sendable {
     }
 
     /// A day's requests waiting in this process, in arrival order; `handed` is
-    /// the one told to lead next, which no longer gives up.
+    /// the one told to lead next, which no longer gives up; the group deciding now.
     private struct Queue {
         var waiting: [Member] = []
         var handed: ObjectIdentifier?
+        var running: Running?
     }
 
-    /// Told to a waiting request: lead the next group, its outcome, or that it waited too long.
+    /// A group being decided: its members, how many still wait for its outcome,
+    /// and its task, cancelled when none does (their requests all ended: a
+    /// database gone, `DatabaseGate`), so the day is not held by a statement that never ends.
+    private struct Running {
+        let number: UInt64
+        let members: Set<ObjectIdentifier>
+        var waiting: Int
+        var task: Task<Void, Never>?
+    }
+
+    /// Told to a waiting request: lead the next group, its outcome, that it
+    /// waited too long, or that it stopped waiting for its group (cancelled).
     private enum Signal: Sendable {
         case lead
         case decided(DayOutcome)
         case crowded
+        case abandoned
     }
 
     /// A waiting request and where it is told what happens to it (each signal once, in order).
@@ -105,7 +118,8 @@ public final class DayGroups: Sendable {
     /// How many requests wait for `day` in this process now.
     public func waiting(on day: BookingDay) -> Int { queues.withLock { $0[day]?.waiting.count ?? 0 } }
 
-    /// Decides `request` on `day` with the others waiting for it.
+    /// Decides `request` on `day` with the others waiting for it. Cancelled, it
+    /// stops waiting at once (its group, if one has it, goes on for the others).
     public func submit(_ request: DayRequest, on day: BookingDay) async throws -> Written<any Sendable> {
         let member = Member(request)
         let leads = try queues.withLock { queues throws(DatabaseError) -> Bool in
@@ -117,81 +131,105 @@ public final class DayGroups: Sendable {
             queues[day] = queue
             return !running
         }
-        var signal = Signal.lead
-        if !leads {
-            let timer = Task { [clock, patience = limits.patience] in
+        let timer =
+            leads
+            ? nil
+            : Task { [clock, patience = limits.patience] in
                 try await clock.pause(patience)
-                self.giveUp(member, on: day)
+                self.leave(member, on: day, cancelled: false)
             }
-            signal = await withTaskCancellationHandler {
+        defer { timer?.cancel() }
+        if leads { start(day) }
+        while true {
+            let signal = await withTaskCancellationHandler {
                 await member.next()
             } onCancel: {
-                self.giveUp(member, on: day)
+                self.leave(member, on: day, cancelled: true)
             }
-            timer.cancel()
-        }
-        while true {
             switch signal {
             case .decided(let outcome):
                 return try outcome.get()
             case .crowded:
                 try Task.checkCancellation()
                 throw DatabaseError.crowded
+            case .abandoned:
+                throw CancellationError()
             case .lead:
-                await lead(day)
-                signal = await member.next()
+                timer?.cancel()
+                start(day)
             }
         }
     }
 
-    /// Runs the group at the front of `day`'s queue (the leader first), hands
-    /// the lead on, and tells each member its outcome.
-    private func lead(_ day: BookingDay) async {
-        let group = queues.withLock { queues -> [Member] in
-            guard var queue = queues[day] else { return [] }
+    /// Starts the group at the front of `day`'s queue (the leader first) in a
+    /// task of its own, which tells each member its outcome and hands the lead
+    /// on to the first still waiting.
+    private func start(_ day: BookingDay) {
+        let (group, number) = queues.withLock { queues -> ([Member], UInt64) in
+            guard var queue = queues[day] else { return ([], 0) }
             let group = Array(queue.waiting.prefix(limits.batch))
             queue.waiting.removeFirst(group.count)
             queue.handed = nil
+            let number = (queue.running?.number ?? 0) &+ 1
+            queue.running = Running(
+                number: number, members: Set(group.map(ObjectIdentifier.init)), waiting: group.count)
             queues[day] = queue
-            return group
+            return (group, number)
         }
-        var outcomes: [DayOutcome]
-        do {
-            // Its own task: the leader's request ending (its client gone) does not end the others'.
-            outcomes = try await Task { [run] in try await run(day, group.map(\.request)) }.value
-        } catch {
-            outcomes = group.map { _ in .failure(error) }
-        }
-        if outcomes.count != group.count {
-            outcomes = group.map { _ in
-                .failure(DatabaseError.corruptRow("a group's outcomes do not match its requests"))
+        guard !group.isEmpty else { return }
+        let task = Task { [run] in
+            var outcomes: [DayOutcome]
+            do {
+                outcomes = try await abandonable { try await run(day, group.map(\.request)) }
+            } catch {
+                outcomes = group.map { _ in .failure(error) }
             }
-        }
-        let next = queues.withLock { queues -> Member? in
-            guard var queue = queues[day], let first = queue.waiting.first else {
-                queues[day] = nil
-                return nil
+            if outcomes.count != group.count {
+                outcomes = group.map { _ in
+                    .failure(DatabaseError.corruptRow("a group's outcomes do not match its requests"))
+                }
             }
-            queue.handed = ObjectIdentifier(first)
-            queues[day] = queue
-            return first
+            let next = self.queues.withLock { queues -> Member? in
+                guard var queue = queues[day] else { return nil }
+                queue.running = nil
+                guard let first = queue.waiting.first else {
+                    queues[day] = nil
+                    return nil
+                }
+                queue.handed = ObjectIdentifier(first)
+                queues[day] = queue
+                return first
+            }
+            next?.tell(.lead)
+            for (member, outcome) in zip(group, outcomes) { member.tell(.decided(outcome)) }
         }
-        next?.tell(.lead)
-        for (member, outcome) in zip(group, outcomes) { member.tell(.decided(outcome)) }
+        let abandoned = queues.withLock { queues -> Bool in
+            guard queues[day]?.running?.number == number else { return false }
+            queues[day]?.running?.task = task
+            return queues[day]?.running?.waiting == 0
+        }
+        if abandoned { task.cancel() }
     }
 
-    /// Takes `member` out of `day`'s queue and tells it so, unless a group has
-    /// taken it or it was told to lead.
-    private func giveUp(_ member: Member, on day: BookingDay) {
-        let removed = queues.withLock { queues -> Bool in
-            guard var queue = queues[day], queue.handed != ObjectIdentifier(member),
-                let index = queue.waiting.firstIndex(where: { $0 === member })
-            else { return false }
-            queue.waiting.remove(at: index)
-            queues[day] = queue
-            return true
+    /// `member` stops waiting: out of the queue (its patience over, or
+    /// cancelled) unless told to lead; cancelled in a running group, no longer
+    /// waited for there, the group's task cancelled when no member waits.
+    private func leave(_ member: Member, on day: BookingDay, cancelled: Bool) {
+        let id = ObjectIdentifier(member)
+        let (told, cancel) = queues.withLock { queues -> (Signal?, Task<Void, Never>?) in
+            guard var queue = queues[day], queue.handed != id else { return (nil, nil) }
+            defer { queues[day] = queue }
+            if let index = queue.waiting.firstIndex(where: { $0 === member }) {
+                queue.waiting.remove(at: index)
+                return (.crowded, nil)
+            }
+            guard cancelled, var running = queue.running, running.members.contains(id) else { return (nil, nil) }
+            running.waiting -= 1
+            queue.running = running
+            return (.abandoned, running.waiting == 0 ? running.task : nil)
         }
-        if removed { member.tell(.crowded) }
+        cancel?.cancel()
+        if let told { member.tell(told) }
     }
 }
 

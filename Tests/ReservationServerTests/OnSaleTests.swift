@@ -255,6 +255,24 @@ struct OnSaleTests {
         #expect(runner.groups == [[0], [1, 2]])
     }
 
+    @Test func aGroupWhoseRequestsAllEndedNoLongerHoldsTheDay() async throws {
+        // The database stopped answering mid-group (the runner never returns until released):
+        // the requests are cancelled (`DatabaseGate`), stop waiting at once, and the next group runs.
+        let runner = GateRunner()
+        let groups = DayGroups(clock: HeldWaitClock().clock, run: runner.run)
+        let day = try #require(BookingDay(Self.visit, at: Self.stage(capacity: 10)))
+        let stuck = Task { try await Self.submit(0, to: groups, on: day) }
+        await runner.untilRunning(1)
+        let next = Task { try await Self.submit(1, to: groups, on: day) }
+        await Self.until { groups.waiting(on: day) == 1 }
+        stuck.cancel()
+        await #expect(throws: CancellationError.self) { try await stuck.value }
+        await runner.untilRunning(2)
+        #expect(runner.groups == [[0], [1]], "the one waiting leads the next group while the first never ended")
+        runner.release()
+        #expect(try await next.value == 1)
+    }
+
     @Test func anotherDayIsNotHeldUpByABusyOne() async throws {
         let runner = GateRunner()
         let groups = DayGroups(clock: HeldWaitClock().clock, run: runner.run)

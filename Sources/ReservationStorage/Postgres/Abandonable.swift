@@ -74,7 +74,8 @@ extension ServerStore {
     func abandoningOnCancel() -> ServerStore {
         var store = self
         let (list, get, parties, waitlists) = (list, get, parties, waitlists)
-        let (storedResponse, transact, history, purgeKeys) = (storedResponse, transact, history, purgeKeys)
+        let (storedResponse, transact, transactDay) = (storedResponse, transact, transactDay)
+        let (history, purgeKeys) = (history, purgeKeys)
         let (changes, newestChange, positionAfter) = (changes, newestChange, positionAfter)
         store.list = { user in try await abandonable { try await list(user) } }
         store.get = { user, id in try await abandonable { try await get(user, id) } }
@@ -85,6 +86,11 @@ extension ServerStore {
         store.storedResponse = { user, key in try await abandonable { try await storedResponse(user, key) } }
         store.transact = { user, catalog, key, work in
             try await abandonable { try await transact(user, catalog, key, work) }
+        }
+        if let transactDay {
+            store.transactDay = { day, catalog, requests in
+                try await abandonable { try await transactDay(day, catalog, requests) }
+            }
         }
         store.history = { user, id, limit in try await abandonable { try await history(user, id, limit) } }
         store.purgeKeys = { date in try await abandonable { try await purgeKeys(date) } }
