@@ -26,8 +26,8 @@ public enum MemoryStore {
             parties: { landmark, from, to, now in
                 state.withLock { data in
                     data.ledger.snapshot.reservations.filter {
-                        $0.landmark.id == landmark && $0.date >= from && $0.date < to && $0.takesPlaces(at: now)
-                            && Reservation.partySizes.contains($0.partySize)
+                        $0.landmark.id == landmark && $0.date >= from && $0.date < to
+                            && $0.countsTowardCapacity(at: now)
                     }.map { (date: $0.date, partySize: $0.partySize) }
                 }
             },
