@@ -43,7 +43,9 @@ func buildRouter(
     authenticated.addRoutes(operations.authenticatedEndpoints)
     let groups = store.transactDay.flatMap { transactDay in
         options.groupCommit
-            ? DayGroups(limits: options.dayGroups, clock: options.waitClock) { try await transactDay($0, catalog, $1) }
+            ? DayGroups(limits: options.dayGroups, clock: options.waitClock) {
+                try await transactDay($0, catalog, $1, $2)
+            }
             : nil
     }
     authenticated.addRoutes(

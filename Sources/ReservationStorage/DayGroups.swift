@@ -43,8 +43,13 @@ public final class DayGroups: Sendable {
         public init() {}
     }
 
-    /// Decides a group of one day's requests in one transaction: an outcome per request, in their order.
-    public typealias Run = @Sendable (BookingDay, [DayRequest]) async throws -> [DayOutcome]
+    /// Decides a group of one day's requests in one transaction; `more` takes
+    /// those that arrived since (the engine asks once the day is its). An
+    /// outcome per request, in their order (those given, then those taken);
+    /// nil for one that waits for the next group.
+    public typealias Run =
+        @Sendable (BookingDay, [DayRequest], _ more: @escaping @Sendable () -> [DayRequest]) async throws
+        -> [DayOutcome?]
 
     private let run: Run
     private let limits: Limits
@@ -70,7 +75,7 @@ public final class DayGroups: Sendable {
     /// database gone, `DatabaseGate`), so the day is not held by a statement that never ends.
     private struct Running {
         let number: UInt64
-        let members: Set<ObjectIdentifier>
+        var members: Set<ObjectIdentifier>
         var waiting: Int
         var task: Task<Void, Never>?
     }
@@ -163,45 +168,43 @@ public final class DayGroups: Sendable {
 
     /// Starts the group at the front of `day`'s queue (the leader first) in a
     /// task of its own, which tells each member its outcome and hands the lead
-    /// on to the first still waiting.
+    /// on to the first still waiting; those the engine could not take wait at
+    /// the front for the next group.
     private func start(_ day: BookingDay) {
-        let (group, number) = queues.withLock { queues -> ([Member], UInt64) in
-            guard var queue = queues[day] else { return ([], 0) }
-            let group = Array(queue.waiting.prefix(limits.batch))
-            queue.waiting.removeFirst(group.count)
-            queue.handed = nil
+        let taken = Taken()
+        let (number, first) = queues.withLock { queues -> (UInt64, [DayRequest]) in
+            guard var queue = queues[day] else { return (0, []) }
             let number = (queue.running?.number ?? 0) &+ 1
-            queue.running = Running(
-                number: number, members: Set(group.map(ObjectIdentifier.init)), waiting: group.count)
+            queue.handed = nil
+            queue.running = Running(number: number, members: [], waiting: 0)
+            let first = take(from: &queue, into: taken)
             queues[day] = queue
-            return (group, number)
+            return (number, first)
         }
-        guard !group.isEmpty else { return }
+        guard !first.isEmpty else {
+            // Nothing waits (it cannot happen to the one told to lead, which waits at the front).
+            ended(day, again: [])?.tell(.lead)
+            return
+        }
         let task = Task { [run] in
-            var outcomes: [DayOutcome]
+            var outcomes: [DayOutcome?]
             do {
-                outcomes = try await abandonable { try await run(day, group.map(\.request)) }
+                outcomes = try await abandonable {
+                    try await run(day, first) { self.take(on: day, group: number, into: taken) }
+                }
             } catch {
-                outcomes = group.map { _ in .failure(error) }
+                outcomes = taken.all.map { _ in .failure(error) }
             }
-            if outcomes.count != group.count {
-                outcomes = group.map { _ in
+            let members = taken.all
+            if outcomes.count != members.count {
+                outcomes = members.map { _ in
                     .failure(DatabaseError.corruptRow("a group's outcomes do not match its requests"))
                 }
             }
-            let next = self.queues.withLock { queues -> Member? in
-                guard var queue = queues[day] else { return nil }
-                queue.running = nil
-                guard let first = queue.waiting.first else {
-                    queues[day] = nil
-                    return nil
-                }
-                queue.handed = ObjectIdentifier(first)
-                queues[day] = queue
-                return first
+            self.ended(day, again: zip(members, outcomes).compactMap { $1 == nil ? $0 : nil })?.tell(.lead)
+            for (member, outcome) in zip(members, outcomes) {
+                if let outcome { member.tell(.decided(outcome)) }
             }
-            next?.tell(.lead)
-            for (member, outcome) in zip(group, outcomes) { member.tell(.decided(outcome)) }
         }
         let abandoned = queues.withLock { queues -> Bool in
             guard queues[day]?.running?.number == number else { return false }
@@ -209,6 +212,57 @@ public final class DayGroups: Sendable {
             return queues[day]?.running?.waiting == 0
         }
         if abandoned { task.cancel() }
+    }
+
+    /// Ends `day`'s running group: `again` back at the front of the queue, and
+    /// the first waiting told to lead (returned), or the queue gone when none waits.
+    private func ended(_ day: BookingDay, again: [Member]) -> Member? {
+        queues.withLock { queues -> Member? in
+            guard var queue = queues[day] else { return nil }
+            // Not those that stopped waiting meanwhile.
+            let members = queue.running?.members ?? []
+            queue.running = nil
+            queue.waiting.insert(contentsOf: again.filter { members.contains(ObjectIdentifier($0)) }, at: 0)
+            guard let first = queue.waiting.first else {
+                queues[day] = nil
+                return nil
+            }
+            queue.handed = ObjectIdentifier(first)
+            queues[day] = queue
+            return first
+        }
+    }
+
+    /// Takes the requests at the front of `day`'s queue into its running group
+    /// `number`, up to `Limits.batch` in all; none once that group has ended.
+    private func take(on day: BookingDay, group number: UInt64, into taken: Taken) -> [DayRequest] {
+        queues.withLock { queues -> [DayRequest] in
+            guard var queue = queues[day], queue.running?.number == number else { return [] }
+            let more = take(from: &queue, into: taken)
+            queues[day] = queue
+            return more
+        }
+    }
+
+    /// `take(on:group:into:)` under the queues' lock, on the queue with its running group.
+    private func take(from queue: inout Queue, into taken: Taken) -> [DayRequest] {
+        guard var running = queue.running else { return [] }
+        let more = Array(queue.waiting.prefix(max(0, limits.batch - taken.count)))
+        guard !more.isEmpty else { return [] }
+        queue.waiting.removeFirst(more.count)
+        running.members.formUnion(more.map(ObjectIdentifier.init))
+        running.waiting += more.count
+        queue.running = running
+        taken.add(more)
+        return more.map(\.request)
+    }
+
+    /// The members a group has taken, in order.
+    private final class Taken: Sendable {
+        private let members = Mutex<[Member]>([])
+        var all: [Member] { members.withLock { $0 } }
+        var count: Int { members.withLock { $0.count } }
+        func add(_ more: [Member]) { members.withLock { $0 += more } }
     }
 
     /// `member` stops waiting: out of the queue (its patience over, or
@@ -224,6 +278,7 @@ public final class DayGroups: Sendable {
                 return (.crowded, nil)
             }
             guard cancelled, var running = queue.running, running.members.contains(id) else { return (nil, nil) }
+            running.members.remove(id)
             running.waiting -= 1
             queue.running = running
             return (.abandoned, running.waiting == 0 ? running.task : nil)

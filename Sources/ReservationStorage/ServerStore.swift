@@ -82,7 +82,15 @@ public struct ServerStore: Sendable {
     /// run in order against the day as the ones before it left it, each with its
     /// own outcome (a refusal leaves nothing of its own), all accepted written and
     /// committed together. Nil for an engine that runs one write at a time anyway.
-    public var transactDay: (@Sendable (BookingDay, LandmarkCatalog, [DayRequest]) async throws -> [DayOutcome])?
+    /// `more` gives the requests that arrived since (once the day is locked:
+    /// a group grows while it waits for the day); an outcome of nil is a
+    /// request that could not join (a lock of its own held elsewhere), to wait
+    /// for the next group.
+    public var transactDay:
+        (
+            @Sendable (BookingDay, LandmarkCatalog, [DayRequest], _ more: @escaping @Sendable () -> [DayRequest])
+                async throws -> [DayOutcome?]
+        )?
     /// The user's changes, newest first: every one, or one reservation's; the newest `limit` when given.
     public var history: @Sendable (UserID, Reservation.ID?, _ limit: Int?) async throws -> [HistoryEntry]
     /// Deletes idempotency keys older than the date; returns how many.

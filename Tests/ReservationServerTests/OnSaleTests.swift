@@ -57,6 +57,24 @@ struct OnSaleTests {
                     return (made, kept)
                 }
             }
+            // Dave's history is locked elsewhere (an undo of his under way): he cannot join late.
+            let dave = try await store.addToken("dave-\(suffix)", Token.hash(Token.generate()))
+            let (held, release) = (Flag(), Flag())
+            let undo = Task {
+                try await store.transaction(dave, catalog: catalog) { transaction in
+                    try await transaction.lockHistory(exclusive: true)
+                    held.set()
+                    await Self.until { release.isSet }
+                }
+            }
+            await Self.until { held.isSet }
+            let late = try [
+                booking(carol, 1, waitlist: true, key: key),  // second on the list
+                booking(carol, 1, waitlist: true, key: key),  // the same key: the answer kept just before
+                booking(alice, 1),  // refused: 3 booked
+                booking(dave, 1),  // not taken: its lock is held elsewhere
+            ]
+            let asked = Flag()
             let outcomes = try await transactDay(
                 day, catalog,
                 [
@@ -64,17 +82,27 @@ struct OnSaleTests {
                     try booking(bob, 2),  // refused: 2 booked
                     try booking(bob, 1),  // 3 of 3
                     try booking(alice, 1, waitlist: true),  // first on the list
-                    try booking(carol, 1, waitlist: true, key: key),  // second on the list
-                    try booking(carol, 1, waitlist: true, key: key),  // the same key: the answer kept just before
-                    try booking(alice, 1),  // refused: 3 booked
-                ])
-            #expect(outcomes.count == 7)
+                ],
+                {
+                    // Those that came while the group waited for the day, once.
+                    asked.isSet
+                        ? []
+                        : {
+                            asked.set()
+                            return late
+                        }()
+                })
+            release.set()
+            _ = try await undo.value
+            #expect(outcomes.count == 8)
             func made(_ index: Int) -> Reservation? {
-                if case .success(.done(let value)) = outcomes[index] { value as? Reservation } else { nil }
+                if case .success(.done(let value))? = outcomes[index] { value as? Reservation } else { nil }
             }
             func refusal(_ index: Int) -> ReservationError? {
-                if case .failure(let error) = outcomes[index] { error as? ReservationError } else { nil }
+                if case .failure(let error)? = outcomes[index] { error as? ReservationError } else { nil }
             }
+            #expect(outcomes[7] == nil, "Dave waits for the next group")
+            #expect(try await store.list(dave).isEmpty)
             #expect(made(0)?.status == .confirmed && made(0)?.partySize == 2)
             guard case .noCapacity(_, _, 2, 2) = refusal(1) else {
                 Issue.record("the second request: \(outcomes[1])")
@@ -83,7 +111,7 @@ struct OnSaleTests {
             #expect(made(2)?.status == .confirmed)
             #expect(made(3)?.status == .waitlisted && made(3)?.waitlistPosition == 1)
             #expect(made(4)?.status == .waitlisted && made(4)?.waitlistPosition == 2)
-            guard case .success(.replay(let kept)) = outcomes[5] else {
+            guard case .success(.replay(let kept))? = outcomes[5] else {
                 Issue.record("the repeated key: \(outcomes[5])")
                 return
             }
@@ -105,8 +133,8 @@ struct OnSaleTests {
             #expect(try await store.newestChange(alice) == 2, "the feed numbers a group's changes of a user in order")
 
             // A group where every request is refused writes nothing.
-            let refused = try await transactDay(day, catalog, [try booking(bob, 1), try booking(carol, 2)])
-            #expect(refused.allSatisfy { if case .failure(ReservationError.noCapacity) = $0 { true } else { false } })
+            let refused = try await transactDay(day, catalog, [try booking(bob, 1), try booking(carol, 2)], { [] })
+            #expect(refused.allSatisfy { if case .failure(ReservationError.noCapacity)? = $0 { true } else { false } })
             let bobs = try await store.list(bob).count
             let bobsHistory = try await store.history(bob, nil, nil).count
             #expect(bobs == 1 && bobsHistory == 1)
@@ -192,8 +220,8 @@ struct OnSaleTests {
 
     // MARK: - The queue itself, on a clock the test holds
 
-    @Test func requestsArrivingWhileAGroupRunsAreTheNextGroupInArrivalOrder() async throws {
-        let runner = GateRunner()
+    @Test func requestsArrivingAfterAGroupHasTheDayAreTheNextGroupInArrivalOrder() async throws {
+        let runner = GateRunner(moreAfterGate: false)
         let groups = DayGroups(clock: HeldWaitClock().clock, run: runner.run)
         let day = try #require(BookingDay(Self.visit, at: Self.stage(capacity: 10)))
         try await withThrowingTaskGroup(of: (Int, Int).self) { tasks in
@@ -211,6 +239,27 @@ struct OnSaleTests {
         #expect(
             runner.groups == [[0], [1, 2, 3, 4, 5]], "the five who waited were decided together, in arrival order")
         #expect(groups.waiting(on: day) == 0)
+    }
+
+    @Test func requestsArrivingWhileAGroupWaitsForTheDayJoinItAndOneThatCannotWaitsForTheNext() async throws {
+        // The engine takes those that came while it waited for the day's lock; number 3's
+        // own lock is held elsewhere (put back): it is decided by the next group, first.
+        let runner = GateRunner(putBack: [3])
+        let groups = DayGroups(clock: HeldWaitClock().clock, run: runner.run)
+        let day = try #require(BookingDay(Self.visit, at: Self.stage(capacity: 10)))
+        try await withThrowingTaskGroup(of: (Int, Int).self) { tasks in
+            tasks.addTask { (0, try await Self.submit(0, to: groups, on: day)) }
+            await runner.untilRunning(1)
+            for number in 1...4 {
+                tasks.addTask { (number, try await Self.submit(number, to: groups, on: day)) }
+                await Self.until { groups.waiting(on: day) == number }
+            }
+            runner.release()
+            var answers: [Int: Int] = [:]
+            for try await (number, answer) in tasks { answers[number] = answer }
+            #expect(answers == [0: 0, 1: 1, 2: 2, 3: 3, 4: 4])
+        }
+        #expect(runner.groups == [[0, 1, 2, 3, 4], [3]])
     }
 
     @Test func aRequestThatWaitsPastItsPatienceIsRefusedAndLeavesTheQueue() async throws {
@@ -252,7 +301,7 @@ struct OnSaleTests {
         runner.release()
         #expect(try await first.value == 0)
         for task in waiting { _ = try await task.value }
-        #expect(runner.groups == [[0], [1, 2]])
+        #expect(runner.groups == [[0, 1, 2]], "the two let wait joined the group once it had the day")
     }
 
     @Test func aGroupWhoseRequestsAllEndedNoLongerHoldsTheDay() async throws {
@@ -346,26 +395,39 @@ final class Answers: Sendable {
 }
 
 /// A group runner that records each group's requests and holds every run
-/// until released; each request's work is run for its answer.
+/// until released; each request's work is run for its answer. Like the
+/// engine, it takes those that arrived meanwhile (`more`) when the day is its:
+/// after the gate (the day's lock waited for), or with `moreAfterGate` false
+/// before it; a request in `putBack` is not taken the first time (nil: its
+/// lock was held elsewhere).
 final class GateRunner: Sendable {
     private struct State {
         var groups: [[Int]] = []
         var running = 0
         var released = false
         var gates: [CheckedContinuation<Void, Never>] = []
+        var putBack: Set<Int>
     }
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+    private let moreAfterGate: Bool
+
+    init(moreAfterGate: Bool = true, putBack: Set<Int> = []) {
+        state = Mutex(State(putBack: putBack))
+        self.moreAfterGate = moreAfterGate
+    }
 
     var groups: [[Int]] { state.withLock { $0.groups } }
     var running: Int { state.withLock { $0.running } }
 
     var run: DayGroups.Run {
-        { _, requests in
-            let numbers = requests.map { Int($0.user.rawValue) - 1 }
-            self.state.withLock {
-                $0.groups.append(numbers)
-                $0.running += 1
+        { _, first, more in
+            let group = self.state.withLock { state in
+                state.groups.append(first.map(Self.number))
+                state.running += 1
+                return state.groups.count - 1
             }
+            var requests = first
+            if !self.moreAfterGate { requests += more() }
             await withCheckedContinuation { gate in
                 let open = self.state.withLock { state -> Bool in
                     if state.released { return true }
@@ -374,8 +436,15 @@ final class GateRunner: Sendable {
                 }
                 if open { gate.resume() }
             }
-            var outcomes: [DayOutcome] = []
+            if self.moreAfterGate { requests += more() }
+            self.state.withLock { $0.groups[group] = requests.map(Self.number) }
+            var outcomes: [DayOutcome?] = []
             for request in requests {
+                let putBack = self.state.withLock { $0.putBack.remove(Self.number(request)) != nil }
+                if putBack {
+                    outcomes.append(nil)
+                    continue
+                }
                 do {
                     outcomes.append(.success(.done(try await request.work(NoTransaction()).value)))
                 } catch {
@@ -386,6 +455,8 @@ final class GateRunner: Sendable {
             return outcomes
         }
     }
+
+    static func number(_ request: DayRequest) -> Int { Int(request.user.rawValue) - 1 }
 
     func untilRunning(_ count: Int) async { await OnSaleTests.until { running >= count } }
 

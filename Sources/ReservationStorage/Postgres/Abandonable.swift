@@ -88,8 +88,8 @@ extension ServerStore {
             try await abandonable { try await transact(user, catalog, key, work) }
         }
         if let transactDay {
-            store.transactDay = { day, catalog, requests in
-                try await abandonable { try await transactDay(day, catalog, requests) }
+            store.transactDay = { day, catalog, requests, more in
+                try await abandonable { try await transactDay(day, catalog, requests, more) }
             }
         }
         store.history = { user, id, limit in try await abandonable { try await history(user, id, limit) } }

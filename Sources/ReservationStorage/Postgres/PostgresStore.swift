@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import ReservationCore
+import Synchronization
 
 /// The PostgreSQL engine, for several server processes on one database: every
 /// write is one transaction, and the checks that must not interleave (an
@@ -120,14 +121,17 @@ public enum PostgresStore {
             },
             close: {}
         )
-        store.transactDay = { day, catalog, requests in
+        store.transactDay = { day, catalog, requests, more in
+            // Those joining late stay in the group when its transaction runs again.
+            let members = Members(requests)
             do {
                 return try await retrying {
                     let touched = TouchedUsers()
                     defer { signal.ring(touched.all) }
                     return try await cluster.client.withTransaction(logger: logger) { db in
                         let base = PostgresTransaction(db: db, logger: logger, user: .system, catalog: catalog)
-                        let outcomes = try await decide(requests, on: day, in: base, now: now())
+                        let outcomes = try await decide(
+                            members.all, more: { members.add(more()) }, on: day, in: base, now: now())
                         touched.insert(contentsOf: base.touched.all)
                         return outcomes
                     }
@@ -225,49 +229,46 @@ public enum PostgresStore {
 
     /// Decides a group of one day's requests in `base`'s transaction
     /// (`ServerStore.transactDay`): every key's lock and every member's history
-    /// lock taken at once, in order; the day locked and settled once; each
-    /// request run in order on the day as the ones before left it, a kept answer
-    /// replayed; then what was accepted written in one statement a table.
-    static func decide(_ requests: [DayRequest], on day: BookingDay, in base: PostgresTransaction, now: Date)
-        async throws -> [DayOutcome]
-    {
+    /// lock taken at once, in order; the day locked and settled once; then the
+    /// requests that arrived while the day's lock was waited for (`more`) join
+    /// (their key and history locks only tried: one held elsewhere waits for
+    /// the next group, its outcome nil, so nothing waits after the day's lock);
+    /// each request run in order on the day as the ones before left it, a kept
+    /// answer replayed; then what was accepted written in one statement a table.
+    static func decide(
+        _ requests: [DayRequest], more: () -> [DayRequest], on day: BookingDay, in base: PostgresTransaction,
+        now: Date
+    ) async throws -> [DayOutcome?] {
         let (db, logger) = (base.db, base.logger)
         try await db.run("SELECT set_config('lock_timeout', \(dayLockTimeout), true)", logger: logger)
         // Locked in one order (the names sorted), as one key is by `transact`: keys, then histories, then the day.
-        let keyed = Set(requests.compactMap { request in request.key.map { KeyName(user: request.user, key: $0.key) } })
-            .sorted()
-        var kept: [KeyName: StoredResponse] = [:]
+        let keyed = Set(requests.compactMap(KeyName.init)).sorted()
         if !keyed.isEmpty {
             try await db.run(
                 """
                 SELECT pg_advisory_xact_lock(hashtextextended(k, 0))
                 FROM UNNEST(\(keyed.map(\.lockName))::TEXT[]) WITH ORDINALITY AS t (k, i) ORDER BY i
                 """, logger: logger)
-            for row in try await db.run(
-                """
-                SELECT k.user_id, k.key, k.request_hash, k.status, k.body FROM idempotency_keys k
-                JOIN UNNEST(\(keyed.map(\.user.rawValue))::BIGINT[], \(keyed.map(\.key))::TEXT[]) AS w (u, k)
-                ON k.user_id = w.u AND k.key = w.k
-                """, logger: logger)
-            {
-                let (user, key, hash, status, body) = try row.decode((Int64, String, String, Int, ByteBuffer).self)
-                kept[KeyName(user: UserID(user), key: key)] = StoredResponse(
-                    status: status, body: Array(body.readableBytesView), requestHash: hash)
-            }
         }
-        let histories = Set(requests.map { "history \($0.user.rawValue)" }).sorted()
         try await db.run(
             """
             SELECT pg_advisory_xact_lock_shared(hashtextextended(k, 0))
-            FROM UNNEST(\(histories)::TEXT[]) WITH ORDINALITY AS t (k, i) ORDER BY i
+            FROM UNNEST(\(Set(requests.map(\.user.historyLock)).sorted())::TEXT[]) WITH ORDINALITY AS t (k, i) ORDER BY i
             """, logger: logger)
         let ledger = DayLedger(
             day: day, booked: try await Booking.settle([day], now: now, in: base)[day] ?? 0, now: now)
-        var outcomes: [DayOutcome] = []
+        let late = more()
+        let refused = try await tryLocks(late, in: db, logger: logger)
+        var kept = try await storedResponses(keyed + late.compactMap(KeyName.init), in: db, logger: logger)
+        var outcomes: [DayOutcome?] = []
         var created: [(owner: UserID, reservation: Reservation)] = []
         var keep: [(UserID, IdempotencyKey, StoredResponse)] = []
-        for request in requests {
-            let name = request.key.map { KeyName(user: request.user, key: $0.key) }
+        for (index, request) in (requests + late).enumerated() {
+            if index >= requests.count, refused.contains(index - requests.count) {
+                outcomes.append(nil)
+                continue
+            }
+            let name = KeyName(request)
             if let name, let response = kept[name] {
                 // Kept before, or by a request before it in this group (a retry sent while the first ran).
                 outcomes.append(.success(.replay(response)))
@@ -303,9 +304,73 @@ public enum PostgresStore {
         return outcomes
     }
 
+    /// Tries the key and history locks of requests joining after the day's
+    /// lock, without waiting; returns the positions of those with one held elsewhere.
+    private static func tryLocks(_ requests: [DayRequest], in db: PostgresConnection, logger: Logger)
+        async throws -> Set<Int>
+    {
+        guard !requests.isEmpty else { return [] }
+        var names: [String] = []
+        var positions: [Int] = []
+        var shared: [Bool] = []
+        for (position, request) in requests.enumerated() {
+            if let key = KeyName(request) {
+                names.append(key.lockName)
+                positions.append(position)
+                shared.append(false)
+            }
+            names.append(request.user.historyLock)
+            positions.append(position)
+            shared.append(true)
+        }
+        var refused: Set<Int> = []
+        for row in try await db.run(
+            """
+            SELECT i FROM UNNEST(\(names)::TEXT[], \(positions)::BIGINT[], \(shared)::BOOL[]) AS t (k, i, s)
+            WHERE NOT CASE WHEN s THEN pg_try_advisory_xact_lock_shared(hashtextextended(k, 0))
+                           ELSE pg_try_advisory_xact_lock(hashtextextended(k, 0)) END
+            """, logger: logger)
+        {
+            refused.insert(try row.decode(Int.self))
+        }
+        return refused
+    }
+
+    /// The answers kept for these keys (their locks held).
+    private static func storedResponses(_ keys: [KeyName], in db: PostgresConnection, logger: Logger)
+        async throws -> [KeyName: StoredResponse]
+    {
+        guard !keys.isEmpty else { return [:] }
+        var kept: [KeyName: StoredResponse] = [:]
+        for row in try await db.run(
+            """
+            SELECT k.user_id, k.key, k.request_hash, k.status, k.body FROM idempotency_keys k
+            JOIN UNNEST(\(keys.map(\.user.rawValue))::BIGINT[], \(keys.map(\.key))::TEXT[]) AS w (u, k)
+            ON k.user_id = w.u AND k.key = w.k
+            """, logger: logger)
+        {
+            let (user, key, hash, status, body) = try row.decode((Int64, String, String, Int, ByteBuffer).self)
+            kept[KeyName(user: UserID(user), key: key)] = StoredResponse(
+                status: status, body: Array(body.readableBytesView), requestHash: hash)
+        }
+        return kept
+    }
+
+    /// A group's requests so far, kept across its transaction's runs.
+    private final class Members: Sendable {
+        private let requests: Mutex<[DayRequest]>
+        init(_ requests: [DayRequest]) { self.requests = Mutex(requests) }
+        var all: [DayRequest] { requests.withLock { $0 } }
+        /// Adds `more`, and returns them.
+        func add(_ more: [DayRequest]) -> [DayRequest] {
+            requests.withLock { $0 += more }
+            return more
+        }
+    }
+
     /// A group where no request was done: its transaction is rolled back and these are its answers.
     private struct NothingDone: Error {
-        let outcomes: [DayOutcome]
+        let outcomes: [DayOutcome?]
     }
 
     /// A user's idempotency key, and the name of its advisory lock.
@@ -314,6 +379,17 @@ public enum PostgresStore {
         let key: String
         var lockName: String { "key \(user.rawValue) \(key)" }
         static func < (a: KeyName, b: KeyName) -> Bool { a.lockName < b.lockName }
+
+        init(user: UserID, key: String) {
+            self.user = user
+            self.key = key
+        }
+
+        /// The request's key, if it has one.
+        init?(_ request: DayRequest) {
+            guard let key = request.key else { return nil }
+            self.init(user: request.user, key: key.key)
+        }
     }
 
     /// Tells every instance's listener (`listen`), this one's too, at commit, which users' histories grew.

@@ -27,7 +27,7 @@ struct PostgresTransaction: BookingTransaction {
     private func run(_ query: PostgresQuery) async throws -> [PostgresRow] { try await db.run(query, logger: logger) }
 
     func lockHistory(exclusive: Bool) async throws {
-        let key = "history \(user.rawValue)"
+        let key = user.historyLock
         if exclusive {
             try await run("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))")
         } else {
@@ -305,6 +305,11 @@ struct PostgresTransaction: BookingTransaction {
         StoredReservation(try PostgresStore.record(row, from: first), catalog: catalog)
     }
 
+}
+
+extension UserID {
+    /// The name of the user's history lock (an advisory lock: `lockHistory`, a group's members).
+    var historyLock: String { "history \(rawValue)" }
 }
 
 extension PostgresConnection {
