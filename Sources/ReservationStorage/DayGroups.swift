@@ -419,3 +419,77 @@ struct GroupedTransaction<Base: BookingTransaction>: BookingTransaction {
 
     func commandToUndo() async throws -> [HistoryEntry] { try await base.commandToUndo() }
 }
+
+/// A user's idempotency key: what a kept answer is found by, and the name of its advisory lock.
+struct KeyName: Hashable, Comparable {
+    let user: UserID
+    let key: String
+    var lockName: String { "key \(user.rawValue) \(key)" }
+    static func < (a: KeyName, b: KeyName) -> Bool { a.lockName < b.lockName }
+
+    init(user: UserID, key: String) {
+        self.user = user
+        self.key = key
+    }
+
+    /// The request's key, if it has one.
+    init?(_ request: DayRequest) {
+        guard let key = request.key else { return nil }
+        self.init(user: request.user, key: key.key)
+    }
+}
+
+/// What a group's requests came to: an outcome each (nil: not taken), and the answers to keep for keys.
+struct GroupDecision {
+    var outcomes: [DayOutcome?] = []
+    var keep: [(user: UserID, key: IdempotencyKey, response: StoredResponse)] = []
+    /// Whether any request was done (else nothing is kept: the group rolls back).
+    var done: Bool { outcomes.contains { if case .success(.done)? = $0 { true } else { false } } }
+}
+
+/// A group where no request was done: its transaction is rolled back and these are its answers.
+struct NothingDone: Error {
+    let outcomes: [DayOutcome?]
+}
+
+/// Runs a group's requests in order on `ledger`'s day, each over a
+/// `GroupedTransaction` of the engine's `transaction` for its user: a key kept
+/// before (`kept`), or by a request before it in the group, replayed; a
+/// refusal its own outcome, leaving nothing; what an accepted one created
+/// counted into the ledger and handed to `accept` to be written. Those at
+/// positions in `skipping` are not taken (nil). Any other error ends the group.
+func decideMembers<Engine: BookingTransaction>(
+    _ requests: [DayRequest], skipping: Set<Int>, kept: [KeyName: StoredResponse], ledger: DayLedger,
+    transaction: (UserID) -> Engine, accept: (Engine, [Reservation], [HistoryEntry]) async throws -> Void
+) async throws -> GroupDecision {
+    var kept = kept
+    var decision = GroupDecision()
+    for (index, request) in requests.enumerated() {
+        if skipping.contains(index) {
+            decision.outcomes.append(nil)
+            continue
+        }
+        let name = KeyName(request)
+        if let name, let response = kept[name] {
+            // Kept before, or by a request before it in this group (a retry sent while the first ran).
+            decision.outcomes.append(.success(.replay(response)))
+            continue
+        }
+        let own = transaction(request.user)
+        let member = GroupedTransaction(base: own, user: request.user, ledger: ledger)
+        do {
+            let (value, response) = try await request.work(member)
+            let (reservations, entries) = member.created.all
+            ledger.accept(reservations, of: request.user)
+            try await accept(own, reservations, entries)
+            if let key = request.key, let name, let response {
+                decision.keep.append((request.user, key, response))
+                kept[name] = response
+            }
+            decision.outcomes.append(.success(.done(value)))
+        } catch let refusal as ReservationError {
+            decision.outcomes.append(.failure(refusal))
+        }
+    }
+    return decision
+}

@@ -259,49 +259,26 @@ public enum PostgresStore {
             day: day, booked: try await Booking.settle([day], now: now, in: base)[day] ?? 0, now: now)
         let late = more()
         let refused = try await tryLocks(late, in: db, logger: logger)
-        var kept = try await storedResponses(keyed + late.compactMap(KeyName.init), in: db, logger: logger)
-        var outcomes: [DayOutcome?] = []
+        let kept = try await storedResponses(keyed + late.compactMap(KeyName.init), in: db, logger: logger)
         var created: [(owner: UserID, reservation: Reservation)] = []
-        var keep: [(UserID, IdempotencyKey, StoredResponse)] = []
-        for (index, request) in (requests + late).enumerated() {
-            if index >= requests.count, refused.contains(index - requests.count) {
-                outcomes.append(nil)
-                continue
-            }
-            let name = KeyName(request)
-            if let name, let response = kept[name] {
-                // Kept before, or by a request before it in this group (a retry sent while the first ran).
-                outcomes.append(.success(.replay(response)))
-                continue
-            }
-            let own = PostgresTransaction(
-                db: db, logger: logger, user: request.user, catalog: base.catalog, touched: base.touched,
-                pending: base.pending)
-            let member = GroupedTransaction(base: own, user: request.user, ledger: ledger)
-            do {
-                let (value, response) = try await request.work(member)
-                let (reservations, entries) = member.created.all
-                ledger.accept(reservations, of: request.user)
-                created += reservations.map { (request.user, $0) }
+        let decision = try await decideMembers(
+            requests + late, skipping: Set(refused.map { requests.count + $0 }), kept: kept, ledger: ledger,
+            transaction: { user in
+                PostgresTransaction(
+                    db: db, logger: logger, user: user, catalog: base.catalog, touched: base.touched,
+                    pending: base.pending)
+            },
+            accept: { own, reservations, entries in
+                created += reservations.map { (own.user, $0) }
                 try await own.append(entries)
-                if let key = request.key, let name, let response {
-                    keep.append((request.user, key, response))
-                    kept[name] = response
-                }
-                outcomes.append(.success(.done(value)))
-            } catch let refusal as ReservationError {
-                outcomes.append(.failure(refusal))
-            }
-        }
+            })
         // Every request refused or replayed: rolled back, the day's settling too, as one refused alone is.
-        guard outcomes.contains(where: { if case .success(.done) = $0 { true } else { false } }) else {
-            throw NothingDone(outcomes: outcomes)
-        }
+        guard decision.done else { throw NothingDone(outcomes: decision.outcomes) }
         try await base.insert(created)
         try await base.finish()
         try await notify(db, base.touched.all, logger: logger)
-        try await self.keep(keep, in: db, logger: logger)
-        return outcomes
+        try await self.keep(decision.keep, in: db, logger: logger)
+        return decision.outcomes
     }
 
     /// Tries the key and history locks of requests joining after the day's
@@ -365,30 +342,6 @@ public enum PostgresStore {
         func add(_ more: [DayRequest]) -> [DayRequest] {
             requests.withLock { $0 += more }
             return more
-        }
-    }
-
-    /// A group where no request was done: its transaction is rolled back and these are its answers.
-    private struct NothingDone: Error {
-        let outcomes: [DayOutcome?]
-    }
-
-    /// A user's idempotency key, and the name of its advisory lock.
-    private struct KeyName: Hashable, Comparable {
-        let user: UserID
-        let key: String
-        var lockName: String { "key \(user.rawValue) \(key)" }
-        static func < (a: KeyName, b: KeyName) -> Bool { a.lockName < b.lockName }
-
-        init(user: UserID, key: String) {
-            self.user = user
-            self.key = key
-        }
-
-        /// The request's key, if it has one.
-        init?(_ request: DayRequest) {
-            guard let key = request.key else { return nil }
-            self.init(user: request.user, key: key.key)
         }
     }
 

@@ -103,19 +103,42 @@ public enum SQLiteStore {
                         return .replay(kept)
                     }
                     let (value, keep) = try await work(transaction)
-                    if let key, let keep {
-                        _ = try await db.query(
-                            """
-                            INSERT INTO idempotency_keys (user_id, key, request_hash, status, body, created_at)
-                            VALUES (?, ?, ?, ?, ?, ?)
-                            """,
-                            [
-                                .integer(Int(user.rawValue)), .text(key.key), .text(keep.requestHash),
-                                .integer(keep.status), .blob(ByteBuffer(bytes: keep.body)),
-                                .float(key.receivedAt.timeIntervalSince1970),
-                            ])
-                    }
+                    if let key, let keep { try await self.keep(keep, for: key, of: user, in: db) }
                     return .done(value)
+                }
+            },
+            transactDay: { day, catalog, requests, more in
+                // One writer already: a group is one of its jobs, the day counted once for all of them.
+                let touched = TouchedUsers()
+                defer { signal.ring(touched.all) }
+                do {
+                    return try await writer.perform { db in
+                        let at = now()
+                        let base = SQLiteTransaction(db: db, user: .system, catalog: catalog)
+                        let ledger = DayLedger(
+                            day: day, booked: try await Booking.settle([day], now: at, in: base)[day] ?? 0, now: at)
+                        let all = requests + more()
+                        var kept: [KeyName: StoredResponse] = [:]
+                        for name in Set(all.compactMap(KeyName.init)) {
+                            kept[name] = try await storedResponse(db, user: name.user, key: name.key)
+                        }
+                        let decision = try await decideMembers(
+                            all, skipping: [], kept: kept, ledger: ledger,
+                            transaction: { SQLiteTransaction(db: db, user: $0, catalog: catalog) },
+                            accept: { own, reservations, entries in
+                                try await own.insert(reservations)
+                                try await own.append(entries)
+                                touched.insert(contentsOf: own.touched.all)
+                            })
+                        guard decision.done else { throw NothingDone(outcomes: decision.outcomes) }
+                        for (user, key, response) in decision.keep {
+                            try await self.keep(response, for: key, of: user, in: db)
+                        }
+                        touched.insert(contentsOf: base.touched.all)
+                        return decision.outcomes
+                    }
+                } catch let refused as NothingDone {
+                    return refused.outcomes
                 }
             },
             history: { user, id, limit in
@@ -195,6 +218,21 @@ public enum SQLiteStore {
         }
         guard let record = ReservationField.record(values) else { throw DatabaseError.corruptRow("\(row)") }
         return record
+    }
+
+    /// Keeps the answer to a keyed request.
+    static func keep(_ response: StoredResponse, for key: IdempotencyKey, of user: UserID, in db: SQLiteConnection)
+        async throws
+    {
+        _ = try await db.query(
+            """
+            INSERT INTO idempotency_keys (user_id, key, request_hash, status, body, created_at)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .integer(Int(user.rawValue)), .text(key.key), .text(response.requestHash), .integer(response.status),
+                .blob(ByteBuffer(bytes: response.body)), .float(key.receivedAt.timeIntervalSince1970),
+            ])
     }
 
     static func storedResponse(_ db: SQLiteConnection, user: UserID, key: String) async throws
