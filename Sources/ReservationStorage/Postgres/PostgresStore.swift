@@ -83,9 +83,9 @@ public enum PostgresStore {
                         }
                         let transaction = PostgresTransaction(db: db, logger: logger, user: user, catalog: catalog)
                         let (value, keep) = try await work(transaction)
-                        try await transaction.finish()
-                        try await notify(db, transaction.touched.all, logger: logger)
-                        if let key, let keep { try await self.keep([(user, key, keep)], in: db, logger: logger) }
+                        try await transaction.finish(
+                            inserting: [], keeping: key.flatMap { key in keep.map { [(user, key, $0)] } } ?? [],
+                            notifying: channel)
                         touched.insert(contentsOf: transaction.touched.all)
                         return .done(value)
                     }
@@ -274,10 +274,7 @@ public enum PostgresStore {
             })
         // Every request refused or replayed: rolled back, the day's settling too, as one refused alone is.
         guard decision.done else { throw NothingDone(outcomes: decision.outcomes) }
-        try await base.insert(created)
-        try await base.finish()
-        try await notify(db, base.touched.all, logger: logger)
-        try await self.keep(decision.keep, in: db, logger: logger)
+        try await base.finish(inserting: created, keeping: decision.keep, notifying: channel)
         return decision.outcomes
     }
 
@@ -343,29 +340,6 @@ public enum PostgresStore {
             requests.withLock { $0 += more }
             return more
         }
-    }
-
-    /// Tells every instance's listener (`listen`), this one's too, at commit, which users' histories grew.
-    private static func notify(_ db: PostgresConnection, _ users: Set<UserID>, logger: Logger) async throws {
-        guard !users.isEmpty else { return }
-        try await db.run("SELECT pg_notify(\(Self.channel), \(Self.payload(users)))", logger: logger)
-    }
-
-    /// Keeps the answers of keyed requests, in one statement.
-    private static func keep(
-        _ answers: [(user: UserID, key: IdempotencyKey, response: StoredResponse)], in db: PostgresConnection,
-        logger: Logger
-    ) async throws {
-        guard !answers.isEmpty else { return }
-        try await db.run(
-            """
-            INSERT INTO idempotency_keys (user_id, key, request_hash, status, body, created_at)
-            SELECT u, k, h, s, decode(b, 'hex'), c FROM UNNEST(
-                \(answers.map(\.user.rawValue))::BIGINT[], \(answers.map(\.key.key))::TEXT[],
-                \(answers.map(\.response.requestHash))::TEXT[], \(answers.map(\.response.status))::BIGINT[],
-                \(answers.map { Hex.string($0.response.body) })::TEXT[],
-                \(answers.map(\.key.receivedAt.timeIntervalSince1970))::FLOAT8[]) AS t (u, k, h, s, b, c)
-            """, logger: logger)
     }
 
     /// How many times a transaction runs before its request is answered 503.

@@ -256,40 +256,94 @@ struct PostgresTransaction: BookingTransaction {
     /// locks of the transaction, held until it commits. A transaction that
     /// numbers a user's change after this one waits for this one's commit, so
     /// the feed never serves a number before every lower one is committed.
-    func finish() async throws {
+    func finish() async throws { try await finish(inserting: [], keeping: [], notifying: nil) }
+
+    /// `finish`, and in the same statement (one round trip once the owners'
+    /// rows are locked): the new reservations `created` (a group's, of any
+    /// users) inserted, the answers of keyed requests kept, and the owners
+    /// notified on `channel` (`PostgresStore.listen`), at commit.
+    func finish(
+        inserting created: [(owner: UserID, reservation: Reservation)],
+        keeping answers: [(user: UserID, key: IdempotencyKey, response: StoredResponse)], notifying channel: String?
+    ) async throws {
         let entries = pending.all
-        guard !entries.isEmpty else { return }
-        let owners = Set(entries.map(\.owner.rawValue)).sorted()
         var last: [Int64: Int64] = [:]
-        for row in try await run(
-            """
-            SELECT id, last_position FROM users WHERE id = ANY(\(owners)::BIGINT[]) ORDER BY id FOR NO KEY UPDATE
-            """)
-        {
-            let (id, position) = try row.decode((Int64, Int64).self)
-            last[id] = position
-        }
         var positions: [Int64] = []
-        positions.reserveCapacity(entries.count)
-        for (owner, _) in entries {
-            let next = last[owner.rawValue, default: 0] + 1
-            last[owner.rawValue] = next
-            positions.append(next)
+        if !entries.isEmpty {
+            let owners = Set(entries.map(\.owner.rawValue)).sorted()
+            for row in try await run(
+                """
+                SELECT id, last_position FROM users WHERE id = ANY(\(owners)::BIGINT[]) ORDER BY id FOR NO KEY UPDATE
+                """)
+            {
+                let (id, position) = try row.decode((Int64, Int64).self)
+                last[id] = position
+            }
+            positions.reserveCapacity(entries.count)
+            for (owner, _) in entries {
+                let next = last[owner.rawValue, default: 0] + 1
+                last[owner.rawValue] = next
+                positions.append(next)
+            }
         }
+        var binds = PostgresBindings()
+        /// Binds `value`; its placeholder.
+        func bind(_ value: some PostgresDynamicTypeEncodable) -> String {
+            binds.append(value)
+            return "$\(binds.count)"
+        }
+        var steps: [String] = []
+        if !created.isEmpty {
+            let owners = bind(created.map(\.owner.rawValue))
+            let rows = Self.unnest(
+                ReservationRow.fields, of: created.map(\.reservation), after: binds.count, into: &binds,
+                leading: ("\(owners)::BIGINT[]", "owner"))
+            steps.append(
+                """
+                INSERT INTO reservations (user_id, \(ReservationRow.fields.map(\.column).joined(separator: ", ")))
+                SELECT t.owner, \(rows.values.joined(separator: ", ")) FROM \(rows.table)
+                """)
+        }
+        if !entries.isEmpty {
+            steps.append(
+                """
+                UPDATE users SET last_position = n.p
+                FROM UNNEST(\(bind(Array(last.keys)))::BIGINT[], \(bind(Array(last.values)))::BIGINT[]) AS n (u, p)
+                WHERE users.id = n.u
+                """)
+            steps.append(
+                """
+                INSERT INTO history (user_id, position, reservation_id, command, change, undoes, entry)
+                SELECT o, p, r, c, ch, NULLIF(u, ''), e FROM UNNEST(
+                    \(bind(entries.map(\.owner.rawValue)))::BIGINT[], \(bind(positions))::BIGINT[],
+                    \(bind(entries.map(\.entry.reservationID.description)))::TEXT[],
+                    \(bind(entries.map(\.entry.command)))::TEXT[], \(bind(entries.map(\.entry.change.rawValue)))::TEXT[],
+                    \(bind(entries.map { $0.entry.undoes ?? "" }))::TEXT[], \(bind(entries.map(\.entry.storedText)))::TEXT[]
+                ) WITH ORDINALITY AS h (o, p, r, c, ch, u, e, i) ORDER BY i
+                """)
+        }
+        if !answers.isEmpty {
+            steps.append(
+                """
+                INSERT INTO idempotency_keys (user_id, key, request_hash, status, body, created_at)
+                SELECT u, k, h, s, decode(b, 'hex'), c FROM UNNEST(
+                    \(bind(answers.map(\.user.rawValue)))::BIGINT[], \(bind(answers.map(\.key.key)))::TEXT[],
+                    \(bind(answers.map(\.response.requestHash)))::TEXT[], \(bind(answers.map(\.response.status)))::BIGINT[],
+                    \(bind(answers.map { Hex.string($0.response.body) }))::TEXT[],
+                    \(bind(answers.map(\.key.receivedAt.timeIntervalSince1970)))::FLOAT8[]) AS a (u, k, h, s, b, c)
+                """)
+        }
+        let users = Set(entries.map(\.owner))
+        let notice = channel.flatMap {
+            users.isEmpty ? nil : "SELECT pg_notify(\(bind($0)), \(bind(PostgresStore.payload(users))))"
+        }
+        guard !steps.isEmpty || notice != nil else { return }
+        // Each a step of one statement: data-modifying WITH queries run once each, whatever the main one reads.
+        let with = steps.enumerated().map { "s\($0.offset) AS (\($0.element))" }.joined(separator: ",\n")
         try await run(
-            """
-            WITH numbered AS (
-                UPDATE users SET last_position = n.p FROM UNNEST(\(Array(last.keys))::BIGINT[],
-                    \(Array(last.values))::BIGINT[]) AS n (u, p)
-                WHERE users.id = n.u)
-            INSERT INTO history (user_id, position, reservation_id, command, change, undoes, entry)
-            SELECT o, p, r, c, ch, NULLIF(u, ''), e FROM UNNEST(
-                \(entries.map(\.owner.rawValue))::BIGINT[], \(positions)::BIGINT[],
-                \(entries.map(\.entry.reservationID.description))::TEXT[], \(entries.map(\.entry.command))::TEXT[],
-                \(entries.map(\.entry.change.rawValue))::TEXT[], \(entries.map { $0.entry.undoes ?? "" })::TEXT[],
-                \(entries.map(\.entry.storedText))::TEXT[]) WITH ORDINALITY AS t (o, p, r, c, ch, u, e, i) ORDER BY i
-            """)
-        touched.insert(contentsOf: entries.map(\.owner))
+            PostgresQuery(
+                unsafeSQL: (steps.isEmpty ? "" : "WITH \(with)\n") + (notice ?? "SELECT 1"), binds: binds))
+        touched.insert(contentsOf: users)
     }
 
     func commandToUndo() async throws -> [HistoryEntry] {
