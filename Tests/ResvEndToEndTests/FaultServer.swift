@@ -22,7 +22,7 @@ extension RecordedRequest {
     /// The request with the years the client was given moved back (`YearsAhead`).
     var yearsBack: RecordedRequest {
         RecordedRequest(
-            method: method, path: YearsAhead.back(path), headers: headers.mapValues(YearsAhead.back),
+            method: method, path: YearsAhead.back(path), headers: headers.mapValues { YearsAhead.back($0) },
             body: YearsAhead.back(body))
     }
 }

@@ -112,7 +112,7 @@ func runProcess(_ executable: String, _ arguments: [String], environment: [Strin
     Run(
         try ChildProcess.run(
             executable, arguments.map(YearsAhead.forward), environment: environment,
-            stdin: stdin.map(YearsAhead.forward)))
+            stdin: stdin.map(YearsAhead.forward)), checked: YearsAhead.readsTheClock(executable))
 }
 
 /// `runProcess` on a thread of its own, leaving Swift concurrency's threads free while the child runs.
@@ -122,15 +122,16 @@ func runProcessAsync(_ executable: String, _ arguments: [String], environment: [
     Run(
         try await ChildProcess.runAsync(
             executable, arguments.map(YearsAhead.forward), environment: environment,
-            stdin: stdin.map(YearsAhead.forward)))
+            stdin: stdin.map(YearsAhead.forward)), checked: YearsAhead.readsTheClock(executable))
 }
 
 extension Run {
-    init(_ run: (termination: ChildProcess.Termination, output: ChildProcess.Output)) {
+    /// With `checked`, a year the shift missed in what the child printed is the test's issue (`YearsAhead.back`).
+    init(_ run: (termination: ChildProcess.Termination, output: ChildProcess.Output), checked: Bool = false) {
         self.init(
             status: run.termination.status,
-            stdout: YearsAhead.back(String(decoding: run.output.stdout, as: UTF8.self)),
-            stderr: YearsAhead.back(String(decoding: run.output.stderr, as: UTF8.self)))
+            stdout: YearsAhead.back(String(decoding: run.output.stdout, as: UTF8.self), checked: checked),
+            stderr: YearsAhead.back(String(decoding: run.output.stderr, as: UTF8.self), checked: checked))
     }
 }
 
