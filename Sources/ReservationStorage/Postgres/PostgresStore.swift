@@ -207,7 +207,10 @@ public enum PostgresStore {
             do {
                 return try await body()
             } catch let error as PostgresTransactionError {
-                if let failure = error.closureError as? PSQLError {
+                // A failure of the COMMIT itself came before its commit record (PostgreSQL
+                // takes the notification queue's lock first, under the group's lock_timeout):
+                // nothing was committed, as when a statement failed.
+                if let failure = (error.closureError ?? error.commitError) as? PSQLError {
                     if isRetryable(failure) {
                         guard attempt < Self.attempts else { throw DatabaseError.busy(attempts: attempt) }
                         try await Task.sleep(for: Self.pause(before: attempt + 1))
