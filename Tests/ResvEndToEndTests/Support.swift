@@ -151,15 +151,30 @@ func plainError(_ text: String) -> String {
 /// how many are held, and how many processes wait for one.
 func flocks(on path: String) -> (held: Int, waiting: Int) {
     var info = stat()
-    guard stat(path, &info) == 0, let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else {
-        return (0, 0)
-    }
+    guard stat(path, &info) == 0, let table = procFile("/proc/locks") else { return (0, 0) }
     let inode = ":\(info.st_ino) "
     var counts = (held: 0, waiting: 0)
     for line in table.split(separator: "\n") where line.contains("FLOCK") && line.contains(inode) {
         if line.contains("->") { counts.waiting += 1 } else { counts.held += 1 }
     }
     return counts
+}
+
+/// A file of /proc, read whole: to its end, a read at a time. (Its size says 0, and one
+/// read gives at most a page: with a suite's many locks, /proc/locks is longer, and the
+/// line looked for may be past the first page.)
+func procFile(_ path: String) -> String? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count < 0, errno == EINTR { continue }
+        guard count > 0 else { return count == 0 ? String(decoding: bytes, as: UTF8.self) : nil }
+        bytes += buffer[..<count]
+    }
 }
 
 extension Sandbox {
