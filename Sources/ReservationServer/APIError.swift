@@ -134,6 +134,7 @@ public struct APIError: HTTPResponseError, Sendable {
                 .holdExpired, .tooManyHolds, .cannotConfirmWaitlisted:
                 .conflict
             case .versionMismatch: .preconditionFailed
+            case .reservationIDInUse: .unprocessableContent
             case .cursorExpired: .gone
             case .invalidDate, .invalidNote, .noteWithNUL, .nothingToModify, .dateInPast, .invalidPartySize,
                 .invalidInitialStatus, .invalidHold, .holdWithWaitlist,

@@ -37,6 +37,9 @@ public enum ReservationError: Error, Sendable, LocalizedError {
     case cannotModifyCancelled(Reservation)
     /// The reservation changed since it was read: its version is no longer the one expected.
     case versionMismatch(Reservation.ID, expected: Int, current: Int?)
+    /// A reservation id a client made (docs/contracts.md "Offline") that already names
+    /// another booking: another user's, or this user's made by a different request.
+    case reservationIDInUse(Reservation.ID)
     /// A note longer than `Reservation.noteLimit` characters (its length).
     case invalidNote(Int)
     /// A note holding a NUL character, which not every engine can keep.
@@ -143,6 +146,8 @@ public enum ReservationError: Error, Sendable, LocalizedError {
             let now = current.map { ", now \($0)" } ?? ""
             return "reservation \(id.short) changed since it was read (version \(expected)\(now)), nothing changed: "
                 + "look at it again ('resv show \(id.short)') and retry"
+        case .reservationIDInUse(let id):
+            return "reservation id \(id) is already used by another booking; nothing was booked: send it with a new id"
         case .noteWithNUL:
             return "the note holds a NUL character, which cannot be kept: leave it out"
         case .invalidNote(let length):

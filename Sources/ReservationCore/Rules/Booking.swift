@@ -14,11 +14,51 @@ public enum Booking {
         _ requests: [NewReservation], now: Date, command: String = newCommand(), holdLimit: Int? = nil,
         newID: () -> Reservation.ID = { Reservation.ID(UUID()) }, in transaction: some BookingTransaction
     ) async throws -> [Reservation] {
-        // Holds counted against a cap are counted with the user's other changes held off (an
-        // exclusive lock): two requests of one user side by side would each count the other's
-        // holds as not there and pass the cap together.
+        try await transaction.lockHistory(exclusive: countsHolds(requests, holdLimit))
+        return try await book(
+            requests, now: now, command: command, holdLimit: holdLimit, newID: newID, in: transaction)
+    }
+
+    /// Holds counted against a cap are counted with the user's other changes held off (an
+    /// exclusive lock): two requests of one user side by side would each count the other's
+    /// holds as not there and pass the cap together.
+    private static func countsHolds(_ requests: [NewReservation], _ holdLimit: Int?) -> Bool {
+        holdLimit != nil && requests.contains { $0.hold != nil }
+    }
+
+    /// One booking under an id the client made (docs/contracts.md, "Offline"),
+    /// so a request sent again (a sync killed after the server answered) books
+    /// nothing twice: the user's reservation with that id, made by the same
+    /// request (landmark, date, party size, note), is the answer, `made` false;
+    /// one that differs is refused (`reservationIDInUse`), as is an id of
+    /// another user's booking (the engine's insert refuses a taken id).
+    public static func reserve(
+        _ request: NewReservation, id: Reservation.ID, now: Date, holdLimit: Int? = nil,
+        in transaction: some BookingTransaction
+    ) async throws -> (reservation: Reservation, made: Bool) {
+        try await transaction.lockHistory(exclusive: countsHolds([request], holdLimit))
+        if let stored = try await transaction.recordsForUpdate([id])[id] {
+            guard let existing = stored.reservation?.settled(at: now),
+                let landmark = try? transaction.catalog.landmark(matching: request.landmark),
+                existing.landmark.id == landmark.id, existing.date == request.date,
+                existing.partySize == request.partySize, existing.note == request.note
+            else { throw ReservationError.reservationIDInUse(id) }
+            return (existing, false)
+        }
+        do {
+            let made = try await book([request], now: now, holdLimit: holdLimit, newID: { id }, in: transaction)
+            return (made[0], true)
+        } catch ReservationError.batchRejected(let failures, _) where failures.count == 1 {
+            throw failures[0].error
+        }
+    }
+
+    /// `reserve`'s rule, the user's history locked.
+    private static func book(
+        _ requests: [NewReservation], now: Date, command: String = newCommand(), holdLimit: Int?,
+        newID: () -> Reservation.ID, in transaction: some BookingTransaction
+    ) async throws -> [Reservation] {
         let holds = requests.count { $0.hold != nil }
-        try await transaction.lockHistory(exclusive: holdLimit != nil && holds > 0)
         let catalog = transaction.catalog
         var failures: [BatchFailure] = []
         var resolved: [(request: NewReservation, landmark: Landmark, day: BookingDay?)?] = []

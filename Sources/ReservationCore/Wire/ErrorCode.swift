@@ -37,6 +37,7 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case invalidJSON
     case bodyTooLarge
     case idempotencyKeyReused
+    case reservationIdInUse
     case unauthorized
     case forbidden
     case noRoute
@@ -69,7 +70,7 @@ public enum ErrorCode: String, Sendable, CaseIterable {
         switch self {
         case .invalidDate, .dateInPast, .invalidPartySize, .invalidStatus, .unknownLandmark, .ambiguousLandmark,
             .invalidReservationId, .invalidDays, .invalidRequest, .batchRejected, .invalidJSON, .bodyTooLarge,
-            .idempotencyKeyReused, .invalidNote, .invalidHold, .invalidCursor:
+            .idempotencyKeyReused, .reservationIdInUse, .invalidNote, .invalidHold, .invalidCursor:
             .invalidInput
         case .reservationNotFound, .ambiguousReservationId, .noCapacity, .cannotConfirmCancelled,
             .cannotModifyCancelled, .versionMismatch, .nothingToUndo, .undoConflict, .undoInPast, .holdExpired,
@@ -104,6 +105,7 @@ extension ReservationError {
         case .cannotConfirmCancelled: .cannotConfirmCancelled
         case .cannotModifyCancelled: .cannotModifyCancelled
         case .versionMismatch: .versionMismatch
+        case .reservationIDInUse: .reservationIdInUse
         case .invalidNote, .noteWithNUL: .invalidNote
         case .nothingToModify: .invalidRequest
         case .nothingToUndo: .nothingToUndo

@@ -69,11 +69,15 @@ public struct CreateReservationRequest: Sendable, Hashable, Codable {
     public var hold: Int?
     /// Optional: when the day is full, join its waitlist instead of being refused.
     public var waitlist: Bool?
+    /// Optional, `POST /reservations` only: the id the client made for the booking
+    /// (docs/contracts.md, "Offline"), so sending it again books nothing twice.
+    public var id: String?
 
     public init(
         landmarkId: String, date: String, partySize: Int, status: String? = nil, note: String? = nil,
-        hold: Int? = nil, waitlist: Bool? = nil
+        hold: Int? = nil, waitlist: Bool? = nil, id: String? = nil
     ) {
+        self.id = id
         self.landmarkId = landmarkId
         self.date = date
         self.partySize = partySize
@@ -94,6 +98,7 @@ extension CreateReservationRequest {
         if let note { fields["note"] = .string(note) }
         if let hold { fields["hold"] = .integer(Int64(hold)) }
         if waitlist == true { fields["waitlist"] = .bool(true) }
+        if let id { fields["id"] = .string(id) }
         return .object(fields)
     }
 
@@ -138,7 +143,7 @@ extension CreateReservationRequest {
         self.init(
             landmarkId: landmarkId, date: date, partySize: partySize, status: try text("status"),
             note: try text("note"),
-            hold: hold, waitlist: waitlist)
+            hold: hold, waitlist: waitlist, id: try text("id"))
     }
 }
 

@@ -19,26 +19,43 @@ struct ReservationWriteController: Sendable {
             .post("/reservations/:id/confirm", use: confirm)
     }
 
+    /// `POST /reservations`; with the client's `id` (docs/contracts.md, "Offline") it
+    /// runs alone, not in its day's group, and answers 200 with the booking that id
+    /// already made. An id taken in a race (the same one sent to two instances at
+    /// once, without a key) is looked at once more, now that the other has committed.
     @Sendable func create(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let backend = backend
         return try await backend.idempotentCreate(
             request, user: context.user, route: "POST /reservations", bodyLimit: ReservationRoutes.bodyLimit,
             check: { json throws(APIError) in
-                let reservation = try backend.newReservation(json)
+                let (reservation, id) = try backend.newReservation(json, id: ())
                 let at = backend.now()
+                let maxHolds = backend.maxHolds
+                guard let id else {
+                    return (
+                        backend.groupDay(of: reservation),
+                        { transaction -> (reservation: Reservation, made: Bool) in
+                            let made = try await Booking.reserve(
+                                reservation, now: at, holdLimit: maxHolds, in: transaction)
+                            return (made, true)
+                        }
+                    )
+                }
                 return (
-                    backend.groupDay(of: reservation),
-                    { [maxHolds = backend.maxHolds] in
-                        try await Booking.reserve(reservation, now: at, holdLimit: maxHolds, in: $0)
+                    nil,
+                    { transaction in
+                        try await Booking.reserve(reservation, id: id, now: at, holdLimit: maxHolds, in: transaction)
                     }
                 )
             },
-            keep: { RouteBackend.kept([$0], status: 201, key: $1) },
+            keep: { created, key in RouteBackend.kept([created.reservation], status: created.made ? 201 : 200, key: key)
+            },
             answer: { created in
+                guard created.made else { return .json(status: .ok, body: Wire.body(created.reservation)) }
                 ServerMetrics.bookingsMade.increment()
                 var headers = HTTPFields()
-                headers[.location] = "/reservations/\(created.id)"
-                return .json(status: .created, body: Wire.body(created), headers: headers)
+                headers[.location] = "/reservations/\(created.reservation.id)"
+                return .json(status: .created, body: Wire.body(created.reservation), headers: headers)
             })
     }
 

@@ -183,6 +183,10 @@ final class MemoryTransaction: BookingTransaction {
     }
 
     func insert(_ reservations: [Reservation]) async throws {
+        // An id is the key of every user's reservations: a client's own id may be taken.
+        if let taken = reservations.first(where: { data.owners[$0.id] != nil }) {
+            throw ReservationError.reservationIDInUse(taken.id)
+        }
         try await ledger.insert(reservations)
         for reservation in reservations { data.owners[reservation.id] = user }
     }

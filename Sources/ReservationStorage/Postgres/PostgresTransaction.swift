@@ -170,12 +170,17 @@ struct PostgresTransaction: BookingTransaction {
         let rows = Self.unnest(
             ReservationRow.fields, of: owned.map(\.reservation), after: 1, into: &binds,
             leading: ("$1::BIGINT[]", "owner"))
-        try await run(
-            PostgresQuery(
-                unsafeSQL: """
-                    INSERT INTO reservations (user_id, \(ReservationRow.fields.map(\.column).joined(separator: ", ")))
-                    SELECT t.owner, \(rows.values.joined(separator: ", ")) FROM \(rows.table)
-                    """, binds: binds))
+        do {
+            try await run(
+                PostgresQuery(
+                    unsafeSQL: """
+                        INSERT INTO reservations (user_id, \(ReservationRow.fields.map(\.column).joined(separator: ", ")))
+                        SELECT t.owner, \(rows.values.joined(separator: ", ")) FROM \(rows.table)
+                        """, binds: binds))
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" && owned.count == 1 {
+            // A unique violation of the one row: its id, a client's, is taken (docs/contracts.md, "Offline").
+            throw ReservationError.reservationIDInUse(owned[0].reservation.id)
+        }
     }
 
     /// `UNNEST` of one array per field (bound after parameter `after`), a row

@@ -133,12 +133,17 @@ struct SQLiteTransaction: BookingTransaction {
         let columns = (["user_id"] + ReservationRow.fields.map(\.column)).joined(separator: ", ")
         let row = "(" + Array(repeating: "?", count: ReservationRow.fields.count + 1).joined(separator: ", ") + ")"
         for chunk in Self.chunks(reservations) {
-            _ = try await db.query(
-                """
-                INSERT INTO reservations (\(columns))
-                VALUES \(Array(repeating: row, count: chunk.count).joined(separator: ", "))
-                """,
-                chunk.flatMap { reservation in [userID] + Self.values(of: reservation, ReservationRow.fields) })
+            do {
+                _ = try await db.query(
+                    """
+                    INSERT INTO reservations (\(columns))
+                    VALUES \(Array(repeating: row, count: chunk.count).joined(separator: ", "))
+                    """,
+                    chunk.flatMap { reservation in [userID] + Self.values(of: reservation, ReservationRow.fields) })
+            } catch let error as SQLiteError where error.message.contains("reservations.id") && chunk.count == 1 {
+                // The one row's id, a client's, is taken (docs/contracts.md, "Offline").
+                throw ReservationError.reservationIDInUse(chunk[0].id)
+            }
         }
     }
 

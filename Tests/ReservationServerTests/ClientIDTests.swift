@@ -1,0 +1,192 @@
+import CapacityModel
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import ReservationCore
+import Synchronization
+import Testing
+
+@testable import ReservationServer
+@testable import ReservationStorage
+
+/// `POST /reservations` with an `id` the client made (docs/contracts.md, "Offline"):
+/// what `resv sync` sends, so a sync killed after the server answered and run
+/// again books nothing twice.
+@Suite("A client's id on POST /reservations")
+struct ClientIDTests {
+    static func body(_ landmark: String, _ date: String, _ party: Int, id: String, extra: String = "") -> String {
+        #"{"landmarkId":"\#(landmark)","date":"\#(date)","partySize":\#(party),"id":"\#(id)"\#(extra)}"#
+    }
+
+    @Test(arguments: Engine.available)
+    func theSameIdAndRequestIsTheSameBookingAndAnotherRequestIs422(engine: Engine) async throws {
+        try await withHarness(engine) { h in
+            let id = UUID().uuidString.lowercased()
+            let date = Fixture.futureDate()
+            let body = Self.body(Fixture.goldenGate, date, 3, id: id, extra: #","note":"from the train""#)
+            let first = try await h.call(.post, "/reservations", token: h.alice, body: body)
+            #expect(first.status == .created, "\(first.text)")
+            #expect(first.object["id"] as? String == id)
+            #expect(first.headers[.location] == "/reservations/\(id)")
+            // Sent again (no key): the same booking, 200, nothing booked.
+            let again = try await h.call(.post, "/reservations", token: h.alice, body: body)
+            #expect(again.status == .ok, "\(again.text)")
+            #expect(again.object["id"] as? String == id)
+            #expect(again.object["version"] as? Int == 1)
+            #expect(again.object["note"] as? String == "from the train")
+            #expect(try await h.call(.get, "/reservations", token: h.alice).array.count == 1)
+            // The same id with another party size, date or note: 422, nothing changed.
+            for other in [
+                Self.body(Fixture.goldenGate, date, 4, id: id, extra: #","note":"from the train""#),
+                Self.body(Fixture.goldenGate, Fixture.futureDate(), 3, id: id, extra: #","note":"from the train""#),
+                Self.body(Fixture.goldenGate, date, 3, id: id),
+                Self.body(Fixture.halfDome, date, 3, id: id, extra: #","note":"from the train""#),
+            ] {
+                let refused = try await h.call(.post, "/reservations", token: h.alice, body: other)
+                #expect(refused.status == .unprocessableContent, "\(refused.text)")
+                #expect(refused.code == .reservationIdInUse)
+                #expect(refused.reason?.contains(id) == true)
+            }
+            // Another user's request with the id: 422, and Alice's booking untouched.
+            let bob = try await h.call(.post, "/reservations", token: h.bob, body: body)
+            #expect(bob.status == .unprocessableContent, "\(bob.text)")
+            #expect(bob.code == .reservationIdInUse)
+            #expect(try await h.call(.get, "/reservations", token: h.bob).array.isEmpty)
+            let alice = try await h.call(.get, "/reservations", token: h.alice).array
+            #expect(alice.count == 1 && alice[0]["partySize"] as? Int == 3)
+        }
+    }
+
+    @Test(arguments: Engine.available)
+    func anIdThatIsNoUUIDOrInABatchIs400(engine: Engine) async throws {
+        try await withHarness(engine) { h in
+            let date = Fixture.futureDate()
+            for id in ["abc", "", String(repeating: "a", count: 32), "937fea60bb7b4ee885dac79962987917"] {
+                let reply = try await h.call(
+                    .post, "/reservations", token: h.alice, body: Self.body(Fixture.goldenGate, date, 1, id: id))
+                #expect(reply.status == .badRequest, "\(id): \(reply.text)")
+                #expect(reply.reason?.contains("is not a UUID") == true)
+            }
+            let number = try await h.call(
+                .post, "/reservations", token: h.alice,
+                body: #"{"landmarkId":"\#(Fixture.goldenGate)","date":"\#(date)","partySize":1,"id":7}"#)
+            #expect(number.status == .badRequest)
+            let item = Self.body(Fixture.goldenGate, date, 1, id: UUID().uuidString)
+            let batch = try await h.call(
+                .post, "/reservations/batch", token: h.alice, body: #"{"reservations":[\#(item)]}"#)
+            #expect(batch.status == .badRequest, "\(batch.text)")
+            #expect(batch.reason?.contains("id is taken by POST /reservations only") == true)
+            #expect(try await h.call(.get, "/reservations", token: h.alice).array.isEmpty)
+        }
+    }
+
+    /// A day with a capacity (grouped without an id) and a full one joined by its list:
+    /// sent again, the answer is the booking as it is now.
+    @Test(arguments: Engine.available)
+    func onADayWithACapacityAndOnItsWaitlistTheIdIsKeptToo(engine: Engine) async throws {
+        try await withHarness(engine) { h in
+            let date = Fixture.futureDate()
+            let filled = try await h.call(
+                .post, "/reservations", token: h.bob, body: Fixture.body(Fixture.halfDome, date, 300))
+            #expect(filled.status == .created)
+            let id = UUID().uuidString.lowercased()
+            let body = Self.body(Fixture.halfDome, date, 2, id: id, extra: #","waitlist":true"#)
+            let first = try await h.call(.post, "/reservations", token: h.alice, body: body)
+            #expect(first.status == .created, "\(first.text)")
+            #expect(first.object["status"] as? String == "waitlisted")
+            let again = try await h.call(.post, "/reservations", token: h.alice, body: body)
+            #expect(again.status == .ok)
+            #expect(again.object["status"] as? String == "waitlisted")
+            // Places free: it is promoted, and a resend answers it as it is now.
+            let bobs = try #require(filled.object["id"] as? String)
+            #expect(try await h.call(.delete, "/reservations/\(bobs)", token: h.bob).status == .ok)
+            let promoted = try await h.call(.post, "/reservations", token: h.alice, body: body)
+            #expect(promoted.status == .ok)
+            #expect(promoted.object["status"] as? String == "confirmed")
+            #expect(try await h.call(.get, "/reservations", token: h.alice).array.count == 1)
+        }
+    }
+
+    /// With a key as well (what resv sends): the key's kept answer first, the id after the key is gone.
+    @Test(arguments: Engine.available)
+    func withAKeyTheKeptAnswerIsReplayedAndTheIdStillHolds(engine: Engine) async throws {
+        try await withHarness(engine) { h in
+            let id = UUID().uuidString.lowercased()
+            let body = Self.body(Fixture.goldenGate, Fixture.futureDate(), 2, id: id)
+            let key: HTTPFields = [.idempotencyKey: "resv-\(id)"]
+            let first = try await h.call(.post, "/reservations", token: h.alice, body: body, headers: key)
+            #expect(first.status == .created)
+            let replay = try await h.call(.post, "/reservations", token: h.alice, body: body, headers: key)
+            #expect(replay.status == .created)
+            #expect(replay.headers[.idempotentReplayed] == "true")
+            let otherKey = try await h.call(
+                .post, "/reservations", token: h.alice, body: body, headers: [.idempotencyKey: "resv-\(UUID())"])
+            #expect(otherKey.status == .ok)
+            #expect(otherKey.object["id"] as? String == id)
+            #expect(try await h.call(.get, "/reservations", token: h.alice).array.count == 1)
+        }
+    }
+
+    /// Three instances on one PostgreSQL, each id sent to all three at once, half of them
+    /// without a key: each booked once, one 201 per id and the others 200 (or a replay), never 422 or 500.
+    @Test(.enabled(if: Engine.postgresURL != nil, "needs RESV_TEST_POSTGRES_URL (scripts/with-postgres)"))
+    func oneIdSentToThreeInstancesAtOnceIsBookedOnce() async throws {
+        let url = try #require(Engine.postgresURL)
+        let clock = TestClock(OnSaleTests.start)
+        let date = DateTime.format(OnSaleTests.visit)
+        try await OnSaleTests.withRouters(3, url: url, catalog: .builtIn, clock: clock) { instances in
+            let users = try await User.team(in: instances[0].store)
+            let ids = (0..<24).map { _ in UUID().uuidString.lowercased() }
+            let answers = Sent()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (number, id) in ids.enumerated() {
+                    let user = users[number % users.count]
+                    let landmark = number % 2 == 0 ? Fixture.halfDome : Fixture.goldenGate
+                    for instance in instances {
+                        group.addTask {
+                            var headers: HTTPFields = [
+                                .authorization: "Bearer \(user.token)", .contentType: "application/json",
+                            ]
+                            if number % 3 == 0 { headers[.idempotencyKey] = "resv-\(id)" }
+                            let response = try await instance.client.executeRequest(
+                                uri: "/reservations", method: .post, headers: headers,
+                                body: ByteBuffer(string: Self.body(landmark, date, 1, id: id)))
+                            let object =
+                                (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any]
+                            answers.add(id, response.status.code, object?["id"] as? String)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let all = answers.all
+            for id in ids {
+                let mine = all.filter { $0.id == id }
+                #expect(mine.count == 3)
+                #expect(mine.allSatisfy { [200, 201].contains($0.status) && $0.answered == id }, "\(id): \(mine)")
+                // Without a key exactly one made it; with one, a replay answers 201 too.
+                let made = mine.count { $0.status == 201 }
+                #expect(ids.firstIndex(of: id)! % 3 == 0 ? made >= 1 : made == 1, "\(id): \(mine)")
+            }
+            let stored = try await users.asyncMap { try await instances[1].store.list($0.id) }.flatMap { $0 }
+            let mine = stored.filter { ids.contains($0.id) }
+            #expect(mine.count == ids.count, "each id stored once: \(mine.count) rows for \(ids.count) ids")
+            #expect(Set(mine.map(\.id)) == Set(ids))
+        }
+    }
+}
+
+/// What each request of a test was answered.
+final class Sent: Sendable {
+    struct Answer: Sendable {
+        let id: String
+        let status: Int
+        let answered: String?
+    }
+    private let answers = Mutex<[Answer]>([])
+    func add(_ id: String, _ status: Int, _ answered: String?) {
+        answers.withLock { $0.append(Answer(id: id, status: status, answered: answered)) }
+    }
+    var all: [Answer] { answers.withLock { $0 } }
+}
