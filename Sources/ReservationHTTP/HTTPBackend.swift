@@ -108,6 +108,15 @@ public struct HTTPBackendConfiguration: Sendable {
     public var idempotencyKey: String?
     /// The time, handed in by the command's context: a cached answer's age.
     public var now: @Sendable () -> Date
+    /// This server's outbox (docs/contracts.md, "Offline"): sent first by any command
+    /// that reaches the server; nil where there is none (a test's backend).
+    public var outbox: Outbox?
+    /// `--queue`: a change the server cannot be reached for goes to the outbox (`Queued`).
+    public var queue = false
+    /// What the outbox's sending did, when a command sent it first.
+    public var outboxReport: @Sendable (OutboxReport) -> Void = { _ in }
+    /// The outbox could not be read or written when a command went to send it first.
+    public var outboxFailure: @Sendable (any Error) -> Void = { _ in }
 
     public init(
         baseURL: URL, token: String?, retry: RetryPolicy = RetryPolicy(), idempotencyKey: String? = nil,

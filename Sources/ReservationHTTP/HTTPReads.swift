@@ -8,6 +8,7 @@ extension HTTPCalls {
         if case .offline = configuration.cacheMode {
             return try cached(name, HTTPBackendError.nothingCached(configuration.baseURL), unreachable: false)
         }
+        await outboxFirst()
         let reply: ServerReply
         do {
             reply = try await client.send("GET", name)
@@ -55,17 +56,36 @@ extension HTTPCalls {
         // failure or a cancel of one ends the other).
         async let landmarks = catalog()
         let (reservations, source) = try await records("reservations")
-        var snapshot = ReservationSnapshot(records: reservations, catalog: try await landmarks)
+        let catalog = try await landmarks
+        var snapshot = ReservationSnapshot(records: reservations, catalog: catalog)
+        // The bookings waiting in the outbox, beside what the server (or its cache) answered.
+        let queued = queuedBookings(catalog).filter { booking in !snapshot.reservations.contains { $0.id == booking.id }
+        }
+        if !queued.isEmpty {
+            snapshot = ReservationSnapshot(
+                reservations: snapshot.reservations + queued, rejected: snapshot.rejected, catalog: catalog)
+            snapshot.queued = Set(queued.map(\.id))
+        }
         snapshot.source = source
         // The server counts waitlist positions; a hold that ended reads as expired here at once.
         return snapshot.settled(at: configuration.now(), countPositions: false)
     }
 
     /// `GET /reservations/{id}`: one of the user's reservations, as it reads now.
+    /// When the server cannot be reached, the cached list's (or a queued booking) answers.
     func one(_ id: Reservation.ID) async throws -> Reservation {
         try online()
+        await outboxFirst()
         let catalog = try await catalog()
-        let reply = try await client.send("GET", "reservations/\(id)")
+        let reply: ServerReply
+        do {
+            reply = try await client.send("GET", "reservations/\(id)")
+        } catch HTTPBackendError.unavailable(let url, let why) {
+            guard CacheFallback.allowed, let found = try await fetch().reservations.first(where: { $0.id == id }) else {
+                throw HTTPBackendError.unavailable(url, why)
+            }
+            return found
+        }
         // A hold that ended reads as expired here at once, as in `fetch`.
         return try answered(reply, id, "GET /reservations/{id}", catalog).settled(at: configuration.now())
     }

@@ -27,11 +27,14 @@ public struct ServerBackend: Sendable {
     /// at now: what `modify` reads when it is given a whole id, instead of the user's
     /// whole list. `reservationNotFound` when the user has none with that id.
     public let reservation: @Sendable (Reservation.ID) async throws -> Reservation
+    /// Sends the outbox (`resv sync`).
+    public let sync: @Sendable (Outbox) async throws -> OutboxReport
 
     public init(_ configuration: HTTPBackendConfiguration, transport: HTTPTransport) {
         let calls = HTTPCalls(
             client: ServerClient(configuration: configuration, transport: transport), configuration: configuration)
         reservation = { id in try await calls.one(id) }
+        sync = { outbox in try await calls.sync(outbox) }
         var service = ReservationService(
             landmarks: { try await calls.catalog() },
             fetch: { try await calls.fetch() },
@@ -61,7 +64,7 @@ struct HTTPCalls: Sendable {
     let configuration: HTTPBackendConfiguration
     let state = ServiceState()
 
-    /// Changes need the server.
+    /// Changes need the server (or `--queue`, which keeps them in the outbox).
     func online() throws {
         if case .offline = configuration.cacheMode { throw HTTPBackendError.offlineChange }
     }
@@ -98,4 +101,6 @@ struct HTTPCalls: Sendable {
 final class ServiceState: Sendable {
     let catalog = Mutex<LandmarkCatalog?>(nil)
     let warned = Mutex(false)
+    /// Whether the outbox was sent (or tried) by this backend value.
+    let outboxTried = Mutex(false)
 }

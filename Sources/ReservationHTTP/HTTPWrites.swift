@@ -5,18 +5,36 @@ extension HTTPCalls {
     /// `POST /reservations` for one booking, `POST /reservations/batch` (one
     /// transaction) for more, under the command's `Idempotency-Key`; each
     /// landmark resolved in the server's catalog to its id.
+    ///
+    /// With `--queue` a single booking carries an id made here, so that if the server
+    /// cannot be reached (or its answer is lost) the request is kept in the outbox
+    /// as it was sent, and sending it again books nothing twice.
     func reserve(_ requests: [NewReservation]) async throws -> [Reservation] {
         try online()
-        let key = configuration.idempotencyKey ?? "resv-\(UUID().uuidString.lowercased())"
+        await outboxFirst()
+        let made = UUID().uuidString.lowercased()
+        let key = configuration.idempotencyKey ?? "resv-\(made)"
         guard HeaderValue.isValid(key, longest: HeaderValue.longestKey) else { throw HeaderValue.badKey }
         let catalog = try await catalog()
-        let bodies = try Self.createBodies(requests, catalog)
+        var bodies = try Self.createBodies(requests, catalog)
         guard !bodies.isEmpty else { return [] }
         // One request for one booking; one request and one transaction for a batch.
         let batch = bodies.count > 1
+        let outbox = batch ? nil : queueing
+        if outbox != nil { bodies[0].set("id", .string(made)) }
         let route = batch ? "reservations/batch" : "reservations"
-        let reply = try await client.send(
-            "POST", route, body: batch ? .object(["reservations": .array(bodies)]) : bodies[0], idempotencyKey: key)
+        let (sent, arrived) = await ArrivalTrace.tracing {
+            try await client.send(
+                "POST", route, body: batch ? .object(["reservations": .array(bodies)]) : bodies[0],
+                idempotencyKey: key)
+        }
+        let reply: ServerReply
+        do {
+            reply = try sent.get()
+        } catch HTTPBackendError.unavailable(let url, let why) {
+            guard let outbox, let id = Reservation.ID(made) else { throw HTTPBackendError.unavailable(url, why) }
+            throw try await queue(bodies[0], id: id, key: key, sent: arrived, in: outbox, catalog)
+        }
         guard reply.status == 200 || reply.status == 201 else {
             if batch, reply.code == .batchRejected, case .array(let items)? = reply.json?["failures"] {
                 throw ReservationError.batchRejected(
@@ -79,13 +97,25 @@ extension HTTPCalls {
     }
 
     /// Cancels or confirms `ids` in one request: `POST /reservations/cancel` or `/confirm`.
-    func setStatus(_ verb: String, _ ids: [Reservation.ID]) async throws -> [StatusChange] {
+    /// A queued booking among `ids` (not yet sent) is changed in the outbox, with the others.
+    func setStatus(_ verb: String, _ ids: [Reservation.ID], queueing: Bool = true) async throws -> [StatusChange] {
         try online()
         guard !ids.isEmpty else { return [] }
+        if queueing { await outboxFirst() }
         let catalog = try await catalog()
+        let outbox = queueing ? configuration.outbox : nil
+        if let outbox, !Set(queuedBookings(catalog).map(\.id)).isDisjoint(with: ids) {
+            throw try await queueStatus(verb, ids, in: outbox, catalog)
+        }
         let route = "reservations/\(verb)"
         let body = JSONValue.object(["ids": .array(ids.map { .string($0.description) })])
-        let reply = try await client.send("POST", route, body: body)
+        let reply: ServerReply
+        do {
+            reply = try await client.send("POST", route, body: body)
+        } catch HTTPBackendError.unavailable(let url, let why) {
+            guard queueing, let outbox = self.queueing else { throw HTTPBackendError.unavailable(url, why) }
+            throw try await queueStatus(verb, ids, in: outbox, catalog)
+        }
         guard reply.status == 200 else {
             // The id the file store would name, so both backends say the same.
             if reply.code == .reservationNotFound, let id = firstFailureID(reply) ?? ids.first?.description {
@@ -119,8 +149,10 @@ extension HTTPCalls {
 
     /// `PATCH /reservations/{id}` with `If-Match`: a reservation changed since it
     /// was read is refused (412), never overwritten.
+    /// A queued booking (not yet sent) is changed in the outbox.
     func modify(_ id: Reservation.ID, _ change: ReservationChange, _ version: Int?) async throws -> Reservation {
         try online()
+        await outboxFirst()
         let catalog = try await catalog()
         var fields: [String: JSONValue] = [:]
         if let date = change.date { fields["date"] = .string(DateTime.format(date)) }
@@ -129,14 +161,24 @@ extension HTTPCalls {
             fields["landmarkId"] = .string(try catalog.landmark(matching: landmark).id.description)
         }
         if let note = change.note { fields["note"] = .string(note) }
+        if let outbox = configuration.outbox, queuedBookings(catalog).contains(where: { $0.id == id }) {
+            throw try await queueModify(id, change, version, fields: fields, in: outbox, catalog)
+        }
         let route = "reservations/\(id)"
-        let reply = try await client.send("PATCH", route, body: .object(fields), ifMatch: version)
+        let reply: ServerReply
+        do {
+            reply = try await client.send("PATCH", route, body: .object(fields), ifMatch: version)
+        } catch HTTPBackendError.unavailable(let url, let why) {
+            guard let outbox = queueing else { throw HTTPBackendError.unavailable(url, why) }
+            throw try await queueModify(id, change, version, fields: fields, in: outbox, catalog)
+        }
         return try answered(reply, id, "PATCH /reservations/{id}", catalog)
     }
 
     /// `POST /undo`, without a key: never retried, so one `resv undo` takes back at most one command.
     func undo() async throws -> UndoResult {
         try online()
+        await outboxFirst()
         let reply = try await client.send("POST", "undo")
         guard reply.status == 200 else { throw client.refusal(reply, "POST /undo") }
         guard let json = reply.json, let result = UndoResult(json: json) else {

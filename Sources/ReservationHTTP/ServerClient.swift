@@ -1,5 +1,6 @@
 import Foundation
 import ReservationCore
+import Synchronization
 
 /// Requests to one server: the token, JSON, retries of what is safe to
 /// repeat, and the statuses every route shares (401/403, 429, 5xx) turned into
@@ -57,9 +58,14 @@ struct ServerClient: Sendable {
             let response: HTTPResponseData
             do {
                 response = try await transport.send(request)
+                ArrivalTrace.current?.note()
             } catch let failure as TransportFailure {
                 if failure == .tooLarge { throw tooLarge }  // a second try would be as large
-                if case .cannotConnect = failure {} else { mayHaveArrived = true }
+                if case .cannotConnect = failure {
+                } else {
+                    mayHaveArrived = true
+                    ArrivalTrace.current?.note()
+                }
                 if retryable, attempt < policy.attempts {
                     let delay = policy.delay(before: attempt, retryAfter: nil)
                     if (left(after: delay) ?? 1) > 0 {
@@ -199,4 +205,24 @@ public enum HeaderValue {
         400,
         "the token must be \(tokenRule): set RESV_TOKEN (or 'resv config set token') to what "
             + "'resv-server token create' printed")
+}
+
+/// Whether a request sent in a scope may have reached the server (it was
+/// answered, or sent and then not answered whole): what the outbox must know
+/// before it treats a queued booking as never sent.
+final class ArrivalTrace: Sendable {
+    private let arrived = Mutex(false)
+    @TaskLocal static var current: ArrivalTrace?
+
+    func note() { arrived.withLock { $0 = true } }
+    var mayHaveArrived: Bool { arrived.withLock { $0 } }
+
+    /// Runs `body` traced: its result, and whether anything it sent may have arrived.
+    static func tracing<T>(_ body: () async throws -> T) async -> (Result<T, any Error>, arrived: Bool) {
+        let trace = ArrivalTrace()
+        let result = await $current.withValue(trace) { () async -> Result<T, any Error> in
+            do { return .success(try await body()) } catch { return .failure(error) }
+        }
+        return (result, trace.mayHaveArrived)
+    }
 }

@@ -7,6 +7,9 @@ public struct ReservationSnapshot: Sendable {
     public let catalog: LandmarkCatalog
     /// Where the records came from: the backend itself, or a server's answers cached earlier.
     public var source: SnapshotSource = .backend
+    /// Reservations among `reservations` that are only asked for: bookings waiting in a
+    /// server's outbox (`--queue`), shown with status `queued`.
+    public var queued: Set<Reservation.ID> = []
 
     public init(reservations: [Reservation], rejected: [RejectedRecord], catalog: LandmarkCatalog) {
         self.reservations = reservations
@@ -93,6 +96,7 @@ extension ReservationSnapshot {
         }
         var settled = ReservationSnapshot(reservations: reservations, rejected: rejected, catalog: catalog)
         settled.source = source
+        settled.queued = queued
         return settled
     }
 }

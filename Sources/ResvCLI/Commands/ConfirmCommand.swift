@@ -22,21 +22,24 @@ struct ConfirmCommand: ResvCommand {
         completion: ShellCompletion.reservationIDs(.confirmable))
     var ids: [String]
 
+    @OptionGroup var queue: QueueOption
     @OptionGroup var options: CommonOptions
 
     func run(in context: CommandContext) async throws {
-        let backend = try context.backend(options.backend)
-        let service = backend.service
-        // Whole ids on a server go to it as they are: no list is read to resolve them.
-        if backend.server != nil, let whole = CommandContext.wholeIDs(ids) {
-            let changes = try await context.naming(ids) { try await service.confirm(whole) }
+        try await context.queueing(queue, options.output, verb: "confirm") { context in
+            let backend = try context.backend(options.backend)
+            let service = backend.service
+            // Whole ids on a server go to it as they are: no list is read to resolve them.
+            if backend.server != nil, let whole = CommandContext.wholeIDs(ids) {
+                let changes = try await context.naming(ids) { try await service.confirm(whole) }
+                context.report(changes, done: "Confirmed", single: ids.count == 1, options.output)
+                return
+            }
+            let snapshot = try await context.fetch(from: service, options)
+            let targets = try context.reservations(matching: ids, in: snapshot)
+            // One change of the store for all of them: all are confirmed or none.
+            let changes = try await service.confirm(targets.map(\.id))
             context.report(changes, done: "Confirmed", single: ids.count == 1, options.output)
-            return
         }
-        let snapshot = try await context.fetch(from: service, options)
-        let targets = try context.reservations(matching: ids, in: snapshot)
-        // One change of the store for all of them: all are confirmed or none.
-        let changes = try await service.confirm(targets.map(\.id))
-        context.report(changes, done: "Confirmed", single: ids.count == 1, options.output)
     }
 }

@@ -52,6 +52,7 @@ struct ModifyCommand: ResvCommand {
             valueName: "text"))
     var note: String?
 
+    @OptionGroup var queue: QueueOption
     @OptionGroup var options: CommonOptions
 
     func validate() throws {
@@ -61,51 +62,53 @@ struct ModifyCommand: ResvCommand {
     }
 
     func run(in context: CommandContext) async throws {
-        // What can be checked without a backend is checked first (party size, note, a strict date).
-        if let date, !TypedDate.needsZone(date) { _ = try TypedDate.resolve(date, now: context.now(), zone: .gmt) }
-        if partySize != nil || landmark != nil || note != nil {
-            _ = try ReservationChange(partySize: partySize, landmark: landmark, note: note)
-        }
-        let backend = try context.backend(options.backend)
-        let service = backend.service
-        // A whole id on a server is read alone; anything else is resolved in the user's list.
-        let snapshot: ReservationSnapshot?
-        let target: Reservation
-        if let server = backend.server, let whole = CommandContext.wholeIDs([id])?.first {
-            snapshot = nil
-            target = try await context.naming([id]) { try await server.reservation(whole) }
-        } else {
-            let read = try await context.fetch(from: service, options)
-            snapshot = read
-            target = try context.reservation(matching: id, in: read)
-        }
-        if !target.status.isActive { throw ReservationError.cannotModifyCancelled(target) }
-        // A wall time or a relative day is read at the landmark it will be at.
-        var newDate: Date?
-        if let date {
-            newDate = try await context.futureDate(date, options: options.output, moving: target) {
-                guard let landmark else { return target.landmark }
-                let catalog: LandmarkCatalog
-                if let snapshot { catalog = snapshot.catalog } else { catalog = try await service.landmarks() }
-                return try catalog.landmark(matching: landmark)
+        try await context.queueing(queue, options.output, verb: "modify") { context in
+            // What can be checked without a backend is checked first (party size, note, a strict date).
+            if let date, !TypedDate.needsZone(date) { _ = try TypedDate.resolve(date, now: context.now(), zone: .gmt) }
+            if partySize != nil || landmark != nil || note != nil {
+                _ = try ReservationChange(partySize: partySize, landmark: landmark, note: note)
             }
-        }
-        let change = try ReservationChange(date: newDate, partySize: partySize, landmark: landmark, note: note)
-        // The version read: a change made since is refused, never overwritten.
-        let modified = try await service.modify(target.id, change, target.version)
-        let renderer = Renderer(options.output, context: context)
-        context.output.write(renderer.reservation(modified))
-        if let snapshot {
-            await context.reportPromotions(before: snapshot, changed: [target.id], service: service, options.output)
-        } else if target.takesPlaces(at: context.now()),
-            modified.partySize < target.partySize || modified.date != target.date
-                || modified.landmark.id != target.landmark.id
-        {
-            // Only places given up can promote anyone.
-            await context.reportPromotions(madeBy: [target.id], service: service, options.output)
-        }
-        if renderer.format == .table, modified.version == target.version {
-            context.say("Reservation \(modified.id.short) already had these values: nothing changed.")
+            let backend = try context.backend(options.backend)
+            let service = backend.service
+            // A whole id on a server is read alone; anything else is resolved in the user's list.
+            let snapshot: ReservationSnapshot?
+            let target: Reservation
+            if let server = backend.server, let whole = CommandContext.wholeIDs([id])?.first {
+                snapshot = nil
+                target = try await context.naming([id]) { try await server.reservation(whole) }
+            } else {
+                let read = try await context.fetch(from: service, options)
+                snapshot = read
+                target = try context.reservation(matching: id, in: read)
+            }
+            if !target.status.isActive { throw ReservationError.cannotModifyCancelled(target) }
+            // A wall time or a relative day is read at the landmark it will be at.
+            var newDate: Date?
+            if let date {
+                newDate = try await context.futureDate(date, options: options.output, moving: target) {
+                    guard let landmark else { return target.landmark }
+                    let catalog: LandmarkCatalog
+                    if let snapshot { catalog = snapshot.catalog } else { catalog = try await service.landmarks() }
+                    return try catalog.landmark(matching: landmark)
+                }
+            }
+            let change = try ReservationChange(date: newDate, partySize: partySize, landmark: landmark, note: note)
+            // The version read: a change made since is refused, never overwritten.
+            let modified = try await service.modify(target.id, change, target.version)
+            let renderer = Renderer(options.output, context: context)
+            context.output.write(renderer.reservation(modified))
+            if let snapshot {
+                await context.reportPromotions(before: snapshot, changed: [target.id], service: service, options.output)
+            } else if target.takesPlaces(at: context.now()),
+                modified.partySize < target.partySize || modified.date != target.date
+                    || modified.landmark.id != target.landmark.id
+            {
+                // Only places given up can promote anyone.
+                await context.reportPromotions(madeBy: [target.id], service: service, options.output)
+            }
+            if renderer.format == .table, modified.version == target.version {
+                context.say("Reservation \(modified.id.short) already had these values: nothing changed.")
+            }
         }
     }
 }

@@ -24,6 +24,10 @@ struct ReserveCommand: ResvCommand {
             write, or, when any line is invalid, none is and each bad line is listed with \
             its number (exit 64). A line may carry "hold": SECONDS or "waitlist": true.
 
+            With --queue (or the config key queue), a booking the server cannot be reached for is \
+            kept in its outbox with an id made here (exit 0, status queued) and sent by 'resv sync' or \
+            the next command that reaches the server, which decides it then; see 'resv outbox'.
+
             With --hold, the places are held for that long (status held): confirm the \
             reservation with 'resv confirm' before then, or it expires and frees them. With \
             --waitlist, a request for a full day is kept as waitlisted instead of refused \
@@ -88,6 +92,7 @@ struct ReserveCommand: ResvCommand {
             valueName: "key"))
     var idempotencyKey: String?
 
+    @OptionGroup var queue: QueueOption
     @OptionGroup var options: CommonOptions
 
     func validate() throws {
@@ -97,6 +102,11 @@ struct ReserveCommand: ResvCommand {
         }
         if let hold { _ = try HoldDuration.seconds(hold) }
         if hold != nil, waitlist { throw ReservationError.holdWithWaitlist }
+        // A hold's time runs from when the server makes it; a batch is one all-or-nothing request.
+        if queue.queue, hold != nil {
+            throw ValidationError("--queue cannot keep a --hold: its time would run out queued")
+        }
+        if queue.queue, batch != nil { throw ValidationError("--queue keeps single bookings: leave out --batch") }
         if batch != nil {
             let given = [
                 ("--landmark", landmark != nil), ("--date", date != nil), ("--party-size", partySize != nil),
@@ -124,6 +134,10 @@ struct ReserveCommand: ResvCommand {
             try await reserveBatch(from: batch, in: context)
             return
         }
+        try await context.queueing(queue, options.output, verb: "reserve") { context in try await reserveOne(context) }
+    }
+
+    private func reserveOne(_ context: CommandContext) async throws {
         guard let landmark, let date, let partySize else { return }
         let service = try context.service(options.backend)
         let now = context.now()

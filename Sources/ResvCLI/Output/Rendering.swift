@@ -14,12 +14,17 @@ extension LandmarkApiModel: JSONOutput {}
 /// reused, so one instance serves one list (or one reservation) at one depth.
 struct ReservationJSONWriter {
     private var landmarks: [Landmark.ID: [UInt8]] = [:]
+    /// Bookings waiting in the outbox: status `queued` (docs/contracts.md, "Offline").
+    var queued: Set<Reservation.ID> = []
+
+    init(queued: Set<Reservation.ID> = []) { self.queued = queued }
 
     mutating func write(_ reservation: Reservation, to writer: inout JSONWriter, depth: Int) {
         let landmark = landmarkText(reservation.landmark, pretty: writer.pretty, depth: depth + 1)
+        let status = queued.contains(reservation.id) ? Renderer.queuedStatus : reservation.status.rawValue
         writer.writeReservation(
             id: reservation.id.description, landmark: .object(landmark), date: DateTime.format(reservation.date),
-            partySize: reservation.partySize, status: reservation.status.rawValue, note: reservation.note,
+            partySize: reservation.partySize, status: status, note: reservation.note,
             createdAt: reservation.createdAt.map(DateTime.format),
             updatedAt: reservation.updatedAt.map(DateTime.format),
             version: reservation.version, expiresAt: reservation.expiresAt.map(DateTime.format),
@@ -48,12 +53,18 @@ struct Renderer {
     let now: Date
     /// The terminal's width, which tables fit (cut with "…"); nil when not a terminal.
     let width: Int?
+    /// Bookings waiting in a server's outbox, shown with status `queued`.
+    var queued: Set<Reservation.ID> = []
+
+    /// The status a queued booking shows: never on the wire, never stored.
+    static let queuedStatus = "queued"
 
     init(_ options: OutputOptions, context: CommandContext) {
         let chosen = options.tz.flatMap { OutputOptions.zone($0, local: context.timeZone) }
         self.init(
             format: options.resolvedFormat, colour: context.usesColour, timeZone: chosen ?? context.timeZone,
             visitZone: chosen, now: context.now(), width: context.terminalSize()?.columns)
+        queued = context.queued
     }
 
     /// `timeZone` for the times of changes; `visitZone` for visits, nil for each at its landmark.
@@ -163,7 +174,7 @@ struct Renderer {
             write(reservations: [reservation], to: sink)
             return text.withLock { $0 }
         }
-        var shape = ReservationJSONWriter()
+        var shape = ReservationJSONWriter(queued: queued)
         return single(writing: { writer in shape.write(reservation, to: &writer, depth: 0) }, human: human)
     }
 
@@ -179,7 +190,7 @@ struct Renderer {
 
     /// Reservations as a list; each landmark's JSON is made once, not once per reservation.
     func write(reservations: [Reservation], to output: TextSink) {
-        var shape = ReservationJSONWriter()
+        var shape = ReservationJSONWriter(queued: queued)
         func element(_ writer: inout JSONWriter, _ reservation: Reservation, _ depth: Int) {
             shape.write(reservation, to: &writer, depth: depth)
         }
@@ -218,7 +229,12 @@ struct Renderer {
             ("Landmark", "\(reservation.landmark.name) (\(reservation.landmark.location))".terminalSafe),
             ("Date", visitDate(reservation.date, at: reservation.landmark)),
             ("Party", String(reservation.partySize)),
-            ("Status", paint(reservation.status.rawValue, style(for: reservation.status))),
+            (
+                "Status",
+                paint(
+                    queued.contains(reservation.id) ? Self.queuedStatus : reservation.status.rawValue,
+                    style(for: reservation.status))
+            ),
         ]
         if let expiresAt = reservation.expiresAt {
             lines.append((reservation.status == .held ? "Expires" : "Expired", localDate(expiresAt)))
@@ -237,6 +253,7 @@ struct Renderer {
 
     /// A status as a table shows it: a hold with its end, a waitlisted one with its position.
     func statusText(_ reservation: Reservation) -> String {
+        if queued.contains(reservation.id) { return Self.queuedStatus }
         switch reservation.status {
         case .held:
             guard let end = reservation.expiresAt else { return "held" }

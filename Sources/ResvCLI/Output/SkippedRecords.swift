@@ -7,6 +7,7 @@ extension CommandContext {
     func fetch(from service: ReservationService, _ options: CommonOptions) async throws -> ReservationSnapshot {
         let snapshot = try await service.fetch()
         reportSkipped(snapshot, verbose: options.output.verbose)
+        shownQueued.add(snapshot.queued)
         return snapshot
     }
 

@@ -50,6 +50,13 @@ public enum CLIError: Error, Sendable, LocalizedError {
     /// A profile (`--profile`, RESV_PROFILE, the config file's `"profile"`) the config file does not have.
     case unknownProfile(String, String, known: [String])
 
+    /// `resv sync`: the server refused this many queued changes (kept in the outbox).
+    case outboxRefused(Int)
+    /// `resv outbox drop`: no queued change, or several, match the id.
+    case noQueuedChange(String, matches: Int)
+    /// `sync` and `outbox` work on a server's outbox; the file store has none.
+    case outboxNeedsServer
+
     public var errorDescription: String? {
         switch self {
         case .invalidSetting(let name, let value, let expected):
@@ -106,6 +113,16 @@ public enum CLIError: Error, Sendable, LocalizedError {
             "reservation \(id) is still \(has), not \(wanted), after \(seconds) s"
         case .waitCannotSucceed(let id, let wanted, let has):
             "reservation \(id) is \(has): it can no longer become \(wanted); stopped waiting"
+        case .outboxRefused(let count):
+            count == 0
+                ? "the outbox holds changes the server refused: 'resv outbox' lists them, 'resv outbox drop ID' drops one"
+                : "the server refused \(count) queued change\(count == 1 ? "" : "s"); kept in 'resv outbox' until dropped"
+        case .noQueuedChange(let text, let matches):
+            matches == 0
+                ? "no queued change matches '\(text.quoted())' ('resv outbox' lists them)"
+                : "'\(text.quoted())' matches \(matches) queued changes: give more of the id"
+        case .outboxNeedsServer:
+            "the outbox holds changes queued for a server (--server, RESV_SERVER): the JSON file store needs none"
         case .tokenOnCommandLine:
             "a token on the command line would show in 'ps' and your shell history: run 'resv config set token' and type it, or pipe it in"
         }

@@ -42,6 +42,12 @@ public struct CommandContext: Sendable {
     var inRepl = false
     /// The `Idempotency-Key` of this command's creates on a server (`reserve --idempotency-key`).
     var idempotencyKey: String?
+    /// `--queue`: a change the server cannot be reached for is kept in its outbox.
+    var queue = false
+    /// Bookings waiting in the outbox among what this command shows (status `queued`).
+    var queued: Set<Reservation.ID> { shownQueued.ids }
+    /// The queued bookings this command's reads found (`fetch(from:_:)`), for its output.
+    let shownQueued = QueuedIDs()
     /// The line of a REPL script (`resv repl < file`) this command came from, for its error message.
     var scriptLine: Int?
     /// Failures are printed as JSON: the command line asked for JSON output.
@@ -213,6 +219,13 @@ public struct CommandContext: Sendable {
             baseURL: url, token: token, idempotencyKey: idempotencyKey, now: now)
         configuration.cache = responseCache(url, token: token)
         configuration.commandTimeout = total
+        configuration.outbox = outbox(url)
+        configuration.queue = try queue || settings.queues()
+        let sayer = self
+        configuration.outboxReport = { report in sayer.tell(report, sending: false) }
+        configuration.outboxFailure = { error in
+            sayer.say("resv: warning: the outbox was not sent: \(ExitStatus.message(for: error))")
+        }
         let messages = self.messages
         configuration.offlineNotice = { age in
             messages.write("resv: note: --offline: showing what \(url.redacted) answered \(Self.describe(age: age))\n")
@@ -226,6 +239,11 @@ public struct CommandContext: Sendable {
                 )
             })
         return (configuration, .libcurl(connectTimeout: idle, requestTimeout: total))
+    }
+
+    /// The outbox of `url`'s server, under `$XDG_STATE_HOME` (docs/contracts.md, "Offline").
+    func outbox(_ url: URL) -> Outbox {
+        Outbox(stateHome: xdgHome("XDG_STATE_HOME", ".local/state"), baseURL: url)
     }
 
     /// The cache of one server's answers for one token, under `$XDG_CACHE_HOME`.
@@ -398,4 +416,11 @@ public struct TextSink: Sendable {
         var text = text
         return text.withUTF8 { FileDescriptor.writeAll(fd, UnsafeRawBufferPointer($0)) } ?? 0
     }
+}
+
+/// Ids of bookings waiting in an outbox, as a command's reads find them.
+final class QueuedIDs: Sendable {
+    private let storage = Mutex<Set<Reservation.ID>>([])
+    var ids: Set<Reservation.ID> { storage.withLock { $0 } }
+    func add(_ ids: Set<Reservation.ID>) { storage.withLock { $0.formUnion(ids) } }
 }

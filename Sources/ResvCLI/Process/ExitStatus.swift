@@ -29,7 +29,10 @@ extension ExitStatus {
                 .offlineNeedsServer, .noServerUser, .unknownSetting, .tokenOnCommandLine, .unknownProfile, .pastDate:
                 return usage
             case .insecureConfig, .noToken: return notAuthorised
-            case .settingNotSet, .batchRefused, .waitTimedOut, .waitCannotSucceed, .undoRefused: return refused
+            case .settingNotSet, .batchRefused, .waitTimedOut, .waitCannotSucceed, .undoRefused, .outboxRefused,
+                .noQueuedChange:
+                return refused
+            case .outboxNeedsServer: return usage
             case .unwritableConfig, .noStoreFolder: return cannotWrite
             case .notCached: return unavailable
             case .configLocked: return temporary
@@ -44,6 +47,12 @@ extension ExitStatus {
             case .badResponse, .invalidReservation: return dataError
             case .offlineChange, .offlineAvailability: return usage
             case .refused(let status, _): return [400, 413, 422].contains(status) ? usage : refused
+            }
+        case let error as OutboxError:
+            switch error {
+            case .notJSON: return dataError
+            case .unreadable: return unavailable
+            case .unwritable, .foreign: return cannotWrite
             }
         case let error as ExitCode:
             return error.rawValue

@@ -35,7 +35,7 @@ public struct Resv: ParsableCommand {
             ListCommand.self, ReserveCommand.self, CancelCommand.self, ConfirmCommand.self, ModifyCommand.self,
             LogCommand.self, UndoCommand.self, ShowCommand.self, WatchCommand.self, WaitCommand.self,
             AvailabilityCommand.self, FetchCommand.self, LandmarksCommand.self, ConfigCommand.self, ReplCommand.self,
-            WhoamiCommand.self,
+            WhoamiCommand.self, SyncCommand.self, OutboxCommand.self,
         ],
         defaultSubcommand: ListCommand.self
     )

@@ -117,3 +117,12 @@ public struct CommonOptions: ParsableArguments, Sendable {
 }
 
 extension Reservation.Status: ExpressibleByArgument {}
+
+/// `--queue` of the commands that change reservations (docs/contracts.md, "Offline").
+struct QueueOption: ParsableArguments, Sendable {
+    @Flag(
+        help: ArgumentHelp(
+            "On a server: when it cannot be reached, keep the change in its outbox (status queued), sent by "
+                + "'resv sync' or the next command that reaches it (default: the config key queue)."))
+    var queue = false
+}

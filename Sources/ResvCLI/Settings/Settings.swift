@@ -34,7 +34,7 @@ struct Setting: Sendable, Equatable {
 
 /// The keys of the config file, with their environment variables.
 enum SettingKey: String, CaseIterable, Sendable {
-    case store, server, token, connectTimeout, requestTimeout
+    case store, server, token, connectTimeout, requestTimeout, queue
 
     var environment: String {
         switch self {
@@ -43,6 +43,7 @@ enum SettingKey: String, CaseIterable, Sendable {
         case .token: "RESV_TOKEN"
         case .connectTimeout: "RESV_CONNECT_TIMEOUT"
         case .requestTimeout: "RESV_REQUEST_TIMEOUT"
+        case .queue: "RESV_QUEUE"
         }
     }
 
@@ -80,6 +81,10 @@ enum SettingKey: String, CaseIterable, Sendable {
             guard HeaderValue.isValid(value, longest: HeaderValue.longestToken) else {
                 throw .invalidSetting(rawValue, "****", Self.tokenExpectation)  // never shown, even when wrong
             }
+        case .queue:
+            guard SettingValue.truth(value) != nil else {
+                throw .invalidSetting(rawValue, value, SettingValue.truthRule)
+            }
         }
     }
 
@@ -103,6 +108,8 @@ struct Settings: Sendable {
     var token: Setting?
     var connectTimeout: Setting
     var requestTimeout: Setting
+    /// Whether a change the server cannot be reached for is kept in the outbox (`--queue`).
+    var queue: Setting
 
     /// The value and source of one key, for `config get` and `config list`.
     func setting(_ key: SettingKey) -> Setting? {
@@ -112,7 +119,18 @@ struct Settings: Sendable {
         case .token: token
         case .connectTimeout: connectTimeout
         case .requestTimeout: requestTimeout
+        case .queue: queue
         }
+    }
+
+    /// `queue` as a truth value (`true`/`false`, `yes`/`no`, `1`/`0`, `on`/`off`).
+    func queues() throws(CLIError) -> Bool {
+        guard let truth = SettingValue.truth(queue.value) else {
+            throw .invalidSetting(
+                queue.source == .environment ? SettingKey.queue.environment : SettingKey.queue.rawValue, queue.value,
+                SettingValue.truthRule)
+        }
+        return truth
     }
 
     /// The token, when it can go into a header as it is.
@@ -158,6 +176,17 @@ enum SettingValue {
     }
 
     static let secondsRule = "a number of seconds above 0"
+
+    /// A truth value: true/false, yes/no, on/off, 1/0, in any case.
+    static func truth(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "true", "yes", "on", "1": true
+        case "false", "no", "off", "0": false
+        default: nil
+        }
+    }
+
+    static let truthRule = "true or false"
 }
 
 extension CommandContext {
@@ -282,6 +311,7 @@ extension CommandContext {
             server: server,
             token: token,
             connectTimeout: resolve(.connectTimeout, flag: nil) ?? Setting(value: "5", source: .defaultValue),
-            requestTimeout: resolve(.requestTimeout, flag: nil) ?? Setting(value: "30", source: .defaultValue))
+            requestTimeout: resolve(.requestTimeout, flag: nil) ?? Setting(value: "30", source: .defaultValue),
+            queue: resolve(.queue, flag: nil) ?? Setting(value: "false", source: .defaultValue))
     }
 }

@@ -1,0 +1,178 @@
+import FilePrimitives
+import Foundation
+import ReservationCore
+
+/// The changes made while a server could not be reached (`--queue`), kept
+/// until the server has answered each (docs/contracts.md, "Offline"). One file
+/// per server, `$XDG_STATE_HOME/resv/outbox/<fingerprint>.json`: the same
+/// fingerprint as the server's cache folder, but in the state folder, as a
+/// cache may be cleared at any time and this holds the only copy of a request.
+/// Written as a store is: under a lock file, atomically, fsynced, 0600; a file
+/// another user made (or a folder of its path) is refused, never read.
+///
+/// `{"outbox": 1, "server": URL, "items": [item, …]}`, items in the order they
+/// were queued; each an object (`OutboxItem`), kept as read, so an item this
+/// resv cannot read (a newer resv's) is kept and reported, not lost.
+public struct Outbox: Sendable {
+    public let path: String
+    public let server: URL
+
+    public init(stateHome: URL, baseURL: URL) {
+        server = baseURL
+        path =
+            stateHome.appendingPathComponent(
+                "resv/outbox/\(ResponseCache.fingerprint(baseURL.absoluteString)).json"
+            ).path
+    }
+
+    /// The items, oldest first, read without the lock (a reader sees a whole file,
+    /// old or new); none when there is no file.
+    public func items() throws(OutboxError) -> [OutboxItem] {
+        if let foreign = Ownership.foreign(path, folders: 3) { throw .foreign(foreign) }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
+            return []
+        } catch {
+            throw .unreadable(path, error.localizedDescription)
+        }
+        guard case .object(let fields)? = try? JSONValue.parse(data), case .array(let items)? = fields["items"] else {
+            throw .notJSON(path)
+        }
+        return items.map(OutboxItem.init(json:))
+    }
+
+    /// Runs `body` on the items with the file locked (other resv processes wait),
+    /// and writes back what it leaves, durably, when it changed them.
+    public func update<T>(_ body: (inout [OutboxItem]) async throws -> T) async throws -> T {
+        let folder = AtomicFile.directory(of: path)
+        do {
+            try FileManager.default.createDirectory(
+                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw OutboxError.unwritable(path, error.localizedDescription)
+        }
+        if let foreign = Ownership.foreign(path, folders: 3) { throw OutboxError.foreign(foreign) }
+        let lock: FileLock
+        do {
+            lock = try await FileLock.acquire(path + ".lock", timeout: .seconds(60))
+        } catch FileLock.Failure.foreign(let foreign) {
+            throw OutboxError.foreign(foreign)
+        } catch let failure as FileLock.Failure {
+            throw OutboxError.unwritable(path + ".lock", "\(failure)")
+        }
+        defer { lock.release() }
+        let before = try items()
+        var items = before
+        let result = try await body(&items)
+        if items != before { try write(items) }
+        return result
+    }
+
+    /// Writes `items` in place of the file (with the lock held).
+    func write(_ items: [OutboxItem]) throws(OutboxError) {
+        let document = JSONValue.object([
+            "outbox": .integer(1), "server": .string(server.redacted), "items": .array(items.map(\.json)),
+        ])
+        do {
+            try AtomicFile.write(document.encoded(), to: path, mode: 0o600)
+        } catch {
+            throw .unwritable(path, "\(error.step): \(error.reason)")
+        }
+    }
+}
+
+/// Why the outbox could not be used; each names the file.
+public enum OutboxError: Error, Sendable, LocalizedError {
+    /// The file is not an outbox (not JSON, or no `items`): never overwritten.
+    case notJSON(String)
+    case unreadable(String, String)
+    case unwritable(String, String)
+    /// Another user made the file, or a folder of its path.
+    case foreign(Ownership.Foreign)
+
+    public var errorDescription: String? {
+        switch self {
+        case .notJSON(let path):
+            "the outbox \(path) is not an outbox file (JSON with \"items\"); it is left as it is: "
+                + "move it aside to queue again"
+        case .unreadable(let path, let why): "cannot read the outbox \(path): \(why)"
+        case .unwritable(let path, let why): "cannot write the outbox \(path): \(why)"
+        case .foreign(let foreign): "not using the outbox: \(foreign.description), not you or root"
+        }
+    }
+}
+
+/// One queued change, kept as the JSON it is stored as. A reserve's `id` is the
+/// reservation's (made here, sent to the server as its `id`); a cancel's,
+/// confirm's or modify's is its own, `reservation` the one it changes.
+public struct OutboxItem: Sendable, Equatable {
+    public enum Kind: String, Sendable { case reserve, cancel, confirm, modify }
+
+    public private(set) var json: JSONValue
+
+    public init(json: JSONValue) { self.json = json }
+
+    init(
+        kind: Kind, id: String, reservation: String, key: String?, queuedAt: Date, request: JSONValue? = nil,
+        version: Int? = nil
+    ) {
+        var fields: [String: JSONValue] = [
+            "id": .string(id), "kind": .string(kind.rawValue), "reservation": .string(reservation),
+            "queuedAt": .string(DateTime.format(queuedAt)),
+        ]
+        if let key { fields["key"] = .string(key) }
+        if let request { fields["request"] = request }
+        if let version { fields["version"] = .integer(Int64(version)) }
+        json = .object(fields)
+    }
+
+    private func text(_ field: String) -> String? {
+        if case .string(let text)? = json[field] { text } else { nil }
+    }
+
+    public var id: String { text("id") ?? "" }
+    /// Nil for an item this resv cannot read (another kind, a field missing): kept, reported, not sent.
+    public var kind: Kind? {
+        guard let kind = text("kind").flatMap(Kind.init(rawValue:)), reservationID != nil else { return nil }
+        switch kind {
+        case .reserve: return request.map { _ in kind }
+        case .modify: return request.map { _ in kind }
+        case .cancel, .confirm: return kind
+        }
+    }
+    public var reservationID: Reservation.ID? { text("reservation").flatMap(Reservation.ID.init) }
+    public var key: String? { text("key") }
+    public var queuedAt: Date? { text("queuedAt").flatMap { try? DateTime.parse($0) } }
+    /// A reserve's body (`CreateReservationRequest` with its `id`); a modify's fields.
+    public var request: JSONValue? {
+        if case .object? = json["request"] { json["request"] } else { nil }
+    }
+    /// The version a change of a server reservation was made against (`If-Match`).
+    public var version: Int? {
+        if case .integer(let version)? = json["version"] { Int(exactly: version) } else { nil }
+    }
+    /// Set before it is first sent: the server may have it, so it can no longer simply be dropped.
+    public var sent: Bool { json["sent"] == .bool(true) }
+    /// The server's refusal, kept until dropped.
+    public var refusal: (code: String, message: String)? {
+        guard case .object(let refused)? = json["refused"], case .string(let message)? = refused["message"] else {
+            return nil
+        }
+        if case .string(let code)? = refused["code"] { return (code, message) }
+        return ("refused", message)
+    }
+
+    mutating func set(_ field: String, _ value: JSONValue?) {
+        guard case .object(var fields) = json else { return }
+        fields[field] = value
+        json = .object(fields)
+    }
+
+    mutating func markSent() { set("sent", .bool(true)) }
+
+    mutating func refuse(code: String, message: String) {
+        set("refused", .object(["code": .string(code), "message": .string(message)]))
+    }
+}

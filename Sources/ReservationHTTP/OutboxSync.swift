@@ -1,0 +1,329 @@
+import Foundation
+import ReservationCore
+
+/// Changes kept in the outbox instead of sent (`--queue`, the server not
+/// reached): what the command shows, as if made, with status `queued`.
+public struct Queued: Error, Sendable {
+    /// The reservations as they will be asked for (a new booking, or the one changed).
+    public let reservations: [Reservation]
+    /// The outbox's items that hold the change.
+    public let items: [OutboxItem]
+    /// Those of `reservations` whose change waits (all but a queued booking cancelled, so dropped).
+    public var waiting: Set<Reservation.ID> = []
+
+    init(reservations: [Reservation], items: [OutboxItem], dropped: Set<Reservation.ID> = []) {
+        self.reservations = reservations
+        self.items = items
+        waiting = Set(reservations.map(\.id)).subtracting(dropped)
+    }
+}
+
+/// What a sync did: each item the server answered, in order, and why it stopped early, if it did.
+public struct OutboxReport: Sendable {
+    /// Sent and answered: the reservation as the server has it now.
+    public var done: [(item: OutboxItem, reservation: Reservation?)] = []
+    /// Refused by the server; kept in the outbox, with the code and message, until dropped.
+    public var refused: [OutboxItem] = []
+    /// Items this resv cannot read: kept, not sent.
+    public var unreadable: [OutboxItem] = []
+    /// Items still waiting to be sent (the sync stopped before them).
+    public var waiting = 0
+    /// Why the sync stopped before the end (the server unreachable, failing): nil when it went through.
+    public var stopped: (any Error)?
+
+    public var isEmpty: Bool { done.isEmpty && refused.isEmpty && unreadable.isEmpty && waiting == 0 }
+}
+
+extension HTTPCalls {
+    /// Sends the outbox first, once per backend value, when it holds anything to
+    /// send and the server may be asked (not `--offline`): any command that reaches
+    /// the server does, and says what happened (`outboxReport`). Quiet when the
+    /// server cannot be reached: the command itself says so.
+    func outboxFirst() async {
+        guard let outbox = configuration.outbox, case .fallback = configuration.cacheMode,
+            !state.outboxTried.withLock({ tried in
+                defer { tried = true }
+                return tried
+            })
+        else { return }
+        do {
+            guard try outbox.items().contains(where: { $0.kind != nil && $0.refusal == nil }) else { return }
+            let report = try await sync(outbox)
+            if case .unavailable? = report.stopped as? HTTPBackendError, report.done.isEmpty, report.refused.isEmpty {
+                return
+            }
+            configuration.outboxReport(report)
+        } catch {
+            configuration.outboxFailure(error)
+        }
+    }
+
+    /// `resv sync`: sends each readable, unrefused item in order, under the outbox's
+    /// lock (a second sync waits, then finds them gone). Each is marked `sent`
+    /// (durably) before it goes, removed once the server has answered it, or kept
+    /// with the server's refusal; the first failure that is not an answer (the
+    /// server unreachable, a 5xx after retries) stops the sync, the rest kept.
+    /// Sent again after a kill, a booking is the same one (its id and key).
+    func sync(_ outbox: Outbox) async throws -> OutboxReport {
+        state.outboxTried.withLock { $0 = true }
+        return try await outbox.update { items in
+            var report = OutboxReport()
+            var index = 0
+            while index < items.count {
+                let item = items[index]
+                guard let kind = item.kind else {
+                    report.unreadable.append(item)
+                    index += 1
+                    continue
+                }
+                guard item.refusal == nil else {
+                    index += 1
+                    continue
+                }
+                if report.stopped != nil {
+                    report.waiting += 1
+                    index += 1
+                    continue
+                }
+                let before = item.sent
+                if !before {
+                    items[index].markSent()
+                    try outbox.write(items)
+                }
+                let (outcome, arrived) = await ArrivalTrace.tracing { try await send(items[index], kind) }
+                do {
+                    switch try outcome.get() {
+                    case .done(let reservation):
+                        report.done.append((items[index], reservation))
+                        items.remove(at: index)
+                    case .refused(let code, let message):
+                        items[index].refuse(code: code, message: message)
+                        report.refused.append(items[index])
+                        index += 1
+                    }
+                    try outbox.write(items)
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    // Not sent after all (no connection): it may still be edited as unsent.
+                    if !before, !arrived {
+                        items[index].set("sent", nil)
+                        try outbox.write(items)
+                    }
+                    report.stopped = error
+                    report.waiting += 1
+                    index += 1
+                }
+            }
+            return report
+        }
+    }
+
+    private enum Outcome {
+        case done(Reservation?)
+        case refused(String, String)
+    }
+
+    /// One item to the server: its answer, or an error that stops the sync.
+    private func send(_ item: OutboxItem, _ kind: OutboxItem.Kind) async throws -> Outcome {
+        let catalog = try await catalog()
+        guard let id = item.reservationID else { return .refused("invalidRequest", "no reservation id") }
+        switch kind {
+        case .reserve:
+            let reply = try await client.send(
+                "POST", "reservations", body: item.request, idempotencyKey: item.key ?? "resv-\(id)")
+            guard reply.status == 200 || reply.status == 201 else { return refused(reply, "POST /reservations") }
+            if let json = reply.json { configuration.cache?.writeThrough("reservations", [json]) }
+            return .done(try reservation(reply.json, catalog))
+        case .cancel, .confirm:
+            let current = try await client.send("GET", "reservations/\(id)")
+            guard current.status == 200, let json = current.json else {
+                return refused(current, "GET /reservations/{id}")
+            }
+            let now = try reservation(json, catalog)
+            if kind == .cancel, now.status == .cancelled { return .done(now) }
+            if let version = item.version, now.version != version {
+                if item.sent, kind == .confirm, now.status == .confirmed { return .done(now) }
+                return .refused(
+                    ErrorCode.versionMismatch.rawValue,
+                    ReservationError.versionMismatch(id, expected: version, current: now.version).localizedDescription)
+            }
+            let changes = try await setStatus(kind == .cancel ? "cancel" : "confirm", [id], queueing: false)
+            return .done(changes.first?.reservation)
+        case .modify:
+            guard let request = item.request else { return .refused("invalidRequest", "no change") }
+            let reply = try await client.send(
+                "PATCH", "reservations/\(id)", body: request, ifMatch: item.version)
+            if reply.status == 412, item.sent {
+                // Sent before and killed before its answer was kept: it may be this change.
+                let current = try await client.send("GET", "reservations/\(id)")
+                if current.status == 200, let json = current.json, Self.has(request, json) {
+                    return .done(try reservation(json, catalog))
+                }
+            }
+            guard reply.status == 200 else { return refused(reply, "PATCH /reservations/{id}") }
+            if let json = reply.json { configuration.cache?.writeThrough("reservations", [json]) }
+            return .done(try reservation(reply.json, catalog))
+        }
+    }
+
+    /// A 4xx answer: a refusal to keep, with the server's code and reason.
+    private func refused(_ reply: ServerReply, _ what: String) -> Outcome {
+        let code = if case .string(let code)? = reply.json?["code"] { code } else { "refused" }
+        return .refused(code, reply.reason ?? "\(what) was refused (\(reply.status))")
+    }
+
+    /// Whether a record already has every field of a modify's body.
+    private static func has(_ change: JSONValue, _ record: JSONValue) -> Bool {
+        guard case .object(let fields) = change else { return false }
+        return fields.allSatisfy { field, value in
+            switch field {
+            case "date":
+                guard case .string(let want) = value, case .string(let have)? = record["date"] else { return false }
+                return (try? DateTime.parse(want)) == (try? DateTime.parse(have))
+            case "landmarkId":
+                guard case .string(let want) = value, case .object(let landmark)? = record["landmark"],
+                    case .string(let have)? = landmark["id"]
+                else { return record["landmarkId"] == value }
+                return want.lowercased() == have.lowercased()
+            default:
+                return record[field] == value || (field == "note" && value == .string("") && record[field] == nil)
+            }
+        }
+    }
+
+    // MARK: - Queueing
+
+    /// The outbox to queue in when the server cannot be reached: `--queue` given, online.
+    var queueing: Outbox? {
+        guard configuration.queue, case .fallback = configuration.cacheMode else { return nil }
+        return configuration.outbox
+    }
+
+    /// Keeps one booking in the outbox (the server not reached), as asked: its id and key
+    /// the ones already sent, if it was.
+    func queue(
+        _ body: JSONValue, id: Reservation.ID, key: String, sent: Bool, in outbox: Outbox, _ catalog: LandmarkCatalog
+    ) async throws -> Queued {
+        let at = configuration.now()
+        var item = OutboxItem(
+            kind: .reserve, id: id.description, reservation: id.description, key: key, queuedAt: at, request: body)
+        if sent { item.markSent() }
+        try await outbox.update { $0.append(item) }
+        return Queued(reservations: [try Self.queuedReservation(item, catalog)].compactMap { $0 }, items: [item])
+    }
+
+    /// A queued booking as the reservation it asks for (status as requested, version 1); nil when
+    /// it does not map (a landmark the catalog no longer has).
+    static func queuedReservation(_ item: OutboxItem, _ catalog: LandmarkCatalog) throws -> Reservation? {
+        guard item.kind == .reserve, let id = item.reservationID, let body = item.request,
+            let wire = try? CreateReservationRequest(json: body),
+            let landmark = try? catalog.landmark(matching: wire.landmarkId),
+            let date = try? DateTime.parse(wire.date)
+        else { return nil }
+        let at = item.queuedAt
+        return Reservation(
+            id: id, landmark: landmark, date: date, partySize: wire.partySize,
+            status: wire.status.flatMap(Reservation.Status.init(rawValue:)) ?? .confirmed, note: wire.note,
+            createdAt: at, updatedAt: at, version: 1)
+    }
+
+    /// The bookings waiting in the outbox (not refused), as reservations.
+    func queuedBookings(_ catalog: LandmarkCatalog) -> [Reservation] {
+        guard let outbox = configuration.outbox, let items = try? outbox.items() else { return [] }
+        return items.filter { $0.refusal == nil }.compactMap { try? Self.queuedReservation($0, catalog) }
+    }
+
+    /// Cancels or confirms `ids` in the outbox: a queued booking not yet sent is
+    /// edited (cancel drops it, confirm books it confirmed); any other is queued
+    /// as a change of its own, with the version the cache has of it.
+    func queueStatus(_ verb: String, _ ids: [Reservation.ID], in outbox: Outbox, _ catalog: LandmarkCatalog)
+        async throws -> Queued
+    {
+        let kind: OutboxItem.Kind = verb == "cancel" ? .cancel : .confirm
+        let cached = cachedRecords()
+        let at = configuration.now()
+        return try await outbox.update { items in
+            var shown: [Reservation] = []
+            var changed: [OutboxItem] = []
+            var dropped: Set<Reservation.ID> = []
+            for id in ids {
+                if let index = items.firstIndex(where: {
+                    $0.kind == .reserve && $0.reservationID == id && !$0.sent && $0.refusal == nil
+                }) {
+                    var item = items[index]
+                    if kind == .cancel {
+                        items.remove(at: index)
+                        dropped.insert(id)
+                        if let booking = try Self.queuedReservation(item, catalog) {
+                            shown.append(booking.changed(status: .cancelled, at: at))
+                        }
+                    } else {
+                        var request = item.request
+                        request?.set("status", .string(Reservation.Status.confirmed.rawValue))
+                        item.set("request", request)
+                        items[index] = item
+                        if let booking = try Self.queuedReservation(item, catalog) { shown.append(booking) }
+                    }
+                    changed.append(item)
+                    continue
+                }
+                let record = cached[id]
+                let item = OutboxItem(
+                    kind: kind, id: UUID().uuidString.lowercased(), reservation: id.description, key: nil,
+                    queuedAt: at, version: record?.version)
+                items.append(item)
+                changed.append(item)
+                if let record { shown.append(record) }
+            }
+            return Queued(reservations: shown, items: changed, dropped: dropped)
+        }
+    }
+
+    /// Modifies `id` in the outbox: a queued booking not yet sent has its request changed;
+    /// any other is queued as a change made against `version`.
+    func queueModify(
+        _ id: Reservation.ID, _ change: ReservationChange, _ version: Int?, fields: [String: JSONValue],
+        in outbox: Outbox, _ catalog: LandmarkCatalog
+    ) async throws -> Queued {
+        let at = configuration.now()
+        let cached = cachedRecords()
+        return try await outbox.update { items in
+            if let index = items.firstIndex(where: {
+                $0.kind == .reserve && $0.reservationID == id && !$0.sent && $0.refusal == nil
+            }) {
+                var item = items[index]
+                var request = item.request
+                for (field, value) in fields { request?.set(field, value) }
+                if change.note == "" { request?.set("note", nil) }
+                item.set("request", request)
+                items[index] = item
+                return Queued(
+                    reservations: [try Self.queuedReservation(item, catalog)].compactMap { $0 }, items: [item])
+            }
+            let item = OutboxItem(
+                kind: .modify, id: UUID().uuidString.lowercased(), reservation: id.description, key: nil,
+                queuedAt: at, request: .object(fields), version: version ?? cached[id]?.version)
+            items.append(item)
+            return Queued(reservations: [cached[id]].compactMap { $0 }, items: [item])
+        }
+    }
+
+    /// The cached list's reservations by id.
+    private func cachedRecords() -> [Reservation.ID: Reservation] {
+        guard let (records, _) = configuration.cache?.records("reservations"),
+            let catalog = state.catalog.withLock({ $0 })
+        else { return [:] }
+        let snapshot = ReservationSnapshot(records: records, catalog: catalog)
+        return Dictionary(snapshot.reservations.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+}
+
+extension JSONValue {
+    /// Sets (or with nil removes) an object's field; nothing for another value.
+    mutating func set(_ field: String, _ value: JSONValue?) {
+        guard case .object(var fields) = self else { return }
+        fields[field] = value
+        self = .object(fields)
+    }
+}

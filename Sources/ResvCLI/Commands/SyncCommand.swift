@@ -1,0 +1,236 @@
+import ArgumentParser
+import Foundation
+import ReservationCore
+import ReservationHTTP
+import ResvReference
+
+/// `resv sync`: sends the server's outbox, in order (docs/contracts.md, "Offline").
+struct SyncCommand: ResvCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Send the changes queued while the server could not be reached (--queue).",
+        discussion: """
+            Sends the outbox of the server in use, oldest first; the server decides each as if it \
+            arrived now: booked, waitlisted (if asked), or refused (a full day, a date now past, a \
+            reservation changed since the change was queued). What the server made is printed; a \
+            refused change stays in 'resv outbox' with the server's reason until dropped. Any command \
+            that reaches the server sends the outbox first, so this is needed only to send it now. \
+            A sync stopped at any moment and run again books nothing twice.
+
+            Exit 0 when everything was sent, 1 when the server refused any (still in the outbox), \
+            69 when the server could not be reached (nothing lost).
+
+            Examples:
+              resv sync
+              resv sync --json
+            """)
+
+    @OptionGroup var options: CommonOptions
+
+    func run(in context: CommandContext) async throws {
+        let (outbox, backend) = try context.outboxBackend(options)
+        let report = try await backend.sync(outbox)
+        let sent = report.done.compactMap(\.reservation)
+        Renderer(options.output, context: context).write(reservations: sent, to: context.output)
+        context.tell(report, sending: true)
+        if let stopped = report.stopped { throw stopped }
+        if try !report.refused.isEmpty || outbox.items().contains(where: { $0.refusal != nil }) {
+            throw CLIError.outboxRefused(report.refused.count)
+        }
+    }
+}
+
+/// `resv outbox`: what waits to be sent, and `resv outbox drop ID`.
+struct OutboxCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "outbox",
+        abstract: "List the changes queued for the server (--queue), or drop one.",
+        discussion: """
+            Each queued change with its id, kind, reservation, when it was queued, and its state: \
+            waiting, sent (sent once, its answer not yet had: it is sent again, and books nothing \
+            twice), or refused with the server's code and reason. The outbox is a file per server \
+            under $XDG_STATE_HOME/resv/outbox/.
+
+            Examples:
+              resv outbox
+              resv outbox drop 1a2b
+            """,
+        subcommands: [List.self, Drop.self],
+        defaultSubcommand: List.self)
+
+    struct List: ResvCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the queued changes (the default).")
+
+        @OptionGroup var options: CommonOptions
+
+        func run(in context: CommandContext) async throws {
+            let (outbox, _) = try context.outboxBackend(options, connecting: false)
+            let items = try outbox.items()
+            let renderer = Renderer(options.output, context: context)
+            renderer.write(
+                list: items, json: OutboxCommand.json, shape: OutboxCommand.shape, to: context.output
+            ) {
+                let rows = items.map { item in
+                    [
+                        Renderer.Cell(String(item.id.prefix(8))), Renderer.Cell(item.kind?.rawValue ?? "unknown"),
+                        Renderer.Cell(String((item.reservationID?.description ?? "?").prefix(8))),
+                        Renderer.Cell(item.queuedAt.map(renderer.localDate) ?? "?"),
+                        Renderer.Cell(OutboxCommand.state(item), cuts: true),
+                    ]
+                }
+                return renderer.table(header: ["ID", "KIND", "RESERVATION", "QUEUED", "STATE"], rows: rows)
+            }
+            if items.isEmpty, renderer.format == .table { context.say("Nothing queued for \(outbox.server.redacted).") }
+        }
+    }
+
+    struct Drop: ResvCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "drop",
+            abstract: "Remove queued changes from the outbox, unsent.",
+            discussion: """
+                An id is the change's own or its reservation's (a queued booking's is its reservation's), \
+                or a unique prefix of one. A change already sent once may have reached the server: \
+                'resv list' shows whether it did.
+                """)
+
+        @Argument(help: "The queued changes' ids or unique prefixes.")
+        var ids: [String]
+
+        @OptionGroup var options: CommonOptions
+
+        func validate() throws {
+            guard !ids.isEmpty else {
+                throw ValidationError("give the id of a queued change ('resv outbox' lists them)")
+            }
+        }
+
+        func run(in context: CommandContext) async throws {
+            let (outbox, _) = try context.outboxBackend(options, connecting: false)
+            let dropped = try await outbox.update { items in
+                var dropped: [OutboxItem] = []
+                for text in ids {
+                    let wanted = text.lowercased()
+                    let matches = items.filter {
+                        $0.id.lowercased().hasPrefix(wanted)
+                            || ($0.reservationID?.description.hasPrefix(wanted) ?? false)
+                    }
+                    guard wanted.count >= 4, matches.count == 1, let match = matches.first else {
+                        throw CLIError.noQueuedChange(text, matches: matches.count)
+                    }
+                    items.removeAll { $0.id == match.id }
+                    dropped.append(match)
+                }
+                return dropped
+            }
+            for item in dropped {
+                let sent =
+                    item.sent && item.refusal == nil ? " (it was sent once: 'resv list' shows if it was made)" : ""
+                context.say("Dropped queued \(item.kind?.rawValue ?? "change") \(item.id.prefix(8))\(sent).")
+            }
+        }
+    }
+
+    /// An item as `--json` shows it: as stored, with its `state`.
+    static func json(_ item: OutboxItem) -> JSONValue {
+        var json = item.json
+        if case .object(var fields) = json {
+            fields["state"] = .string(
+                item.refusal != nil ? "refused" : item.kind == nil ? "unreadable" : item.sent ? "sent" : "waiting")
+            json = .object(fields)
+        }
+        return json
+    }
+
+    static func state(_ item: OutboxItem) -> String {
+        if let refusal = item.refusal { return "refused (\(refusal.code)): \(refusal.message)" }
+        if item.kind == nil { return "unreadable: kept, not sent (a newer resv's?)" }
+        return item.sent ? "sent, answer not had" : "waiting"
+    }
+
+    static var shape: Renderer.Shape<OutboxItem> {
+        Renderer.Shape(
+            csvColumns: ["id", "kind", "reservation", "queuedAt", "state"],
+            csvFields: { item in
+                [
+                    item.id, item.kind?.rawValue, item.reservationID?.description, item.queuedAt.map(DateTime.format),
+                    state(item),
+                ]
+            },
+            event: nil)
+    }
+}
+
+extension CommandContext {
+    /// The outbox of the server in use and (when `connecting`) its backend's calls.
+    func outboxBackend(_ options: CommonOptions, connecting: Bool = true) throws -> (Outbox, ServerBackend) {
+        if options.backend.offline, connecting { throw HTTPBackendError.offlineChange }
+        let settings = try settings(options.backend)
+        guard let server = settings.chosenServer else { throw CLIError.outboxNeedsServer }
+        let (configuration, transport) = try httpBackend(server, settings, options.backend)
+        guard let outbox = configuration.outbox else { throw CLIError.outboxNeedsServer }
+        return (outbox, ServerBackend(configuration, transport: transport))
+    }
+
+    /// Says on stderr what a sending of the outbox did: each refusal on a line of its own.
+    func tell(_ report: OutboxReport, sending asked: Bool) {
+        let lead = asked ? "" : "sent the outbox first: "
+        if !report.done.isEmpty || !report.refused.isEmpty {
+            var parts = ["\(report.done.count) made"]
+            if !report.refused.isEmpty { parts.append("\(report.refused.count) refused") }
+            if report.waiting > 0 { parts.append("\(report.waiting) still queued") }
+            say(
+                "resv: \(lead)\(report.done.count + report.refused.count) queued change\(report.done.count + report.refused.count == 1 ? "" : "s") sent: \(parts.joined(separator: ", "))"
+            )
+        }
+        for item in report.done {
+            let what = item.reservation.map { " → reservation \($0.id.short), \($0.status.rawValue)" } ?? ""
+            say("resv: \(item.item.kind?.rawValue ?? "change") \(item.item.id.prefix(8)) sent\(what)")
+        }
+        for item in report.refused {
+            let reason = item.refusal.map { "\($0.message) (\($0.code))" } ?? "refused"
+            say(
+                "resv: \(item.kind?.rawValue ?? "change") \(item.id.prefix(8)) refused: \(reason); it stays in "
+                    + "'resv outbox' until 'resv outbox drop \(item.id.prefix(8))'")
+        }
+        for item in report.unreadable {
+            say("resv: warning: outbox item \(item.id.prefix(8)) is not one this resv can read: kept, not sent")
+        }
+        if asked, report.isEmpty { say("resv: nothing queued to send") }
+        if let stopped = report.stopped, report.waiting > 0, !asked {
+            say(
+                "resv: \(report.waiting) queued change\(report.waiting == 1 ? "" : "s") not sent: \(ExitStatus.message(for: stopped))"
+            )
+        }
+    }
+
+    /// Runs `body` with `--queue` as asked; a change kept in the outbox is shown (`show`), exit 0.
+    func queueing(
+        _ option: QueueOption, _ options: OutputOptions, verb: String, _ body: (CommandContext) async throws -> Void
+    ) async throws {
+        var context = self
+        context.queue = option.queue
+        do {
+            try await body(context)
+        } catch let queued as Queued {
+            context.show(queued, options, verb: verb)
+        }
+    }
+
+    /// Shows a change kept in the outbox (`Queued`): the reservations as asked for,
+    /// status `queued`, on stdout; what happened on stderr.
+    func show(_ queued: Queued, _ options: OutputOptions, verb: String) {
+        shownQueued.add(queued.waiting)
+        let renderer = Renderer(options, context: self)
+        if queued.reservations.count == 1, verb == "reserve" || verb == "modify" {
+            output.write(renderer.reservation(queued.reservations[0]))
+        } else {
+            renderer.write(reservations: queued.reservations, to: output)
+        }
+        let ids = queued.items.map { String($0.id.prefix(8)) }.joined(separator: ", ")
+        say(
+            "resv: the server cannot be reached: \(verb) queued (\(ids)); 'resv sync' sends it, as does any "
+                + "command that reaches the server ('resv outbox' lists what waits)")
+    }
+}
