@@ -222,13 +222,13 @@ _resv() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    list|reserve|cancel|confirm|modify|log|undo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|help)
+    list|reserve|cancel|confirm|modify|log|undo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|sync|outbox|help)
         # Offer subcommand argument completions
         "_resv_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'list reserve cancel confirm modify log undo show watch wait availability fetch landmarks config repl whoami help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'list reserve cancel confirm modify log undo show watch wait availability fetch landmarks config repl whoami sync outbox help' -- "${cur}"))
         ;;
     esac
 }
@@ -290,7 +290,7 @@ _resv_list() {
 
 _resv_reserve() {
     repeating_flags=()
-    non_repeating_flags=(--pending --waitlist --offline --json --verbose -v --no-pager --version -h --help)
+    non_repeating_flags=(--pending --waitlist --queue --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--landmark -l --date -d --note --party-size -n --batch --hold --idempotency-key --store --server --profile --config --format --tz)
     __resv_offer_flags_options 0
@@ -347,7 +347,7 @@ _resv_reserve() {
 
 _resv_cancel() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
+    non_repeating_flags=(--queue --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--store --server --profile --config --format --tz)
     __resv_offer_flags_options -1
@@ -389,7 +389,7 @@ _resv_cancel() {
 
 _resv_confirm() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
+    non_repeating_flags=(--queue --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--store --server --profile --config --format --tz)
     __resv_offer_flags_options -1
@@ -431,7 +431,7 @@ _resv_confirm() {
 
 _resv_modify() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
+    non_repeating_flags=(--queue --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--date -d --party-size -n --landmark -l --note --store --server --profile --config --format --tz)
     __resv_offer_flags_options 1
@@ -880,7 +880,7 @@ _resv_config_get() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __resv_add_completions -W 'store'$'\n''server'$'\n''token'$'\n''connectTimeout'$'\n''requestTimeout'
+        __resv_add_completions -W 'store'$'\n''server'$'\n''token'$'\n''connectTimeout'$'\n''requestTimeout'$'\n''queue'
         return
         ;;
     esac
@@ -908,7 +908,7 @@ _resv_config_set() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __resv_add_completions -W 'store'$'\n''server'$'\n''token'$'\n''connectTimeout'$'\n''requestTimeout'
+        __resv_add_completions -W 'store'$'\n''server'$'\n''token'$'\n''connectTimeout'$'\n''requestTimeout'$'\n''queue'
         return
         ;;
     esac
@@ -936,7 +936,7 @@ _resv_config_unset() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __resv_add_completions -W 'store'$'\n''server'$'\n''token'$'\n''connectTimeout'$'\n''requestTimeout'
+        __resv_add_completions -W 'store'$'\n''server'$'\n''token'$'\n''connectTimeout'$'\n''requestTimeout'$'\n''queue'
         return
         ;;
     esac
@@ -1055,6 +1055,131 @@ _resv_whoami() {
         ;;
     '--profile')
         __resv_add_completions -W "$(__resv_custom_complete ---completion whoami -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--format')
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--tz')
+        return
+        ;;
+    esac
+}
+
+_resv_sync() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --server --profile --config --format --tz)
+    __resv_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion sync -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--format')
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--tz')
+        return
+        ;;
+    esac
+}
+
+_resv_outbox() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __resv_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    list|drop)
+        # Offer subcommand argument completions
+        "_resv_outbox_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'list drop' -- "${cur}"))
+        ;;
+    esac
+}
+
+_resv_outbox_list() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --server --profile --config --format --tz)
+    __resv_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion outbox list -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--format')
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--tz')
+        return
+        ;;
+    esac
+}
+
+_resv_outbox_drop() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --server --profile --config --format --tz)
+    __resv_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion outbox drop -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
         return
         ;;
     '--config')

@@ -103,4 +103,6 @@ final class ServiceState: Sendable {
     let warned = Mutex(false)
     /// Whether the outbox was sent (or tried) by this backend value.
     let outboxTried = Mutex(false)
+    /// The sending of the outbox under way, which other calls of the command wait for.
+    let outboxSending = Mutex<Task<Void, Never>?>(nil)
 }

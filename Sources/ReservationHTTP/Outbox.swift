@@ -4,9 +4,10 @@ import ReservationCore
 
 /// The changes made while a server could not be reached (`--queue`), kept
 /// until the server has answered each (docs/contracts.md, "Offline"). One file
-/// per server, `$XDG_STATE_HOME/resv/outbox/<fingerprint>.json`: the same
-/// fingerprint as the server's cache folder, but in the state folder, as a
-/// cache may be cleared at any time and this holds the only copy of a request.
+/// per server and token, `$XDG_STATE_HOME/resv/outbox/<fingerprint>.json`: the
+/// same fingerprint as the server's cache folder (the token itself never
+/// written), but in the state folder, as a cache may be cleared at any time and
+/// this holds the only copy of a request.
 /// Written as a store is: under a lock file, atomically, fsynced, 0600; a file
 /// another user made (or a folder of its path) is refused, never read.
 ///
@@ -17,12 +18,11 @@ public struct Outbox: Sendable {
     public let path: String
     public let server: URL
 
-    public init(stateHome: URL, baseURL: URL) {
+    /// The outbox of one server and one user (the token's): a change is only ever sent as the one who made it.
+    public init(stateHome: URL, baseURL: URL, token: String?) {
         server = baseURL
-        path =
-            stateHome.appendingPathComponent(
-                "resv/outbox/\(ResponseCache.fingerprint(baseURL.absoluteString)).json"
-            ).path
+        let identity = ResponseCache.fingerprint(baseURL.absoluteString + "\n" + (token ?? ""))
+        path = stateHome.appendingPathComponent("resv/outbox/\(identity).json").path
     }
 
     /// The items, oldest first, read without the lock (a reader sees a whole file,

@@ -39,8 +39,33 @@ extension HTTPCalls {
     /// send and the server may be asked (not `--offline`): any command that reaches
     /// the server does, and says what happened (`outboxReport`). Quiet when the
     /// server cannot be reached: the command itself says so.
+    /// Calls side by side (a list's two reads) wait for the one sending, so neither reads
+    /// the server before the outbox has reached it.
     func outboxFirst() async {
-        guard let outbox = configuration.outbox, case .fallback = configuration.cacheMode,
+        // The sending's own reads (the catalog) go straight to the server.
+        guard configuration.outbox != nil, case .fallback = configuration.cacheMode, !Self.sendingOutbox else {
+            return
+        }
+        let sending = state.outboxSending.withLock { sending -> Task<Void, Never>? in
+            if let sending { return sending }
+            guard !state.outboxTried.withLock({ $0 }) else { return nil }
+            let task = Task { await Self.$sendingOutbox.withValue(true) { await sendOutbox() } }
+            sending = task
+            return task
+        }
+        // Ctrl-C stops the sending too (what was sent stays sent; the rest stays queued).
+        await withTaskCancellationHandler {
+            await sending?.value
+        } onCancel: {
+            sending?.cancel()
+        }
+    }
+
+    /// True inside the sending of the outbox.
+    @TaskLocal static var sendingOutbox = false
+
+    private func sendOutbox() async {
+        guard let outbox = configuration.outbox,
             !state.outboxTried.withLock({ tried in
                 defer { tried = true }
                 return tried
@@ -66,7 +91,11 @@ extension HTTPCalls {
     /// Sent again after a kill, a booking is the same one (its id and key).
     func sync(_ outbox: Outbox) async throws -> OutboxReport {
         state.outboxTried.withLock { $0 = true }
-        return try await outbox.update { items in
+        return try await Self.$sendingOutbox.withValue(true) { try await send(outbox) }
+    }
+
+    private func send(_ outbox: Outbox) async throws -> OutboxReport {
+        try await outbox.update { items in
             var report = OutboxReport()
             var index = 0
             while index < items.count {
@@ -230,8 +259,7 @@ extension HTTPCalls {
 
     /// The bookings waiting in the outbox (not refused), as reservations.
     func queuedBookings(_ catalog: LandmarkCatalog) -> [Reservation] {
-        guard let outbox = configuration.outbox, let items = try? outbox.items() else { return [] }
-        return items.filter { $0.refusal == nil }.compactMap { try? Self.queuedReservation($0, catalog) }
+        configuration.outbox?.bookings(catalog) ?? []
     }
 
     /// Cancels or confirms `ids` in the outbox: a queued booking not yet sent is
@@ -325,5 +353,14 @@ extension JSONValue {
         guard case .object(var fields) = self else { return }
         fields[field] = value
         self = .object(fields)
+    }
+}
+
+extension Outbox {
+    /// The bookings waiting in it (not refused), as the reservations they ask for: what
+    /// `list`, `show` and Tab completion show beside the server's answers.
+    public func bookings(_ catalog: LandmarkCatalog) -> [Reservation] {
+        guard let items = try? items() else { return [] }
+        return items.filter { $0.refusal == nil }.compactMap { try? HTTPCalls.queuedReservation($0, catalog) }
     }
 }

@@ -99,6 +99,10 @@ public enum Reference {
                 + "It bounds each request of resv wait and resv watch on top of the long poll's own wait, "
                 + "never the wait."),
         Item(
+            name: "RESV_QUEUE",
+            text: "When true: reserve, cancel, confirm and modify keep a change the server cannot be reached for "
+                + "in its outbox, as --queue does (config key queue; default false)."),
+        Item(
             name: "RESV_LOCK_TIMEOUT",
             text: "Seconds a change waits for another resv's lock on the store before exiting 75 (default 5)."),
         Item(
@@ -120,7 +124,7 @@ public enum Reference {
         Item(
             name: "XDG_DATA_HOME", text: "Holds the default store (default ~/.local/share)."),
         Item(
-            name: "XDG_STATE_HOME", text: "Holds the REPL's history (default ~/.local/state)."),
+            name: "XDG_STATE_HOME", text: "Holds the REPL's history and servers' outboxes (default ~/.local/state)."),
         Item(name: "XDG_CONFIG_HOME", text: "Holds the config file (default ~/.config)."),
         Item(name: "XDG_CACHE_HOME", text: "Holds servers' cached answers (default ~/.cache)."),
         Item(name: "HOME", text: "Where the XDG defaults above start."),
@@ -136,6 +140,10 @@ public enum Reference {
             text: "The lock beside the store (any store: its path and .lock; for a symbolic link, beside the file "
                 + "it points to): every change holds an exclusive flock on it. Never renamed, never followed if it "
                 + "is a link; safe to leave."),
+        Item(
+            name: "$XDG_STATE_HOME/resv/outbox/",
+            text: "A file per server and token of changes queued with --queue while the server could not be reached "
+                + "(resv sync, resv outbox): written like a store (locked, atomic, fsynced, 0600)."),
         Item(
             name: "$XDG_STATE_HOME/resv/history",
             text: "The REPL's history, 1,000 lines, readable by its owner only."),

@@ -97,7 +97,8 @@ struct CompleterTests {
         #expect(complete("list --format ", "") == ["table", "json", "ndjson", "csv", "ics"])
         #expect(complete("list --format=", "") == [], "a value after = is not asked for: the word is the option")
         #expect(complete("reserve --date ", "20") == [])
-        #expect(complete("config get ", "") == ["store", "server", "token", "connectTimeout", "requestTimeout"])
+        #expect(
+            complete("config get ", "") == ["store", "server", "token", "connectTimeout", "requestTimeout", "queue"])
         #expect(complete("config set ", "req") == ["requestTimeout"])
         #expect(complete("config set store ", "") == [], "the value of a setting is not a key")
     }

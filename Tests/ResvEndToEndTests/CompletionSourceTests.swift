@@ -61,7 +61,7 @@ struct CompletionSourceTests {
                 ("resv cancel --store \(store) \(confirmed) ", [pending, held]),
                 ("resv --profile ", ["default", "home", "work"]),
                 ("resv config use ", ["default", "home", "work"]),
-                ("resv config set ", ["store", "server", "token", "connectTimeout", "requestTimeout"]),
+                ("resv config set ", ["store", "server", "token", "connectTimeout", "requestTimeout", "queue"]),
                 ("resv config ", ["list", "get", "set", "unset", "use", "remove", "path"]),
             ]
         }

@@ -200,7 +200,7 @@ struct SmallMistakeTests {
         #expect(typo.status == 0)
         #expect(
             typo.stderrLines == [
-                "resv: warning: \(config.path) has a key 'stor' that is no setting (store, server, token, connectTimeout, requestTimeout); it is ignored"
+                "resv: warning: \(config.path) has a key 'stor' that is no setting (store, server, token, connectTimeout, requestTimeout, queue); it is ignored"
             ])
     }
 

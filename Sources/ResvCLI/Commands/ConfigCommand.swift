@@ -7,10 +7,10 @@ import ReservationHTTP
 struct ConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "config",
-        abstract: "Show and change settings (store, server, token, timeouts) and profiles.",
+        abstract: "Show and change settings (store, server, token, timeouts, queue) and profiles.",
         discussion: """
             A setting comes from a flag, else the environment (RESV_STORE, RESV_SERVER, RESV_TOKEN, \
-            RESV_CONNECT_TIMEOUT, RESV_REQUEST_TIMEOUT), else the config file, else its default. \
+            RESV_CONNECT_TIMEOUT, RESV_REQUEST_TIMEOUT, RESV_QUEUE), else the config file, else its default. \
             'set' and 'unset' change the config file; the token is never printed.
 
             Profiles: the config file's top-level settings are the profile 'default'; \

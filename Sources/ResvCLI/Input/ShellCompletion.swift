@@ -110,7 +110,14 @@ enum ShellCompletion {
         let cache = context.responseCache(url, token: settings.token?.value, quiet: true)
         guard let (records, _) = cache.records("reservations"), let (landmarkRecords, _) = cache.records("landmarks")
         else { return nil }
-        return ReservationSnapshot(records: records, catalog: LandmarkCatalog(records: landmarkRecords))
+        let catalog = LandmarkCatalog(records: landmarkRecords)
+        let cached = ReservationSnapshot(records: records, catalog: catalog)
+        // The bookings waiting in the outbox have ids to complete too.
+        let queued = context.outbox(url, token: settings.token?.value).bookings(catalog).filter { booking in
+            !cached.reservations.contains { $0.id == booking.id }
+        }
+        return ReservationSnapshot(
+            reservations: cached.reservations + queued, rejected: cached.rejected, catalog: catalog)
     }
 
     /// A word as the shell will pass it: the scripts hand words over verbatim,

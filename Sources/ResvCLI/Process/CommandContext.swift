@@ -219,7 +219,7 @@ public struct CommandContext: Sendable {
             baseURL: url, token: token, idempotencyKey: idempotencyKey, now: now)
         configuration.cache = responseCache(url, token: token)
         configuration.commandTimeout = total
-        configuration.outbox = outbox(url)
+        configuration.outbox = outbox(url, token: token)
         configuration.queue = try queue || settings.queues()
         let sayer = self
         configuration.outboxReport = { report in sayer.tell(report, sending: false) }
@@ -242,8 +242,8 @@ public struct CommandContext: Sendable {
     }
 
     /// The outbox of `url`'s server, under `$XDG_STATE_HOME` (docs/contracts.md, "Offline").
-    func outbox(_ url: URL) -> Outbox {
-        Outbox(stateHome: xdgHome("XDG_STATE_HOME", ".local/state"), baseURL: url)
+    func outbox(_ url: URL, token: String?) -> Outbox {
+        Outbox(stateHome: xdgHome("XDG_STATE_HOME", ".local/state"), baseURL: url, token: token)
     }
 
     /// The cache of one server's answers for one token, under `$XDG_CACHE_HOME`.

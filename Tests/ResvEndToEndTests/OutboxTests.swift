@@ -1,0 +1,377 @@
+import Foundation
+import Testing
+
+/// Offline (docs/contracts.md, "Offline"): `--queue` keeps a change the server
+/// cannot be reached for in its outbox; `resv sync` (or any command that reaches
+/// the server) sends it; the server decides each; a sync killed at any moment,
+/// or a server killed under it, loses nothing and books nothing twice.
+@Suite("Offline: the outbox")
+struct OutboxTests {
+    /// A server on one SQLite file and one port, stopped and started again as a test needs.
+    final class Site: @unchecked Sendable {
+        let sandbox: Sandbox
+        let database: String
+        let alice: String
+        let bob: String
+        private(set) var server: ServerProcess?
+        let port: Int
+
+        init() throws {
+            sandbox = try Sandbox()
+            database = sandbox.directory.appendingPathComponent("server.sqlite").path
+            alice = try ServerProcess.createToken("alice", database: database)
+            bob = try ServerProcess.createToken("bob", database: database)
+            let first = try ServerProcess(database: database)
+            port = first.port
+            server = first
+        }
+
+        deinit { server?.stop() }
+
+        var url: String { "http://127.0.0.1:\(port)" }
+
+        func stop() {
+            server?.stop()
+            server = nil
+        }
+
+        func kill() {
+            server?.kill()
+            server = nil
+        }
+
+        /// Starts the server again, on the same port: the same server to resv.
+        func start() throws {
+            server = try ServerProcess(database: database, arguments: ["--port", "\(port)"])
+        }
+
+        var environment: [String: String] {
+            [
+                "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": sandbox.directory.path,
+                "TZ": "UTC", "RESV_SERVER": url, "RESV_TOKEN": alice,
+                "XDG_CACHE_HOME": sandbox.directory.appendingPathComponent("cache").path,
+                "XDG_STATE_HOME": sandbox.directory.appendingPathComponent("state").path,
+                "XDG_CONFIG_HOME": sandbox.directory.appendingPathComponent("config").path,
+            ]
+        }
+
+        @discardableResult
+        func resv(_ arguments: String..., token: String? = nil, stdin: String? = nil) throws -> Run {
+            try resv(arguments, token: token, stdin: stdin)
+        }
+
+        @discardableResult
+        func resv(_ arguments: [String], token: String? = nil, stdin: String? = nil) throws -> Run {
+            var environment = environment
+            if let token { environment["RESV_TOKEN"] = token }
+            return try sandbox.resv(arguments, environment: environment, stdin: stdin)
+        }
+
+        /// The outbox file (one per server).
+        var outboxFile: URL {
+            let folder = sandbox.directory.appendingPathComponent("state/resv/outbox")
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            let name = names.first { $0.hasSuffix(".json") } ?? "none.json"
+            return folder.appendingPathComponent(name)
+        }
+
+        /// The items of the outbox file as stored; empty when there is none.
+        func items() -> [[String: Any]] {
+            guard let data = try? Data(contentsOf: outboxFile),
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { return [] }
+            return object["items"] as? [[String: Any]] ?? []
+        }
+
+        /// The ids of alice's reservations on the server, asked of it directly.
+        func stored() async throws -> [String] {
+            let (status, body) = try await #require(server).request("GET", "/reservations", token: alice)
+            #expect(status == 200)
+            let list = try #require(try JSONSerialization.jsonObject(with: body) as? [[String: Any]])
+            return list.compactMap { $0["id"] as? String }
+        }
+    }
+
+    static func json(_ run: Run) throws -> Any { try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) }
+
+    @Test func aBookingQueuedWhileTheServerIsDownIsShownQueuedAndBookedByTheNextCommandThatReachesIt() async throws {
+        let site = try Site()
+        #expect(try site.resv("list").status == 0)  // the answers cached, as after any use
+        site.stop()
+        // Without --queue: refused as before (69), nothing kept.
+        let refused = try site.resv("reserve", "-l", "half dome", "-d", visitAhead(days: 30), "-n", "2")
+        #expect(refused.status == 69, "\(refused.stderr)")
+        #expect(site.items().isEmpty)
+        let queued = try site.resv(
+            "reserve", "-l", "half dome", "-d", visitAhead(days: 30), "-n", "2", "--queue", "--json")
+        #expect(queued.status == 0, "\(queued.stderr)")
+        let made = try #require(try Self.json(queued) as? [String: Any])
+        #expect(made["status"] as? String == "queued")
+        let id = try #require(made["id"] as? String)
+        #expect(queued.stderr.contains("reserve queued"), "\(queued.stderr)")
+        // The config key does it too.
+        #expect(try site.resv("config", "set", "queue", "true").status == 0)
+        let second = try site.resv("reserve", "-l", "turtle rock", "-d", visitAhead(days: 31), "-n", "1", "--pending")
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(site.items().count == 2)
+        // list and show see them, status queued, beside the cached answers.
+        let list = try #require(try Self.json(site.resv("list", "--json")) as? [[String: Any]])
+        #expect(list.filter { $0["status"] as? String == "queued" }.count == 2)
+        let show = try site.resv("show", String(id.prefix(8)))
+        #expect(show.stdout.contains("Status    queued"), "\(show.stdout)")
+        // Tab completion offers queued ids too (it reads only local files).
+        let words = try site.resv(
+            ["---completion", "cancel", "--", "positional@0", "2", "0", "resv", "cancel", ""])
+        #expect(words.stdout.contains(String(id.prefix(8))), "\(words.stdout) \(words.stderr)")
+        // The server back: the next command sends them first and says so.
+        try site.start()
+        let after = try site.resv("list", "--json")
+        #expect(after.status == 0, "\(after.stderr)")
+        #expect(after.stderr.contains("sent the outbox first: 2 queued changes sent: 2 made"), "\(after.stderr)")
+        let listed = try #require(try Self.json(after) as? [[String: Any]])
+        #expect(listed.count == 2)
+        #expect(listed.first { $0["id"] as? String == id }?["status"] as? String == "confirmed")
+        #expect(Set(listed.compactMap { $0["status"] as? String }) == ["confirmed", "pending"])
+        #expect(site.items().isEmpty)
+        #expect(try await site.stored().contains(id))
+        let sync = try site.resv("sync")
+        #expect(sync.status == 0)
+        #expect(sync.stderr == "resv: nothing queued to send\n")
+    }
+
+    @Test func cancellingModifyingAndConfirmingAQueuedBookingEditTheOutbox() async throws {
+        let site = try Site()
+        #expect(try site.resv("list").status == 0)
+        site.stop()
+        let date = visitAhead(days: 40)
+        func queue(_ landmark: String, _ extra: String...) throws -> String {
+            let run = try site.resv(["reserve", "-l", landmark, "-d", date, "-n", "2", "--queue", "--json"] + extra)
+            #expect(run.status == 0, "\(run.stderr)")
+            return try #require((try Self.json(run) as? [String: Any])?["id"] as? String)
+        }
+        let dropped = try queue("half dome")
+        let changed = try queue("turtle rock", "--pending")
+        #expect(site.items().count == 2)
+        // Cancel of a queued booking never sent: it leaves the outbox.
+        let cancel = try site.resv("cancel", String(dropped.prefix(8)), "--queue")
+        #expect(cancel.status == 0, "\(cancel.stderr)")
+        #expect(site.items().count == 1)
+        // Modify and confirm change the request in place.
+        #expect(try site.resv("modify", String(changed.prefix(8)), "-n", "5", "--queue").status == 0)
+        #expect(try site.resv("confirm", changed, "--queue").status == 0)
+        let items = site.items()
+        #expect(items.count == 1)
+        let request = try #require(items.first?["request"] as? [String: Any])
+        #expect(request["partySize"] as? Int == 5)
+        #expect(request["status"] as? String == "confirmed")
+        try site.start()
+        let sync = try site.resv("sync", "--json")
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let sent = try #require(try Self.json(sync) as? [[String: Any]])
+        #expect(sent.count == 1)
+        #expect(sent.first?["partySize"] as? Int == 5 && sent.first?["status"] as? String == "confirmed")
+        #expect(try await site.stored() == [changed])
+    }
+
+    @Test func aChangeOfAServerReservationIsQueuedWithItsVersionAndAConflictIsReportedNotApplied() async throws {
+        let site = try Site()
+        let made = try site.resv("reserve", "-l", "half dome", "-d", visitAhead(days: 50), "-n", "2", "--json")
+        let id = try #require((try Self.json(made) as? [String: Any])?["id"] as? String)
+        let other = try site.resv("reserve", "-l", "turtle rock", "-d", visitAhead(days: 50), "-n", "2", "--json")
+        let otherID = try #require((try Self.json(other) as? [String: Any])?["id"] as? String)
+        #expect(try site.resv("list").status == 0)
+        site.stop()
+        #expect(try site.resv("modify", String(id.prefix(8)), "-n", "3", "--queue").status == 0)
+        #expect(try site.resv("cancel", String(otherID.prefix(8)), "--queue").status == 0)
+        #expect(site.items().map { $0["version"] as? Int } == [1, 1])
+        try site.start()
+        // Meanwhile someone (another resv of alice's) changed the first: its queued change is refused.
+        let (status, _) = try await #require(site.server).request(
+            "PATCH", "/reservations/\(id)", token: site.alice, body: #"{"note":"changed elsewhere"}"#)
+        #expect(status == 200)
+        let sync = try site.resv("sync")
+        #expect(sync.status == 1, "\(sync.stderr)")
+        #expect(
+            sync.stderr.contains("refused: reservation \(id.prefix(8)) changed since it was read"), "\(sync.stderr)")
+        #expect(sync.stderr.contains("1 made, 1 refused"), "\(sync.stderr)")
+        let left = site.items()
+        #expect(left.count == 1)
+        #expect((left.first?["refused"] as? [String: Any])?["code"] as? String == "versionMismatch")
+        let outbox = try site.resv("outbox")
+        #expect(outbox.stdout.contains("refused (versionMismatch)"), "\(outbox.stdout)")
+        // The refused one stays (sync still 1) until dropped.
+        #expect(try site.resv("sync").status == 1)
+        let drop = try site.resv("outbox", "drop", String((left.first?["id"] as? String ?? "").prefix(8)))
+        #expect(drop.status == 0, "\(drop.stderr)")
+        #expect(try site.resv("sync").status == 0)
+        let list = try #require(try Self.json(site.resv("list", "--all", "--json")) as? [[String: Any]])
+        #expect(list.first { $0["id"] as? String == id }?["partySize"] as? Int == 2)
+        #expect(list.first { $0["id"] as? String == otherID }?["status"] as? String == "cancelled")
+    }
+
+    @Test func theServerDecidesEachAsItArrivesAndARefusalStaysUntilDropped() async throws {
+        let site = try Site()
+        #expect(try site.resv("list").status == 0)
+        let date = visitAhead(days: 60)
+        site.stop()
+        let queued = try site.resv("reserve", "-l", "half dome", "-d", date, "-n", "2", "--queue", "--json")
+        let id = try #require((try Self.json(queued) as? [String: Any])?["id"] as? String)
+        let waiting = try site.resv("reserve", "-l", "half dome", "-d", date, "-n", "4", "--queue", "--waitlist")
+        #expect(waiting.status == 0)
+        try site.start()
+        // Bob fills the day before alice's outbox arrives.
+        #expect(try site.resv("reserve", "-l", "half dome", "-d", date, "-n", "300", token: site.bob).status == 0)
+        let sync = try site.resv("sync", "--json")
+        #expect(sync.status == 1, "\(sync.stderr)")
+        #expect(sync.stderr.contains("refused: Half Dome is full on"), "\(sync.stderr)")
+        let made = try #require(try Self.json(sync) as? [[String: Any]])
+        #expect(made.map { $0["status"] as? String } == ["waitlisted"])
+        let outbox = try #require(try Self.json(site.resv("outbox", "--json")) as? [[String: Any]])
+        #expect(outbox.count == 1)
+        #expect(outbox.first?["reservation"] as? String == id)
+        #expect(outbox.first?["state"] as? String == "refused")
+        #expect(try await !site.stored().contains(id))
+        // Bob's commands never send alice's outbox: it is hers.
+        #expect(try site.resv("list", token: site.bob).stderr.isEmpty)
+        #expect(site.items().count == 1)
+        // Dropped by its reservation's id prefix.
+        #expect(try site.resv("outbox", "drop", String(id.prefix(6))).status == 0)
+        #expect(try site.resv("outbox", "--json").stdout == "[]\n")
+    }
+
+    @Test func anOutboxThatIsNotJSONIsNeverOverwrittenAndAnItemThisResvCannotReadIsKept() throws {
+        let site = try Site()
+        #expect(try site.resv("list").status == 0)
+        site.stop()
+        #expect(
+            try site.resv("reserve", "-l", "half dome", "-d", visitAhead(days: 70), "-n", "1", "--queue").status == 0)
+        let file = site.outboxFile
+        try Data("not json {".utf8).write(to: file)
+        let run = try site.resv("reserve", "-l", "half dome", "-d", visitAhead(days: 70), "-n", "1", "--queue")
+        #expect(run.status == 65, "\(run.stderr)")
+        #expect(run.stderr.contains("is not an outbox file"), "\(run.stderr)")
+        #expect(run.stderr.contains(file.path))
+        #expect(try String(contentsOf: file, encoding: .utf8) == "not json {")
+        #expect(try site.resv("outbox").status == 65)
+        // A newer resv's item: kept, reported, not sent; the others go.
+        let newer = #"{"id":"7f000000-0000-4000-8000-000000000001","kind":"teleport","reservation":"x"}"#
+        try Data(#"{"outbox":1,"items":[\#(newer)]}"#.utf8).write(to: file)
+        #expect(
+            try site.resv("reserve", "-l", "turtle rock", "-d", visitAhead(days: 71), "-n", "1", "--queue").status == 0)
+        try site.start()
+        let sync = try site.resv("sync")
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stderr.contains("is not one this resv can read: kept, not sent"), "\(sync.stderr)")
+        let items = site.items()
+        #expect(items.count == 1 && items.first?["kind"] as? String == "teleport")
+        #expect(try site.resv("outbox").stdout.contains("unreadable"))
+    }
+
+    @Test func anOutboxAnotherUserMadeIsRefused() throws {
+        guard geteuid() == 0 else { return }  // only root can give a file away
+        let site = try Site()
+        #expect(try site.resv("list").status == 0)
+        site.stop()
+        #expect(
+            try site.resv("reserve", "-l", "half dome", "-d", visitAhead(days: 80), "-n", "1", "--queue").status == 0)
+        let file = site.outboxFile
+        #expect(chown(file.path, 4242, 4242) == 0)
+        let run = try site.resv("reserve", "-l", "half dome", "-d", visitAhead(days: 80), "-n", "1", "--queue")
+        #expect(run.status == 73, "\(run.stderr)")
+        #expect(run.stderr.contains("not using the outbox"), "\(run.stderr)")
+        #expect(run.stderr.contains("uid 4242"), "\(run.stderr)")
+    }
+
+    // MARK: - Killed, at once, under a dead server
+
+    /// Queues `count` bookings while the server is down, and starts it again.
+    static func queued(_ count: Int, at site: Site) throws -> [String] {
+        #expect(try site.resv("list").status == 0)
+        site.stop()
+        var ids: [String] = []
+        for number in 0..<count {
+            let run = try site.resv(
+                "reserve", "-l", number % 2 == 0 ? "golden gate" : "half dome", "-d", visitAhead(days: 90 + number),
+                "-n", "1", "--queue", "--json")
+            #expect(run.status == 0, "\(run.stderr)")
+            ids.append(try #require((try json(run) as? [String: Any])?["id"] as? String))
+        }
+        try site.start()
+        return ids
+    }
+
+    /// Every booking gone from the outbox is on the server (nothing lost), each once.
+    static func checkNothingLost(_ ids: [String], at site: Site) async throws {
+        let left = Set(site.items().compactMap { $0["reservation"] as? String })
+        let stored = try await site.stored()
+        #expect(stored.count == Set(stored).count, "a booking stored twice")
+        #expect(Set(ids).subtracting(left).isSubset(of: Set(stored)), "left the outbox unanswered")
+        #expect(Set(stored).isSubset(of: Set(ids)))
+    }
+
+    /// `resv sync` killed at random moments it is seen at (an item marked sent, a number
+    /// answered), then run again: each booking made once, none lost. RESV_OUTBOX_KILL_ROUNDS
+    /// for a longer run (docs/testing.md).
+    @Test func aSyncKilledAtAnyMomentAndRunAgainBooksEachOnce() async throws {
+        let rounds = ProcessInfo.processInfo.environment["RESV_OUTBOX_KILL_ROUNDS"].flatMap { Int($0) } ?? 4
+        var killedMidway = 0
+        for _ in 0..<rounds {
+            let site = try Site()
+            let ids = try Self.queued(12, at: site)
+            let process = try ChildProcess(
+                Binary.resv.path, ["sync"], environment: site.environment, stdin: .null, stdout: .null, stderr: .null)
+            // The moment: the n-th item marked sent (its request about to go), or n answered.
+            let target = Int.random(in: 0..<12)
+            let answered = Bool.random()
+            while !process.hasExited {
+                let items = site.items()
+                let gone = 12 - items.count
+                if answered
+                    ? gone >= target : items.count > 0 && gone == target && (items.first?["sent"] as? Bool ?? false)
+                {
+                    break
+                }
+            }
+            process.signal(SIGKILL)
+            if process.wait().wasSignalled { killedMidway += 1 }
+            try await Self.checkNothingLost(ids, at: site)
+            let again = try site.resv("sync")
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(site.items().isEmpty)
+            #expect(Set(try await site.stored()) == Set(ids))
+            try await Self.checkNothingLost(ids, at: site)
+        }
+        #expect(killedMidway > 0, "no sync was killed before it ended")
+    }
+
+    @Test func theServerKilledDuringASyncLosesNothingAndTheNextSyncFinishes() async throws {
+        let site = try Site()
+        let ids = try Self.queued(12, at: site)
+        let process = try ChildProcess(
+            Binary.resv.path, ["sync"], environment: site.environment, stdin: .null, stdout: .null, stderr: .null)
+        while !process.hasExited, site.items().count > 6 {}
+        site.kill()
+        let ended = process.wait()
+        try site.start()
+        try await Self.checkNothingLost(ids, at: site)
+        // It went through before the kill, or stopped at it: 69, the rest kept.
+        #expect(ended == .exited(0) || ended == .exited(69), "\(ended)")
+        let again = try site.resv("sync")
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(Set(try await site.stored()) == Set(ids))
+    }
+
+    @Test func twoSyncsAtOnceSendEachOnce() async throws {
+        let site = try Site()
+        let ids = try Self.queued(10, at: site)
+        let first = try ChildProcess(
+            Binary.resv.path, ["sync"], environment: site.environment, stdin: .null, stdout: .null, stderr: .null)
+        let second = try ChildProcess(
+            Binary.resv.path, ["sync"], environment: site.environment, stdin: .null, stdout: .null, stderr: .null)
+        #expect(first.wait() == .exited(0))
+        #expect(second.wait() == .exited(0))
+        #expect(site.items().isEmpty)
+        let stored = try await site.stored()
+        #expect(stored.count == ids.count && Set(stored) == Set(ids))
+    }
+}
