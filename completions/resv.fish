@@ -80,6 +80,8 @@ function __resv_parse_tokens -S
             case 'drop'
                 __resv_parse_subcommand -r 1 'store=' 'server=' 'profile=' 'config=' 'offline' 'json' 'format=' 'v/verbose' 'tz=' 'no-pager' 'version' 'h/help'
             end
+        case 'completion'
+            __resv_parse_subcommand 1 'version' 'h/help'
         case 'help'
             __resv_parse_subcommand -r 1 'version'
         end
@@ -163,6 +165,7 @@ complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq
 complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'whoami' -d 'Show the server user the token belongs to.'
 complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'sync' -d 'Send the changes queued while the server could not be reached (--queue).'
 complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'outbox' -d 'List the changes queued for the server (--queue), or drop one.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'completion' -d 'Print the shell completion script for bash, zsh or fish.'
 complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv list"' -l 'status' -d 'Only reservations with this status; repeat for several.' -rfka 'pending confirmed cancelled held expired waitlisted'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv list" all' -l 'all' -d 'Include cancelled reservations and expired holds.'
@@ -464,4 +467,7 @@ complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "res
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv outbox drop" no-pager' -l 'no-pager' -d 'Write to the terminal even when the output is taller than it (default: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv outbox drop" version' -l 'version' -d 'Show the version.'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv outbox drop" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv completion" -eq 1' -fka 'bash zsh fish'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv completion" version' -l 'version' -d 'Show the version.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv completion" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv help" version' -l 'version' -d 'Show the version.'

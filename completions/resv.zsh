@@ -77,13 +77,14 @@ _resv() {
             'whoami:Show the server user the token belongs to.'
             'sync:Send the changes queued while the server could not be reached (--queue).'
             'outbox:List the changes queued for the server (--queue), or drop one.'
+            'completion:Print the shell completion script for bash, zsh or fish.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        list|reserve|cancel|confirm|modify|log|undo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|sync|outbox|help)
+        list|reserve|cancel|confirm|modify|log|undo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|sync|outbox|completion|help)
             "_resv_${words[1]}" && ret=0
             ;;
         esac
@@ -684,6 +685,19 @@ _resv_outbox_drop() {
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
         '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_completion() {
+    local -i ret=1
+    local -ar _shell=('bash' 'zsh' 'fish')
+    local -ar arg_specs=(
+        ':shell:{__resv_complete "${_shell[@]}"}'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

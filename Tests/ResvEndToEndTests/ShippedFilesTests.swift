@@ -18,6 +18,10 @@ struct ShippedFilesTests {
         #expect(
             run.stdout == (try Self.committed("completions/resv.\(shell)")),
             "completions/resv.\(shell) is stale: run scripts/generate-docs")
+        // `resv completion SHELL` prints the same script.
+        let command = try Sandbox().resv("completion", shell)
+        #expect(command.status == 0, "\(command.stderr)")
+        #expect(command.stdout == run.stdout && command.stderr.isEmpty)
         let server = try runProcess(
             Binary.server.path, ["--generate-completion-script", shell], environment: [:], stdin: nil)
         #expect(server.status == 0)
@@ -141,6 +145,13 @@ struct ShippedFilesTests {
     }
 
     func shellQuoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+    @Test func completionOfAnotherShellIsAUsageError() throws {
+        let run = try Sandbox().resv("completion", "tcsh")
+        #expect(run.status == 64)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains("'tcsh' is not a shell resv completes: give bash, zsh or fish"), "\(run.stderr)")
+    }
 
     @Test func sourcingTheBashScriptSucceeds() throws {
         let script = Binary.packageRoot.appendingPathComponent("completions/resv.bash").path

@@ -35,7 +35,7 @@ public struct Resv: ParsableCommand {
             ListCommand.self, ReserveCommand.self, CancelCommand.self, ConfirmCommand.self, ModifyCommand.self,
             LogCommand.self, UndoCommand.self, ShowCommand.self, WatchCommand.self, WaitCommand.self,
             AvailabilityCommand.self, FetchCommand.self, LandmarksCommand.self, ConfigCommand.self, ReplCommand.self,
-            WhoamiCommand.self, SyncCommand.self, OutboxCommand.self,
+            WhoamiCommand.self, SyncCommand.self, OutboxCommand.self, CompletionCommand.self,
         ],
         defaultSubcommand: ListCommand.self
     )
@@ -232,6 +232,20 @@ public enum ResvMain {
             context.output.write(examplesLast(BashCompletionScript.finished(text)) + "\n")
             return ExitStatus.success
         }
+        return reportFailure(error, arguments: arguments, context: context)
+    }
+
+    /// The completion script of `shell` (bash, zsh or fish), as `--generate-completion-script` prints it.
+    static func completionScript(_ shell: String) -> String {
+        do {
+            _ = try ResvDescribed.parseAsRoot(["--generate-completion-script", shell])
+            return ""
+        } catch {
+            return examplesLast(BashCompletionScript.finished(ResvDescribed.fullMessage(for: error)))
+        }
+    }
+
+    private static func reportFailure(_ error: any Error, arguments: [String], context: CommandContext) -> Int32 {
         // The first word after the options every command takes (`resv --store F lst`).
         if let first = arguments.dropFirst(LeadingOptions.prefixLength(arguments)).first, !first.hasPrefix("-"),
             !subcommandNames.contains(first)
@@ -257,6 +271,7 @@ public enum ResvMain {
             if !close.isEmpty { message += ": did you mean " + close.map { "'\($0)'" }.joined(separator: " or ") + "?" }
         }
         if message.hasSuffix(".") { message.removeLast() }
+        let code = Resv.exitCode(for: error).rawValue
         let subcommand = arguments.first.flatMap { name in subcommandNames.contains(name) ? name : nil }
         let helpHint =
             context.inRepl
