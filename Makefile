@@ -10,8 +10,9 @@
 SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # What resv needs: libreadline-dev for `resv repl`; libcurl4, which its HTTP backend loads
-# on the first request (no libcurl-dev: Sources/CCurl declares what it uses).
-PACKAGES := libreadline-dev libcurl4
+# on the first request (no libcurl-dev: Sources/CCurl declares what it uses); libjq1, which
+# --jq loads on first use (no libjq-dev: Sources/CJQ declares what it uses).
+PACKAGES := libreadline-dev libcurl4 libjq1
 # What the tests need besides: jq (the end-to-end tests pipe `resv list --json` through it),
 # groff-base (the man pages read without warnings), postgresql (resv-server's tests run on
 # PostgreSQL too: scripts/with-postgres starts one), python3-venv (schemathesis), sqlite3

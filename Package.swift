@@ -40,6 +40,8 @@ let package = Package(
         // no packages to build, and no libcurl-dev (CCurl declares the little of its ABI it uses).
         .target(name: "CCurl"),
         .target(name: "ReservationHTTP", dependencies: ["ReservationCore", "FilePrimitives", "CCurl"]),
+        // --jq's jq, libjq loaded on first use as libcurl is: no libjq-dev to build, not loaded without --jq.
+        .target(name: "CJQ"),
         // Exit codes and the reference text of --help and the man page; no dependencies,
         // so the man page tool can use it without being taken for a second command-line tool.
         .target(name: "ResvReference"),
@@ -54,6 +56,7 @@ let package = Package(
                 "ReservationHTTP",
                 "FilePrimitives",
                 "ResvReference",
+                "CJQ",
                 "CReadline",
                 .target(name: "CMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -191,7 +191,7 @@ _resv() {
     local -a repeating_flags=()
     local -a non_repeating_flags=(--offline --json --no-pager --version -h --help)
     local -a repeating_options=()
-    local -a non_repeating_options=(--store --server --profile --config --format)
+    local -a non_repeating_options=(--store --server --profile --config --format --jq)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -213,6 +213,9 @@ _resv() {
         ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--jq')
         return
         ;;
     esac
@@ -237,7 +240,7 @@ _resv_list() {
     repeating_flags=()
     non_repeating_flags=(--all --reverse --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=(--status)
-    non_repeating_options=(--landmark -l --from --to --sort --limit --store --server --profile --config --format --tz)
+    non_repeating_options=(--landmark -l --from --to --sort --limit --store --server --profile --config --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -282,6 +285,9 @@ _resv_list() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--jq')
+        return
+        ;;
     '--tz')
         return
         ;;
@@ -292,7 +298,7 @@ _resv_reserve() {
     repeating_flags=()
     non_repeating_flags=(--pending --waitlist --queue --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--landmark -l --date -d --note --party-size -n --batch --hold --idempotency-key --store --server --profile --config --format --tz)
+    non_repeating_options=(--landmark -l --date -d --note --party-size -n --batch --hold --idempotency-key --store --server --profile --config --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -339,6 +345,9 @@ _resv_reserve() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--jq')
+        return
+        ;;
     '--tz')
         return
         ;;
@@ -349,7 +358,7 @@ _resv_cancel() {
     repeating_flags=()
     non_repeating_flags=(--queue --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --tz)
+    non_repeating_options=(--store --server --profile --config --format --jq --tz)
     __resv_offer_flags_options -1
 
     # Offer option value completions
@@ -373,6 +382,9 @@ _resv_cancel() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--jq')
+        return
+        ;;
     '--tz')
         return
         ;;
@@ -391,7 +403,7 @@ _resv_confirm() {
     repeating_flags=()
     non_repeating_flags=(--queue --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --tz)
+    non_repeating_options=(--store --server --profile --config --format --jq --tz)
     __resv_offer_flags_options -1
 
     # Offer option value completions
@@ -415,6 +427,9 @@ _resv_confirm() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--jq')
+        return
+        ;;
     '--tz')
         return
         ;;
@@ -433,7 +448,7 @@ _resv_modify() {
     repeating_flags=()
     non_repeating_flags=(--queue --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--date -d --party-size -n --landmark -l --note --store --server --profile --config --format --tz)
+    non_repeating_options=(--date -d --party-size -n --landmark -l --note --store --server --profile --config --format --jq --tz)
     __resv_offer_flags_options 1
 
     # Offer option value completions
@@ -470,6 +485,9 @@ _resv_modify() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--jq')
+        return
+        ;;
     '--tz')
         return
         ;;
@@ -488,7 +506,7 @@ _resv_log() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--limit --from --to --store --server --profile --config --format --tz)
+    non_repeating_options=(--limit --from --to --store --server --profile --config --format --jq --tz)
     __resv_offer_flags_options 1
 
     # Offer option value completions
@@ -521,6 +539,9 @@ _resv_log() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--jq')
+        return
+        ;;
     '--tz')
         return
         ;;
@@ -539,7 +560,7 @@ _resv_undo() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --tz)
+    non_repeating_options=(--store --server --profile --config --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -563,6 +584,9 @@ _resv_undo() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--jq')
+        return
+        ;;
     '--tz')
         return
         ;;
@@ -573,7 +597,7 @@ _resv_show() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --tz)
+    non_repeating_options=(--store --server --profile --config --format --jq --tz)
     __resv_offer_flags_options 1
 
     # Offer option value completions
@@ -597,6 +621,9 @@ _resv_show() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--jq')
+        return
+        ;;
     '--tz')
         return
         ;;
@@ -615,7 +642,7 @@ _resv_watch() {
     repeating_flags=()
     non_repeating_flags=(--no-follow --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--after --timeout --store --server --profile --config --format --tz)
+    non_repeating_options=(--after --timeout --store --server --profile --config --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -645,6 +672,9 @@ _resv_watch() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--jq')
+        return
+        ;;
     '--tz')
         return
         ;;
@@ -655,7 +685,7 @@ _resv_wait() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--for --timeout --store --server --profile --config --format --tz)
+    non_repeating_options=(--for --timeout --store --server --profile --config --format --jq --tz)
     __resv_offer_flags_options 1
 
     # Offer option value completions
@@ -685,6 +715,9 @@ _resv_wait() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--jq')
+        return
+        ;;
     '--tz')
         return
         ;;
@@ -703,7 +736,7 @@ _resv_availability() {
     repeating_flags=()
     non_repeating_flags=(--calendar --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--from --to --store --server --profile --config --format --tz)
+    non_repeating_options=(--from --to --store --server --profile --config --format --jq --tz)
     __resv_offer_flags_options 1
 
     # Offer option value completions
@@ -733,6 +766,9 @@ _resv_availability() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--jq')
+        return
+        ;;
     '--tz')
         return
         ;;
@@ -751,7 +787,7 @@ _resv_fetch() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --tz)
+    non_repeating_options=(--store --server --profile --config --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -775,6 +811,9 @@ _resv_fetch() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--jq')
+        return
+        ;;
     '--tz')
         return
         ;;
@@ -785,7 +824,7 @@ _resv_landmarks() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --tz)
+    non_repeating_options=(--store --server --profile --config --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -807,6 +846,9 @@ _resv_landmarks() {
         ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--jq')
         return
         ;;
     '--tz')
@@ -1041,7 +1083,7 @@ _resv_whoami() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --tz)
+    non_repeating_options=(--store --server --profile --config --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -1065,6 +1107,9 @@ _resv_whoami() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--jq')
+        return
+        ;;
     '--tz')
         return
         ;;
@@ -1075,7 +1120,7 @@ _resv_sync() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --tz)
+    non_repeating_options=(--store --server --profile --config --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -1097,6 +1142,9 @@ _resv_sync() {
         ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--jq')
         return
         ;;
     '--tz')
@@ -1132,7 +1180,7 @@ _resv_outbox_list() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --tz)
+    non_repeating_options=(--store --server --profile --config --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -1156,6 +1204,9 @@ _resv_outbox_list() {
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
         ;;
+    '--jq')
+        return
+        ;;
     '--tz')
         return
         ;;
@@ -1166,7 +1217,7 @@ _resv_outbox_drop() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --tz)
+    non_repeating_options=(--store --server --profile --config --format --jq --tz)
     __resv_offer_flags_options -1
 
     # Offer option value completions
@@ -1188,6 +1239,9 @@ _resv_outbox_drop() {
         ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--jq')
         return
         ;;
     '--tz')

@@ -36,7 +36,8 @@ public enum Reference {
                 + "the server's answer)"),
         ExitCode(
             code: ExitStatus.usage, summary: "usage or invalid input",
-            detail: "bad date, party size, unknown landmark, unknown option, an invalid batch line"),
+            detail: "bad date, party size, unknown landmark, unknown option, an invalid batch line, a --jq expression "
+                + "that does not compile or fails on the output"),
         ExitCode(
             code: ExitStatus.dataError, summary: "bad data",
             detail: "the store is not valid JSON, is from a newer resv or is larger than RESV_MAX_STORE_BYTES "
@@ -47,7 +48,8 @@ public enum Reference {
             detail: "the store cannot be read or is not a file (a directory, a FIFO, a device), or the server "
                 + "cannot be reached, gave no answer within RESV_REQUEST_TIMEOUT, cannot reach its database, "
                 + "failed (5xx) after retries or "
-                + "lacks a route (an older resv-server); an id that the cache of an unreachable server does not hold"),
+                + "lacks a route (an older resv-server); an id that the cache of an unreachable server does not hold; "
+                + "--jq without libjq (libjq1)"),
         ExitCode(
             code: ExitStatus.internalError, summary: "internal error",
             detail: "an error resv does not expect: a bug; please report it with the command that met it"),

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ReservationCore
 
-struct AvailabilityCommand: ResvCommand {
+struct AvailabilityCommand: ResvCommand, PrintsData {
     static let configuration = CommandConfiguration(
         commandName: "availability",
         abstract: "Show the places taken and left at a landmark, day by day.",

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ReservationCore
 
-struct CancelCommand: ResvCommand {
+struct CancelCommand: ResvCommand, PrintsData {
     static let configuration = CommandConfiguration(
         commandName: "cancel",
         abstract: "Cancel reservations; they stay in the history as cancelled.",

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ReservationCore
 
-struct ConfirmCommand: ResvCommand {
+struct ConfirmCommand: ResvCommand, PrintsData {
     static let configuration = CommandConfiguration(
         commandName: "confirm",
         abstract: "Confirm pending reservations.",

@@ -3,7 +3,7 @@ import Foundation
 import ReservationCore
 import ReservationHTTP
 
-struct FetchCommand: ResvCommand {
+struct FetchCommand: ResvCommand, PrintsData {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
         abstract: "Read everything from the backend afresh and report what maps and what is skipped.",

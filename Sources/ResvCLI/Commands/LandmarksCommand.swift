@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ReservationCore
 
-struct LandmarksCommand: ResvCommand {
+struct LandmarksCommand: ResvCommand, PrintsData {
     static let configuration = CommandConfiguration(
         commandName: "landmarks",
         abstract: "List the landmarks of the active backend.",

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ReservationCore
 
-struct ListCommand: ResvCommand {
+struct ListCommand: ResvCommand, PrintsData {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List reservations, sorted by date (active ones unless asked otherwise).",

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ReservationCore
 
-struct LogCommand: ResvCommand {
+struct LogCommand: ResvCommand, PrintsData {
     static let configuration = CommandConfiguration(
         commandName: "log",
         abstract: "Show the history of changes, newest first.",

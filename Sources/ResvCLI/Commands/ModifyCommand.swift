@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ReservationCore
 
-struct ModifyCommand: ResvCommand {
+struct ModifyCommand: ResvCommand, PrintsData {
     static let configuration = CommandConfiguration(
         commandName: "modify",
         abstract: "Change a reservation's date, party size, landmark or note in one step.",

@@ -4,7 +4,7 @@ import ReservationCore
 import ReservationHTTP
 import ResvReference
 
-struct ReserveCommand: ResvCommand {
+struct ReserveCommand: ResvCommand, PrintsData {
     static let configuration = CommandConfiguration(
         commandName: "reserve",
         abstract: "Reserve a visit to a landmark and print the new reservation.",

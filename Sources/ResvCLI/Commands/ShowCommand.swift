@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ReservationCore
 
-struct ShowCommand: ResvCommand {
+struct ShowCommand: ResvCommand, PrintsData {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show one reservation.",

@@ -5,7 +5,7 @@ import ReservationHTTP
 import ResvReference
 
 /// `resv sync`: sends the server's outbox, in order (docs/contracts.md, "Offline").
-struct SyncCommand: ResvCommand {
+struct SyncCommand: ResvCommand, PrintsData {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Send the changes queued while the server could not be reached (--queue).",
@@ -58,7 +58,7 @@ struct OutboxCommand: ParsableCommand {
         subcommands: [List.self, Drop.self],
         defaultSubcommand: List.self)
 
-    struct List: ResvCommand {
+    struct List: ResvCommand, PrintsData {
         static let configuration = CommandConfiguration(
             commandName: "list", abstract: "List the queued changes (the default).")
 
@@ -85,7 +85,7 @@ struct OutboxCommand: ParsableCommand {
         }
     }
 
-    struct Drop: ResvCommand {
+    struct Drop: ResvCommand, PrintsData {
         static let configuration = CommandConfiguration(
             commandName: "drop",
             abstract: "Remove queued changes from the outbox, unsent.",

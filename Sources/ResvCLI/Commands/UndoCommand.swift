@@ -3,7 +3,7 @@ import Foundation
 import ReservationCore
 import ResvReference
 
-struct UndoCommand: ResvCommand {
+struct UndoCommand: ResvCommand, PrintsData {
     static let configuration = CommandConfiguration(
         commandName: "undo",
         abstract: "Take back the last command that changed reservations.",

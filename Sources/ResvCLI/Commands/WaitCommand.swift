@@ -3,7 +3,7 @@ import Foundation
 import ReservationCore
 import ReservationHTTP
 
-struct WaitCommand: ResvCommand {
+struct WaitCommand: ResvCommand, PrintsData {
     static let configuration = CommandConfiguration(
         commandName: "wait",
         abstract: "Wait until a reservation has a status.",

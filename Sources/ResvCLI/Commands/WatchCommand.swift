@@ -3,7 +3,7 @@ import Foundation
 import ReservationCore
 import ReservationHTTP
 
-struct WatchCommand: ResvCommand {
+struct WatchCommand: ResvCommand, PrintsData {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Print changes to your reservations as they happen.",

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ReservationCore
 
-struct WhoamiCommand: ResvCommand {
+struct WhoamiCommand: ResvCommand, PrintsData {
     static let configuration = CommandConfiguration(
         commandName: "whoami",
         abstract: "Show the server user the token belongs to.",

@@ -57,6 +57,15 @@ public enum CLIError: Error, Sendable, LocalizedError {
     /// `sync` and `outbox` work on a server's outbox; the file store has none.
     case outboxNeedsServer
 
+    /// `--jq` without libjq.so.1 (dlerror's words).
+    case jqNotInstalled(String)
+    /// `--jq`'s program does not compile (jq's messages).
+    case jqDoesNotCompile(String)
+    /// `--jq`'s program failed on the output (jq's message): `.foo` of an array, `error`, `halt_error`.
+    case jqFailed(String)
+    /// jq could not read resv's own JSON output (a bug).
+    case jqUnreadableOutput(String)
+
     public var errorDescription: String? {
         switch self {
         case .invalidSetting(let name, let value, let expected):
@@ -123,8 +132,24 @@ public enum CLIError: Error, Sendable, LocalizedError {
                 : "'\(text.quoted())' matches \(matches) queued changes: give more of the id"
         case .outboxNeedsServer:
             "the outbox holds changes queued for a server (--server, RESV_SERVER): the JSON file store needs none"
+        case .jqNotInstalled(let reason):
+            "--jq needs libjq (on Debian and Ubuntu: apt-get install libjq1): \(reason)"
+        case .jqDoesNotCompile(let messages):
+            "--jq: " + Self.jqMessage(messages)
+        case .jqFailed(let message):
+            "jq: " + Self.jqMessage(message)
+        case .jqUnreadableOutput(let message):
+            "jq cannot read resv's output (a bug): \(message)"
         case .tokenOnCommandLine:
             "a token on the command line would show in 'ps' and your shell history: run 'resv config set token' and type it, or pipe it in"
         }
+    }
+
+    /// jq's messages on one line: its "jq: error: " and the "jq: 1 compile error" count left out.
+    private static func jqMessage(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !($0.hasPrefix("jq: ") && $0.hasSuffix("compile error")) }
+            .map { $0.hasPrefix("jq: error: ") ? String($0.dropFirst(11)) : $0 }
+            .joined(separator: " ")
     }
 }

@@ -33,6 +33,10 @@ extension ExitStatus {
                 .noQueuedChange:
                 return refused
             case .outboxNeedsServer: return usage
+            // The program is the user's input, whether jq refuses it at once or on the output.
+            case .jqDoesNotCompile, .jqFailed: return usage
+            case .jqNotInstalled: return unavailable
+            case .jqUnreadableOutput: return internalError
             case .unwritableConfig, .noStoreFolder: return cannotWrite
             case .notCached: return unavailable
             case .configLocked: return temporary

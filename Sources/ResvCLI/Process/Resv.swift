@@ -23,9 +23,10 @@ public struct Resv: ParsableCommand {
             or --store / RESV_STORE), or on a resv-server (--server / RESV_SERVER with RESV_TOKEN, \
             or 'resv config set server'), or on what a profile of the config file names (--profile, \
             RESV_PROFILE, 'resv config use'). The options every command takes (--store, --server, \
-            --profile, --config, --offline, --json, --format, --no-pager) may also come before the subcommand: \
-            resv --profile work list. Data goes to stdout, messages to stderr; --json and --format ndjson \
-            print stable JSON for scripts, --format csv CSV and --format ics an iCalendar file. \
+            --profile, --config, --offline, --json, --format, --jq, --no-pager) may also come before the \
+            subcommand: resv --profile work list. Data goes to stdout, messages to stderr; --json and --format \
+            ndjson print stable JSON for scripts, --jq EXPR runs it through jq, --format csv CSV and --format ics \
+            an iCalendar file. \
             Every change is kept in a history ('resv log'), and 'resv undo' takes back the last \
             command that changed reservations (on a server, your own). \
             Exit codes: \(Reference.exitCodeSummary).
@@ -65,13 +66,16 @@ public struct ResvDescribed: ParsableCommand {
     }
 }
 
-/// `--store`, `--server`, `--profile`, `--config`, `--offline`, `--json`, `--format` and `--no-pager`, as the root declares them.
+/// `--store`, `--server`, `--profile`, `--config`, `--offline`, `--json`, `--format`, `--jq` and `--no-pager`, as the
+/// root declares them.
 public struct LeadingOptionGroup: ParsableArguments, Sendable {
     @OptionGroup var backend: BackendOptions
     @Flag(help: "Print JSON (same as --format json).")
     var json = false
     @Option(help: "Output format: table, json, ndjson, csv or ics.")
     var format: OutputFormat?
+    @Option(help: ArgumentHelp("Run the JSON output through this jq program.", valueName: "expression"))
+    var jq: String?
     @Flag(help: "Write to the terminal even when the output is taller than it (no pager).")
     var noPager = false
 
@@ -81,6 +85,11 @@ public struct LeadingOptionGroup: ParsableArguments, Sendable {
 /// A command that runs against an explicit context instead of globals.
 protocol ResvCommand: ParsableCommand {
     func run(in context: CommandContext) async throws
+}
+
+/// A parsed command moved to the task that runs it (`JQFilter.stoppingAtFailure`), and used there alone.
+private struct Handed: @unchecked Sendable {
+    let command: any ResvCommand
 }
 
 /// Parses and runs one command line; never exits, so the REPL can call it per line.
@@ -197,8 +206,22 @@ public enum ResvMain {
             }
         }
         do {
+            // --jq's program is compiled before the command runs: one that does not compile changes nothing.
+            let filter = try (resvCommand as? any PrintsData)?.options.output.jq.map {
+                try JQFilter(program: $0, output: context.output)
+            }
+            var context = context
+            if let filter { context.output = filter.sink }
             // The command's one deadline on a server starts now (RESV_REQUEST_TIMEOUT).
-            try await CommandDeadline.$start.withValue(.now) { try await resvCommand.run(in: context) }
+            if let filter {
+                let command = Handed(command: resvCommand)
+                try await filter.stoppingAtFailure { [context] in
+                    try await CommandDeadline.$start.withValue(.now) { try await command.command.run(in: context) }
+                }
+                try filter.finish()
+            } else {
+                try await CommandDeadline.$start.withValue(.now) { try await resvCommand.run(in: context) }
+            }
             if let error = context.output.takeFailure() {
                 context.fail(
                     "cannot write the output: \(String(cString: strerror(error)))", status: ExitStatus.cannotWriteOutput

@@ -59,6 +59,13 @@ public struct OutputOptions: ParsableArguments, Sendable {
             """)
     var format: OutputFormat?
 
+    @Option(
+        help: ArgumentHelp(
+            "Run the JSON output through this jq program (libjq): a result a line, a string as itself, "
+                + "anything else as compact JSON; implies --json (with --format ndjson, each line is an input).",
+            valueName: "expression"))
+    var jq: String?
+
     @Flag(name: .shortAndLong, help: "List every skipped record with its reason.")
     var verbose = false
 
@@ -81,6 +88,9 @@ public struct OutputOptions: ParsableArguments, Sendable {
         if json, let format, format != .json {
             throw ValidationError("--json and --format \(format.rawValue) disagree: give one of them")
         }
+        if jq != nil, let format, format != .json, format != .ndjson {
+            throw ValidationError("--jq reads JSON: it cannot be --format \(format.rawValue) (use json or ndjson)")
+        }
         if let tz, Self.zone(tz, local: .gmt) == nil {
             throw ValidationError(
                 "--tz '\(tz.quoted())' is not a zone: give local, utc or an IANA name such as Europe/Paris")
@@ -96,7 +106,7 @@ public struct OutputOptions: ParsableArguments, Sendable {
         }
     }
 
-    var resolvedFormat: OutputFormat { json ? .json : (format ?? .table) }
+    var resolvedFormat: OutputFormat { format ?? (json || jq != nil ? .json : .table) }
 
     /// Refuses a format this command cannot print (`command` as in its help: "resv landmarks").
     func check(_ supported: [OutputFormat], command: String) throws {
@@ -105,6 +115,11 @@ public struct OutputOptions: ParsableArguments, Sendable {
             "\(command) cannot print --format \(format.rawValue): use \(supported.map(\.rawValue).joined(separator: ", "))"
         )
     }
+}
+
+/// A command that prints data: `ResvMain.run` reads its `--jq`.
+protocol PrintsData {
+    var options: CommonOptions { get }
 }
 
 /// The options every data command takes: backend and output. Untitled, so that

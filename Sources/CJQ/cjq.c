@@ -1,0 +1,212 @@
+#include "cjq.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// jv_kind of src/jv.h.
+enum { KIND_INVALID = 0, KIND_NULL = 1, KIND_NUMBER = 4, KIND_STRING = 5 };
+
+typedef void (*error_callback)(void *, cjq_jv);
+
+// libjq's functions, resolved once by cjq_load.
+static struct {
+    cjq_state *(*init)(void);
+    void (*set_error_cb)(cjq_state *, error_callback, void *);
+    int (*compile)(cjq_state *, const char *);
+    void (*start)(cjq_state *, cjq_jv, int);
+    cjq_jv (*next)(cjq_state *);
+    void (*teardown)(cjq_state **);
+    int (*halted)(cjq_state *);
+    cjq_jv (*get_exit_code)(cjq_state *);
+    cjq_jv (*get_error_message)(cjq_state *);
+    cjq_parser *(*parser_new)(int);
+    void (*parser_set_buf)(cjq_parser *, const char *, int, int);
+    cjq_jv (*parser_next)(cjq_parser *);
+    void (*parser_free)(cjq_parser *);
+    int (*get_kind)(cjq_jv);
+    cjq_jv (*copy)(cjq_jv);
+    void (*free)(cjq_jv);
+    const char *(*string_value)(cjq_jv);
+    int (*string_length_bytes)(cjq_jv);
+    cjq_jv (*dump_string)(cjq_jv, int);
+    cjq_jv (*invalid_get_msg)(cjq_jv);
+    double (*number_value)(cjq_jv);
+} jq;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int load_status = -1;
+static char load_error[512];
+
+#define RESOLVE(field, name)                                                                      \
+    do {                                                                                          \
+        *(void **)(&jq.field) = dlsym(library, name);                                            \
+        if (jq.field == NULL) {                                                                   \
+            snprintf(load_error, sizeof load_error, "libjq.so.1 has no %s (jq 1.6 or later is needed)", name); \
+            return;                                                                               \
+        }                                                                                         \
+    } while (0)
+
+static void load(void) {
+    void *library = dlopen("libjq.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        const char *reason = dlerror();
+        snprintf(load_error, sizeof load_error, "%s", reason ? reason : "cannot load libjq.so.1");
+        return;
+    }
+    RESOLVE(init, "jq_init");
+    RESOLVE(set_error_cb, "jq_set_error_cb");
+    RESOLVE(compile, "jq_compile");
+    RESOLVE(start, "jq_start");
+    RESOLVE(next, "jq_next");
+    RESOLVE(teardown, "jq_teardown");
+    RESOLVE(halted, "jq_halted");
+    RESOLVE(get_exit_code, "jq_get_exit_code");
+    RESOLVE(get_error_message, "jq_get_error_message");
+    RESOLVE(parser_new, "jv_parser_new");
+    RESOLVE(parser_set_buf, "jv_parser_set_buf");
+    RESOLVE(parser_next, "jv_parser_next");
+    RESOLVE(parser_free, "jv_parser_free");
+    RESOLVE(get_kind, "jv_get_kind");
+    RESOLVE(copy, "jv_copy");
+    RESOLVE(free, "jv_free");
+    RESOLVE(string_value, "jv_string_value");
+    RESOLVE(string_length_bytes, "jv_string_length_bytes");
+    RESOLVE(dump_string, "jv_dump_string");
+    RESOLVE(invalid_get_msg, "jv_invalid_get_msg");
+    RESOLVE(number_value, "jv_number_value");
+    load_status = 0;
+}
+
+int cjq_load(const char **error) {
+    pthread_once(&load_once, load);
+    if (load_status != 0 && error != NULL) *error = load_error;
+    return load_status;
+}
+
+/// A string's bytes, malloc'd with a NUL after them (consumes `string`).
+static char *copy_string(cjq_jv string, size_t *length) {
+    int count = jq.string_length_bytes(jq.copy(string));
+    char *text = malloc((size_t)count + 1);
+    if (text != NULL) {
+        memcpy(text, jq.string_value(string), (size_t)count);
+        text[count] = 0;
+        if (length != NULL) *length = (size_t)count;
+    }
+    jq.free(string);
+    return text;
+}
+
+/// A message as jq's own command prints it: a string as itself, anything else as JSON
+/// (consumes `message`).
+static char *message_text(cjq_jv message) {
+    if (jq.get_kind(message) == KIND_STRING) return copy_string(message, NULL);
+    cjq_jv dumped = jq.dump_string(message, 0);
+    if (jq.get_kind(dumped) != KIND_STRING) {
+        jq.free(dumped);
+        return NULL;
+    }
+    char *json = copy_string(dumped, NULL);
+    if (json == NULL) return NULL;
+    size_t size = strlen(json) + sizeof " (not a string)";
+    char *text = malloc(size);
+    if (text != NULL) snprintf(text, size, "%s (not a string)", json);
+    free(json);
+    return text;
+}
+
+struct error_buffer {
+    char *text;
+    size_t size;
+};
+
+// jq_compile's messages (jq hands over each message): appended, a line each.
+static void collect_error(void *context, cjq_jv message) {
+    struct error_buffer *buffer = context;
+    char *text = message_text(message);
+    if (text == NULL || buffer->size == 0) {
+        free(text);
+        return;
+    }
+    size_t used = strlen(buffer->text);
+    snprintf(buffer->text + used, buffer->size - used, "%s%s", used > 0 ? "\n" : "", text);
+    free(text);
+}
+
+// After compiling: nothing is reported through the callback, but its buffer is gone.
+static void ignore_error(void *context, cjq_jv message) {
+    (void)context;
+    jq.free(message);
+}
+
+cjq_state *cjq_compile(const char *program, char *errors, size_t size) {
+    if (size > 0) errors[0] = 0;
+    cjq_state *state = jq.init();
+    if (state == NULL) {
+        snprintf(errors, size, "out of memory");
+        return NULL;
+    }
+    struct error_buffer buffer = {errors, size};
+    jq.set_error_cb(state, collect_error, &buffer);
+    int compiled = jq.compile(state, program);
+    jq.set_error_cb(state, ignore_error, NULL);
+    if (!compiled) {
+        jq.teardown(&state);
+        return NULL;
+    }
+    return state;
+}
+
+void cjq_teardown(cjq_state *state) { jq.teardown(&state); }
+
+cjq_parser *cjq_parser_new(void) { return jq.parser_new(0); }
+void cjq_parser_free(cjq_parser *parser) { jq.parser_free(parser); }
+void cjq_parser_set_buf(cjq_parser *parser, const void *bytes, int length, int partial) {
+    jq.parser_set_buf(parser, (const char *)bytes, length, partial);
+}
+cjq_jv cjq_parser_next(cjq_parser *parser) { return jq.parser_next(parser); }
+
+void cjq_start(cjq_state *state, cjq_jv input) { jq.start(state, input, 0); }
+cjq_jv cjq_next(cjq_state *state) { return jq.next(state); }
+
+int cjq_is_valid(cjq_jv value) { return jq.get_kind(value) != KIND_INVALID; }
+
+char *cjq_output_text(cjq_jv value, size_t *length) {
+    if (jq.get_kind(value) == KIND_STRING) return copy_string(value, length);
+    // Flags 0: compact, keys in their order (resv writes them sorted), no colour.
+    cjq_jv dumped = jq.dump_string(value, 0);
+    if (jq.get_kind(dumped) != KIND_STRING) {
+        jq.free(dumped);
+        return NULL;
+    }
+    return copy_string(dumped, length);
+}
+
+char *cjq_error_text(cjq_jv invalid) {
+    cjq_jv message = jq.invalid_get_msg(invalid);
+    if (jq.get_kind(message) == KIND_NULL) {
+        jq.free(message);
+        return NULL;
+    }
+    return message_text(message);
+}
+
+int cjq_halted(cjq_state *state, char **message) {
+    if (!jq.halted(state)) return 0;
+    // `halt` leaves no status; `halt_error` sets one (5 unless given).
+    cjq_jv status = jq.get_exit_code(state);
+    int clean = jq.get_kind(status) == KIND_INVALID
+        || (jq.get_kind(status) == KIND_NUMBER && jq.number_value(status) == 0);
+    jq.free(status);
+    if (clean) return 1;
+    cjq_jv text = jq.get_error_message(state);
+    if (jq.get_kind(text) == KIND_INVALID || jq.get_kind(text) == KIND_NULL) {
+        jq.free(text);
+        *message = strdup("halt_error");
+    } else {
+        *message = message_text(text);
+    }
+    return 2;
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+/// `--jq EXPR` through the built binary and the system's libjq (Debian's libjq1): results a
+/// line, strings raw, other values compact JSON; a bad expression or a failing program exit 64.
+@Suite("--jq")
+struct JQTests {
+    /// A sandbox with two reservations, a day apart (so `list` has them in this order), the
+    /// first with a note holding a quote and a line break; their ids.
+    static func twoReservations() throws -> (sandbox: Sandbox, ids: [String]) {
+        let sandbox = try Sandbox()
+        let first = try sandbox.resv(
+            "reserve", "--landmark", "Half Dome", "--date", visitAhead(days: 400), "--party-size", "3", "--note",
+            "say \"hi\"\nthere", "--jq", ".id")
+        #expect(first.status == 0, "\(first.stderr)")
+        let second = try sandbox.resv(
+            "reserve", "--landmark", "Half Dome", "--date", visitAhead(days: 401), "--party-size", "2", "--jq", ".id")
+        #expect(second.status == 0, "\(second.stderr)")
+        let ids = [first.stdout, second.stdout].map { $0.trimmingCharacters(in: .newlines) }
+        #expect(ids.allSatisfy { $0.count == 36 }, "\(ids)")
+        return (sandbox, ids)
+    }
+
+    @Test func aStringIsPrintedRawAResultALine() throws {
+        let (sandbox, ids) = try Self.twoReservations()
+        let run = try sandbox.resv("list", "--jq", ".[].id")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == ids.map { $0 + "\n" }.joined())
+        #expect(run.stderr.isEmpty)
+        // Quotes and line breaks whole, as `jq -r` prints them.
+        let note = try sandbox.resv("list", "--jq", ".[0].note")
+        #expect(note.stdout == "say \"hi\"\nthere\n")
+    }
+
+    @Test func aNumberAndAnObjectAreJSON() throws {
+        let (sandbox, ids) = try Self.twoReservations()
+        let number = try sandbox.resv("show", ids[0], "--jq", ".partySize")
+        #expect(number.status == 0, "\(number.stderr)")
+        #expect(number.stdout == "3\n")
+        let object = try sandbox.resv("list", "--jq", ".[0] | {id, partySize}")
+        #expect(object.stdout == "{\"id\":\"\(ids[0])\",\"partySize\":3}\n")
+        let values = try sandbox.resv("list", "--jq", "null, true, [1, \"a\"], {}")
+        #expect(values.stdout == "null\ntrue\n[1,\"a\"]\n{}\n")
+    }
+
+    @Test func ndjsonIsAnInputALine() throws {
+        let (sandbox, _) = try Self.twoReservations()
+        let run = try sandbox.resv("list", "--format", "ndjson", "--jq", ".partySize")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "3\n2\n")
+        // Before the command, as --json may be.
+        let leading = try sandbox.resv("--jq", ".[].partySize", "list")
+        #expect(leading.stdout == "3\n2\n")
+    }
+
+    @Test func anExpressionThatDoesNotCompileIsUsageAndChangesNothing() throws {
+        let (sandbox, _) = try Self.twoReservations()
+        let run = try sandbox.resv("list", "--jq", ".[")
+        #expect(run.status == 64)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.hasPrefix("resv: --jq: syntax error"), "\(run.stderr)")
+        #expect(run.stderrLines.count == 1, "\(run.stderr)")
+        // Compiled before the command runs: no reservation is made.
+        let reserve = try sandbox.resv(
+            "reserve", "--landmark", "Half Dome", "--date", visitAhead(days: 402), "--party-size", "1", "--jq", "{")
+        #expect(reserve.status == 64)
+        #expect(reserve.stdout.isEmpty)
+        #expect(try sandbox.resv("list", "--jq", "length").stdout == "2\n")
+    }
+
+    @Test func aProgramThatFailsIsUsageAfterWhatItPrinted() throws {
+        let (sandbox, ids) = try Self.twoReservations()
+        let run = try sandbox.resv("list", "--jq", ".foo")
+        #expect(run.status == 64)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.hasPrefix("resv: jq: Cannot index array with"), "\(run.stderr)")
+        // The results before the failure are printed; the failure ends the output.
+        let partly = try sandbox.resv(
+            "list", "--format", "ndjson", "--jq", "if .partySize == 2 then error(\"two\") else .id end")
+        #expect(partly.status == 64)
+        #expect(partly.stdout == ids[0] + "\n")
+        #expect(plainError(partly.stderr) == "resv: jq: two\n", "\(partly.stderr)")
+        // `halt` ends the output quietly.
+        let halted = try sandbox.resv("list", "--format", "ndjson", "--jq", ".partySize, halt")
+        #expect(halted.status == 0, "\(halted.stderr)")
+        #expect(halted.stdout == "3\n")
+    }
+
+    @Test func formatsOtherThanJSONAreRefused() throws {
+        let sandbox = try Sandbox()
+        for format in ["csv", "table", "ics"] {
+            let run = try sandbox.resv("list", "--format", format, "--jq", ".")
+            #expect(run.status == 64, "\(format)")
+            #expect(run.stdout.isEmpty)
+            #expect(run.stderr.contains("--jq"), "\(run.stderr)")
+        }
+        #expect(try sandbox.resv("list", "--json", "--jq", "length").stdout == "0\n")
+        #expect(try sandbox.resv("list", "--format", "json", "--jq", "length").stdout == "0\n")
+    }
+}
