@@ -50,9 +50,9 @@ struct BadInputTests {
             ),
             (
                 ["show", "--josn", "ffff"],
-                "resv: unknown option '--josn': did you mean '--json'? (see 'resv show --help')"
+                "resv: unknown option '--josn': did you mean '--json' or '--jq'? (see 'resv show --help')"
             ),
-            (["list", "--jq"], "resv: unknown option '--jq' (see 'resv list --help')"),
+            (["list", "--jq"], "resv: missing value for '--jq <expression>' (see 'resv list --help')"),
             (
                 ["reserve", "-l", "hlaf dome", "-d", "2031-01-01T10:00:00Z", "-n", "1"],
                 "resv: no landmark matches 'hlaf dome': did you mean 'Half Dome'? (see 'resv landmarks')"
