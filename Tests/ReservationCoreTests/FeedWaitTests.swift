@@ -1,3 +1,4 @@
+import CapacityModel
 import Foundation
 import ReservationCore
 import Synchronization
@@ -10,7 +11,7 @@ import Testing
 @Suite("The in-process feed waits on a clock it is handed")
 struct FeedWaitTests {
     @Test func aPollWithNothingNewWaitsItsWholeLengthOnTheClockThenAnswersTheSameCursor() async throws {
-        let clock = ManualWaitClock()
+        let clock = HeldWaitClock()
         let service = ReservationService.inMemory(now: { Fixture.now }, clock: clock.clock)
         let start = try await service.changes(nil, .zero)
         let answered = Flag()
@@ -20,10 +21,10 @@ struct FeedWaitTests {
         }
         // Ten seconds in looks of 100 ms: not answered before the last.
         for _ in 0..<99 {
-            await clock.untilSomeoneSleeps()
+            await clock.untilSleeping()
             clock.advance(by: .milliseconds(100))
         }
-        await clock.untilSomeoneSleeps()
+        await clock.untilSleeping()
         #expect(!answered.isSet, "answered before its wait had passed")
         clock.advance(by: .milliseconds(100))
         let page = try await poll.value
@@ -31,11 +32,11 @@ struct FeedWaitTests {
     }
 
     @Test func aChangeMadeWhileAPollWaitsIsAnsweredAtItsNextLook() async throws {
-        let clock = ManualWaitClock()
+        let clock = HeldWaitClock()
         let service = ReservationService.inMemory(now: { Fixture.now }, clock: clock.clock)
         let start = try await service.changes(nil, .zero)
         let poll = Task { try await service.changes(start.cursor, .seconds(60)) }
-        await clock.untilSomeoneSleeps()
+        await clock.untilSleeping()
         let made = try await service.reserve(
             try NewReservation(
                 landmark: "half dome", date: Fixture.now.addingTimeInterval(86_400), partySize: 2,
@@ -45,61 +46,6 @@ struct FeedWaitTests {
         #expect(page.changes.map(\.entry.reservationID) == [made.id])
         #expect(page.changes.map(\.entry.change) == [.created])
         #expect(clock.elapsed == .milliseconds(100), "one look, not the minute it could wait")
-    }
-}
-
-/// A clock the test moves: a pause returns when the test has advanced past its end.
-final class ManualWaitClock: Sendable {
-    private struct Sleeper {
-        let end: Duration
-        let continuation: CheckedContinuation<Void, Never>
-    }
-    private struct State {
-        var now: Duration = .zero
-        var sleepers: [Sleeper] = []
-        var watchers: [CheckedContinuation<Void, Never>] = []
-    }
-    private let state = Mutex(State())
-
-    var clock: WaitClock {
-        WaitClock(elapsed: { self.elapsed }, pause: { duration in await self.sleep(duration) })
-    }
-
-    var elapsed: Duration { state.withLock { $0.now } }
-
-    private func sleep(_ duration: Duration) async {
-        await withCheckedContinuation { continuation in
-            let (now, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
-                guard duration > .zero else { return (true, []) }
-                state.sleepers.append(Sleeper(end: state.now + duration, continuation: continuation))
-                defer { state.watchers = [] }
-                return (false, state.watchers)
-            }
-            for watcher in watchers { watcher.resume() }
-            if now { continuation.resume() }
-        }
-    }
-
-    /// Returns once a pause is under way (at once if one is).
-    func untilSomeoneSleeps() async {
-        await withCheckedContinuation { continuation in
-            let now = state.withLock { state -> Bool in
-                if !state.sleepers.isEmpty { return true }
-                state.watchers.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
-        }
-    }
-
-    func advance(by duration: Duration) {
-        let woken = state.withLock { state -> [Sleeper] in
-            state.now += duration
-            let due = state.sleepers.filter { $0.end <= state.now }
-            state.sleepers.removeAll { $0.end <= state.now }
-            return due
-        }
-        for sleeper in woken { sleeper.continuation.resume() }
     }
 }
 

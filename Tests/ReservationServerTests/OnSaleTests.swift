@@ -494,63 +494,6 @@ struct NoTransaction: BookingTransaction {
     func commandToUndo() async throws -> [HistoryEntry] { [] }
 }
 
-/// A wait clock the test moves: a pause ends when the test has advanced the
-/// clock past it, or when its task is cancelled.
-final class HeldWaitClock: Sendable {
-    private struct Sleeper {
-        let id: UInt64
-        let end: Duration
-        let continuation: CheckedContinuation<Void, any Error>
-    }
-    private struct State {
-        var now: Duration = .zero
-        var next: UInt64 = 0
-        var sleepers: [Sleeper] = []
-    }
-    private let state = Mutex(State())
-
-    var clock: WaitClock {
-        WaitClock(elapsed: { self.state.withLock { $0.now } }, pause: { try await self.sleep($0) })
-    }
-
-    private func sleep(_ duration: Duration) async throws {
-        let id = state.withLock { state in
-            defer { state.next += 1 }
-            return state.next
-        }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let cancelled = state.withLock { state -> Bool in
-                    if Task.isCancelled { return true }
-                    state.sleepers.append(Sleeper(id: id, end: state.now + duration, continuation: continuation))
-                    return false
-                }
-                if cancelled { continuation.resume(throwing: CancellationError()) }
-            }
-        } onCancel: {
-            let sleeper = state.withLock { state -> Sleeper? in
-                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.sleepers.remove(at: index)
-            }
-            sleeper?.continuation.resume(throwing: CancellationError())
-        }
-    }
-
-    /// Returns once `count` pauses are under way.
-    func untilSleeping(_ count: Int) async { await OnSaleTests.until { state.withLock { $0.sleepers.count >= count } } }
-
-    /// Moves the clock on, ending the pauses it passes.
-    func advance(by duration: Duration) {
-        let woken = state.withLock { state -> [Sleeper] in
-            state.now += duration
-            let woken = state.sleepers.filter { $0.end <= state.now }
-            state.sleepers.removeAll { $0.end <= state.now }
-            return woken
-        }
-        for sleeper in woken { sleeper.continuation.resume() }
-    }
-}
-
 extension Sequence {
     func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
         var values: [T] = []
