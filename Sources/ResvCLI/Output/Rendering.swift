@@ -146,7 +146,7 @@ struct Renderer {
     private func writeCalendar<Value>(
         _ values: [Value], event: (inout ICalendarWriter, Value) -> Void, to output: TextSink
     ) {
-        var calendar = ICalendarWriter(stamp: now)
+        var calendar = ICalendarWriter(product: "resv \(Resv.version)", stamp: .at(now))
         for value in values {
             event(&calendar, value)
             if calendar.text.utf8.count >= 1 << 16 { output.write(calendar.take()) }
