@@ -17,8 +17,9 @@ PACKAGES := libreadline-dev libcurl4 libjq1
 # groff-base (the man pages read without warnings), postgresql (resv-server's tests run on
 # PostgreSQL too: scripts/with-postgres starts one), python3-venv (schemathesis), sqlite3
 # (the capacity tests count the rows a server stored), zsh and fish (completion is tried in each), less (the pager),
-# patroni, etcd-server and etcd-client (the failover check: a three-node cluster on loopback).
-TEST_PACKAGES := $(PACKAGES) jq groff-base postgresql python3-venv sqlite3 curl zsh fish less patroni etcd-server etcd-client
+# patroni, etcd-server and etcd-client (the failover check: a three-node cluster on loopback),
+# vdirsyncer and khal (a calendar subscription read by the clients people use).
+TEST_PACKAGES := $(PACKAGES) jq groff-base postgresql python3-venv sqlite3 curl zsh fish less patroni etcd-server etcd-client vdirsyncer khal
 ARGS ?= list
 # The shipped binary: the Swift runtime and Foundation linked in, which halves
 # start-up (BENCHMARKS.md). Its own build folder, so debug builds are not redone.

@@ -225,13 +225,13 @@ _resv() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    list|reserve|cancel|confirm|modify|log|undo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|sync|outbox|completion|help)
+    list|reserve|cancel|confirm|modify|log|undo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|sync|outbox|calendar|completion|help)
         # Offer subcommand argument completions
         "_resv_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'list reserve cancel confirm modify log undo show watch wait availability fetch landmarks config repl whoami sync outbox completion help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'list reserve cancel confirm modify log undo show watch wait availability fetch landmarks config repl whoami sync outbox calendar completion help' -- "${cur}"))
         ;;
     esac
 }
@@ -1231,6 +1231,103 @@ _resv_outbox_drop() {
         ;;
     '--profile')
         __resv_add_completions -W "$(__resv_custom_complete ---completion outbox drop -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--format')
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--jq')
+        return
+        ;;
+    '--tz')
+        return
+        ;;
+    esac
+}
+
+_resv_calendar() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __resv_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    url|reset)
+        # Offer subcommand argument completions
+        "_resv_calendar_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'url reset' -- "${cur}"))
+        ;;
+    esac
+}
+
+_resv_calendar_url() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --server --profile --config --format --jq --tz)
+    __resv_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion calendar url -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--format')
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--jq')
+        return
+        ;;
+    '--tz')
+        return
+        ;;
+    esac
+}
+
+_resv_calendar_reset() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --server --profile --config --format --jq --tz)
+    __resv_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion calendar reset -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
         return
         ;;
     '--config')

@@ -78,6 +78,7 @@ _resv() {
             'whoami:Show the server user the token belongs to.'
             'sync:Send the changes queued while the server could not be reached (--queue).'
             'outbox:List the changes queued for the server (--queue), or drop one.'
+            'calendar:Print the secret URL calendar apps subscribe to, or replace it.'
             'completion:Print the shell completion script for bash, zsh or fish.'
             'help:Show subcommand help information.'
         )
@@ -85,7 +86,7 @@ _resv() {
         ;;
     arg)
         case "${words[1]}" in
-        list|reserve|cancel|confirm|modify|log|undo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|sync|outbox|completion|help)
+        list|reserve|cancel|confirm|modify|log|undo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|sync|outbox|calendar|completion|help)
             "_resv_${words[1]}" && ret=0
             ;;
         esac
@@ -695,6 +696,81 @@ _resv_outbox_drop() {
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion outbox drop -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--json[Print JSON (same as --format json).]'
+        '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
+        '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
+        '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
+        '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_calendar() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'url:Print the calendar'\''s URL (made on first use; the default).'
+            'reset:Replace the calendar'\''s URL; the old one stops working at once.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        url|reset)
+            "_resv_calendar_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_resv_calendar_url() {
+    local -i ret=1
+    local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
+    local -ar arg_specs=(
+        '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion calendar url -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--json[Print JSON (same as --format json).]'
+        '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
+        '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
+        '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
+        '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_calendar_reset() {
+    local -i ret=1
+    local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
+    local -ar arg_specs=(
+        '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion calendar reset -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--json[Print JSON (same as --format json).]'

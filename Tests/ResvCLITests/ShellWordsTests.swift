@@ -71,7 +71,7 @@ struct CompleterTests {
 
     @Test func commandsAtTheStartOfTheLine() {
         #expect(complete("", "lis") == ["list"])
-        #expect(complete("", "c") == ["cancel", "completion", "config", "confirm"])
+        #expect(complete("", "c") == ["calendar", "cancel", "completion", "config", "confirm"])
         #expect(complete("", "l") == ["landmarks", "list", "log"])
         #expect(complete("", "u") == ["undo"])
         #expect(complete("", "m") == ["modify"])

@@ -7,7 +7,7 @@ struct WhoamiCommand: ResvCommand, PrintsData {
         commandName: "whoami",
         abstract: "Show the server user the token belongs to.",
         discussion: "Asks the server (GET /whoami). A JSON file store has no users: exit 64."
-            + "\n\nExamples:\n  resv whoami\n  resv --profile work whoami --jso")
+            + "\n\nExamples:\n  resv whoami\n  resv --profile work whoami --json")
 
     @OptionGroup var options: CommonOptions
 

@@ -56,6 +56,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
     case noQueuedChange(String, matches: Int)
     /// `sync` and `outbox` work on a server's outbox; the file store has none.
     case outboxNeedsServer
+    /// `calendar` asks a server for its subscription URL; the file store serves none.
+    case calendarNeedsServer
 
     /// `--jq` without libjq.so.1 (dlerror's words).
     case jqNotInstalled(String)
@@ -130,6 +132,9 @@ public enum CLIError: Error, Sendable, LocalizedError {
             matches == 0
                 ? "no queued change matches '\(text.quoted())' ('resv outbox' lists them)"
                 : "'\(text.quoted())' matches \(matches) queued changes: give more of the id"
+        case .calendarNeedsServer:
+            "a calendar subscription is served by a resv-server (--server, RESV_SERVER); for the JSON file store, "
+                + "export one with 'resv list --format ics'"
         case .outboxNeedsServer:
             "the outbox holds changes queued for a server (--server, RESV_SERVER): the JSON file store needs none"
         case .jqNotInstalled(let reason):

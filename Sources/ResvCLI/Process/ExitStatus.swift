@@ -32,7 +32,7 @@ extension ExitStatus {
             case .settingNotSet, .batchRefused, .waitTimedOut, .waitCannotSucceed, .undoRefused, .outboxRefused,
                 .noQueuedChange:
                 return refused
-            case .outboxNeedsServer: return usage
+            case .outboxNeedsServer, .calendarNeedsServer: return usage
             // The program is the user's input, whether jq refuses it at once or on the output.
             case .jqDoesNotCompile, .jqFailed: return usage
             case .jqNotInstalled: return unavailable

@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+
+/// Calendar subscriptions (docs/contracts.md, "Calendar subscriptions"): `resv calendar
+/// url|reset` against a server that misbehaves as the client must not, and the feed read
+/// by real clients: curl's conditional requests, vdirsyncer's `http` storage and khal.
+@Suite("Calendar subscriptions")
+struct CalendarTests {
+    typealias Remote = RemoteTests.Remote
+
+    @Test func theURLIsTheServersWithoutItsPasswordAndThePathItAnswered() throws {
+        let secret = "abcDEF0123456789_-abcdefghijklmnopqrstuvwxy"
+        let server = try FaultServer(
+            FaultTests.routes { request, _ in
+                request.method == "POST" && request.path == "/calendar"
+                    ? .respond(status: 200, body: #"{"path":"/calendar/\#(secret).ics"}"#)
+                    : .respond(status: 404, body: #"{"error":true,"reason":"no route"}"#)
+            })
+        defer { server.stop() }
+        let withPassword = server.url.replacingOccurrences(of: "http://", with: "http://ada:pw@")
+        let run = try FaultTests().resv(server, "calendar", "url", environment: ["RESV_SERVER": withPassword])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "\(server.url)/calendar/\(secret).ics\n")
+        let json = try FaultTests().resv(server, "calendar", "--json")
+        #expect(
+            json.stdout == #"{"url":"\#(server.url)/calendar/\#(secret).ics"}"# + "\n" || json.stdout.contains(secret))
+        #expect(server.requests.filter { $0.method == "POST" }.allSatisfy { $0.path == "/calendar" })
+    }
+
+    @Test(arguments: [
+        #"{"path":"https://evil.example/calendar/x.ics"}"#, #"{"path":"/calendar/../../etc.ics"}"#,
+        #"{"path":"/calendar/a b.ics"}"#, #"{"url":"/calendar/x.ics"}"#, "[]", "not json",
+    ])
+    func anAnswerThatIsNoCalendarPathIs65(body: String) throws {
+        let server = try FaultServer(FaultTests.routes { _, _ in .respond(status: 200, body: body) })
+        defer { server.stop() }
+        let run = try FaultTests().resv(server, "calendar", "url")
+        #expect(run.status == 65, "\(body): \(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func anOlderServerAndTheFileStoreSayWhy() throws {
+        let server = try FaultServer(
+            FaultTests.routes { request, _ in
+                .respond(status: 404, body: #"{"error":true,"reason":"no route \#(request.method) \#(request.path)"}"#)
+            })
+        defer { server.stop() }
+        let older = try FaultTests().resv(server, "calendar", "reset")
+        #expect(older.status == 69, "\(older.stderr)")
+        #expect(older.stderr.contains("has no route POST /calendar/reset"), "\(older.stderr)")
+        let file = try Sandbox().resv("calendar", "url")
+        #expect(file.status == 64)
+        #expect(file.stderr.contains("a calendar subscription is served by a resv-server"), "\(file.stderr)")
+    }
+
+    // MARK: - The real server, read by real clients
+
+    /// The calendar's URL for alice, as `resv calendar url` prints it.
+    static func url(_ remote: Remote) throws -> String {
+        let run = try remote.resv("calendar", "url")
+        #expect(run.status == 0, "\(run.stderr)")
+        return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// `curl -sS -D - URL` with extra arguments: the status line, the headers and the body.
+    static func curl(_ url: String, _ extra: [String] = []) throws -> (
+        status: Int, headers: [String: String], body: String
+    ) {
+        let run = try runProcess("/usr/bin/curl", ["-sS", "-D", "-"] + extra + [url], environment: [:], stdin: nil)
+        #expect(run.status == 0, "\(run.stderr)")
+        let parts = run.stdout.components(separatedBy: "\r\n\r\n")
+        let head = parts.first ?? ""
+        var headers: [String: String] = [:]
+        for line in head.components(separatedBy: "\r\n").dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
+        }
+        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+        return (status, headers, parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    @Test func curlsConditionalRequestsAreAnsweredByTagAndByDate() throws {
+        let remote = try Remote()
+        let made = try remote.resv(
+            "reserve", "-l", "half dome", "-d", visitAhead(days: 20), "-n", "2", "--note", "bring water", "--json")
+        #expect(made.status == 0, "\(made.stderr)")
+        let url = try Self.url(remote)
+        #expect(try Self.url(remote) == url, "the same URL each time")
+        let first = try Self.curl(url)
+        #expect(first.status == 200)
+        #expect(first.headers["content-type"] == "text/calendar; charset=utf-8")
+        #expect(first.body.hasPrefix("BEGIN:VCALENDAR\r\n"))
+        #expect(first.body.contains("SUMMARY:Half Dome\\, party of 2"))
+        #expect(first.body.contains("bring water"))
+        let etag = try #require(first.headers["etag"])
+        #expect(try Self.curl(url).headers["etag"] == etag, "unchanged, the same bytes")
+        #expect(try Self.curl(url, ["-H", "If-None-Match: \(etag)"]).status == 304)
+        // By date (the route tests move a held clock through the seconds): a Last-Modified,
+        // when sent, is one a date-only client may revalidate with.
+        if let modified = first.headers["last-modified"] {
+            #expect(try Self.curl(url, ["-H", "If-Modified-Since: \(modified)"]).status == 304)
+        }
+        // A change: a new tag.
+        let object = try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any]
+        let id = try #require(object?["id"] as? String)
+        #expect(try remote.resv("cancel", String(id.prefix(8))).status == 0)
+        let after = try Self.curl(url, ["-H", "If-None-Match: \(etag)"])
+        #expect(after.status == 200)
+        #expect(after.headers["etag"] != etag)
+        #expect(after.body.contains("STATUS:CANCELLED"))
+        // HEAD: the headers, no body.
+        let head = try Self.curl(url, ["-I"])
+        #expect(head.status == 200 && head.headers["etag"] == after.headers["etag"] && head.body.isEmpty)
+        // Reset: the old URL is gone at once.
+        let reset = try remote.resv("calendar", "reset")
+        #expect(reset.status == 0)
+        #expect(reset.stderr.contains("The old calendar URL no longer works"))
+        #expect(try Self.curl(url).status == 404)
+        #expect(try Self.curl(reset.stdout.trimmingCharacters(in: .whitespacesAndNewlines)).status == 200)
+        // The secret is in no line of the server's log.
+        let secret = String(url.split(separator: "/").last ?? "").replacingOccurrences(of: ".ics", with: "")
+        let log = try String(contentsOf: remote.server.log, encoding: .utf8)
+        #expect(!log.contains(secret), "the calendar's secret reached the log")
+        #expect(log.contains("/calendar/"), "the requests are logged, without it")
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/vdirsyncer")))
+    func vdirsyncerSubscribesAndKhalShowsTheVisits() throws {
+        let remote = try Remote()
+        let day = visitAhead(days: 25)
+        #expect(try remote.resv("reserve", "-l", "half dome", "-d", day, "-n", "3").status == 0)
+        #expect(try remote.resv("reserve", "-l", "turtle rock", "-d", day, "-n", "1", "--note", "sunrise").status == 0)
+        let url = try Self.url(remote)
+        let folder = remote.sandbox.directory
+        let config = folder.appendingPathComponent("vdirsyncer.conf")
+        try Data(
+            """
+            [general]
+            status_path = "\(folder.path)/status/"
+
+            [pair resv]
+            a = "resv_remote"
+            b = "resv_local"
+            collections = null
+
+            [storage resv_remote]
+            type = "http"
+            url = "\(url)"
+
+            [storage resv_local]
+            type = "filesystem"
+            path = "\(folder.path)/calendar/"
+            fileext = ".ics"
+
+            """.utf8
+        ).write(to: config)
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("calendar"), withIntermediateDirectories: true)
+        let environment = ["HOME": folder.path, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"]
+        let sync = try runProcess(
+            "/usr/bin/vdirsyncer", ["-c", config.path, "sync"], environment: environment, stdin: nil)
+        #expect(sync.status == 0, "\(sync.stdout) \(sync.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("calendar").path)
+        #expect(files.filter { $0.hasSuffix(".ics") }.count == 2, "\(files)")
+        let khalConfig = folder.appendingPathComponent("khal.conf")
+        try Data(
+            """
+            [calendars]
+            [[resv]]
+            path = \(folder.path)/calendar/
+            [locale]
+            local_timezone = UTC
+            default_timezone = UTC
+            timeformat = %H:%M
+            dateformat = %Y-%m-%d
+            longdateformat = %Y-%m-%d
+            datetimeformat = %Y-%m-%d %H:%M
+            longdatetimeformat = %Y-%m-%d %H:%M
+
+            """.utf8
+        ).write(to: khalConfig)
+        let date = String(day.prefix(10))
+        let list = try runProcess(
+            "/usr/bin/khal", ["-c", khalConfig.path, "list", date, "1d"], environment: environment, stdin: nil)
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(list.stdout.contains("Half Dome, party of 3"), "\(list.stdout)")
+        #expect(list.stdout.contains("Turtle Rock, party of 1"), "\(list.stdout)")
+        // A second sync after nothing changed changes nothing.
+        let again = try runProcess(
+            "/usr/bin/vdirsyncer", ["-c", config.path, "sync"], environment: environment, stdin: nil)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(
+            !again.stdout.contains("Copying") && !again.stderr.contains("Copying"), "nothing to copy: \(again.stderr)")
+    }
+}
