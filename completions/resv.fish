@@ -174,7 +174,7 @@ complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq
 complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'whoami' -d 'Show the server user the token belongs to.'
 complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'sync' -d 'Send the changes queued while the server could not be reached (--queue).'
 complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'outbox' -d 'List the changes queued for the server (--queue), or drop one.'
-complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'calendar' -d 'Print the secret URL calendar apps subscribe to, or replace it.'
+complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'calendar' -d 'Print the secret URL calendar apps subscribe to, or make a new one.'
 complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'completion' -d 'Print the shell completion script for bash, zsh or fish.'
 complete -c 'resv' -n '__resv_should_offer_completions_for_positional "resv" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'resv' -n '__resv_should_offer_completions_for_flags_or_options "resv list"' -l 'status' -d 'Only reservations with this status; repeat for several.' -rfka 'pending confirmed cancelled held expired waitlisted'

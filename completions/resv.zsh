@@ -78,7 +78,7 @@ _resv() {
             'whoami:Show the server user the token belongs to.'
             'sync:Send the changes queued while the server could not be reached (--queue).'
             'outbox:List the changes queued for the server (--queue), or drop one.'
-            'calendar:Print the secret URL calendar apps subscribe to, or replace it.'
+            'calendar:Print the secret URL calendar apps subscribe to, or make a new one.'
             'completion:Print the shell completion script for bash, zsh or fish.'
             'help:Show subcommand help information.'
         )

@@ -8,7 +8,7 @@ import ReservationHTTP
 struct CalendarCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "calendar",
-        abstract: "Print the secret URL calendar apps subscribe to, or replace it.",
+        abstract: "Print the secret URL calendar apps subscribe to, or make a new one.",
         discussion: """
             A server keeps, for each user, a read-only iCalendar feed of their reservations at a \
             secret URL (GET /calendar/SECRET.ics): subscribe to it in Thunderbird, Apple Calendar, \
