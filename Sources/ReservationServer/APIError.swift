@@ -195,7 +195,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try APIError(error.status, reason).response(from: request, context: context)
         } catch {
             context.logger.error(
-                "request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(LoggedPath.of(request))"])
+                "request failed",
+                metadata: ["error": "\(String(reflecting: error))", "path": "\(LoggedPath.of(request))"])
             return try APIError(.internalServerError, "internal error; the server's log has the detail")
                 .response(from: request, context: context)
         }

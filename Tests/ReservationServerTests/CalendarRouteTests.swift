@@ -17,7 +17,9 @@ import Testing
 @Suite("Calendar subscriptions")
 struct CalendarRouteTests {
     /// A whole second, so stored times and HTTP dates agree.
-    static func clock() -> TestClock { TestClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))) }
+    static func clock() -> TestClock {
+        TestClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+    }
 
     @Test(arguments: Engine.available)
     func theAddressIsMadeOnceAndAResetReplacesIt(engine: Engine) async throws {
@@ -61,7 +63,9 @@ struct CalendarRouteTests {
             #expect(reply.headers[.contentLength] == String(reply.text.utf8.count))
             let lines = Self.unfolded(reply.text)
             #expect(lines.first == "BEGIN:VCALENDAR" && lines.last == "END:VCALENDAR")
-            #expect(lines.contains("PRODID:-//resv//\(CalendarRoutes.product)//EN") && CalendarRoutes.product.hasPrefix("resv-server "))
+            #expect(
+                lines.contains("PRODID:-//resv//\(CalendarRoutes.product)//EN")
+                    && CalendarRoutes.product.hasPrefix("resv-server "))
             #expect(lines.contains { $0.hasPrefix("NAME:resv — alice-") })
             #expect(lines.contains { $0.hasPrefix("X-WR-CALNAME:resv — alice-") })
             #expect(lines.contains("REFRESH-INTERVAL;VALUE=DURATION:PT30M") && lines.contains("X-PUBLISHED-TTL:PT30M"))
@@ -138,7 +142,8 @@ struct CalendarRouteTests {
         let clock = Self.clock()
         try await withHarness(engine, now: clock.now) { h in
             let made = clock.now()
-            let body = #"{"landmarkId":"\#(Fixture.halfDome)","date":"\#(Fixture.futureDate())","partySize":2,"hold":60}"#
+            let body =
+                #"{"landmarkId":"\#(Fixture.halfDome)","date":"\#(Fixture.futureDate())","partySize":2,"hold":60}"#
             #expect(try await h.call(.post, "/reservations", token: h.alice, body: body).status == .created)
             let path = try await h.calendarPath(h.alice)
             clock.advance(by: 10)
@@ -190,8 +195,10 @@ struct CalendarRouteTests {
         try await withHarness(engine) { h in
             let secret = try await h.calendarPath(h.alice).dropFirst(10).dropLast(4)
             let paths = [
-                "/calendar/\(CalendarStore.newSecret()).ics", "/calendar/\(secret)A.ics", "/calendar/\(secret.dropLast()).ics",
-                "/calendar/.ics", "/calendar/...ics", "/calendar/..%2F\(secret.dropFirst(3)).ics", "/calendar/\(secret)",
+                "/calendar/\(CalendarStore.newSecret()).ics", "/calendar/\(secret)A.ics",
+                "/calendar/\(secret.dropLast()).ics",
+                "/calendar/.ics", "/calendar/...ics", "/calendar/..%2F\(secret.dropFirst(3)).ics",
+                "/calendar/\(secret)",
                 "/calendar/\(secret.uppercased()).ics",
             ]
             for path in paths {
@@ -208,11 +215,16 @@ struct CalendarRouteTests {
         try await withHarness(.memory, options: options) { h in
             let path = try await h.calendarPath(h.alice)
             let other = try await h.calendarPath(h.bob)
-            var statuses: [HTTPResponse.Status] = []
-            for _ in 0..<3 { statuses.append(try await h.call(.get, path, token: nil).status) }
-            #expect(statuses == [.ok, .ok, .tooManyRequests])
-            let limited = try await h.call(.get, path, token: nil)
-            #expect(limited.code == .rateLimited && limited.headers[.retryAfter] != nil)
+            #expect(try await h.call(.get, path, token: nil).status == .ok)
+            // Requests in a row use up the bucket (however slowly a loaded machine answers them).
+            var limited: Reply?
+            for _ in 0..<50 where limited == nil {
+                let reply = try await h.call(.get, path, token: nil)
+                if reply.status == .tooManyRequests { limited = reply }
+            }
+            let refused = try #require(limited)
+            #expect(refused.code == .rateLimited && refused.headers[.retryAfter] != nil, "\(refused.text)")
+            #expect(refused.reason?.contains("for this calendar") == true)
             #expect(try await h.call(.get, other, token: nil).status == .ok, "another address has its own bucket")
         }
     }
@@ -229,7 +241,8 @@ struct CalendarRouteTests {
         let secrets = try await app.test(.router) { client in
             var secrets: [String] = []
             for route in ["/calendar", "/calendar/reset"] {
-                let reply = try await client.executeRequest(uri: route, method: .post, headers: [.authorization: "Bearer \(token)"], body: nil)
+                let reply = try await client.executeRequest(
+                    uri: route, method: .post, headers: [.authorization: "Bearer \(token)"], body: nil)
                 let body = String(buffer: reply.body)
                 secrets.append(String(body.split(separator: "/").last?.prefix(43) ?? ""))
             }
@@ -259,7 +272,8 @@ struct CalendarRouteTests {
         #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == date)
         #expect(HTTPDate.format(Date(timeIntervalSince1970: 951_782_400)) == "Tue, 29 Feb 2000 00:00:00 GMT")
         #expect(HTTPDate.format(Date(timeIntervalSince1970: 0)) == "Thu, 01 Jan 1970 00:00:00 GMT")
-        for text in ["", "Sun, 06 Nov 1994 08:49:37", "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT"] {
+        for text in ["", "Sun, 06 Nov 1994 08:49:37", "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT"]
+        {
             #expect(HTTPDate.parse(text) == nil, "\(text)")
         }
         for seconds in stride(from: -86_400 * 400, to: 86_400 * 40_000, by: 86_400 * 37 + 3_661) {
@@ -310,7 +324,8 @@ extension Harness {
         ]
         if let note { fields["note"] = .string(note) }
         let reply = try await call(
-            .post, "/reservations", token: token, body: String(decoding: JSONValue.object(fields).encoded(), as: UTF8.self))
+            .post, "/reservations", token: token,
+            body: String(decoding: JSONValue.object(fields).encoded(), as: UTF8.self))
         #expect(reply.status == .created, "\(reply.text)")
         return reply.object
     }
