@@ -82,6 +82,7 @@ let package = Package(
             dependencies: [
                 "ReservationCore",
                 "ReservationStorage",
+                "ResvReference",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -96,6 +96,11 @@ public struct APIError: HTTPResponseError, Sendable {
     static let unauthorized = APIError(
         .unauthorized, "missing or unknown bearer token: send 'Authorization: Bearer TOKEN' (resv-server token create)")
 
+    /// No calendar at this address: never one, or replaced by `POST /calendar/reset`.
+    /// The reason does not repeat the secret.
+    static let calendarNotFound = APIError(
+        .notFound, .calendarNotFound, "no calendar at this address: resv calendar url prints the current one")
+
     static func notFound(_ id: Reservation.ID) -> APIError {
         APIError(ReservationError.reservationNotFound(id.description))
     }
@@ -178,19 +183,20 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try APIError.busy(error).response(from: request, context: context)
         } catch let error where APIError.isDatabaseUnreachable(error) {
             context.logger.warning(
-                "the database cannot be reached", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+                "the database cannot be reached", metadata: ["error": "\(error)", "path": "\(LoggedPath.of(request))"])
             return try APIError.databaseUnavailable.response(from: request, context: context)
         } catch let error as any HTTPResponseError {
             let reason: String =
                 switch error.status {
-                case .notFound: "no route \(request.method) \(request.uri.path)"
+                case .notFound: "no route \(request.method) \(LoggedPath.of(request))"
                 case .contentTooLarge: "the request body is larger than \(ReservationRoutes.bodyLimit) bytes"
                 default: error.status.reasonPhrase.lowercased()
                 }
             return try APIError(error.status, reason).response(from: request, context: context)
         } catch {
             context.logger.error(
-                "request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+                "request failed",
+                metadata: ["error": "\(String(reflecting: error))", "path": "\(LoggedPath.of(request))"])
             return try APIError(.internalServerError, "internal error; the server's log has the detail")
                 .response(from: request, context: context)
         }

@@ -1,7 +1,7 @@
 import Hummingbird
 
 /// One access line per request at info: method, path, status, milliseconds.
-/// Never headers, so never a token. Outside `ErrorMiddleware`, so a request
+/// Never headers, so never a token; never a calendar's secret (`LoggedPath`). Outside `ErrorMiddleware`, so a request
 /// that failed is logged with the status it was answered with.
 struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
@@ -12,7 +12,7 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
         if context.logger.logLevel <= .info {
             let elapsed = (ContinuousClock.now - start) / .milliseconds(1)
             context.logger.info(
-                "\(request.method) \(request.uri.path) \(response.status.code)",
+                "\(request.method) \(LoggedPath.of(request)) \(response.status.code)",
                 metadata: ["ms": "\((elapsed * 100).rounded() / 100)"])
         }
         return response

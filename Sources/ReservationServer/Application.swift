@@ -39,8 +39,16 @@ func buildRouter(
         .group(context: AuthenticatedContext.self)
         .add(middleware: AnswerPollsAtShutdown())
         .addRoutes(ChangeRoutes(store: store).endpoints)
-    if let limit = options.rateLimit { authenticated.add(middleware: RateLimitMiddleware(limit)) }
+    // One limiter: the tokens' buckets and the calendar addresses' side by side, bounded together.
+    let limiter = options.rateLimit.map(RateLimiter.init)
+    if let limiter { authenticated.add(middleware: RateLimitMiddleware.perToken(limiter)) }
     authenticated.addRoutes(operations.authenticatedEndpoints)
+    // Calendar feeds: no token (the secret in the path is the key), the rate limit per address.
+    let calendars = CalendarRoutes(store: store, catalog: catalog, now: now)
+    authenticated.addRoutes(calendars.authenticatedEndpoints)
+    let feeds = router.group().add(middleware: DatabaseGate(reachability: store.reachability))
+    if let limiter { feeds.add(middleware: RateLimitMiddleware.perCalendar(limiter)) }
+    feeds.addRoutes(calendars.endpoints)
     let groups = store.transactDay.flatMap { transactDay in
         options.groupCommit
             ? DayGroups(limits: options.dayGroups, clock: options.waitClock) {

@@ -134,20 +134,18 @@ struct OperationsRoutes: Sendable {
     }
 }
 
-/// Answers 429 with `Retry-After` once a token has used up its requests.
-struct RateLimitMiddleware: RouterMiddleware {
-    typealias Context = AuthenticatedContext
-
+/// Answers 429 with `Retry-After` once a token, or a calendar's address, has used up its requests.
+struct RateLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     let limiter: RateLimiter
-
-    init(_ limit: RateLimit) { limiter = RateLimiter(limit) }
+    /// The bucket a request takes from; a hash, so the limiter keeps no secret.
+    let key: @Sendable (Request) -> String
+    /// Whose requests, in the 429's reason ("with this token").
+    let whose: String
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        // Keyed by the token's hash (the context says it is valid): a limit per token, not per user.
-        let key = Token.hash(request.headers[.authorization] ?? "")
-        if let wait = limiter.take(key, now: .now) {
+        if let wait = limiter.take(key(request), now: .now) {
             var headers = HTTPFields()
             headers[.retryAfter] = String(wait)
             return .json(
@@ -156,12 +154,26 @@ struct RateLimitMiddleware: RouterMiddleware {
                     JSONValue.object([
                         "error": .bool(true), "code": .string("rateLimited"),
                         "reason": .string(
-                            "more than \(RateLimiter.format(limiter.limit.perSecond)) requests a second with this token; retry in \(wait) s"
+                            "more than \(RateLimiter.format(limiter.limit.perSecond)) requests a second \(whose); retry in \(wait) s"
                         ),
                     ]).encoded()),
                 headers: headers)
         }
         return try await next(request, context)
+    }
+}
+
+extension RateLimitMiddleware where Context == AuthenticatedContext {
+    /// Keyed by the token's hash (the context says it is valid): a limit per token, not per user.
+    static func perToken(_ limiter: RateLimiter) -> Self {
+        Self(limiter: limiter, key: { Token.hash($0.headers[.authorization] ?? "") }, whose: "with this token")
+    }
+}
+
+extension RateLimitMiddleware where Context == ServerContext {
+    /// Keyed by the path's hash: a limit per calendar address (its secret), which has no token.
+    static func perCalendar(_ limiter: RateLimiter) -> Self {
+        Self(limiter: limiter, key: { "calendar:" + Token.hash($0.uri.path) }, whose: "for this calendar")
     }
 }
 

@@ -6,7 +6,7 @@ import ReservationCore
 /// differ (column types, an auto-numbered key, `ADD COLUMN IF NOT EXISTS`).
 enum Schema {
     /// The version this server writes and reads; a database at a newer one is refused.
-    static let version = 7
+    static let version = 8
 
     enum Dialect {
         case sqlite, postgres
@@ -120,6 +120,20 @@ enum Schema {
                 ]
             ),
             (7, feedPositions(d)),
+            // Calendar subscriptions: one secret per user, the capability in `GET /calendar/{secret}.ics`.
+            // Kept as given, not hashed (unlike tokens): `resv calendar url` prints the same address
+            // again, and whoever reads this table reads the reservations it would show anyway.
+            (
+                8,
+                [
+                    """
+                    CREATE TABLE IF NOT EXISTS calendars (
+                        user_id \(d.integer) PRIMARY KEY REFERENCES users (id),
+                        secret TEXT NOT NULL UNIQUE,
+                        created_at \(d.real) NOT NULL)
+                    """
+                ]
+            ),
         ]
     }
 

@@ -98,6 +98,8 @@ public struct ServerStore: Sendable {
     public var close: @Sendable () async throws -> Void
     /// Creating, listing, revoking and checking tokens, and the health check.
     public var tokens: TokenStore = .unavailable
+    /// Each user's calendar subscription secret (`GET /calendar/{secret}.ics`).
+    public var calendars: CalendarStore = .unavailable
     /// Rung after each commit with the users whose history grew: wakes `GET /changes`.
     public var signal = ChangeSignal()
     /// The key this database's feed cursors are signed with (kept in it: every instance has the same).

@@ -158,6 +158,55 @@ struct ServerTests {
         #expect(!log.contains(String(token.dropFirst(5))))
     }
 
+    /// A calendar subscription through curl, conditional requests too; its secret never reaches the log.
+    @Test func aCalendarFeedWithCurlAndItsSecretNeverLogged() throws {
+        let sandbox = try Sandbox()
+        let database = sandbox.directory.appendingPathComponent("server.sqlite").path
+        let token = try ServerProcess.createToken("ada", database: database)
+        let server = try ServerProcess(database: database, logLevel: "trace")
+        let base = "http://127.0.0.1:\(server.port)"
+        func curl(_ arguments: String...) throws -> (head: String, body: String) {
+            let run = try runProcess(
+                "/usr/bin/env", ["curl", "-sS", "-D", "-"] + arguments, environment: ["PATH": "/usr/bin:/bin"],
+                stdin: nil)
+            let parts = run.stdout.components(separatedBy: "\r\n\r\n")
+            return (parts[0], parts.dropFirst().joined(separator: "\r\n\r\n"))
+        }
+        func field(_ name: String, _ head: String) -> String? {
+            head.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix(name.lowercased() + ": ") }
+                .map { String($0.dropFirst(name.count + 2)) }
+        }
+        let auth = "Authorization: Bearer \(token)"
+        let made = try curl("-X", "POST", "-H", auth, "\(base)/calendar")
+        let path = try #require(made.body.firstMatch(of: /\/calendar\/[A-Za-z0-9_-]{43}\.ics/).map { String($0.0) })
+        _ = try curl(
+            "-H", auth, "-H", "Content-Type: application/json", "-d",
+            #"{"landmarkId":"7c6984ff-188e-417e-b476-ec5f30b8d745","date":"2031-06-01T10:00:00Z","partySize":2}"#,
+            "\(base)/reservations")
+        Thread.sleep(forTimeInterval: 1.1)  // past the second of the change (see "Calendar subscriptions")
+        let feed = try curl("\(base)\(path)")
+        #expect(feed.head.hasPrefix("HTTP/1.1 200") && feed.body.hasPrefix("BEGIN:VCALENDAR\r\n"), "\(feed)")
+        #expect(field("Content-Type", feed.head) == "text/calendar; charset=utf-8")
+        let tag = try #require(field("ETag", feed.head))
+        let date = try #require(field("Last-Modified", feed.head))
+        let byTag = try curl("-H", "If-None-Match: \(tag)", "\(base)\(path)")
+        #expect(byTag.head.hasPrefix("HTTP/1.1 304") && byTag.body.isEmpty, "\(byTag)")
+        let byDate = try curl("-z", date, "\(base)\(path)")
+        #expect(byDate.head.hasPrefix("HTTP/1.1 304") && byDate.body.isEmpty, "\(byDate)")
+        let head = try curl("-I", "\(base)\(path)")
+        #expect(head.head.hasPrefix("HTTP/1.1 200") && field("Content-Length", head.head) == "\(feed.body.utf8.count)")
+        let reset = try curl("-X", "POST", "-H", auth, "\(base)/calendar/reset")
+        let newPath = try #require(reset.body.firstMatch(of: /\/calendar\/[A-Za-z0-9_-]{43}\.ics/).map { String($0.0) })
+        #expect(try curl("\(base)\(path)").head.hasPrefix("HTTP/1.1 404"))
+        #expect(try curl("\(base)\(newPath)").head.hasPrefix("HTTP/1.1 200"))
+        #expect(server.stop() == 0)
+        let log = try String(contentsOf: server.log, encoding: .utf8)
+        #expect(log.contains("GET /calendar/… 304") && log.contains("GET /calendar/… 404"), "\(log)")
+        for secret in [path, newPath].map({ $0.dropFirst(10).dropLast(4) }) {
+            #expect(!log.contains(secret), "the secret in the log")
+        }
+    }
+
     @Test func oneServerPerSQLiteFile() throws {
         let sandbox = try Sandbox()
         let database = sandbox.directory.appendingPathComponent("server.sqlite").path

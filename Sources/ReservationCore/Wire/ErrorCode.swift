@@ -34,6 +34,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case invalidCursor
     case cursorExpired
     // The protocol's.
+    /// No calendar subscription at this address (`GET /calendar/{secret}.ics`).
+    case calendarNotFound
     case invalidJSON
     case bodyTooLarge
     case idempotencyKeyReused
@@ -74,7 +76,7 @@ public enum ErrorCode: String, Sendable, CaseIterable {
             .invalidInput
         case .reservationNotFound, .ambiguousReservationId, .noCapacity, .cannotConfirmCancelled,
             .cannotModifyCancelled, .versionMismatch, .nothingToUndo, .undoConflict, .undoInPast, .holdExpired,
-            .tooManyHolds, .cannotConfirmWaitlisted, .cursorExpired:
+            .tooManyHolds, .cannotConfirmWaitlisted, .cursorExpired, .calendarNotFound:
             .refused
         case .unauthorized, .forbidden:
             .notAuthorised

@@ -6,7 +6,7 @@ import Synchronization
 /// for route tests that need no database. The rules are `Booking`'s over the
 /// same ledger as the client's memory and file engines; this adds only what a
 /// server keeps beside reservations: whose each one is, each user's history,
-/// idempotency keys and tokens. Writes run one at a time.
+/// idempotency keys, tokens and calendar secrets. Writes run one at a time.
 public enum MemoryStore {
     public static func open(catalog: LandmarkCatalog = .builtIn, now: @escaping @Sendable () -> Date) -> ServerStore {
         let state = MemoryState(MemoryData(ledger: ReservationLedger(records: [], catalog: catalog)))
@@ -83,6 +83,7 @@ public enum MemoryStore {
         )
         store.exclusive = true
         store.tokens = .memory(state, now: now)
+        store.calendars = .memory(state, now: now)
         store.signal = signal
         store.cursorKey = Array(Schema.newKey().utf8)
         // A user's change number n is their n-th.
@@ -125,6 +126,7 @@ struct MemoryData: Sendable {
     var names: [UserID: String] = [:]
     /// By token hash.
     var tokens: [String: (grant: TokenGrant, info: TokenInfo)] = [:]
+    var calendars: [UserID: CalendarSecret] = [:]
 
     func reservations(of user: UserID) -> [Reservation] {
         ledger.snapshot.reservations.filter { owners[$0.id] == user }

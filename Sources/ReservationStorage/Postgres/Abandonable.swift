@@ -98,6 +98,7 @@ extension ServerStore {
         store.newestChange = { user in try await abandonable { try await newestChange(user) } }
         store.positionAfter = { user, sequence in try await abandonable { try await positionAfter(user, sequence) } }
         store.tokens = tokens.abandoningOnCancel()
+        store.calendars = calendars.abandoningOnCancel()
         return store
     }
 }

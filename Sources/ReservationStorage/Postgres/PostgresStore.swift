@@ -141,6 +141,7 @@ public enum PostgresStore {
             }
         }
         store.tokens = .postgres(cluster, logger: logger, now: now)
+        store.calendars = .postgres(cluster, logger: logger, now: now)
         store.signal = signal
         store.changes = { user, after, limit in
             // Numbered at commit, in commit order (`PostgresTransaction.finish`): none can still

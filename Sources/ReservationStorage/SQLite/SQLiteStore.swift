@@ -172,6 +172,7 @@ public enum SQLiteStore {
         )
         store.exclusive = serving
         store.tokens = .sqlite(writer: writer, reader: reader, now: now)
+        store.calendars = .sqlite(writer: writer, reader: reader, now: now)
         store.signal = signal
         let key = try await writeConnection.query("SELECT value FROM meta WHERE name = 'cursor_key'").first?
             .column("value")?.string

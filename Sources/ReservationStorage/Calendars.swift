@@ -1,0 +1,240 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ReservationCore
+import SQLiteNIO
+
+/// A user's calendar subscription: the secret in its address
+/// (`/calendar/{secret}.ics`), and when that secret was made.
+public struct CalendarSecret: Sendable, Hashable {
+    public var secret: String
+    /// Whole seconds: the subscription's `Last-Modified` while the user has no reservations.
+    public var createdAt: Date
+}
+
+/// Whose calendar a secret opens, and when the secret was made.
+public struct CalendarOwner: Sendable, Hashable {
+    public var user: UserID
+    public var createdAt: Date
+}
+
+/// The calendar secrets, per engine (`ServerStore.calendars`), as `TokenStore`
+/// is for tokens. A secret is the only key to a read-only feed of one user's
+/// reservations. It is kept as given, not hashed like a token: `resv calendar
+/// url` prints the same address again, and whoever can read the table can read
+/// the reservations the feed shows anyway. Never logged.
+public struct CalendarStore: Sendable {
+    /// The user's secret; when there is none, one is made and kept if `make`, else nil.
+    public var secret: @Sendable (UserID, _ make: Bool) async throws -> CalendarSecret?
+    /// Replaces the user's secret with a new one (made if there was none): the
+    /// old one opens nothing from the moment this returns.
+    public var reset: @Sendable (UserID) async throws -> CalendarSecret
+    /// Whose secret this is; nil for none.
+    public var owner: @Sendable (_ secret: String) async throws -> CalendarOwner?
+
+    /// A store without calendars: every call throws.
+    public static let unavailable = CalendarStore(
+        secret: { _, _ in throw DatabaseError.corruptRow("this store keeps no calendars") },
+        reset: { _ in throw DatabaseError.corruptRow("this store keeps no calendars") },
+        owner: { _ in throw DatabaseError.corruptRow("this store keeps no calendars") }
+    )
+
+    /// A new secret: 32 bytes of the system's cryptographic generator, base64url without padding (43 characters).
+    public static func newSecret() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return String(
+            Data(bytes).base64EncodedString().compactMap {
+                switch $0 {
+                case "+": "-"
+                case "/": "_"
+                case "=": nil
+                default: $0
+                }
+            })
+    }
+
+    /// Whether `text` has the form of a secret (43 base64url characters), so
+    /// anything else is refused before the database is asked.
+    public static func isWellFormed(_ text: some StringProtocol) -> Bool {
+        text.utf8.count == 43
+            && text.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                    true
+                default: false
+                }
+            }
+    }
+}
+
+extension ServerStore {
+    /// The user's calendar secret, made when absent if `make`.
+    public func calendarSecret(_ user: UserID, make: Bool) async throws -> String? {
+        try await calendars.secret(user, make)?.secret
+    }
+
+    /// A new calendar secret for the user; the old one opens nothing from now on.
+    public func resetCalendar(_ user: UserID) async throws -> String {
+        try await calendars.reset(user).secret
+    }
+
+    /// The user whose calendar `secret` opens; nil for none.
+    public func calendarUser(_ secret: String) async throws -> UserID? {
+        try await calendars.owner(secret)?.user
+    }
+}
+
+extension CalendarStore {
+    /// SQLite: reads on the readers, writes through the one writer.
+    static func sqlite(
+        writer: SQLiteWriter, reader: @escaping @Sendable () -> SQLiteConnection, now: @escaping @Sendable () -> Date
+    ) -> CalendarStore {
+        @Sendable func kept(_ user: UserID, on db: SQLiteConnection) async throws -> CalendarSecret? {
+            guard
+                let row = try await db.query(
+                    "SELECT secret, created_at FROM calendars WHERE user_id = ?", [.integer(Int(user.rawValue))]
+                ).first
+            else { return nil }
+            guard let secret = row.column("secret")?.string, let created = row.column("created_at")?.double else {
+                throw DatabaseError.corruptRow("a calendar without a secret or a creation date")
+            }
+            return CalendarSecret(secret: secret, createdAt: Date(timeIntervalSince1970: created))
+        }
+        return CalendarStore(
+            secret: { user, make in
+                if let found = try await kept(user, on: reader()) { return found }
+                guard make else { return nil }
+                return try await writer.perform { db in
+                    // Another request may have made one meanwhile: the first one made stays.
+                    _ = try await db.query(
+                        "INSERT INTO calendars (user_id, secret, created_at) VALUES (?, ?, ?) ON CONFLICT (user_id) DO NOTHING",
+                        [
+                            .integer(Int(user.rawValue)), .text(CalendarStore.newSecret()),
+                            .float(Timestamp.whole(now()).timeIntervalSince1970),
+                        ])
+                    guard let made = try await kept(user, on: db) else {
+                        throw DatabaseError.corruptRow("the calendar of user \(user) vanished")
+                    }
+                    return made
+                }
+            },
+            reset: { user in
+                let made = CalendarSecret(secret: CalendarStore.newSecret(), createdAt: Timestamp.whole(now()))
+                _ = try await writer.perform { db in
+                    try await db.query(
+                        """
+                        INSERT INTO calendars (user_id, secret, created_at) VALUES (?, ?, ?)
+                        ON CONFLICT (user_id) DO UPDATE SET secret = excluded.secret, created_at = excluded.created_at
+                        """,
+                        [
+                            .integer(Int(user.rawValue)), .text(made.secret),
+                            .float(made.createdAt.timeIntervalSince1970),
+                        ])
+                }
+                return made
+            },
+            owner: { secret in
+                guard
+                    let row = try await reader().query(
+                        "SELECT user_id, created_at FROM calendars WHERE secret = ?", [.text(secret)]
+                    ).first
+                else { return nil }
+                guard let user = row.column("user_id")?.integer, let created = row.column("created_at")?.double else {
+                    throw DatabaseError.corruptRow("a calendar without a user or a creation date")
+                }
+                return CalendarOwner(user: UserID(Int64(user)), createdAt: Date(timeIntervalSince1970: created))
+            }
+        )
+    }
+
+    /// PostgreSQL: every call one statement on the pool.
+    static func postgres(_ cluster: PostgresCluster, logger: Logger, now: @escaping @Sendable () -> Date)
+        -> CalendarStore
+    {
+        @Sendable func kept(_ user: UserID) async throws -> CalendarSecret? {
+            try await cluster.client.query(
+                "SELECT secret, created_at FROM calendars WHERE user_id = \(user.rawValue)", logger: logger
+            ).collect().first.map { row in
+                let (secret, created) = try row.decode((String, Double).self)
+                return CalendarSecret(secret: secret, createdAt: Date(timeIntervalSince1970: created))
+            }
+        }
+        return CalendarStore(
+            secret: { user, make in
+                if let found = try await kept(user) { return found }
+                guard make else { return nil }
+                let secret = CalendarStore.newSecret()
+                let created = Timestamp.whole(now()).timeIntervalSince1970
+                // Another request may have made one meanwhile: the first one made stays.
+                try await cluster.client.query(
+                    """
+                    INSERT INTO calendars (user_id, secret, created_at) VALUES (\(user.rawValue), \(secret), \(created))
+                    ON CONFLICT (user_id) DO NOTHING
+                    """, logger: logger)
+                guard let made = try await kept(user) else {
+                    throw DatabaseError.corruptRow("the calendar of user \(user) vanished")
+                }
+                return made
+            },
+            reset: { user in
+                let made = CalendarSecret(secret: CalendarStore.newSecret(), createdAt: Timestamp.whole(now()))
+                let created = made.createdAt.timeIntervalSince1970
+                try await cluster.client.query(
+                    """
+                    INSERT INTO calendars (user_id, secret, created_at) VALUES (\(user.rawValue), \(made.secret), \(created))
+                    ON CONFLICT (user_id) DO UPDATE SET secret = excluded.secret, created_at = excluded.created_at
+                    """, logger: logger)
+                return made
+            },
+            owner: { secret in
+                try await cluster.client.query(
+                    "SELECT user_id, created_at FROM calendars WHERE secret = \(secret)", logger: logger
+                ).collect().first.map { row in
+                    let (user, created) = try row.decode((Int64, Double).self)
+                    return CalendarOwner(user: UserID(user), createdAt: Date(timeIntervalSince1970: created))
+                }
+            }
+        )
+    }
+
+    /// The memory engine's.
+    static func memory(_ state: MemoryState, now: @escaping @Sendable () -> Date) -> CalendarStore {
+        CalendarStore(
+            secret: { user, make in
+                state.withLock { data in
+                    if let found = data.calendars[user] { return found }
+                    guard make else { return nil }
+                    let made = CalendarSecret(secret: CalendarStore.newSecret(), createdAt: Timestamp.whole(now()))
+                    data.calendars[user] = made
+                    return made
+                }
+            },
+            reset: { user in
+                state.withLock { data in
+                    let made = CalendarSecret(secret: CalendarStore.newSecret(), createdAt: Timestamp.whole(now()))
+                    data.calendars[user] = made
+                    return made
+                }
+            },
+            owner: { secret in
+                state.withLock { data in
+                    data.calendars.first { $0.value.secret == secret }.map {
+                        CalendarOwner(user: $0.key, createdAt: $0.value.createdAt)
+                    }
+                }
+            }
+        )
+    }
+
+    /// The calls `abandonable`, as `ServerStore.abandoningOnCancel`'s.
+    func abandoningOnCancel() -> CalendarStore {
+        let (secret, reset, owner) = (secret, reset, owner)
+        return CalendarStore(
+            secret: { user, make in try await abandonable { try await secret(user, make) } },
+            reset: { user in try await abandonable { try await reset(user) } },
+            owner: { text in try await abandonable { try await owner(text) } }
+        )
+    }
+}
