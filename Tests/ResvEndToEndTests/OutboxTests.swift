@@ -313,19 +313,19 @@ struct OutboxTests {
     /// answered), then run again: each booking made once, none lost. RESV_OUTBOX_KILL_ROUNDS
     /// for a longer run (docs/testing.md).
     @Test func aSyncKilledAtAnyMomentAndRunAgainBooksEachOnce() async throws {
-        let rounds = ProcessInfo.processInfo.environment["RESV_OUTBOX_KILL_ROUNDS"].flatMap { Int($0) } ?? 4
+        let rounds = ProcessInfo.processInfo.environment["RESV_OUTBOX_KILL_ROUNDS"].flatMap { Int($0) } ?? 3
         var killedMidway = 0
         for _ in 0..<rounds {
             let site = try Site()
-            let ids = try Self.queued(12, at: site)
+            let ids = try Self.queued(8, at: site)
             let process = try ChildProcess(
                 Binary.resv.path, ["sync"], environment: site.environment, stdin: .null, stdout: .null, stderr: .null)
             // The moment: the n-th item marked sent (its request about to go), or n answered.
-            let target = Int.random(in: 0..<12)
+            let target = Int.random(in: 0..<8)
             let answered = Bool.random()
             while !process.hasExited {
                 let items = site.items()
-                let gone = 12 - items.count
+                let gone = 8 - items.count
                 if answered
                     ? gone >= target : items.count > 0 && gone == target && (items.first?["sent"] as? Bool ?? false)
                 {
@@ -346,10 +346,10 @@ struct OutboxTests {
 
     @Test func theServerKilledDuringASyncLosesNothingAndTheNextSyncFinishes() async throws {
         let site = try Site()
-        let ids = try Self.queued(12, at: site)
+        let ids = try Self.queued(8, at: site)
         let process = try ChildProcess(
             Binary.resv.path, ["sync"], environment: site.environment, stdin: .null, stdout: .null, stderr: .null)
-        while !process.hasExited, site.items().count > 6 {}
+        while !process.hasExited, site.items().count > 4 {}
         site.kill()
         let ended = process.wait()
         try site.start()
