@@ -183,16 +183,15 @@ struct ServerTests {
             "-H", auth, "-H", "Content-Type: application/json", "-d",
             #"{"landmarkId":"7c6984ff-188e-417e-b476-ec5f30b8d745","date":"2031-06-01T10:00:00Z","partySize":2}"#,
             "\(base)/reservations")
-        Thread.sleep(forTimeInterval: 1.1)  // past the second of the change (see "Calendar subscriptions")
         let feed = try curl("\(base)\(path)")
         #expect(feed.head.hasPrefix("HTTP/1.1 200") && feed.body.hasPrefix("BEGIN:VCALENDAR\r\n"), "\(feed)")
         #expect(field("Content-Type", feed.head) == "text/calendar; charset=utf-8")
         let tag = try #require(field("ETag", feed.head))
-        let date = try #require(field("Last-Modified", feed.head))
+        // A date (never the second it is sent in: see "Calendar subscriptions"); revalidation by
+        // date is tested on a held clock in CalendarRouteTests, not by waiting out a second here.
+        #expect(field("Last-Modified", feed.head) != nil)
         let byTag = try curl("-H", "If-None-Match: \(tag)", "\(base)\(path)")
         #expect(byTag.head.hasPrefix("HTTP/1.1 304") && byTag.body.isEmpty, "\(byTag)")
-        let byDate = try curl("-z", date, "\(base)\(path)")
-        #expect(byDate.head.hasPrefix("HTTP/1.1 304") && byDate.body.isEmpty, "\(byDate)")
         let head = try curl("-I", "\(base)\(path)")
         #expect(head.head.hasPrefix("HTTP/1.1 200") && field("Content-Length", head.head) == "\(feed.body.utf8.count)")
         let reset = try curl("-X", "POST", "-H", auth, "\(base)/calendar/reset")
