@@ -181,7 +181,7 @@ struct ServerTests {
         let path = try #require(made.body.firstMatch(of: /\/calendar\/[A-Za-z0-9_-]{43}\.ics/).map { String($0.0) })
         _ = try curl(
             "-H", auth, "-H", "Content-Type: application/json", "-d",
-            #"{"landmarkId":"7c6984ff-188e-417e-b476-ec5f30b8d745","date":"2031-06-01T10:00:00Z","partySize":2}"#,
+            #"{"landmarkId":"7c6984ff-188e-417e-b476-ec5f30b8d745","date":"\#(visitAhead(days: 30))","partySize":2}"#,
             "\(base)/reservations")
         let feed = try curl("\(base)\(path)")
         #expect(feed.head.hasPrefix("HTTP/1.1 200") && feed.body.hasPrefix("BEGIN:VCALENDAR\r\n"), "\(feed)")
