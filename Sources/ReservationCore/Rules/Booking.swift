@@ -41,7 +41,8 @@ public enum Booking {
             guard let existing = stored.reservation?.settled(at: now),
                 let landmark = try? transaction.catalog.landmark(matching: request.landmark),
                 existing.landmark.id == landmark.id, existing.date == request.date,
-                existing.partySize == request.partySize, existing.note == request.note
+                existing.partySize == request.partySize, existing.note == request.note,
+                existing.series == request.series
             else { throw ReservationError.reservationIDInUse(id) }
             return (existing, false)
         }
@@ -138,7 +139,7 @@ public enum Booking {
                     updatedAt: created, version: 1,
                     expiresAt: item.request.hold.map { created.addingTimeInterval(Double($0)) },
                     waitlistOrder: order, requestedStatus: status == .waitlisted ? item.request.status : nil,
-                    waitlistPosition: position))
+                    waitlistPosition: position, series: item.request.series))
         }
         try await transaction.insert(reservations)
         try await transaction.append(

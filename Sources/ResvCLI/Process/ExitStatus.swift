@@ -29,7 +29,8 @@ extension ExitStatus {
                 .offlineNeedsServer, .noServerUser, .unknownSetting, .tokenOnCommandLine, .unknownProfile, .pastDate:
                 return usage
             case .insecureConfig, .noToken: return notAuthorised
-            case .settingNotSet, .batchRefused, .waitTimedOut, .waitCannotSucceed, .undoRefused, .outboxRefused,
+            case .settingNotSet, .batchRefused, .seriesRefused, .waitTimedOut, .waitCannotSucceed, .undoRefused,
+                .outboxRefused,
                 .noQueuedChange:
                 return refused
             case .outboxNeedsServer, .calendarNeedsServer: return usage
