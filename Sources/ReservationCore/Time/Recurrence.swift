@@ -48,7 +48,7 @@ public enum Recurrence: String, Sendable, Hashable, CaseIterable {
             guard dates.count < Self.longest else {
                 throw .invalidSeries("a series books at most \(Self.longest) visits; give an earlier --until")
             }
-            let wall = String(format: "%@ %02d:%02d", day.description, time / 3600, time / 60 % 60)
+            let wall = "\(day) " + String(format: "%02d:%02d", time / 3600, time / 60 % 60)
             dates.append(try TypedDate.instant(day: day, time: time, zone: zone, text: wall))
         }
         return dates

@@ -94,7 +94,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
         case .batchRefused(let refused, let total):
             "\(refused) of \(total) \(total == 1 ? "request was" : "requests were") refused: nothing was reserved"
         case .seriesRefused(let refused, let total):
-            "\(refused) of the series' \(total) \(total == 1 ? "visit was" : "visits were") refused: nothing was reserved"
+            "\(refused) of the series' \(total) visit\(total == 1 ? "" : "s") \(refused == 1 ? "was" : "were") refused: "
+                + "nothing was reserved"
         case .invalidConfig(let path, let why):
             "the config file \(path) is invalid: \(why)"
         case .insecureConfig(let path):
