@@ -27,17 +27,17 @@ struct ParityTests {
     /// sharing the PostgreSQL database never count against its capacity.
     static func script(year: Int) -> [Step] {
         let day = "\(year)-06-01"
-        let springForward: String = {
+        let sunday: Int = {
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = .gmt
-            let sunday = (8...14).first { day in
+            return (8...14).first { day in
                 calendar.date(from: DateComponents(year: year, month: 3, day: day))
                     .map { calendar.component(.weekday, from: $0) == 1 } ?? false
-            }
-            return "\(year)-03-\(sunday ?? 14)"
+            } ?? 14
         }()
-        // The Sunday a week before: a weekly series from it crosses the change.
-        let weekBefore = "\(year)-03-0\((Int(springForward.suffix(2)) ?? 14) - 7)"
+        let springForward = "\(year)-03-\(sunday)"
+        // The Sunday a week before (the 1st to the 7th): a weekly series from it crosses the change.
+        let weekBefore = "\(year)-03-0\(sunday - 7)"
         let at = { (hour: String) in "\(day)T\(hour):00:00Z" }
         // Each at its own time: reservations at the same time are listed by id, which differs.
         let nextDay = { (hour: String) in "\(year)-06-02T\(hour):00:00Z" }
