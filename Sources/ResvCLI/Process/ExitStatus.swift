@@ -55,7 +55,7 @@ extension ExitStatus {
             }
         case let error as OutboxError:
             switch error {
-            case .notJSON: return dataError
+            case .notJSON, .tooLarge: return dataError
             case .unreadable: return unavailable
             case .unwritable, .foreign: return cannotWrite
             }
