@@ -162,6 +162,24 @@ struct TeamScaleTests {
                 }
                 #expect(live.count <= Self.holdCap, "\(user.name) has \(live.count) live holds")
             }
+            // Each user's calendar feed, the same bytes from every instance: one event per stored reservation.
+            for user in users {
+                let made = try await calls.call(instances[0], .post, "/calendar", user: user)
+                let path = try #require(made.object["path"] as? String, "\(made.text)")
+                let feed = try await instances[2].client.executeRequest(
+                    uri: path, method: .get, headers: [:], body: nil)
+                #expect(feed.status == .ok)
+                let uids = Set(
+                    String(buffer: feed.body).split(separator: "\r\n").filter { $0.hasPrefix("UID:") }.map {
+                        String($0.dropFirst(4).prefix { $0 != "@" })
+                    })
+                let stored = Set(try await instances[0].store.list(user.id).map(\.id))
+                #expect(uids == stored, "\(user.name)'s calendar: \(uids.count) events, \(stored.count) stored")
+                let etag = try #require(feed.headers[.eTag])
+                let again = try await instances[1].client.executeRequest(
+                    uri: path, method: .get, headers: [.ifNoneMatch: etag], body: nil)
+                #expect(again.status == .notModified, "\(user.name)'s calendar changed between instances")
+            }
             // Every day within its capacity.
             var taken: [BookingDay: Int] = [:]
             for user in users {
