@@ -115,6 +115,14 @@ final class TouchedUsers: Sendable {
     var all: Set<UserID> { users.withLock { $0 } }
 }
 
+/// Whether a transaction has written reservations yet (shared by a group's members).
+final class WrittenRows: Sendable {
+    private let written = Mutex(false)
+
+    func mark() { written.withLock { $0 = true } }
+    var any: Bool { written.withLock { $0 } }
+}
+
 /// The history entries a transaction wrote, each with the user whose history it
 /// goes to, in order: kept until the transaction numbers and writes them at its end.
 final class PendingEntries: Sendable {

@@ -6,7 +6,7 @@ import ReservationCore
 /// differ (column types, an auto-numbered key, `ADD COLUMN IF NOT EXISTS`).
 enum Schema {
     /// The version this server writes and reads; a database at a newer one is refused.
-    static let version = 9
+    static let version = 10
 
     enum Dialect {
         case sqlite, postgres
@@ -136,8 +136,71 @@ enum Schema {
             ),
             // Series (`reserve --every`): the series a reservation was booked in, set once.
             (9, ["ALTER TABLE reservations \(d.addColumn) series TEXT"]),
+            (10, d == .postgres ? dayCounts : []),
         ]
     }
+
+    /// Version 10, PostgreSQL only: the people booked on each landmark-day counted
+    /// (`day_counts`) instead of scanned (issue 44: the scan of an on-sale day's
+    /// rows was the largest cost under its lock). A row per landmark-day a count
+    /// asked for (`PostgresTransaction.booked`, which makes it by one scan under the
+    /// landmark's count lock), holding the people of its pending and confirmed
+    /// reservations (`Reservation.Status.takingPlaces`; live holds are counted
+    /// apart, by the clock). Kept by a trigger on every write of `reservations`,
+    /// whoever makes it, deferred to the commit: it takes the count row's lock
+    /// last, after any day's lock, and the landmark's count lock shared, which a
+    /// count being made holds exclusively, so no change is lost between its scan
+    /// and its row (docs/architecture.md, "Counting a day").
+    static let dayCounts: [String] = {
+        func counts(_ row: String) -> String {
+            "\(SharedSQL.status(row, in: Reservation.Status.takingPlaces)) AND \(row).party_size BETWEEN "
+                + "\(Reservation.partySizes.lowerBound) AND \(Reservation.partySizes.upperBound)"
+        }
+        return [
+            """
+            CREATE TABLE IF NOT EXISTS day_counts (
+                landmark_id TEXT NOT NULL,
+                start_at DOUBLE PRECISION NOT NULL,
+                end_at DOUBLE PRECISION NOT NULL,
+                taken BIGINT NOT NULL,
+                PRIMARY KEY (landmark_id, start_at, end_at))
+            """,
+            // Live holds are counted by the clock, from the few held rows of a day.
+            """
+            CREATE INDEX IF NOT EXISTS reservations_held_by_day ON reservations (landmark_id, starts_at)
+            WHERE status = \(SharedSQL.literal(.held))
+            """,
+            """
+            CREATE OR REPLACE FUNCTION resv_count_day() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE
+                counted_before BOOLEAN := TG_OP <> 'INSERT' AND COALESCE(\(counts("OLD")), FALSE);
+                counted_after BOOLEAN := TG_OP <> 'DELETE' AND COALESCE(\(counts("NEW")), FALSE);
+            BEGIN
+                IF counted_before AND counted_after AND OLD.landmark_id = NEW.landmark_id AND OLD.starts_at = NEW.starts_at
+                    AND OLD.party_size = NEW.party_size THEN
+                    RETURN NULL;
+                END IF;
+                IF counted_before THEN
+                    PERFORM pg_advisory_xact_lock_shared(hashtextextended('count ' || OLD.landmark_id, 0));
+                    UPDATE day_counts SET taken = taken - OLD.party_size
+                    WHERE landmark_id = OLD.landmark_id AND start_at <= OLD.starts_at AND OLD.starts_at < end_at;
+                END IF;
+                IF counted_after THEN
+                    PERFORM pg_advisory_xact_lock_shared(hashtextextended('count ' || NEW.landmark_id, 0));
+                    UPDATE day_counts SET taken = taken + NEW.party_size
+                    WHERE landmark_id = NEW.landmark_id AND start_at <= NEW.starts_at AND NEW.starts_at < end_at;
+                END IF;
+                RETURN NULL;
+            END
+            $$
+            """,
+            "DROP TRIGGER IF EXISTS reservations_count_day ON reservations",
+            """
+            CREATE CONSTRAINT TRIGGER reservations_count_day AFTER INSERT OR UPDATE OR DELETE ON reservations
+            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION resv_count_day()
+            """,
+        ]
+    }()
 
     /// Version 7: each user's changes numbered 1, 2, 3… in the order they
     /// commit (`history.position`, the feed's cursor), from a counter on the

@@ -201,7 +201,8 @@ struct ChangeRouteTests {
         let connection = try await SQLiteConnection.open(storage: .file(path: path))
         for statement in [
             "DROP INDEX history_by_position", "ALTER TABLE history DROP COLUMN position",
-            "ALTER TABLE users DROP COLUMN last_position", "PRAGMA user_version = 6",
+            "ALTER TABLE users DROP COLUMN last_position", "ALTER TABLE reservations DROP COLUMN series",
+            "PRAGMA user_version = 6",
         ] {
             _ = try await connection.query(statement)
         }

@@ -180,6 +180,9 @@ struct TeamScaleTests {
                     uri: path, method: .get, headers: [.ifNoneMatch: etag], body: nil)
                 #expect(again.status == .notModified, "\(user.name)'s calendar changed between instances")
             }
+            // Every kept day count (PostgreSQL's `day_counts`) is what a scan of its day says.
+            let wrongCounts = try await DayCountTests.mismatches(url)
+            #expect(wrongCounts.isEmpty, "kept day counts that are not their days' (seed \(Self.seed)): \(wrongCounts)")
             // Every day within its capacity.
             var taken: [BookingDay: Int] = [:]
             for user in users {

@@ -270,7 +270,7 @@ public enum PostgresStore {
             transaction: { user in
                 PostgresTransaction(
                     db: db, logger: logger, user: user, catalog: base.catalog, touched: base.touched,
-                    pending: base.pending)
+                    pending: base.pending, written: base.written)
             },
             accept: { own, reservations, entries in
                 created += reservations.map { (own.user, $0) }

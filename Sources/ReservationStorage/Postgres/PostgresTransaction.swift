@@ -22,6 +22,9 @@ struct PostgresTransaction: BookingTransaction {
     var touched = TouchedUsers()
     /// The entries to write at `finish`, each with its owner, in order (shared by a group's members).
     var pending = PendingEntries()
+    /// Whether this transaction has written reservations: the kept counts change only when
+    /// it commits (their trigger is deferred), so its counts are scanned from then on.
+    var written = WrittenRows()
 
     @discardableResult
     private func run(_ query: PostgresQuery) async throws -> [PostgresRow] { try await db.run(query, logger: logger) }
@@ -60,6 +63,19 @@ struct PostgresTransaction: BookingTransaction {
             SELECT pg_advisory_xact_lock(hashtextextended(k, 0))
             FROM UNNEST(\(days.map { "day \($0.landmark) \($0.start)" })::TEXT[]) WITH ORDINALITY AS t (k, i) ORDER BY i
             """)
+        if written.any { return try await scanned(days, at: now) }
+        var totals = try await counted(days, at: now)
+        let missing = days.filter { totals[$0] == nil }
+        if !missing.isEmpty {
+            try await countDays(missing)
+            totals.merge(try await counted(missing, at: now)) { $1 }
+        }
+        return totals
+    }
+
+    /// The people booked on `days` (their locks held), counted from their rows, this
+    /// transaction's own changes among them.
+    private func scanned(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: Int] {
         let rows = try await db.query(
             """
             SELECT d.i, COALESCE(SUM(r.party_size), 0)::FLOAT8
@@ -77,6 +93,58 @@ struct PostgresTransaction: BookingTransaction {
             totals[days[position - 1]] = Int(exactly: total.rounded()) ?? Int.max
         }
         return totals
+    }
+
+    /// The people booked on `days` (their locks held): each day's kept count
+    /// (`day_counts`: pending and confirmed) and its live holds, counted by the
+    /// clock from the day's few held rows; a day without a kept count is left out.
+    private func counted(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: Int] {
+        let rows = try await db.query(
+            """
+            SELECT d.i, c.taken::FLOAT8, COALESCE((
+                SELECT SUM(r.party_size) FROM reservations r
+                WHERE r.landmark_id = d.l AND r.starts_at >= d.s AND r.starts_at < d.e
+                    AND \(unescaped: SharedSQL.liveHold("r", now: String(now.timeIntervalSince1970)))
+                    AND r.party_size BETWEEN \(unescaped: "\(Reservation.partySizes.lowerBound)") \
+                    AND \(unescaped: "\(Reservation.partySizes.upperBound)")), 0)::FLOAT8
+            FROM UNNEST(\(days.map(\.landmark.description))::TEXT[], \(days.map(\.start))::FLOAT8[],
+                        \(days.map(\.end))::FLOAT8[]) WITH ORDINALITY AS d (l, s, e, i)
+            JOIN day_counts c ON c.landmark_id = d.l AND c.start_at = d.s AND c.end_at = d.e
+            """, logger: logger
+        ).collect()
+        var totals: [BookingDay: Int] = [:]
+        for row in rows {
+            let (position, taken, holds) = try row.decode((Int, Double, Double).self)
+            guard days.indices.contains(position - 1) else { continue }
+            totals[days[position - 1]] = Int(exactly: (taken + holds).rounded()) ?? Int.max
+        }
+        return totals
+    }
+
+    /// Makes the kept counts of `days` by one scan each, under their landmarks'
+    /// count locks held exclusively until the commit: a change of one of their
+    /// reservations committing meanwhile waits for that lock in its trigger, and
+    /// then adds itself to the count made; one committed before is in the scan.
+    private func countDays(_ days: [BookingDay]) async throws {
+        try await run(
+            """
+            SELECT pg_advisory_xact_lock(hashtextextended('count ' || l, 0))
+            FROM (SELECT DISTINCT l FROM UNNEST(\(days.map(\.landmark.description))::TEXT[]) AS t (l)) AS u
+            ORDER BY l COLLATE "C"
+            """)
+        try await run(
+            """
+            INSERT INTO day_counts (landmark_id, start_at, end_at, taken)
+            SELECT d.l, d.s, d.e, COALESCE((
+                SELECT SUM(r.party_size) FROM reservations r
+                WHERE r.landmark_id = d.l AND r.starts_at >= d.s AND r.starts_at < d.e
+                    AND \(unescaped: SharedSQL.status("r", in: Reservation.Status.takingPlaces))
+                    AND r.party_size BETWEEN \(unescaped: "\(Reservation.partySizes.lowerBound)") \
+                    AND \(unescaped: "\(Reservation.partySizes.upperBound)")), 0)
+            FROM UNNEST(\(days.map(\.landmark.description))::TEXT[], \(days.map(\.start))::FLOAT8[],
+                        \(days.map(\.end))::FLOAT8[]) AS d (l, s, e)
+            ON CONFLICT (landmark_id, start_at, end_at) DO NOTHING
+            """)
     }
 
     func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [StoredReservation]] {
@@ -165,6 +233,7 @@ struct PostgresTransaction: BookingTransaction {
     /// Stores new reservations of any users (a group's), in one statement.
     func insert(_ owned: [(owner: UserID, reservation: Reservation)]) async throws {
         guard !owned.isEmpty else { return }
+        written.mark()
         var binds = PostgresBindings()
         binds.append(owned.map(\.owner.rawValue))
         let rows = Self.unnest(
@@ -230,6 +299,7 @@ struct PostgresTransaction: BookingTransaction {
     @discardableResult
     private func write(_ reservations: [Reservation], owner: UserID?) async throws -> [Reservation.ID: UserID] {
         guard !reservations.isEmpty else { return [:] }
+        written.mark()
         var binds = PostgresBindings()
         // The id to find each row by, then the columns a change writes.
         let fields = ReservationRow.fields.filter { !$0.changes && $0.key == "id" } + ReservationRow.changing
