@@ -60,7 +60,7 @@ serve postgres "$pg"
 pg_url=$url pg_token=$token
 serve sqlite "$work/bench.sqlite"
 sqlite_url=$url sqlite_token=$token
-empty_pg="psql -q '$pg' -c 'TRUNCATE reservations, history, idempotency_keys'"
+empty_pg="psql -q '$pg' -c 'TRUNCATE reservations, history, idempotency_keys, day_counts'"
 empty_sqlite="sqlite3 '$work/bench.sqlite' 'DELETE FROM reservations; DELETE FROM history; DELETE FROM idempotency_keys'"
 command -v sqlite3 >/dev/null || empty_sqlite="$server --version"
 
