@@ -12,7 +12,8 @@ extension HTTPCalls {
     func reserve(_ requests: [NewReservation]) async throws -> [Reservation] {
         try online()
         await outboxFirst()
-        let made = UUID().uuidString.lowercased()
+        // A request's own id (an import's) is the one sent, and so the one an outbox would keep.
+        let made = (requests.count == 1 ? requests[0].id?.description : nil) ?? UUID().uuidString.lowercased()
         let key = configuration.idempotencyKey ?? "resv-\(made)"
         guard HeaderValue.isValid(key, longest: HeaderValue.longestKey) else { throw HeaderValue.badKey }
         let catalog = try await catalog()
@@ -69,7 +70,7 @@ extension HTTPCalls {
                     CreateReservationRequest(
                         landmarkId: landmark.id.description, date: DateTime.format(request.date),
                         partySize: request.partySize, status: request.status.rawValue, note: request.note,
-                        hold: request.hold, waitlist: request.waitlist ? true : nil
+                        hold: request.hold, waitlist: request.waitlist ? true : nil, id: request.id?.description
                     ).json)
             } catch {
                 failures.append(BatchFailure(index: index, error: error))

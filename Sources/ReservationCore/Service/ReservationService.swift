@@ -15,6 +15,10 @@ public struct NewReservation: Sendable, Hashable {
     public let hold: Int?
     /// Whether to join the day's waitlist when it is full, instead of being refused.
     public let waitlist: Bool
+    /// The id the client made for the booking (an import's, an outbox's), so
+    /// that sending it again books nothing twice; nil for the backend to make one.
+    /// Set after the checks, which it takes no part in.
+    public var id: Reservation.ID?
 
     /// How long a hold may be: 1 s to 24 h.
     public static let holdSeconds: ClosedRange<Int> = 1...86_400
@@ -61,6 +65,10 @@ public struct NewReservation: Sendable, Hashable {
         try self.init(
             landmark: request.landmarkId, date: date, partySize: request.partySize, status: status, note: request.note,
             hold: request.hold, waitlist: request.waitlist ?? false, now: now)
+        if let text = request.id {
+            guard let id = Reservation.ID(text), text.count == 36 else { throw .invalidRequestField("id", "is not a UUID") }
+            self.id = id
+        }
     }
 
     /// The wire form of this request.
@@ -68,7 +76,7 @@ public struct NewReservation: Sendable, Hashable {
         CreateReservationRequest(
             landmarkId: landmark, date: DateTime.format(date), partySize: partySize, status: status.rawValue,
             note: note,
-            hold: hold, waitlist: waitlist ? true : nil)
+            hold: hold, waitlist: waitlist ? true : nil, id: id?.description)
     }
 }
 
