@@ -49,12 +49,11 @@ public enum ICalendarReader {
             guard let text = String(validating: line.bytes, as: UTF8.self) else {
                 throw Failure(line: line.number, reason: "not UTF-8 text")
             }
-            guard let property = parse(text) else {
-                throw Failure(line: line.number, reason: "not a content line (NAME:value)")
+            let property = parse(text)
+            if stack.isEmpty && !(property?.name == "BEGIN" && property?.value.uppercased() == "VCALENDAR") {
+                throw Failure(line: line.number, reason: "not an iCalendar file (it starts with BEGIN:VCALENDAR)")
             }
-            if stack.isEmpty && !(property.name == "BEGIN" && property.value.uppercased() == "VCALENDAR") {
-                throw Failure(line: line.number, reason: "an iCalendar file starts with BEGIN:VCALENDAR")
-            }
+            guard let property else { throw Failure(line: line.number, reason: "not a content line (NAME:value)") }
             switch property.name {
             case "BEGIN":
                 let component = property.value.uppercased()
