@@ -5,9 +5,10 @@ import Foundation
 /// run: `resv import` names another calendar's event by it.
 public enum NameBasedID {
     /// resv's namespace for imported events' ids.
-    public static let importNamespace = UUID(uuid: (
-        0x6b, 0x1f, 0x3c, 0x52, 0x8e, 0x7d, 0x4a, 0x90, 0xb2, 0x14, 0x5d, 0xe3, 0x09, 0xa7, 0xc6, 0x48
-    ))
+    public static let importNamespace = UUID(
+        uuid: (
+            0x6b, 0x1f, 0x3c, 0x52, 0x8e, 0x7d, 0x4a, 0x90, 0xb2, 0x14, 0x5d, 0xe3, 0x09, 0xa7, 0xc6, 0x48
+        ))
 
     /// The version 5 UUID of `name` in `namespace`.
     public static func uuid(_ name: String, in namespace: UUID = importNamespace) -> UUID {
@@ -15,10 +16,11 @@ public enum NameBasedID {
         var digest = sha1(space + Array(name.utf8))
         digest[6] = (digest[6] & 0x0F) | 0x50
         digest[8] = (digest[8] & 0x3F) | 0x80
-        return UUID(uuid: (
-            digest[0], digest[1], digest[2], digest[3], digest[4], digest[5], digest[6], digest[7],
-            digest[8], digest[9], digest[10], digest[11], digest[12], digest[13], digest[14], digest[15]
-        ))
+        return UUID(
+            uuid: (
+                digest[0], digest[1], digest[2], digest[3], digest[4], digest[5], digest[6], digest[7],
+                digest[8], digest[9], digest[10], digest[11], digest[12], digest[13], digest[14], digest[15]
+            ))
     }
 
     /// SHA-1 (FIPS 180-4): only for name-based UUIDs, whose version 5 is defined by it; no secret depends on it.

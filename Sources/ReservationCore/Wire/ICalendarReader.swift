@@ -58,14 +58,18 @@ public enum ICalendarReader {
             case "BEGIN":
                 let component = property.value.uppercased()
                 if component == "VCALENDAR" { sawCalendar = true }
-                if component == "VEVENT" && stack == ["VCALENDAR"] { current = Event(line: line.number, properties: []) }
+                if component == "VEVENT" && stack == ["VCALENDAR"] {
+                    current = Event(line: line.number, properties: [])
+                }
                 stack.append(component)
                 guard stack.count <= 16 else { throw Failure(line: line.number, reason: "components nested too deep") }
             case "END":
                 guard stack.last == property.value.uppercased() else {
                     throw Failure(
                         line: line.number,
-                        reason: "END:\(property.value.prefix(32)) does not end \(stack.last.map { "BEGIN:\($0)" } ?? "anything")")
+                        reason:
+                            "END:\(property.value.prefix(32)) does not end \(stack.last.map { "BEGIN:\($0)" } ?? "anything")"
+                    )
                 }
                 stack.removeLast()
                 if stack == ["VCALENDAR"], let event = current {

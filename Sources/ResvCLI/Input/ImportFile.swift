@@ -93,7 +93,8 @@ extension ImportFile.Entry {
         guard status.isActive else { return .ended(.cancelled) }
         if recurring {
             return .refused(
-                .invalidRequestField("RRULE", "repeats the event: resv imports single visits (give each its own event)"))
+                .invalidRequestField("RRULE", "repeats the event: resv imports single visits (give each its own event)")
+            )
         }
         let landmark: Landmark
         do throws(ReservationError) {
@@ -159,7 +160,7 @@ extension ImportFile.Entry {
             }
             throw .invalidRequestField(
                 said.isEmpty ? "the event" : said.joined(separator: " and "),
-                "names no landmark (see 'resv landmarks'): put its name in LOCATION")
+                "\(said.count > 1 ? "name" : "names") no landmark (see 'resv landmarks'): put its name in LOCATION")
         }
     }
 }
@@ -189,7 +190,9 @@ extension ImportFile {
     /// The VEVENTs of a calendar as entries; `user` is folded into the ids of other calendars' events.
     static func entries(ics data: Data, user: String) throws(NotTheFormat) -> [Entry] {
         let events: [ICalendarReader.Event]
-        do { events = try ICalendarReader.events(data) } catch { throw NotTheFormat(line: error.line, reason: error.reason) }
+        do { events = try ICalendarReader.events(data) } catch {
+            throw NotTheFormat(line: error.line, reason: error.reason)
+        }
         return events.map { entry($0, user: user) }
     }
 
@@ -204,15 +207,22 @@ extension ImportFile {
             own
             ?? Reservation.ID(
                 NameBasedID.uuid(
-                    [user, uid ?? "no UID: \(event.first("DTSTART")?.value ?? "")\n\(summary ?? "")\n\(location ?? "")"]
-                        .joined(separator: "\n") + (recurrence.map { "\n" + $0 } ?? "")))
+                    [
+                        user,
+                        uid ?? "no UID: \(event.first("DTSTART")?.value ?? "")\n\(summary ?? "")\n\(location ?? "")",
+                    ]
+                    .joined(separator: "\n") + (recurrence.map { "\n" + $0 } ?? "")))
         var landmark = LandmarkHint.words(location: location, summary: summary)
         if let text = event.first("X-RESV-LANDMARK")?.value, let landmarkID = Landmark.ID(text) {
             landmark = .id(landmarkID, name: summary.map { ownName($0) })
         }
         var partySize = 1
         if let text = event.first("X-RESV-PARTY-SIZE")?.value {
-            if let number = Int(text) { partySize = number } else { problem = .invalidRequestField("X-RESV-PARTY-SIZE", "is not a number") }
+            if let number = Int(text) {
+                partySize = number
+            } else {
+                problem = .invalidRequestField("X-RESV-PARTY-SIZE", "is not a number")
+            }
         } else if let summary, let number = partyOf(summary) {
             partySize = number
         }
@@ -223,7 +233,11 @@ extension ImportFile {
             default: .confirmed
             }
         if let text = event.first("X-RESV-STATUS")?.value {
-            if let given = Reservation.Status(rawValue: text) { status = given } else { problem = .invalidRequestField("X-RESV-STATUS '\(text.prefix(32))'", "is not a status of resv") }
+            if let given = Reservation.Status(rawValue: text) {
+                status = given
+            } else {
+                problem = .invalidRequestField("X-RESV-STATUS '\(text.prefix(32))'", "is not a status of resv")
+            }
         }
         var note: String?
         if let encoded = event.first("X-RESV-NOTE")?.value {
@@ -353,11 +367,19 @@ extension ImportFile {
                         [user, "csv", given ?? record.fields.joined(separator: "\u{1F}")].joined(separator: "\n")))
             var partySize = 1
             if let text = field("partySize") {
-                if let number = Int(text) { partySize = number } else { problem = .invalidRequestField("partySize '\(text.prefix(32))'", "is not a number") }
+                if let number = Int(text) {
+                    partySize = number
+                } else {
+                    problem = .invalidRequestField("partySize '\(text.prefix(32))'", "is not a number")
+                }
             }
             var status = Reservation.Status.confirmed
             if let text = field("status") {
-                if let given = Reservation.Status(rawValue: text) { status = given } else { problem = .invalidRequestField("status '\(text.prefix(32))'", "is not a status of resv") }
+                if let given = Reservation.Status(rawValue: text) {
+                    status = given
+                } else {
+                    problem = .invalidRequestField("status '\(text.prefix(32))'", "is not a status of resv")
+                }
             }
             var start: Start?
             if let text = field("date") {
@@ -387,7 +409,9 @@ enum CSVReader {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ImportFile.NotTheFormat(line: 1, reason: "not UTF-8 text")
         }
-        if text.unicodeScalars.contains("\0") { throw ImportFile.NotTheFormat(line: 1, reason: "not text: it holds NUL") }
+        if text.unicodeScalars.contains("\0") {
+            throw ImportFile.NotTheFormat(line: 1, reason: "not text: it holds NUL")
+        }
         var records: [Record] = []
         var fields: [String] = []
         var field = String.UnicodeScalarView()
