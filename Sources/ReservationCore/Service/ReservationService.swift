@@ -66,7 +66,9 @@ public struct NewReservation: Sendable, Hashable {
             landmark: request.landmarkId, date: date, partySize: request.partySize, status: status, note: request.note,
             hold: request.hold, waitlist: request.waitlist ?? false, now: now)
         if let text = request.id {
-            guard let id = Reservation.ID(text), text.count == 36 else { throw .invalidRequestField("id", "is not a UUID") }
+            guard let id = Reservation.ID(text), text.count == 36 else {
+                throw .invalidRequestField("id", "is not a UUID")
+            }
             self.id = id
         }
     }

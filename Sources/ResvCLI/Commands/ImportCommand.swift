@@ -157,12 +157,7 @@ struct ImportCommand: ResvCommand, PrintsData {
             onlyRefused = plan.refused.isEmpty && ExitStatus.code(for: error) == ExitStatus.refused
         }
         guard failures.isEmpty else {
-            let total = plan.booking.count + plan.refused.count
-            throw BatchError(
-                error: onlyRefused
-                    ? .batchRefused(refused: failures.count, total: total)
-                    : .batchRejected(invalid: failures.count, total: total),
-                lines: failures.sorted { $0.line < $1.line })
+            throw BatchError(failures, total: plan.booking.count + plan.refused.count, onlyRefused: onlyRefused)
         }
         return made
     }

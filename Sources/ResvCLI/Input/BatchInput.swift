@@ -104,4 +104,13 @@ struct BatchError: Error, LocalizedError {
     let lines: [BatchInput.Failure]
 
     var errorDescription: String? { error.errorDescription }
+
+    /// A batch of `total` refused for `lines`: refused (exit 1) when `onlyRefused`, every
+    /// line valid and refused for what the backend holds; else invalid (64).
+    init(_ lines: [BatchInput.Failure], total: Int, onlyRefused: Bool) {
+        error =
+            onlyRefused
+            ? .batchRefused(refused: lines.count, total: total) : .batchRejected(invalid: lines.count, total: total)
+        self.lines = lines.sorted { $0.line < $1.line }
+    }
 }
