@@ -45,6 +45,8 @@ struct ImportCommand: ResvCommand, PrintsData {
 
     func validate() throws {
         _ = try inputFormat()
+        // The ids of other calendars' events are made with the server's user, whom the cache does not know.
+        if options.backend.offline { throw ValidationError("import books on the server: leave out --offline") }
     }
 
     /// The file's format: --format ics|csv, else its extension.
@@ -201,7 +203,7 @@ struct ImportCommand: ResvCommand, PrintsData {
     /// (an id is unique among every user's); the file store has one user, "".
     private func serverUser(_ context: CommandContext) async throws -> String {
         let settings = try context.settings(options.backend)
-        guard let server = settings.chosenServer, !options.backend.offline else { return "" }
+        guard let server = settings.chosenServer else { return "" }
         let (configuration, transport) = try context.httpBackend(server, settings, options.backend)
         return try await configuration.whoami(transport: transport)
     }
