@@ -298,7 +298,7 @@ _resv_reserve() {
     repeating_flags=()
     non_repeating_flags=(--pending --waitlist --queue --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--landmark -l --date -d --note --party-size -n --batch --hold --idempotency-key --store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--landmark -l --date -d --note --party-size -n --batch --hold --every --count --until --idempotency-key --store --server --profile --config --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -321,6 +321,16 @@ _resv_reserve() {
         return
         ;;
     '--hold')
+        return
+        ;;
+    '--every')
+        __resv_add_completions -W 'day'$'\n''week'$'\n''month'
+        return
+        ;;
+    '--count')
+        return
+        ;;
+    '--until')
         return
         ;;
     '--idempotency-key')
@@ -358,11 +368,14 @@ _resv_cancel() {
     repeating_flags=()
     non_repeating_flags=(--queue --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--series --store --server --profile --config --format --jq --tz)
     __resv_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
+    '--series')
+        return
+        ;;
     '--store')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return

@@ -132,6 +132,7 @@ _resv_list() {
 
 _resv_reserve() {
     local -i ret=1
+    local -ar ___every=('day' 'week' 'month')
     local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
         '(--landmark -l)'{--landmark,-l}'[The landmark\: id, id prefix, name, or the starts of its words (golden gate).]:landmark:{__resv_custom_complete ---completion reserve -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
@@ -142,6 +143,9 @@ _resv_reserve() {
         '--pending[Book as pending (to confirm later with '\''resv confirm'\'') instead of confirmed.]'
         '--hold[Hold the places this long (90s, 10m, 2h; 1s to 24h) until confirmed with '\''resv confirm'\''.]:duration:'
         '--waitlist[When the day is full, join its waitlist instead of being refused.]'
+        '--every[Book a series\: a visit every day, week or month from --date.]:period:{__resv_complete "${___every[@]}"}'
+        '--count[How many visits the series has (1 to 1000).]:n:'
+        '--until[The series'\'' last day, at the landmark\: 2027-01-31, +8w (its visits up to and including it).]:day:'
         '--idempotency-key[On a server\: the Idempotency-Key of this booking, so a script that retries it never books twice (1 to 255 printable ASCII characters, no spaces; default\: a new key per run; a batch is one request with this key).]:key:'
         '--queue[On a server\: when it cannot be reached, keep the change in its outbox (status queued), sent by '\''resv sync'\'' or the next command that reaches it (default\: the config key queue).]'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
@@ -168,6 +172,7 @@ _resv_cancel() {
     local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
         '*:ids:{__resv_custom_complete ---completion cancel -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '--series[Cancel the visits ahead of this series (its id or a unique prefix of at least 4 hex digits).]:id:'
         '--queue[On a server\: when it cannot be reached, keep the change in its outbox (status queued), sent by '\''resv sync'\'' or the next command that reaches it (default\: the config key queue).]'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'

@@ -65,13 +65,9 @@ extension HTTPCalls {
         var bodies: [JSONValue] = []
         for (index, request) in requests.enumerated() {
             do throws(ReservationError) {
-                let landmark = try catalog.landmark(matching: request.landmark)
-                bodies.append(
-                    CreateReservationRequest(
-                        landmarkId: landmark.id.description, date: DateTime.format(request.date),
-                        partySize: request.partySize, status: request.status.rawValue, note: request.note,
-                        hold: request.hold, waitlist: request.waitlist ? true : nil, id: request.id?.description
-                    ).json)
+                var wire = request.request
+                wire.landmarkId = try catalog.landmark(matching: request.landmark).id.description
+                bodies.append(wire.json)
             } catch {
                 failures.append(BatchFailure(index: index, error: error))
             }

@@ -25,10 +25,20 @@ public struct Outbox: Sendable {
         path = stateHome.appendingPathComponent("resv/outbox/\(identity).json").path
     }
 
+    /// The largest outbox read: 16 MiB, some 30,000 queued changes. A larger file is
+    /// none this resv wrote; it is left as it is rather than read into memory.
+    public static let largest = 16 << 20
+
     /// The items, oldest first, read without the lock (a reader sees a whole file,
     /// old or new); none when there is no file.
     public func items() throws(OutboxError) -> [OutboxItem] {
         if let foreign = Ownership.foreign(path, folders: 3) { throw .foreign(foreign) }
+        // A FIFO or a device would block or never end, a huge file fill the memory: refused first.
+        var status = stat()
+        if stat(path, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFREG else { throw .notJSON(path) }
+            guard status.st_size <= Self.largest else { throw .tooLarge(path, Int(status.st_size)) }
+        }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -87,6 +97,8 @@ public struct Outbox: Sendable {
 public enum OutboxError: Error, Sendable, LocalizedError {
     /// The file is not an outbox (not JSON, or no `items`): never overwritten.
     case notJSON(String)
+    /// The file is larger than `Outbox.largest` (its size): never read, never overwritten.
+    case tooLarge(String, Int)
     case unreadable(String, String)
     case unwritable(String, String)
     /// Another user made the file, or a folder of its path.
@@ -96,6 +108,9 @@ public enum OutboxError: Error, Sendable, LocalizedError {
         switch self {
         case .notJSON(let path):
             "the outbox \(path) is not an outbox file (JSON with \"items\"); it is left as it is: "
+                + "move it aside to queue again"
+        case .tooLarge(let path, let bytes):
+            "the outbox \(path) has \(bytes) bytes, more than \(Outbox.largest) an outbox holds; it is left as it is: "
                 + "move it aside to queue again"
         case .unreadable(let path, let why): "cannot read the outbox \(path): \(why)"
         case .unwritable(let path, let why): "cannot write the outbox \(path): \(why)"

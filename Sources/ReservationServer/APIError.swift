@@ -133,7 +133,7 @@ public struct APIError: HTTPResponseError, Sendable {
         default:
             return switch error {
             case .unknownLandmark, .unknownLandmarkSuggesting: .notFound
-            case .reservationNotFound: .notFound
+            case .reservationNotFound, .seriesNotFound: .notFound
             case .noCapacity: .conflict
             case .cannotConfirmCancelled, .cannotModifyCancelled, .nothingToUndo, .undoConflict, .undoInPast,
                 .holdExpired, .tooManyHolds, .cannotConfirmWaitlisted:
@@ -143,8 +143,9 @@ public struct APIError: HTTPResponseError, Sendable {
             case .cursorExpired: .gone
             case .invalidDate, .invalidNote, .noteWithNUL, .nothingToModify, .dateInPast, .invalidPartySize,
                 .invalidInitialStatus, .invalidHold, .holdWithWaitlist,
-                .invalidRequestField, .invalidCursor,
-                .invalidReservationID, .ambiguousLandmark, .ambiguousReservationID, .batchRejected, .invalidDays:
+                .invalidRequestField, .invalidSeries, .invalidCursor,
+                .invalidReservationID, .ambiguousLandmark, .ambiguousReservationID, .ambiguousSeries, .batchRejected,
+                .invalidDays:
                 .badRequest
             case .unexpectedCount, .unimplemented: .internalServerError
             case .refusedByServer: .badGateway

@@ -70,6 +70,7 @@ enum Wire {
             id: reservation.id, landmark: .id(reservation.landmarkId ?? ""), date: reservation.date ?? "",
             partySize: reservation.partySize ?? 0, status: reservation.status ?? "", note: reservation.note,
             createdAt: reservation.createdAt, updatedAt: reservation.updatedAt, version: reservation.version ?? 1,
-            expiresAt: reservation.expiresAt, waitlistPosition: reservation.waitlistPosition, depth: 0)
+            expiresAt: reservation.expiresAt, waitlistPosition: reservation.waitlistPosition,
+            series: reservation.series, depth: 0)
     }
 }

@@ -6,7 +6,7 @@ import ReservationCore
 /// differ (column types, an auto-numbered key, `ADD COLUMN IF NOT EXISTS`).
 enum Schema {
     /// The version this server writes and reads; a database at a newer one is refused.
-    static let version = 8
+    static let version = 9
 
     enum Dialect {
         case sqlite, postgres
@@ -134,6 +134,8 @@ enum Schema {
                     """
                 ]
             ),
+            // Series (`reserve --every`): the series a reservation was booked in, set once.
+            (9, ["ALTER TABLE reservations \(d.addColumn) series TEXT"]),
         ]
     }
 

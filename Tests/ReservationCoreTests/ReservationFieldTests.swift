@@ -16,7 +16,8 @@ struct ReservationFieldTests {
         Reservation(
             id: Reservation.ID(UUID()), landmark: landmark, date: at.addingTimeInterval(86_400), partySize: 2,
             status: .waitlisted, note: "a note", createdAt: at, updatedAt: at, version: 3,
-            expiresAt: at.addingTimeInterval(600), waitlistOrder: 4, requestedStatus: .pending, waitlistPosition: 1)
+            expiresAt: at.addingTimeInterval(600), waitlistOrder: 4, requestedStatus: .pending, waitlistPosition: 1,
+            series: Reservation.SeriesID(UUID()))
     }
 
     @Test func theWireModelHasAKeyForEveryField() {

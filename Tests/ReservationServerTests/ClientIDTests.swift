@@ -42,6 +42,9 @@ struct ClientIDTests {
                 Self.body(Fixture.goldenGate, Fixture.futureDate(), 3, id: id, extra: #","note":"from the train""#),
                 Self.body(Fixture.goldenGate, date, 3, id: id),
                 Self.body(Fixture.halfDome, date, 3, id: id, extra: #","note":"from the train""#),
+                Self.body(
+                    Fixture.goldenGate, date, 3, id: id,
+                    extra: #","note":"from the train","series":"\#(UUID().uuidString)""#),
             ] {
                 let refused = try await h.call(.post, "/reservations", token: h.alice, body: other)
                 #expect(refused.status == .unprocessableContent, "\(refused.text)")

@@ -36,7 +36,7 @@ struct ReservationFieldTests {
             let held = Reservation(
                 id: Reservation.ID(UUID()), landmark: landmark, date: date, partySize: 3, status: .held,
                 note: "by the gate", createdAt: created, updatedAt: created, version: 1,
-                expiresAt: created.addingTimeInterval(600))
+                expiresAt: created.addingTimeInterval(600), series: Reservation.SeriesID(UUID()))
             let waiting = Reservation(
                 id: Reservation.ID(UUID()), landmark: landmark, date: date, partySize: 2, status: .waitlisted,
                 createdAt: created, updatedAt: created, version: 1, waitlistOrder: 7, requestedStatus: .pending)
@@ -51,7 +51,7 @@ struct ReservationFieldTests {
                 Reservation(
                     id: held.id, landmark: moved, date: date.addingTimeInterval(3_600), partySize: 4,
                     status: .expired, createdAt: created, updatedAt: later, version: 2,
-                    expiresAt: created.addingTimeInterval(900)),
+                    expiresAt: created.addingTimeInterval(900), series: held.series),
                 Reservation(
                     id: waiting.id, landmark: landmark, date: date, partySize: 5, status: .waitlisted,
                     note: "a note now", createdAt: created, updatedAt: later, version: 2, waitlistOrder: 8,
@@ -69,7 +69,7 @@ struct ReservationFieldTests {
         try await withHarness(engine) { h in
             let body = """
                 {"landmarkId": "\(Fixture.halfDome)", "date": "\(Fixture.futureDate())", "partySize": 2,
-                 "note": "by the gate", "hold": 600}
+                 "note": "by the gate", "hold": 600, "series": "\(UUID())"}
                 """
             let reply = try await h.call(.post, "/reservations", token: h.alice, body: body)
             #expect(reply.status == .created, "\(reply.text)")

@@ -13,12 +13,15 @@ import Testing
 
 /// A team's use of one PostgreSQL (docs/contracts.md, "At team scale (several instances, one database)"): three
 /// resv-server instances on loopback ports, three users, each with clients on
-/// every instance booking, holding, joining lists, cancelling (which promotes
+/// every instance booking (alone, in series, under an id of their own sent twice),
+/// holding, joining lists, cancelling (which promotes
 /// other users' waiting requests), confirming, modifying and undoing at once,
 /// while the clock moves and sweeps end holds; a watcher of each user on each
 /// instance. Then what the clients were told, what is stored and what the
 /// watchers saw are compared: every watcher saw its user's history exactly,
-/// each change once and in order; no answer was 500; the hold cap held.
+/// each change once and in order; no answer was 500; the hold cap held; every
+/// series answered 201 is stored whole and no refused one left a visit; an id
+/// sent again was the same booking.
 ///
 /// Seeded (`RESV_TEAM_SEED`) and short in `make test`; `RESV_TEAM_ROUNDS=400`
 /// runs the long version by hand (docs/testing.md).
@@ -111,6 +114,8 @@ struct TeamScaleTests {
             let statuses = calls.statuses()
             let failures = calls.failures()
             #expect(failures.isEmpty, "answers of 500 and up (seed \(Self.seed)): \(failures.prefix(5))")
+            #expect(
+                calls.resentDifferently().isEmpty, "a client's id sent again: \(calls.resentDifferently().prefix(5))")
             for (index, user) in users.enumerated() {
                 let whole = Array(try await instances[2].store.history(user.id, nil, nil).reversed())
                 let created = calls.created(by: user)
@@ -120,6 +125,13 @@ struct TeamScaleTests {
                 let before = try #require(Int(start.dropFirst().prefix { $0 != "." }), "\(start)")
                 let history = Array(whole.dropFirst(before))
                 #expect(created.isSubset(of: recorded), "\(user.name): a booking answered 201 is not in the history")
+                // Every series answered 201 is stored whole; none refused left a visit.
+                let (series, refusedSeries) = calls.series(of: user)
+                let storedSeries = Dictionary(
+                    grouping: try await instances[1].store.list(user.id).compactMap(\.series), by: { $0 }
+                ).mapValues(\.count)
+                #expect(storedSeries == series, "\(user.name): series stored \(storedSeries), answered 201 \(series)")
+                #expect(refusedSeries.isDisjoint(with: storedSeries.keys), "\(user.name): a refused series was stored")
                 for (watcher, instance, seen) in watched where watcher == index {
                     #expect(!seen.isEmpty, "\(user.name)'s watcher on instance \(instance) saw nothing")
                     let missing = history.count - Set(seen).intersection(history).count
@@ -150,6 +162,24 @@ struct TeamScaleTests {
                 }
                 #expect(live.count <= Self.holdCap, "\(user.name) has \(live.count) live holds")
             }
+            // Each user's calendar feed, the same bytes from every instance: one event per stored reservation.
+            for user in users {
+                let made = try await calls.call(instances[0], .post, "/calendar", user: user)
+                let path = try #require(made.object["path"] as? String, "\(made.text)")
+                let feed = try await instances[2].client.executeRequest(
+                    uri: path, method: .get, headers: [:], body: nil)
+                #expect(feed.status == .ok)
+                let uids = Set(
+                    String(buffer: feed.body).split(separator: "\r\n").filter { $0.hasPrefix("UID:") }.map {
+                        String($0.dropFirst(4).prefix { $0 != "@" })
+                    })
+                let stored = Set(try await instances[0].store.list(user.id).map(\.id))
+                #expect(uids == stored, "\(user.name)'s calendar: \(uids.count) events, \(stored.count) stored")
+                let etag = try #require(feed.headers[.eTag])
+                let again = try await instances[1].client.executeRequest(
+                    uri: path, method: .get, headers: [.ifNoneMatch: etag], body: nil)
+                #expect(again.status == .notModified, "\(user.name)'s calendar changed between instances")
+            }
             // Every day within its capacity.
             var taken: [BookingDay: Int] = [:]
             for user in users {
@@ -174,6 +204,7 @@ struct TeamScaleTests {
             let kinds = Set(watched.flatMap { $0.2.map(\.change) })
             #expect(kinds.isSuperset(of: [.created, .cancelled, .modified, .promoted, .expired]), "\(kinds)")
             #expect(statuses[201, default: 0] > 0 && statuses[200, default: 0] > 0, "\(statuses)")
+            #expect(users.contains { !calls.series(of: $0).made.isEmpty }, "no series was booked")
         }
     }
 
@@ -236,6 +267,11 @@ final class Calls: Sendable {
         var statuses: [Int: Int] = [:]
         var failures: [String] = []
         var created: [UserID: [String]] = [:]
+        /// Series (`resv reserve --every`'s batches) answered 201 with their sizes, and refused ones.
+        var series: [UserID: [String: Int]] = [:]
+        var refusedSeries: [UserID: Set<String>] = [:]
+        /// A booking under a client's id sent again that was not the same booking.
+        var resent: [String] = []
     }
     private let state = Mutex(State())
 
@@ -264,6 +300,41 @@ final class Calls: Sendable {
     func statuses() -> [Int: Int] { state.withLock { $0.statuses } }
     func failures() -> [String] { state.withLock { $0.failures } }
     func created(by user: User) -> Set<String> { Set(state.withLock { $0.created[user.id] ?? [] }) }
+    func series(of user: User) -> (made: [String: Int], refused: Set<String>) {
+        state.withLock { ($0.series[user.id] ?? [:], $0.refusedSeries[user.id] ?? []) }
+    }
+    func resentDifferently() -> [String] { state.withLock { $0.resent } }
+
+    /// A series of `count` visits, one batch: its answer recorded by the series' id.
+    func reserveSeries(_ instance: TeamScaleTests.Instance, user: User, body: String, series: String, count: Int)
+        async throws -> [String]
+    {
+        let reply = try await call(instance, .post, "/reservations/batch", user: user, body: body)
+        state.withLock { state in
+            if reply.status == .created {
+                state.series[user.id, default: [:]][series] = count
+                state.created[user.id, default: []] += reply.array.compactMap { $0["id"] as? String }
+            } else if reply.status == .conflict {
+                state.refusedSeries[user.id, default: []].insert(series)
+            }
+        }
+        return reply.status == .created ? reply.array.compactMap { $0["id"] as? String } : []
+    }
+
+    /// A booking under an id the client made, sent twice (a sync that lost the first answer):
+    /// the second must be the same booking (200), whatever the first was told.
+    func reserveTwice(_ instance: TeamScaleTests.Instance, user: User, body: String, id: String) async throws -> Bool {
+        let first = try await call(instance, .post, "/reservations", user: user, body: body)
+        guard first.status == .created || first.status == .ok else { return false }
+        let again = try await call(instance, .post, "/reservations", user: user, body: body)
+        if again.status != .ok || again.object["id"] as? String != id {
+            state.withLock {
+                $0.resent.append(
+                    "\(id): first \(first.status.code), again \(again.status.code) \(again.text.prefix(200))")
+            }
+        }
+        return true
+    }
 
     /// Follows a user's feed from `start` until `stop` is set and a poll after it finds nothing more.
     func watch(_ instance: TeamScaleTests.Instance, user: User, from start: String, stop: Flag)
@@ -299,7 +370,7 @@ struct World: Sendable {
         var random = SeededRandom(seed: seed)
         var mine: [String] = []
         for _ in 0..<rounds {
-            let choice = random.next(below: 20)
+            let choice = random.next(below: 22)
             let landmark = random.next(below: places.landmarks.count)
             guard
                 let date = places.date(landmark, random.next(below: places.days.count), time: random.next(below: 3))
@@ -333,6 +404,24 @@ struct World: Sendable {
                 _ = try await calls.call(instance, .post, "/undo", user: user)
             case 16..<18:
                 _ = try await sweepHolds(store: instance.store, catalog: catalog, now: clock.now())
+            case 18:
+                let id = UUID().uuidString.lowercased()
+                let body =
+                    #"{"landmarkId":"\#(place)","date":"\#(DateTime.format(date))","partySize":\#(party),"id":"\#(id)"}"#
+                if try await calls.reserveTwice(instance, user: user, body: body, id: id) { mine.append(id) }
+            case 19:
+                // A series: the day and the next one, or every day of the model, all or nothing.
+                let series = UUID().uuidString.lowercased()
+                let dates = (0..<places.days.count).compactMap { places.date(landmark, $0, time: 0) }.prefix(
+                    2 + random.next(below: 2))
+                // Half of them wait on a full day (as `--every … --waitlist`), the others are refused whole.
+                let wait = random.next(below: 2) == 0 ? #","waitlist":true"# : ""
+                let lines = dates.map {
+                    #"{"landmarkId":"\#(place)","date":"\#(DateTime.format($0))","partySize":\#(party),"series":"\#(series)"\#(wait)}"#
+                }
+                mine += try await calls.reserveSeries(
+                    instance, user: user, body: #"{"reservations":[\#(lines.joined(separator: ","))]}"#,
+                    series: series, count: lines.count)
             default:
                 clock.advance(by: Double(60 + random.next(below: 240)))
             }

@@ -24,7 +24,8 @@ struct OutputFieldsTests {
         let reservation = Reservation(
             id: Reservation.ID(UUID()), landmark: LandmarkCatalog.builtIn.landmarks[0],
             date: at.addingTimeInterval(86_400), partySize: 2, status: .held, note: "a note", createdAt: at,
-            updatedAt: at, version: 2, expiresAt: at.addingTimeInterval(600), waitlistPosition: 1)
+            updatedAt: at, version: 2, expiresAt: at.addingTimeInterval(600), waitlistPosition: 1,
+            series: Reservation.SeriesID(UUID()))
         var writer = JSONWriter(pretty: false)
         var reservations = ReservationJSONWriter()
         reservations.write(reservation, to: &writer, depth: 0)

@@ -49,7 +49,7 @@ struct ExportFormatTests {
         #expect(
             csv.stdout.hasPrefix(
                 "id,date,landmark,landmarkId,partySize,status,location,note,createdAt,updatedAt,version,expiresAt,"
-                    + "waitlistPosition\r\n"))
+                    + "waitlistPosition,series\r\n"))
         // Every record ends in CRLF; the only bare LFs are inside quoted fields.
         #expect(csv.stdout.hasSuffix("\r\n"))
         let rows = try Self.pythonCSV(csv.stdout, in: sandbox)
@@ -57,7 +57,7 @@ struct ExportFormatTests {
         #expect(
             rows.first == [
                 "id", "date", "landmark", "landmarkId", "partySize", "status", "location", "note", "createdAt",
-                "updatedAt", "version", "expiresAt", "waitlistPosition",
+                "updatedAt", "version", "expiresAt", "waitlistPosition", "series",
             ])
         #expect(rows.count == json.count + 1)
         for (row, object) in zip(rows.dropFirst(), json) {
@@ -67,7 +67,7 @@ struct ExportFormatTests {
                 Self.text(landmark?["id"]), Self.text(object["partySize"]), Self.text(object["status"]),
                 Self.text(landmark?["location"]), Self.text(object["note"]), Self.text(object["createdAt"]),
                 Self.text(object["updatedAt"]), Self.text(object["version"]), Self.text(object["expiresAt"]),
-                Self.text(object["waitlistPosition"]),
+                Self.text(object["waitlistPosition"]), Self.text(object["series"]),
             ]
             #expect(row == expected)
         }
@@ -138,7 +138,7 @@ struct ExportFormatTests {
         #expect(
             empty.stdout
                 == "id,date,landmark,landmarkId,partySize,status,location,note,createdAt,updatedAt,version,expiresAt,"
-                + "waitlistPosition\r\n"
+                + "waitlistPosition,series\r\n"
         )
     }
 

@@ -253,6 +253,19 @@ struct OutboxTests {
         #expect(run.stderr.contains(file.path))
         #expect(try String(contentsOf: file, encoding: .utf8) == "not json {")
         #expect(try site.resv("outbox").status == 65)
+        // Too large to be one, or no file at all (a FIFO would block a reader): refused, not read, left.
+        let huge = Data(#"{"outbox":1,"items":[]}"#.utf8) + Data(repeating: 0x20, count: 16 << 20)
+        try huge.write(to: file)
+        let large = try site.resv("outbox")
+        #expect(large.status == 65, "\(large.stderr)")
+        #expect(large.stderr.contains("more than 16777216 an outbox holds"), "\(large.stderr)")
+        #expect(try Data(contentsOf: file) == huge)
+        try FileManager.default.removeItem(at: file)
+        #expect(mkfifo(file.path, 0o600) == 0)
+        let fifo = try site.resv("reserve", "-l", "half dome", "-d", visitAhead(days: 70), "-n", "1", "--queue")
+        #expect(fifo.status == 65, "\(fifo.stderr)")
+        #expect(fifo.stderr.contains("is not an outbox file"), "\(fifo.stderr)")
+        try FileManager.default.removeItem(at: file)
         // A newer resv's item: kept, reported, not sent; the others go.
         let newer = #"{"id":"7f000000-0000-4000-8000-000000000001","kind":"teleport","reservation":"x"}"#
         try Data(#"{"outbox":1,"items":[\#(newer)]}"#.utf8).write(to: file)

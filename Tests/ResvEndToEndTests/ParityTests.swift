@@ -15,6 +15,8 @@ struct ParityTests {
         var stdin: String?
         let exit: Int32
         var names: [String] = []
+        /// A name for the series its `--json` output's reservations carry (`reserve --every`).
+        var series: String?
         /// The output every backend must give, when the script knows it.
         var output: String?
 
@@ -25,15 +27,17 @@ struct ParityTests {
     /// sharing the PostgreSQL database never count against its capacity.
     static func script(year: Int) -> [Step] {
         let day = "\(year)-06-01"
-        let springForward: String = {
+        let sunday: Int = {
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = .gmt
-            let sunday = (8...14).first { day in
+            return (8...14).first { day in
                 calendar.date(from: DateComponents(year: year, month: 3, day: day))
                     .map { calendar.component(.weekday, from: $0) == 1 } ?? false
-            }
-            return "\(year)-03-\(sunday ?? 14)"
+            } ?? 14
         }()
+        let springForward = "\(year)-03-\(sunday)"
+        // The Sunday a week before (the 1st to the 7th): a weekly series from it crosses the change.
+        let weekBefore = "\(year)-03-0\(sunday - 7)"
         let at = { (hour: String) in "\(day)T\(hour):00:00Z" }
         // Each at its own time: reservations at the same time are listed by id, which differs.
         let nextDay = { (hour: String) in "\(year)-06-02T\(hour):00:00Z" }
@@ -100,6 +104,22 @@ struct ParityTests {
             Step(
                 arguments: ["reserve", "--batch", "-", "--json"], stdin: fits, exit: 0,
                 names: ["falls", "crater", "tahoe"]),
+            // A weekly series across the spring change, at 10:00 in Yosemite each time.
+            Step(
+                arguments: [
+                    "reserve", "-l", "Half Dome", "-d", "\(weekBefore) 10:00", "-n", "2", "--every", "week", "--count",
+                    "3", "--json",
+                ], exit: 0, names: ["w1", "w2", "w3"], series: "weekly"),
+            Step(arguments: ["show", "{w2}"], exit: 0),
+            Step(arguments: ["log", "{w3}"], exit: 0),
+            // Its second visit on the day the dome holds 290 of 300: nothing booked.
+            Step(
+                arguments: [
+                    "reserve", "-l", "Half Dome", "-d", "\(year)-05-25T17:00:00Z", "-n", "20", "--every", "week",
+                    "--count", "2",
+                ], exit: 1),
+            Step(arguments: ["cancel", "--series", "{weekly}", "--json"], exit: 0),
+            Step(arguments: ["cancel", "--series", "{weekly}"], exit: 0),
             Step(arguments: ["cancel", "{falls}", "{crater}", "--json"], exit: 0),
             Step(arguments: ["confirm", "{falls}"], exit: 1),
             Step(arguments: ["cancel", "{tahoe}", "ffff0000"], exit: 1),
@@ -110,8 +130,8 @@ struct ParityTests {
             Step(arguments: ["log", "{dome}", "--json"], exit: 0),
             Step(arguments: ["log", "--limit", "2", "--json"], exit: 0),
         ]
-        // Back to the start: ten commands changed something; the eleventh undo finds nothing.
-        steps += Array(repeating: Step(arguments: ["undo", "--json"], exit: 0), count: 10)
+        // Back to the start: twelve commands changed something; the thirteenth undo finds nothing.
+        steps += Array(repeating: Step(arguments: ["undo", "--json"], exit: 0), count: 12)
         steps += [
             Step(arguments: ["undo", "--json"], exit: 1),
             Step(arguments: ["list", "--json"], exit: 0, output: "[]\n"),
@@ -154,6 +174,7 @@ struct ParityTests {
                 for (record, name) in zip(records, step.names) {
                     if let id = record["id"] as? String { names[id] = name }
                 }
+                if let series = step.series, let id = records.first?["series"] as? String { names[id] = series }
             }
             run.stdout = normalise(run.stdout)
             run.stderr = normalise(run.stderr)

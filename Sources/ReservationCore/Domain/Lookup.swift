@@ -16,6 +16,22 @@ extension ReservationSnapshot {
         default: throw .ambiguousReservationID(text, matches)
         }
     }
+
+    /// The reservations of the series a user means by its full id or a unique prefix
+    /// of at least 4 hex digits (`cancel --series`), by date.
+    public func series(matching text: String) throws(ReservationError) -> [Reservation] {
+        let needle = text.lowercased()
+        let hexDigits = needle.filter(\.isASCIIHexDigit).count
+        guard hexDigits >= 4, needle.allSatisfy({ $0.isASCIIHexDigit || $0 == "-" }) else {
+            throw .invalidSeries(
+                "'\(text.quoted())' is not a series id: give the id or at least its first 4 hex digits")
+        }
+        let members = reservations.filter { $0.series?.description.hasPrefix(needle) == true }
+        let series = Set(members.compactMap(\.series))
+        guard series.count <= 1 else { throw .ambiguousSeries(text, Array(series)) }
+        guard !members.isEmpty else { throw .seriesNotFound(text) }
+        return members.sortedByDate
+    }
 }
 
 extension LandmarkCatalog {

@@ -5,6 +5,9 @@ import Foundation
 public struct Reservation: Sendable, Hashable, Identifiable {
     /// A reservation's identity; distinct from a landmark's so the two cannot be swapped.
     public typealias ID = EntityID<Reservation>
+    /// What a series' id names: the reservations one `reserve --every` made (docs/contracts.md, "Series").
+    public enum Series {}
+    public typealias SeriesID = EntityID<Series>
 
     public enum Status: String, Sendable, Hashable, CaseIterable, Codable {
         case pending, confirmed, cancelled
@@ -58,6 +61,8 @@ public struct Reservation: Sendable, Hashable, Identifiable {
     /// A waitlisted reservation's position on its day's list, from 1, as the
     /// backend that holds the whole list counts it; nil when not known.
     public var waitlistPosition: Int?
+    /// The series it was booked in (`reserve --every`), set once; nil for a booking of its own.
+    public let series: SeriesID?
 
     /// The longest note, in characters: a line or two, not a document.
     public static let noteLimit = 500
@@ -69,7 +74,8 @@ public struct Reservation: Sendable, Hashable, Identifiable {
     package init(
         id: ID, landmark: Landmark, date: Date, partySize: Int, status: Status, note: String? = nil,
         createdAt: Date? = nil, updatedAt: Date? = nil, version: Int = 1, expiresAt: Date? = nil,
-        waitlistOrder: Int? = nil, requestedStatus: Status? = nil, waitlistPosition: Int? = nil
+        waitlistOrder: Int? = nil, requestedStatus: Status? = nil, waitlistPosition: Int? = nil,
+        series: SeriesID? = nil
     ) {
         self.id = id
         self.landmark = landmark
@@ -84,6 +90,7 @@ public struct Reservation: Sendable, Hashable, Identifiable {
         self.waitlistOrder = waitlistOrder
         self.requestedStatus = requestedStatus
         self.waitlistPosition = waitlistPosition
+        self.series = series
     }
 
     /// The same reservation with another status (the same version: see `changed`).
@@ -91,7 +98,8 @@ public struct Reservation: Sendable, Hashable, Identifiable {
         Reservation(
             id: id, landmark: landmark, date: date, partySize: partySize, status: status, note: note,
             createdAt: createdAt, updatedAt: updatedAt, version: version, expiresAt: expiresAt,
-            waitlistOrder: waitlistOrder, requestedStatus: requestedStatus, waitlistPosition: waitlistPosition)
+            waitlistOrder: waitlistOrder, requestedStatus: requestedStatus, waitlistPosition: waitlistPosition,
+            series: series)
     }
 
     /// This reservation after one change made at `now`: the next version. A
@@ -109,7 +117,7 @@ public struct Reservation: Sendable, Hashable, Identifiable {
             updatedAt: Timestamp.whole(now), version: version + 1,
             expiresAt: status == .held || status == .expired ? expiresAt : nil,
             waitlistOrder: status == .waitlisted ? waitlistOrder ?? self.waitlistOrder : nil,
-            requestedStatus: status == .waitlisted ? requestedStatus : nil)
+            requestedStatus: status == .waitlisted ? requestedStatus : nil, series: series)
     }
 
     /// Whether this reservation takes places on its day at `now`: pending and
@@ -181,6 +189,11 @@ public enum Timestamp {
 
 extension EntityID where Entity == Reservation {
     /// The first eight hex digits, enough to name a reservation in most stores.
+    public var short: String { String(description.prefix(8)) }
+}
+
+extension EntityID where Entity == Reservation.Series {
+    /// The first eight hex digits, as a reservation's.
     public var short: String { String(description.prefix(8)) }
 }
 

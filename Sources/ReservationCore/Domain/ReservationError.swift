@@ -66,6 +66,12 @@ public enum ReservationError: Error, Sendable, LocalizedError {
     case invalidHold(String)
     /// A request asked both to hold places and to wait for them.
     case holdWithWaitlist
+    /// A series (`reserve --every`) that cannot be booked as asked: why.
+    case invalidSeries(String)
+    /// No reservation of the user is in a series this id or prefix (as typed) names.
+    case seriesNotFound(String)
+    /// A series prefix (as typed) that names more than one series.
+    case ambiguousSeries(String, [Reservation.SeriesID])
     /// The hold ended before it was confirmed.
     case holdExpired(Reservation)
     /// The user already holds `limit` live holds (a server's cap).
@@ -127,6 +133,13 @@ public enum ReservationError: Error, Sendable, LocalizedError {
             return "a hold of \(given.quoted()) is out of range: hold from 1s to 24h (e.g. 90s, 10m, 2h)"
         case .holdWithWaitlist:
             return "a reservation is either held (--hold) or waitlisted (--waitlist), not both"
+        case .invalidSeries(let why):
+            return why
+        case .seriesNotFound(let text):
+            return "no reservation is in a series matching '\(text.quoted())' (see 'resv show ID' for a series' id)"
+        case .ambiguousSeries(let text, let series):
+            return "'\(text.quoted())' matches \(series.count) series: "
+                + "\(series.sorted().map(\.short).joined(separator: ", ")); give more digits"
         case .holdExpired(let reservation):
             let end = reservation.expiresAt.map { " at \(DateTime.format($0))" } ?? ""
             return "the hold on reservation \(reservation.id.short) expired\(end) and cannot be confirmed; "

@@ -47,7 +47,7 @@ public enum Booking {
 
     /// The requests that carry an id the client made (docs/contracts.md,
     /// "Offline"): one the user's booking already has, made by the same
-    /// request (landmark, date, party size, note), is that booking, not booked
+    /// request (landmark, date, party size, note, series), is that booking, not booked
     /// again; one whose booking differs, another user's, or one an earlier
     /// request of the batch carries, is refused (`reservationIDInUse`).
     private static func clientIDs(
@@ -70,7 +70,8 @@ public enum Booking {
             if let existing = stored.reservation?.settled(at: now),
                 let landmark = try? transaction.catalog.landmark(matching: request.landmark),
                 existing.landmark.id == landmark.id, existing.date == request.date,
-                existing.partySize == request.partySize, existing.note == request.note
+                existing.partySize == request.partySize, existing.note == request.note,
+                existing.series == request.series
             {
                 already[index] = existing
             } else {
@@ -172,7 +173,7 @@ public enum Booking {
                     updatedAt: created, version: 1,
                     expiresAt: item.request.hold.map { created.addingTimeInterval(Double($0)) },
                     waitlistOrder: order, requestedStatus: status == .waitlisted ? item.request.status : nil,
-                    waitlistPosition: position))
+                    waitlistPosition: position, series: item.request.series))
         }
         try await transaction.insert(reservations)
         try await transaction.append(

@@ -15,6 +15,8 @@ public struct NewReservation: Sendable, Hashable {
     public let hold: Int?
     /// Whether to join the day's waitlist when it is full, instead of being refused.
     public let waitlist: Bool
+    /// The series it is booked in (`reserve --every`); nil for a booking of its own.
+    public let series: Reservation.SeriesID?
     /// The id the client made for the booking (an import's, an outbox's), so
     /// that sending it again books nothing twice; nil for the backend to make one.
     /// Set after the checks, which it takes no part in.
@@ -28,7 +30,7 @@ public struct NewReservation: Sendable, Hashable {
     /// `Reservation.noteLimit`, a hold from 1 s to 24 h and not with the waitlist.
     public init(
         landmark: String, date: Date, partySize: Int, status: Reservation.Status = .confirmed, note: String? = nil,
-        hold: Int? = nil, waitlist: Bool = false, now: Date
+        hold: Int? = nil, waitlist: Bool = false, series: Reservation.SeriesID? = nil, now: Date
     ) throws(ReservationError) {
         guard Reservation.partySizes.contains(partySize) else { throw .invalidPartySize(partySize) }
         guard date > now else { throw .dateInPast(date) }
@@ -43,6 +45,7 @@ public struct NewReservation: Sendable, Hashable {
         self.note = note?.isEmpty == true ? nil : note
         self.hold = hold
         self.waitlist = waitlist
+        self.series = series
     }
 
     public init(
@@ -62,9 +65,14 @@ public struct NewReservation: Sendable, Hashable {
             guard let parsed = Reservation.Status(rawValue: raw) else { throw .invalidInitialStatus(raw) }
             status = parsed
         }
+        var series: Reservation.SeriesID?
+        if let raw = request.series {
+            guard let parsed = Reservation.SeriesID(raw) else { throw .invalidRequestField("series", "must be a UUID") }
+            series = parsed
+        }
         try self.init(
             landmark: request.landmarkId, date: date, partySize: request.partySize, status: status, note: request.note,
-            hold: request.hold, waitlist: request.waitlist ?? false, now: now)
+            hold: request.hold, waitlist: request.waitlist ?? false, series: series, now: now)
         if let text = request.id {
             guard let id = Reservation.ID(text), text.count == 36 else {
                 throw .invalidRequestField("id", "is not a UUID")
@@ -78,7 +86,7 @@ public struct NewReservation: Sendable, Hashable {
         CreateReservationRequest(
             landmarkId: landmark, date: DateTime.format(date), partySize: partySize, status: status.rawValue,
             note: note,
-            hold: hold, waitlist: waitlist ? true : nil, id: id?.description)
+            hold: hold, waitlist: waitlist ? true : nil, id: id?.description, series: series?.description)
     }
 }
 

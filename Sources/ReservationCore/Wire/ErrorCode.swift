@@ -101,8 +101,8 @@ extension ReservationError {
         case .unknownLandmark, .unknownLandmarkSuggesting: .unknownLandmark
         case .ambiguousLandmark: .ambiguousLandmark
         case .invalidReservationID: .invalidReservationId
-        case .reservationNotFound: .reservationNotFound
-        case .ambiguousReservationID: .ambiguousReservationId
+        case .reservationNotFound, .seriesNotFound: .reservationNotFound
+        case .ambiguousReservationID, .ambiguousSeries: .ambiguousReservationId
         case .noCapacity: .noCapacity
         case .cannotConfirmCancelled: .cannotConfirmCancelled
         case .cannotModifyCancelled: .cannotModifyCancelled
@@ -114,7 +114,7 @@ extension ReservationError {
         case .undoConflict: .undoConflict
         case .undoInPast: .undoInPast
         case .invalidDays: .invalidDays
-        case .invalidRequestField: .invalidRequest
+        case .invalidRequestField, .invalidSeries: .invalidRequest
         case .batchRejected: .batchRejected
         case .invalidHold, .holdWithWaitlist: .invalidHold
         case .holdExpired: .holdExpired

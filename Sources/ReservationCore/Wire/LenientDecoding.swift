@@ -24,6 +24,7 @@ extension ReservationApiModel {
         var waitlistOrder: JSONValue?
         var requestedStatus: JSONValue?
         var waitlistPosition: JSONValue?
+        var series: JSONValue?
         for (key, value) in fields {
             switch key {
             case "id": idValue = value
@@ -39,6 +40,7 @@ extension ReservationApiModel {
             case "waitlistOrder": waitlistOrder = value
             case "requestedStatus": requestedStatus = value
             case "waitlistPosition": waitlistPosition = value
+            case "series": series = value
             default: break
             }
         }
@@ -58,7 +60,8 @@ extension ReservationApiModel {
             expiresAt: try Self.string(expiresAt, "expiresAt"),
             waitlistOrder: try Self.integer(waitlistOrder, "waitlistOrder"),
             requestedStatus: try Self.string(requestedStatus, "requestedStatus"),
-            waitlistPosition: try Self.integer(waitlistPosition, "waitlistPosition")
+            waitlistPosition: try Self.integer(waitlistPosition, "waitlistPosition"),
+            series: try Self.string(series, "series")
         )
     }
 
@@ -100,6 +103,7 @@ extension ReservationApiModel {
         if let waitlistOrder { fields["waitlistOrder"] = .integer(Int64(waitlistOrder)) }
         if let requestedStatus { fields["requestedStatus"] = .string(requestedStatus) }
         if let waitlistPosition { fields["waitlistPosition"] = .integer(Int64(waitlistPosition)) }
+        if let series { fields["series"] = .string(series) }
         return .object(fields)
     }
 }

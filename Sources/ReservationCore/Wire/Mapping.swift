@@ -76,11 +76,17 @@ extension Reservation {
                 requested = parsed
             }
         }
+        var series: SeriesID?
+        if let raw = api.series {
+            guard let parsed = SeriesID(raw) else { throw .invalidSeries(raw) }
+            series = parsed
+        }
         self.init(
             id: id, landmark: landmark, date: date, partySize: partySize, status: status, note: api.note,
             createdAt: createdAt, updatedAt: updatedAt ?? createdAt, version: version,
             expiresAt: status == .held || status == .expired ? expiresAt : nil,
             waitlistOrder: status == .waitlisted ? api.waitlistOrder ?? 0 : nil, requestedStatus: requested,
-            waitlistPosition: status == .waitlisted ? api.waitlistPosition.flatMap { $0 > 0 ? $0 : nil } : nil)
+            waitlistPosition: status == .waitlisted ? api.waitlistPosition.flatMap { $0 > 0 ? $0 : nil } : nil,
+            series: series)
     }
 }

@@ -25,6 +25,8 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
     case invalidVersion(Int)
     /// A `held` record without `expiresAt`.
     case missingExpiry
+    /// A `series` that is not a UUID.
+    case invalidSeries(String)
 
     /// A stable key for counting reasons, used in `fetch --json`.
     public var code: String {
@@ -46,6 +48,7 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
         case .invalidTimestamp: "invalidTimestamp"
         case .invalidVersion: "invalidVersion"
         case .missingExpiry: "missingExpiry"
+        case .invalidSeries: "invalidSeries"
         }
     }
 
@@ -69,6 +72,7 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
         case .invalidTimestamp: "invalid timestamp"
         case .invalidVersion: "invalid version"
         case .missingExpiry: "hold without expiresAt"
+        case .invalidSeries: "invalid series"
         }
     }
 
@@ -97,6 +101,7 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
             "\(field) '\(text.count > 40 ? text.prefix(40) + "…" : text)' is not an ISO 8601 date-time"
         case .invalidVersion(let version): "version \(version) is not from 1 to \(Reservation.versions.upperBound)"
         case .missingExpiry: "status is held but expiresAt is missing"
+        case .invalidSeries(let text): "series '\(text.quoted())' is not a UUID"
         }
     }
 }

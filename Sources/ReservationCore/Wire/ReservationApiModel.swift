@@ -18,11 +18,14 @@ public struct ReservationApiModel: Sendable, Hashable, Codable {
     public var requestedStatus: String?
     /// Never stored: a server's count of a waitlisted reservation's place on its day's list.
     public var waitlistPosition: Int?
+    /// The series (a UUID) the reservation was booked in, if any.
+    public var series: String?
 
     public init(
         id: String, landmarkId: String?, date: String?, partySize: Int?, status: String?, note: String? = nil,
         createdAt: String? = nil, updatedAt: String? = nil, version: Int? = nil, expiresAt: String? = nil,
-        waitlistOrder: Int? = nil, requestedStatus: String? = nil, waitlistPosition: Int? = nil
+        waitlistOrder: Int? = nil, requestedStatus: String? = nil, waitlistPosition: Int? = nil,
+        series: String? = nil
     ) {
         self.id = id
         self.landmarkId = landmarkId
@@ -37,6 +40,7 @@ public struct ReservationApiModel: Sendable, Hashable, Codable {
         self.waitlistOrder = waitlistOrder
         self.requestedStatus = requestedStatus
         self.waitlistPosition = waitlistPosition
+        self.series = series
     }
 
     /// The wire form of a domain reservation.
@@ -51,7 +55,8 @@ public struct ReservationApiModel: Sendable, Hashable, Codable {
             expiresAt: reservation.expiresAt.map(DateTime.format),
             waitlistOrder: reservation.waitlistOrder,
             requestedStatus: reservation.requestedStatus?.rawValue,
-            waitlistPosition: reservation.waitlistPosition
+            waitlistPosition: reservation.waitlistPosition,
+            series: reservation.series?.description
         )
     }
 }
@@ -72,12 +77,15 @@ public struct CreateReservationRequest: Sendable, Hashable, Codable {
     /// Optional, `POST /reservations` only: the id the client made for the booking
     /// (docs/contracts.md, "Offline"), so sending it again books nothing twice.
     public var id: String?
+    /// Optional: the series (a UUID the client made) the booking belongs to (`reserve --every`).
+    public var series: String?
 
     public init(
         landmarkId: String, date: String, partySize: Int, status: String? = nil, note: String? = nil,
-        hold: Int? = nil, waitlist: Bool? = nil, id: String? = nil
+        hold: Int? = nil, waitlist: Bool? = nil, id: String? = nil, series: String? = nil
     ) {
         self.id = id
+        self.series = series
         self.landmarkId = landmarkId
         self.date = date
         self.partySize = partySize
@@ -99,6 +107,7 @@ extension CreateReservationRequest {
         if let hold { fields["hold"] = .integer(Int64(hold)) }
         if waitlist == true { fields["waitlist"] = .bool(true) }
         if let id { fields["id"] = .string(id) }
+        if let series { fields["series"] = .string(series) }
         return .object(fields)
     }
 
@@ -143,7 +152,7 @@ extension CreateReservationRequest {
         self.init(
             landmarkId: landmarkId, date: date, partySize: partySize, status: try text("status"),
             note: try text("note"),
-            hold: hold, waitlist: waitlist, id: try text("id"))
+            hold: hold, waitlist: waitlist, id: try text("id"), series: try text("series"))
     }
 }
 

@@ -106,6 +106,10 @@ extension ReservationField {
         ReservationField(
             key: "requestedStatus", column: "requested_status", kind: .text, optional: true, answered: false,
             read: { $0.requestedStatus = $1.text }, value: { $0.requestedStatus.map { .text($0.rawValue) } ?? .null }),
+        // Set when booked in a series (`reserve --every`), never changed.
+        ReservationField(
+            key: "series", column: "series", kind: .text, optional: true, changes: false,
+            read: { $0.series = $1.text }, value: { $0.series.map { .text($0.description) } ?? .null }),
     ]
 
     /// The keys of the wire model that are counted when read, never stored.

@@ -15,7 +15,7 @@ extension JSONWriter {
     public mutating func writeReservation(
         id: String, landmark: LandmarkField, date: String, partySize: Int, status: String, note: String?,
         createdAt: String?, updatedAt: String?, version: Int, expiresAt: String? = nil,
-        waitlistPosition: Int? = nil, depth: Int
+        waitlistPosition: Int? = nil, series: String? = nil, depth: Int
     ) {
         beginObject()
         if let createdAt {
@@ -44,6 +44,10 @@ extension JSONWriter {
         }
         key("partySize", depth: depth)
         write(partySize)
+        if let series {
+            key("series", depth: depth)
+            write(string: series)
+        }
         key("status", depth: depth)
         write(string: status)
         if let updatedAt {

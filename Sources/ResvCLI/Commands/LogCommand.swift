@@ -131,8 +131,11 @@ struct LogCommand: ResvCommand, PrintsData {
         }
         let after = entry.after
         guard let before = entry.before else {
+            // A visit of a series is named with it (`cancel --series` takes the id).
+            let series = after.series.flatMap(Reservation.SeriesID.init).map { ", series \($0.short)" } ?? ""
             return
                 "\(landmark(after.landmarkId)), \(date(after.date, after.landmarkId)), party of \(after.partySize.map(String.init) ?? "?")"
+                + series
         }
         var parts: [String] = []
         func compare<T: Equatable>(_ name: String, _ old: T?, _ new: T?, _ text: (T?) -> String) {

@@ -28,6 +28,13 @@ struct ReserveCommand: ResvCommand, PrintsData {
             kept in its outbox with an id made here (exit 0, status queued) and sent by 'resv sync' or \
             the next command that reaches the server, which decides it then; see 'resv outbox'.
 
+            With --every day, week or month and --count N or --until DAY, a series: a visit at the \
+            same time at the landmark (its clocks' time, across their changes) every day, week or month \
+            from --date, at most \(Recurrence.longest), booked all at once or not at all (each day's \
+            capacity counted, each visit its own reservation carrying the series' id). Monthly, a month \
+            without that day (the 31st) has no visit. 'resv cancel --series ID' cancels the visits \
+            still ahead.
+
             With --hold, the places are held for that long (status held): confirm the \
             reservation with 'resv confirm' before then, or it expires and frees them. With \
             --waitlist, a request for a full day is kept as waitlisted instead of refused \
@@ -37,6 +44,7 @@ struct ReserveCommand: ResvCommand, PrintsData {
             Examples:
               resv reserve -l 'half dome' -d '2026-12-01 08:00' -n 4
               resv reserve --batch requests.ndjson --json
+              resv reserve -l 'half dome' -d 'next tuesday 10:00' -n 2 --every week --count 6
             """)
 
     @Option(
@@ -84,6 +92,21 @@ struct ReserveCommand: ResvCommand, PrintsData {
     @Flag(help: "When the day is full, join its waitlist instead of being refused.")
     var waitlist = false
 
+    @Option(help: ArgumentHelp("Book a series: a visit every day, week or month from --date.", valueName: "period"))
+    var every: Recurrence?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("How many visits the series has (1 to \(Recurrence.longest)).", valueName: "n"))
+    var count: Int?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "The series' last day, at the landmark: 2027-01-31, +8w (its visits up to and including it).",
+            valueName: "day"))
+    var until: String?
+
     @Option(
         help: ArgumentHelp(
             "On a server: the Idempotency-Key of this booking, so a script that retries it never books twice "
@@ -107,10 +130,18 @@ struct ReserveCommand: ResvCommand, PrintsData {
             throw ValidationError("--queue cannot keep a --hold: its time would run out queued")
         }
         if queue.queue, batch != nil { throw ValidationError("--queue keeps single bookings: leave out --batch") }
+        if every != nil {
+            guard (count == nil) != (until == nil) else {
+                throw ValidationError("--every needs --count N or --until DAY (one of them)")
+            }
+            if queue.queue { throw ValidationError("--queue keeps single bookings: leave out --every") }
+        } else if count != nil || until != nil {
+            throw ValidationError("\(count != nil ? "--count" : "--until") is for a series: give --every too")
+        }
         if batch != nil {
             let given = [
                 ("--landmark", landmark != nil), ("--date", date != nil), ("--party-size", partySize != nil),
-                ("--note", note != nil), ("--hold", hold != nil), ("--waitlist", waitlist),
+                ("--note", note != nil), ("--hold", hold != nil), ("--waitlist", waitlist), ("--every", every != nil),
             ].filter(\.1).map(\.0)
             guard given.isEmpty else {
                 throw ValidationError(
@@ -145,6 +176,11 @@ struct ReserveCommand: ResvCommand, PrintsData {
         let typed = try await context.futureDate(date, options: options.output) {
             try await service.landmarks().landmark(matching: landmark)
         }
+        if let every {
+            let place = try await service.landmarks().landmark(matching: landmark)
+            try await reserveSeries(every, from: typed, at: place, on: service, in: context)
+            return
+        }
         let request = try NewReservation(
             landmark: landmark, date: typed, partySize: partySize,
             status: pending ? .pending : .confirmed, note: note, hold: try hold.map(HoldDuration.seconds),
@@ -157,6 +193,52 @@ struct ReserveCommand: ResvCommand, PrintsData {
                 "\(reservation.landmark.name) is full that day: reservation \(reservation.id.short) is waitlisted"
                     + "\(position), and is confirmed when places free for it.")
         }
+    }
+
+    /// A series: the visits `every` period from `first` at its wall time at `place`, one batch
+    /// (all or nothing), each request carrying a new series id.
+    private func reserveSeries(
+        _ every: Recurrence, from first: Date, at place: Landmark, on service: ReservationService,
+        in context: CommandContext
+    ) async throws {
+        guard let partySize else { return }
+        let now = context.now()
+        let end: Recurrence.End
+        if let count {
+            end = .count(count)
+        } else if let until {
+            guard let day = try TypedDate.day(until, now: now, zone: place.timeZone ?? .gmt) else {
+                throw ReservationError.invalidSeries(
+                    "--until takes a day (2027-01-31, tomorrow, +8w), not '\(until.quoted(limit: 40))'")
+            }
+            end = .until(day)
+        } else {
+            return
+        }
+        let series = Reservation.SeriesID(UUID())
+        let requests = try every.dates(from: first, to: end, in: place.timeZone ?? .gmt).map { date in
+            try NewReservation(
+                landmark: place.id.description, date: date, partySize: partySize,
+                status: pending ? .pending : .confirmed, note: note, hold: try hold.map(HoldDuration.seconds),
+                waitlist: waitlist, series: series, now: now)
+        }
+        let made: [Reservation]
+        do {
+            made = try await service.reserve(requests)
+        } catch ReservationError.batchRejected(let refused, let total) {
+            let onlyRefused = refused.allSatisfy { ExitStatus.code(for: $0.error) == ExitStatus.refused }
+            throw BatchError(
+                error: onlyRefused
+                    ? .seriesRefused(refused: refused.count, total: total)
+                    : .batchRejected(invalid: refused.count, total: total),
+                lines: refused.map { BatchInput.Failure(line: $0.index + 1, error: $0.error, noun: "visit") })
+        }
+        let renderer = Renderer(options.output, context: context)
+        renderer.write(reservations: made, to: context.output)
+        let waiting = made.count { $0.status == .waitlisted }
+        context.say(
+            "Reserved a series of \(made.count) visit\(made.count == 1 ? "" : "s") (series \(series.short))"
+                + (waiting > 0 ? ", \(waiting) of them waitlisted." : "."))
     }
 
     private func reserveBatch(from path: String, in context: CommandContext) async throws {

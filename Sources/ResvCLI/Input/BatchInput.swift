@@ -16,16 +16,20 @@ enum BatchInput {
         var line: Int
         var code: String
         var reason: String
+        /// What `line` counts, in the text (a series' failures are its visits); JSON keeps `line`.
+        var noun = "line"
 
-        init(line: Int, code: String, reason: String) {
+        init(line: Int, code: String, reason: String, noun: String = "line") {
             self.line = line
             self.code = code
             self.reason = reason
+            self.noun = noun
         }
 
         /// A line refused for `error`, in the words and code of the error printed alone.
-        init(line: Int, error: any Error) {
-            self.init(line: line, code: ExitStatus.errorCode(for: error), reason: ExitStatus.message(for: error))
+        init(line: Int, error: any Error, noun: String = "line") {
+            self.init(
+                line: line, code: ExitStatus.errorCode(for: error), reason: ExitStatus.message(for: error), noun: noun)
         }
 
         /// `{"line": 2, "code": "…", "message": "…"}`, an element of a JSON error's `lines`.
@@ -112,5 +116,10 @@ struct BatchError: Error, LocalizedError {
             onlyRefused
             ? .batchRefused(refused: lines.count, total: total) : .batchRejected(invalid: lines.count, total: total)
         self.lines = lines.sorted { $0.line < $1.line }
+    }
+
+    init(error: CLIError, lines: [BatchInput.Failure]) {
+        self.error = error
+        self.lines = lines
     }
 }

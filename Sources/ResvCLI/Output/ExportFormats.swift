@@ -49,7 +49,7 @@ enum CSVShape {
     /// A reservation flattened: its landmark's name, id and location beside it.
     static let reservationColumns = [
         "id", "date", "landmark", "landmarkId", "partySize", "status", "location", "note", "createdAt", "updatedAt",
-        "version", "expiresAt", "waitlistPosition",
+        "version", "expiresAt", "waitlistPosition", "series",
     ]
 
     static func fields(_ reservation: Reservation) -> [String?] {
@@ -59,6 +59,7 @@ enum CSVShape {
             reservation.landmark.location, reservation.note, reservation.createdAt.map(DateTime.format),
             reservation.updatedAt.map(DateTime.format), String(reservation.version),
             reservation.expiresAt.map(DateTime.format), reservation.waitlistPosition.map(String.init),
+            reservation.series?.description,
         ]
     }
 

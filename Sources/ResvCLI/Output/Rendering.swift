@@ -28,7 +28,7 @@ struct ReservationJSONWriter {
             createdAt: reservation.createdAt.map(DateTime.format),
             updatedAt: reservation.updatedAt.map(DateTime.format),
             version: reservation.version, expiresAt: reservation.expiresAt.map(DateTime.format),
-            waitlistPosition: reservation.waitlistPosition, depth: depth)
+            waitlistPosition: reservation.waitlistPosition, series: reservation.series?.description, depth: depth)
     }
 
     private mutating func landmarkText(_ landmark: Landmark, pretty: Bool, depth: Int) -> [UInt8] {
@@ -245,6 +245,7 @@ struct Renderer {
             lines.append(("Waitlist", "\(position)\(then) when places free"))
         }
         if let note = reservation.note { lines.append(("Note", note.terminalSafe)) }
+        if let series = reservation.series { lines.append(("Series", series.description)) }
         if let createdAt = reservation.createdAt { lines.append(("Created", localDate(createdAt))) }
         if let updatedAt = reservation.updatedAt { lines.append(("Updated", localDate(updatedAt))) }
         lines.append(("Version", String(reservation.version)))

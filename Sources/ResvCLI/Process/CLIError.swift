@@ -21,6 +21,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
     case batchRejected(invalid: Int, total: Int)
     /// Every line of a batch is valid, but some do not fit what is booked, so nothing was reserved.
     case batchRefused(refused: Int, total: Int)
+    /// A series (`reserve --every`) with visits refused for room: none booked.
+    case seriesRefused(refused: Int, total: Int)
     /// The config file is not a JSON object of settings.
     case invalidConfig(String, String)
     /// The config file holds a token and others may read it.
@@ -96,6 +98,9 @@ public enum CLIError: Error, Sendable, LocalizedError {
             "\(invalid) of \(total) \(total == 1 ? "request is" : "requests are") invalid: nothing was reserved"
         case .batchRefused(let refused, let total):
             "\(refused) of \(total) \(total == 1 ? "request was" : "requests were") refused: nothing was reserved"
+        case .seriesRefused(let refused, let total):
+            "\(refused) of the series' \(total) visit\(total == 1 ? "" : "s") \(refused == 1 ? "was" : "were") refused: "
+                + "nothing was reserved"
         case .invalidConfig(let path, let why):
             "the config file \(path) is invalid: \(why)"
         case .insecureConfig(let path):

@@ -122,7 +122,7 @@ public struct CommandContext: Sendable {
     func fail(_ message: String, code: String? = nil, status: Int32? = nil, lines: [BatchInput.Failure] = []) {
         let text = (scriptLine.map { "line \($0): " } ?? "") + message.quoted(limit: 1_000)
         guard errorsAsJSON, let status else {
-            for line in lines { say("resv: line \(line.line): \(ExitStatus.oneLine(line.reason))") }
+            for line in lines { say("resv: \(line.noun) \(line.line): \(ExitStatus.oneLine(line.reason))") }
             say("resv: " + text)
             return
         }

@@ -29,7 +29,8 @@ extension ExitStatus {
                 .offlineNeedsServer, .noServerUser, .unknownSetting, .tokenOnCommandLine, .unknownProfile, .pastDate:
                 return usage
             case .insecureConfig, .noToken: return notAuthorised
-            case .settingNotSet, .batchRefused, .waitTimedOut, .waitCannotSucceed, .undoRefused, .outboxRefused,
+            case .settingNotSet, .batchRefused, .seriesRefused, .waitTimedOut, .waitCannotSucceed, .undoRefused,
+                .outboxRefused,
                 .noQueuedChange:
                 return refused
             case .outboxNeedsServer, .calendarNeedsServer: return usage
@@ -55,7 +56,7 @@ extension ExitStatus {
             }
         case let error as OutboxError:
             switch error {
-            case .notJSON: return dataError
+            case .notJSON, .tooLarge: return dataError
             case .unreadable: return unavailable
             case .unwritable, .foreign: return cannotWrite
             }

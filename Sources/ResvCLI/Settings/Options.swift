@@ -141,3 +141,5 @@ struct QueueOption: ParsableArguments, Sendable {
                 + "'resv sync' or the next command that reaches it (default: the config key queue)."))
     var queue = false
 }
+
+extension Recurrence: ExpressibleByArgument {}
