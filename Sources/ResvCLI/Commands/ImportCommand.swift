@@ -9,7 +9,7 @@ struct ImportCommand: ResvCommand, PrintsData {
         abstract: "Book the events of an iCalendar (.ics) or CSV file, all or nothing.",
         discussion: """
             Reads resv's own exports ('resv list --all --format ics' or '--format csv'), which come back \
-            exactly (id, landmark, date, party size, status, note), and other calendars' events: the \
+            exactly (id, landmark, date, party size, status, note, series), and other calendars' events: the \
             landmark is the one whose name is in LOCATION, else in SUMMARY (else whose location \
             LOCATION is), the party 1 unless SUMMARY says "party of N", the note the DESCRIPTION. A \
             start in UTC, with a TZID or floating (a time at the landmark) is read; an all-day or a \

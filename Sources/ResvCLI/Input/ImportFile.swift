@@ -47,6 +47,8 @@ enum ImportFile {
         /// As the file says it: a cancelled or expired one has ended.
         var status: Reservation.Status
         var note: String?
+        /// resv's series it was booked in (`X-RESV-SERIES`, the CSV's `series`), kept as it was.
+        var series: Reservation.SeriesID?
         /// Why it cannot be booked, whatever the catalog and the time (a value that does not read).
         var problem: ReservationError?
         /// A recurring event (RRULE, RDATE): refused unless cancelled, since its start alone is not the visits.
@@ -117,7 +119,7 @@ extension ImportFile.Entry {
             var request = try NewReservation(
                 landmark: landmark.id.description, date: date, partySize: partySize,
                 status: status == .confirmed ? .confirmed : .pending, note: note, waitlist: status == .waitlisted,
-                now: now)
+                series: series, now: now)
             request.id = id
             return .book(request)
         } catch {
@@ -254,11 +256,16 @@ extension ImportFile {
                 note = description
             }
         }
+        var series: Reservation.SeriesID?
+        if let text = event.first("X-RESV-SERIES")?.value {
+            series = Reservation.SeriesID(text)
+            if series == nil { problem = .invalidRequestField("X-RESV-SERIES '\(text.prefix(40))'", "is not a UUID") }
+        }
         let (start, startProblem) = start(event.first("DTSTART"))
         return Entry(
             line: event.line, origin: "event '\((uid ?? "without a UID").prefix(80))'", id: id, landmark: landmark,
             start: start, partySize: partySize, status: status, note: note?.isEmpty == true ? nil : note,
-            problem: problem ?? startProblem,
+            series: series, problem: problem ?? startProblem,
             recurring: event.first("RRULE") != nil || event.first("RDATE") != nil)
     }
 
@@ -332,7 +339,7 @@ extension ImportFile {
 extension ImportFile {
     /// The rows of resv's CSV export (its header names the columns; others are passed
     /// over): `date` and `landmarkId` or `landmark` are needed, `id`, `partySize` (1
-    /// when empty), `status` (confirmed when empty) and `note` are read.
+    /// when empty), `status` (confirmed when empty), `note` and `series` are read.
     static func entries(csv data: Data, user: String) throws(NotTheFormat) -> [Entry] {
         let records = try CSVReader.records(data)
         guard let header = records.first else { throw NotTheFormat(line: 1, reason: "the file is empty") }
@@ -381,6 +388,10 @@ extension ImportFile {
                     problem = .invalidRequestField("status '\(text.prefix(32))'", "is not a status of resv")
                 }
             }
+            let series = field("series").flatMap { Reservation.SeriesID($0) }
+            if let text = field("series"), series == nil {
+                problem = .invalidRequestField("series '\(text.prefix(40))'", "is not a UUID")
+            }
             var start: Start?
             if let text = field("date") {
                 start = (try? DateTime.parse(text)).map(Start.instant) ?? .wall(text, zone: nil)
@@ -389,7 +400,7 @@ extension ImportFile {
             }
             return Entry(
                 line: record.line, origin: "row \(record.line)", id: id, landmark: landmark, start: start,
-                partySize: partySize, status: status, note: field("note"), problem: problem)
+                partySize: partySize, status: status, note: field("note"), series: series, problem: problem)
         }
     }
 }

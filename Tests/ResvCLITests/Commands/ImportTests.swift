@@ -23,7 +23,7 @@ struct ImportTests {
         let items = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
         return items.map { item in
             var kept: [String: String] = [:]
-            for key in ["id", "date", "partySize", "status", "note"] { kept[key] = item[key].map { "\($0)" } }
+            for key in ["id", "date", "partySize", "status", "note", "series"] { kept[key] = item[key].map { "\($0)" } }
             kept["landmark"] = (item["landmark"] as? [String: Any])?["name"] as? String
             return kept
         }
@@ -47,6 +47,7 @@ struct ImportTests {
             ["reserve", "-l", "golden gate", "-d", "2031-07-02T17:00:00Z", "-n", "2", "--pending"],
             ["reserve", "-l", "crater lake", "-d", "2031-07-03 10:00", "-n", "1", "--note", "=1+1, \"quoted\""],
             ["reserve", "-l", "lake tahoe", "-d", "2031-07-04 10:00", "-n", "3"],
+            ["reserve", "-l", "mount rainier", "-d", "2031-07-05 10:00", "-n", "2", "--every", "week", "--count", "2"],
         ] {
             #expect(await source.resv(line).status == 0)
         }
@@ -58,15 +59,16 @@ struct ImportTests {
         let target = try Sandbox(backend)
         let first = try await Self.importing(export.stdout, as: "export.\(format)", into: target)
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stderrLines == ["Imported 3 events; skipped 0 already there, 1 ended (1 cancelled, 0 past)."])
+        #expect(first.stderrLines == ["Imported 5 events; skipped 0 already there, 1 ended (1 cancelled, 0 past)."])
         let original = try await Self.booked(source).filter { $0["status"] != "cancelled" }
         #expect(try await Self.booked(target) == original)
         #expect(original.contains { $0["note"] == note })
+        #expect(original.count { $0["series"] != nil } == 2, "a series comes back as one")
 
         let before = try await target.state()
         let second = try await Self.importing(export.stdout, as: "export.\(format)", into: target)
         #expect(second.status == 0)
-        #expect(second.stderrLines == ["Imported 0 events; skipped 3 already there, 1 ended (1 cancelled, 0 past)."])
+        #expect(second.stderrLines == ["Imported 0 events; skipped 5 already there, 1 ended (1 cancelled, 0 past)."])
         #expect(try await target.state() == before)
     }
 
@@ -293,9 +295,10 @@ struct ImportTests {
     @Test func csvQuotesNotesWithLineBreaksAndUnknownColumnsAreRead() async throws {
         let sandbox = try Sandbox()
         let id = "3f2504e0-4f89-41d3-9a0c-0305e82c3301"
+        let series = "5b1c8a43-2f6e-4d0b-9a7e-3c2d1e0f9a8b"
         let text =
             "series,note,landmark,date,partySize,status,id,extra\r\n"
-            + "s1,\"a, \"\"quoted\"\"\r\nnote\",Half Dome,2031-07-01T17:00:00Z,3,pending,\(id),x\r\n"
+            + "\(series),\"a, \"\"quoted\"\"\r\nnote\",Half Dome,2031-07-01T17:00:00Z,3,pending,\(id),x\r\n"
             + ",,golden gate,2031-07-02 09:00,,,,\n"
             + "\r\n"
             + ",,Crater Lake,2031-07-03T10:00:00Z,1,cancelled,,\r\n"
@@ -307,7 +310,7 @@ struct ImportTests {
         #expect(
             booked.first == [
                 "id": id, "date": "2031-07-01T17:00:00Z", "partySize": "3", "status": "pending",
-                "note": "a, \"quoted\"\r\nnote", "landmark": "Half Dome",
+                "note": "a, \"quoted\"\r\nnote", "landmark": "Half Dome", "series": series,
             ])
         #expect(booked.last?["date"] == "2031-07-02T16:00:00Z", "09:00 at the bridge, PDT")
         #expect(booked.last?["partySize"] == "1")
