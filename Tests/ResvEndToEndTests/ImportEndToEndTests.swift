@@ -123,6 +123,12 @@ struct ImportEndToEndTests {
             ),
             ("table.csv", Data("a,b\r\n1,2\r\n".utf8), 65, "not resv's CSV"),
         ]
+        // Standard input too is read no further than the bound: the writer is cut off, not waited for.
+        let piped = try sandbox.shell(
+            "head -c 20000000 /dev/zero | tr '\\0' x | resv import - --format ics; echo \"status=${PIPESTATUS[2]}\"")
+        #expect(piped.stdout == "status=65\n", "\(piped.stderr.prefix(300))")
+        #expect(piped.stderr.contains("cannot import standard input: line 1: it is over 16 MiB"))
+        #expect(try sandbox.storeBytes() == before)
         for (name, bytes, status, message) in cases {
             let file = sandbox.directory.appendingPathComponent(name)
             try bytes.write(to: file)

@@ -176,7 +176,7 @@ struct ImportCommand: ResvCommand, PrintsData {
     private func read(_ context: CommandContext) throws -> Data {
         let data: Data
         if file == "-" {
-            data = context.input.readToEnd()
+            data = context.input.readAtMost(ImportFile.maxBytes + 1)
         } else {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else {

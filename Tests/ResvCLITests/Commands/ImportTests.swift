@@ -354,6 +354,19 @@ struct ImportTests {
         await sandbox.resv("import", sandbox.directory.path + "/").expectUsageError(containing: "neither", "directory")
     }
 
+    @Test func standardInputIsReadNoFurtherThanItsBound() async throws {
+        let sandbox = try Sandbox()
+        let before = try await sandbox.state()
+        let huge = "date,landmark\r\n" + String(repeating: "x", count: 16 << 20)
+        let run = await sandbox.resv("import", "-", "--format", "csv", stdin: huge)
+        #expect(run.status == 65)
+        #expect(
+            run.stderrLines == [
+                "resv: cannot import standard input: line 1: it is over 16 MiB, more than an import reads; nothing was reserved"
+            ])
+        #expect(try await sandbox.state() == before)
+    }
+
     @Test func standardInputWithItsFormat() async throws {
         let sandbox = try Sandbox()
         let text = Self.calendar([["UID:in", "DTSTART:20310701T100000Z", "SUMMARY:Half Dome"]])
