@@ -89,11 +89,18 @@ struct ImportCommand: ResvCommand, PrintsData {
         let there = Set(snapshot.reservations.map(\.id))
         let now = context.now()
         var plan = Plan()
+        var earlier: [Reservation.ID: Int] = [:]
         for entry in entries {
             if there.contains(entry.id) {
                 plan.skip(entry, "already there (\(entry.id.short))", \.already)
                 continue
             }
+            // A calendar may hold an event twice (the same UID): it is one visit.
+            if let line = earlier[entry.id] {
+                plan.skip(entry, "the same event as line \(line)", \.already)
+                continue
+            }
+            earlier[entry.id] = entry.line
             switch entry.outcome(in: catalog, now: now) {
             case .book(let request): plan.booking.append((entry, request))
             case .ended(.cancelled): plan.skip(entry, "has ended: it is cancelled", \.cancelled)

@@ -92,6 +92,19 @@ struct ImportTests {
 
     // MARK: UIDs
 
+    @Test func anEventTwiceInTheFileIsOneVisit() async throws {
+        let sandbox = try Sandbox()
+        let event = ["UID:twice@example.org", "DTSTART:20310701T100000Z", "SUMMARY:Half Dome"]
+        let run = try await Self.importing(Self.calendar([event, event]), into: sandbox, "--verbose")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(
+            run.stderrLines == [
+                "Skipped event 'twice@example.org' (line 9): the same event as line 4.",
+                "Imported 1 event; skipped 1 already there, 0 ended (0 cancelled, 0 past).",
+            ])
+        #expect(try await Self.booked(sandbox).count == 1)
+    }
+
     @Test func aResvUIDIsThatIdAndAnotherUIDAStableNameBasedOne() async throws {
         let own = "3f2504e0-4f89-41d3-9a0c-0305e82c3301"
         let text = Self.calendar([
