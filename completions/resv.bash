@@ -225,13 +225,13 @@ _resv() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    list|reserve|cancel|confirm|modify|log|undo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|sync|outbox|calendar|completion|help)
+    list|reserve|cancel|confirm|modify|log|undo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|sync|outbox|calendar|import|completion|help)
         # Offer subcommand argument completions
         "_resv_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'list reserve cancel confirm modify log undo show watch wait availability fetch landmarks config repl whoami sync outbox calendar completion help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'list reserve cancel confirm modify log undo show watch wait availability fetch landmarks config repl whoami sync outbox calendar import completion help' -- "${cur}"))
         ;;
     esac
 }
@@ -1355,6 +1355,51 @@ _resv_calendar_reset() {
         return
         ;;
     '--tz')
+        return
+        ;;
+    esac
+}
+
+_resv_import() {
+    repeating_flags=()
+    non_repeating_flags=(--dry-run --offline --json --verbose -v --no-pager --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --server --profile --config --format --jq --tz)
+    __resv_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion import -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--format')
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--jq')
+        return
+        ;;
+    '--tz')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __resv_add_completions -o plusdirs -fX '!*.@(ics|csv)'
         return
         ;;
     esac

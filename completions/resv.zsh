@@ -79,6 +79,7 @@ _resv() {
             'sync:Send the changes queued while the server could not be reached (--queue).'
             'outbox:List the changes queued for the server (--queue), or drop one.'
             'calendar:Print the secret URL calendar apps subscribe to, or make a new one.'
+            'import:Book the events of an iCalendar (.ics) or CSV file, all or nothing.'
             'completion:Print the shell completion script for bash, zsh or fish.'
             'help:Show subcommand help information.'
         )
@@ -86,7 +87,7 @@ _resv() {
         ;;
     arg)
         case "${words[1]}" in
-        list|reserve|cancel|confirm|modify|log|undo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|sync|outbox|calendar|completion|help)
+        list|reserve|cancel|confirm|modify|log|undo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|sync|outbox|calendar|import|completion|help)
             "_resv_${words[1]}" && ret=0
             ;;
         esac
@@ -776,6 +777,31 @@ _resv_calendar_reset() {
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion calendar reset -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--json[Print JSON (same as --format json).]'
+        '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
+        '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
+        '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
+        '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_import() {
+    local -i ret=1
+    local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
+    local -ar arg_specs=(
+        ':file:_files -g '\''*.ics *.csv'\'''
+        '--dry-run[Read and check everything, print what would be booked, and change nothing.]'
+        '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion import -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--json[Print JSON (same as --format json).]'

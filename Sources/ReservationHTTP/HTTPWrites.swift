@@ -12,7 +12,8 @@ extension HTTPCalls {
     func reserve(_ requests: [NewReservation]) async throws -> [Reservation] {
         try online()
         await outboxFirst()
-        let made = UUID().uuidString.lowercased()
+        // A request's own id (an import's) is the one sent, and so the one an outbox would keep.
+        let made = (requests.count == 1 ? requests[0].id?.description : nil) ?? UUID().uuidString.lowercased()
         let key = configuration.idempotencyKey ?? "resv-\(made)"
         guard HeaderValue.isValid(key, longest: HeaderValue.longestKey) else { throw HeaderValue.badKey }
         let catalog = try await catalog()

@@ -376,6 +376,8 @@ struct GroupedTransaction<Base: BookingTransaction>: BookingTransaction {
         try await base.recordsForUpdate(ids)
     }
 
+    func takenIDs(_ ids: [Reservation.ID]) async throws -> Set<Reservation.ID> { try await base.takenIDs(ids) }
+
     func booked(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: Int] {
         let others = days.filter { $0 != ledger.day }
         var totals = others.isEmpty ? [:] : try await base.booked(others, at: now)

@@ -26,6 +26,37 @@ struct BatchTests {
         #expect(ledger.snapshot.reservations == created)
     }
 
+    /// Requests with a client's id (`resv import`): booked under it; sent again, the same
+    /// booking and nothing booked; an id of another request, or repeated in the batch, refused.
+    @Test func requestsCarryTheirClientsIdsAndAreNeverBookedTwice() async throws {
+        var ledger = ReservationLedger(records: [], catalog: .builtIn)
+        let (a, b, c) = (Reservation.ID(UUID()), Reservation.ID(UUID()), Reservation.ID(UUID()))
+        func request(_ id: Reservation.ID, party: Int = 2) throws -> NewReservation {
+            var request = try Fixture.request("Half Dome", on: "2026-12-01T10:00:00Z", party: party)
+            request.id = id
+            return request
+        }
+        let made = try await ledger.reserve([try request(a), try request(b)], now: Fixture.now)
+        #expect(made.map(\.id) == [a, b])
+        let again = try await ledger.reserve([try request(c), try request(a)], now: Fixture.now)
+        #expect(again.map(\.id) == [c, a])
+        #expect(again[1] == made[0], "the booking as it is, not made again")
+        #expect(ledger.records.count == 3)
+
+        let error = try await #require(throws: ReservationError.self) { () async throws in
+            try await ledger.reserve(
+                [try request(b, party: 5), try request(Reservation.ID(UUID())), try request(c), try request(c)],
+                now: Fixture.now)
+        }
+        guard case .batchRejected(let failures, _) = error else {
+            Issue.record("expected .batchRejected, got \(error)")
+            return
+        }
+        #expect(failures.map(\.index) == [0, 3])
+        #expect(failures.allSatisfy { $0.error.code == .reservationIdInUse })
+        #expect(ledger.records.count == 3)
+    }
+
     @Test func oneRefusedRequestBooksNothingAndEveryFailureHasItsIndex() async throws {
         let stored = Fixture.record()
         var ledger = ReservationLedger(records: [stored], catalog: .builtIn)

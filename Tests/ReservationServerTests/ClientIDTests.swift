@@ -62,7 +62,7 @@ struct ClientIDTests {
     }
 
     @Test(arguments: Engine.available)
-    func anIdThatIsNoUUIDOrInABatchIs400(engine: Engine) async throws {
+    func anIdThatIsNoUUIDIs400AloneAndInABatch(engine: Engine) async throws {
         try await withHarness(engine) { h in
             let date = Fixture.futureDate()
             for id in ["abc", "", String(repeating: "a", count: 32), "937fea60bb7b4ee885dac79962987917"] {
@@ -75,12 +75,62 @@ struct ClientIDTests {
                 .post, "/reservations", token: h.alice,
                 body: #"{"landmarkId":"\#(Fixture.goldenGate)","date":"\#(date)","partySize":1,"id":7}"#)
             #expect(number.status == .badRequest)
-            let item = Self.body(Fixture.goldenGate, date, 1, id: UUID().uuidString)
+            let good = Self.body(Fixture.goldenGate, date, 1, id: UUID().uuidString)
             let batch = try await h.call(
-                .post, "/reservations/batch", token: h.alice, body: #"{"reservations":[\#(item)]}"#)
+                .post, "/reservations/batch", token: h.alice,
+                body: #"{"reservations":[\#(good),\#(Self.body(Fixture.goldenGate, date, 1, id: "abc"))]}"#)
             #expect(batch.status == .badRequest, "\(batch.text)")
-            #expect(batch.reason?.contains("id is taken by POST /reservations only") == true)
+            #expect(Self.failures(batch) == [2: "invalidRequest"])
             #expect(try await h.call(.get, "/reservations", token: h.alice).array.isEmpty)
+        }
+    }
+
+    /// Each failure of a refused batch: its request's number and code.
+    static func failures(_ reply: Reply) -> [Int: String] {
+        let items = reply.object["failures"] as? [[String: Any]] ?? []
+        return Dictionary(
+            items.compactMap { item in (item["request"] as? Int).map { ($0, item["code"] as? String ?? "") } },
+            uniquingKeysWith: { a, _ in a })
+    }
+
+    /// A batch whose requests carry ids (what `resv import` sends): booked under them, all or
+    /// nothing; a request whose id is already the same booking is not booked again; an id
+    /// in use by another request, another user, or an earlier line is that line's failure.
+    @Test(arguments: Engine.available)
+    func aBatchCarriesIdsAllOrNothing(engine: Engine) async throws {
+        try await withHarness(engine) { h in
+            let date = Fixture.futureDate()
+            let (a, b, c, d) = (UUID(), UUID(), UUID(), UUID())
+            func item(_ id: UUID, _ party: Int = 2, landmark: String = Fixture.goldenGate) -> String {
+                Self.body(landmark, date, party, id: id.uuidString.lowercased(), extra: #","note":"a, b; c\nd""#)
+            }
+            func batch(_ items: [String], token: String) async throws -> Reply {
+                try await h.call(
+                    .post, "/reservations/batch", token: token,
+                    body: #"{"reservations":[\#(items.joined(separator: ","))]}"#)
+            }
+            let first = try await batch([item(a), item(b, landmark: Fixture.halfDome)], token: h.alice)
+            #expect(first.status == .created, "\(first.text)")
+            #expect(first.array.map { $0["id"] as? String } == [a, b].map { $0.uuidString.lowercased() })
+            // Sent again: the same bookings, nothing booked twice.
+            let again = try await batch([item(a), item(b, landmark: Fixture.halfDome)], token: h.alice)
+            #expect(again.status == .created, "\(again.text)")
+            #expect(again.array.map { $0["version"] as? Int } == [1, 1])
+            #expect(try await h.call(.get, "/reservations", token: h.alice).array.count == 2)
+            // One already there and one new: only the new one is booked.
+            let more = try await batch([item(a), item(c)], token: h.alice)
+            #expect(more.status == .created, "\(more.text)")
+            #expect(try await h.call(.get, "/reservations", token: h.alice).array.count == 3)
+            // The id of a differing booking, a repeated id, and another user's: each its line, nothing booked.
+            let refused = try await batch([item(a, 9), item(d), item(d)], token: h.alice)
+            #expect(refused.status == .badRequest, "\(refused.text)")
+            #expect(Self.failures(refused) == [1: "reservationIdInUse", 3: "reservationIdInUse"])
+            let bobs = try await batch([item(d), item(a)], token: h.bob)
+            #expect(Self.failures(bobs) == [2: "reservationIdInUse"], "\(bobs.text)")
+            #expect(try await h.call(.get, "/reservations", token: h.bob).array.isEmpty)
+            let alice = try await h.call(.get, "/reservations", token: h.alice).array
+            #expect(alice.count == 3)
+            #expect(alice.allSatisfy { $0["note"] as? String == "a, b; c\nd" && $0["partySize"] as? Int == 2 })
         }
     }
 

@@ -493,6 +493,7 @@ struct NoTransaction: BookingTransaction {
     var catalog: LandmarkCatalog { .builtIn }
     func lockHistory(exclusive: Bool) async throws {}
     func recordsForUpdate(_ ids: [Reservation.ID]) async throws -> [Reservation.ID: StoredReservation] { [:] }
+    func takenIDs(_ ids: [Reservation.ID]) async throws -> Set<Reservation.ID> { [] }
     func booked(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: Int] { [:] }
     func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [StoredReservation]] { [:] }
     func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [StoredReservation] { [] }

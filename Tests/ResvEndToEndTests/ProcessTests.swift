@@ -42,7 +42,7 @@ struct ProcessTests {
 
     static let commands = [
         "list", "reserve", "cancel", "confirm", "modify", "log", "undo", "show", "availability", "fetch", "landmarks",
-        "config", "repl", "whoami", "sync", "outbox", "calendar", "completion",
+        "config", "repl", "whoami", "sync", "outbox", "calendar", "import", "completion",
     ]
 
     @Test(arguments: commands)

@@ -16,7 +16,8 @@ public enum Booking {
     ) async throws -> [Reservation] {
         try await transaction.lockHistory(exclusive: countsHolds(requests, holdLimit))
         return try await book(
-            requests, now: now, command: command, holdLimit: holdLimit, newID: newID, in: transaction)
+            requests, now: now, command: command, holdLimit: holdLimit, newID: newID, in: transaction
+        ).map(\.reservation)
     }
 
     /// Holds counted against a cap are counted with the user's other changes held off (an
@@ -28,38 +29,66 @@ public enum Booking {
 
     /// One booking under an id the client made (docs/contracts.md, "Offline"),
     /// so a request sent again (a sync killed after the server answered) books
-    /// nothing twice: the user's reservation with that id, made by the same
-    /// request (landmark, date, party size, note), is the answer, `made` false;
-    /// one that differs is refused (`reservationIDInUse`), as is an id of
-    /// another user's booking (the engine's insert refuses a taken id).
+    /// nothing twice: `reserve`'s rule for a request with an `id`, `made` false
+    /// when the user's booking with that id was the answer.
     public static func reserve(
         _ request: NewReservation, id: Reservation.ID, now: Date, holdLimit: Int? = nil,
         in transaction: some BookingTransaction
     ) async throws -> (reservation: Reservation, made: Bool) {
+        var request = request
+        request.id = id
         try await transaction.lockHistory(exclusive: countsHolds([request], holdLimit))
-        if let stored = try await transaction.recordsForUpdate([id])[id] {
-            guard let existing = stored.reservation?.settled(at: now),
-                let landmark = try? transaction.catalog.landmark(matching: request.landmark),
-                existing.landmark.id == landmark.id, existing.date == request.date,
-                existing.partySize == request.partySize, existing.note == request.note,
-                existing.series == request.series
-            else { throw ReservationError.reservationIDInUse(id) }
-            return (existing, false)
-        }
         do {
-            let made = try await book([request], now: now, holdLimit: holdLimit, newID: { id }, in: transaction)
-            return (made[0], true)
+            return try await book([request], now: now, holdLimit: holdLimit, newID: { id }, in: transaction)[0]
         } catch ReservationError.batchRejected(let failures, _) where failures.count == 1 {
             throw failures[0].error
         }
     }
 
-    /// `reserve`'s rule, the user's history locked.
+    /// The requests that carry an id the client made (docs/contracts.md,
+    /// "Offline"): one the user's booking already has, made by the same
+    /// request (landmark, date, party size, note, series), is that booking, not booked
+    /// again; one whose booking differs, another user's, or one an earlier
+    /// request of the batch carries, is refused (`reservationIDInUse`).
+    private static func clientIDs(
+        _ requests: [NewReservation], now: Date, in transaction: some BookingTransaction
+    ) async throws -> (already: [Int: Reservation], refused: [Int: ReservationError]) {
+        let given = Set(requests.compactMap(\.id)).sorted { $0.description < $1.description }
+        guard !given.isEmpty else { return ([:], [:]) }
+        let own = try await transaction.recordsForUpdate(given)
+        let taken = try await transaction.takenIDs(given.filter { own[$0] == nil })
+        var already: [Int: Reservation] = [:]
+        var refused: [Int: ReservationError] = [:]
+        var seen: Set<Reservation.ID> = []
+        for (index, request) in requests.enumerated() {
+            guard let id = request.id else { continue }
+            guard seen.insert(id).inserted, !taken.contains(id) else {
+                refused[index] = .reservationIDInUse(id)
+                continue
+            }
+            guard let stored = own[id] else { continue }
+            if let existing = stored.reservation?.settled(at: now),
+                let landmark = try? transaction.catalog.landmark(matching: request.landmark),
+                existing.landmark.id == landmark.id, existing.date == request.date,
+                existing.partySize == request.partySize, existing.note == request.note,
+                existing.series == request.series
+            {
+                already[index] = existing
+            } else {
+                refused[index] = .reservationIDInUse(id)
+            }
+        }
+        return (already, refused)
+    }
+
+    /// `reserve`'s rule, the user's history locked: each request's reservation,
+    /// `made` false for one its client's id already had.
     private static func book(
         _ requests: [NewReservation], now: Date, command: String = newCommand(), holdLimit: Int?,
         newID: () -> Reservation.ID, in transaction: some BookingTransaction
-    ) async throws -> [Reservation] {
-        let holds = requests.count { $0.hold != nil }
+    ) async throws -> [(reservation: Reservation, made: Bool)] {
+        let (already, refusedIDs) = try await clientIDs(requests, now: now, in: transaction)
+        let holds = requests.indices.count { requests[$0].hold != nil && already[$0] == nil }
         let catalog = transaction.catalog
         var failures: [BatchFailure] = []
         var resolved: [(request: NewReservation, landmark: Landmark, day: BookingDay?)?] = []
@@ -67,6 +96,11 @@ public enum Booking {
         var landmarks: [String: Landmark] = [:]
         for (index, request) in requests.enumerated() {
             do throws(ReservationError) {
+                if let refusal = refusedIDs[index] { throw refusal }
+                guard already[index] == nil else {
+                    resolved.append(nil)
+                    continue
+                }
                 // Checked again here, by the backend's own clock: a request validated long ago may be stale.
                 guard request.date > now else { throw .dateInPast(request.date) }
                 let landmark: Landmark
@@ -134,7 +168,7 @@ public enum Booking {
             }
             reservations.append(
                 Reservation(
-                    id: newID(), landmark: item.landmark, date: item.request.date,
+                    id: item.request.id ?? newID(), landmark: item.landmark, date: item.request.date,
                     partySize: item.request.partySize, status: status, note: item.request.note, createdAt: created,
                     updatedAt: created, version: 1,
                     expiresAt: item.request.hold.map { created.addingTimeInterval(Double($0)) },
@@ -144,7 +178,11 @@ public enum Booking {
         try await transaction.insert(reservations)
         try await transaction.append(
             reservations.map { entry(.created, before: nil, after: $0, at: created, command: command) })
-        return reservations
+        var made = reservations.makeIterator()
+        return requests.indices.compactMap { index in
+            if let existing = already[index] { return (existing, false) }
+            return made.next().map { ($0, true) }
+        }
     }
 
     /// Books one request; a refusal is the request's own error, not a batch's.

@@ -20,6 +20,9 @@ public protocol BookingTransaction {
     /// The user's reservations with these ids (sorted, no repeats), each locked
     /// until the transaction ends, mapped or not; an id the user has no record of is absent.
     func recordsForUpdate(_ ids: [Reservation.ID]) async throws -> [Reservation.ID: StoredReservation]
+    /// Of these ids (sorted, no repeats), those a reservation of any user has:
+    /// a client's id another user's booking took is refused before the insert.
+    func takenIDs(_ ids: [Reservation.ID]) async throws -> Set<Reservation.ID>
     /// Locks each day (given sorted, no repeats) until the transaction ends and
     /// counts the people booked there at `now`: every user's pending, confirmed
     /// and held reservations with a valid party size, a hold only until its

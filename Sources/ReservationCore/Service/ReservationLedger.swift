@@ -143,6 +143,10 @@ public final class LedgerTransaction: BookingTransaction {
         return ledger.indexes(of: ids).mapValues { StoredReservation(reservations[$0]) }
     }
 
+    public func takenIDs(_ ids: [Reservation.ID]) async throws -> Set<Reservation.ID> {
+        Set(ledger.indexes(of: ids).keys)
+    }
+
     public func booked(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: Int] {
         var totals = Dictionary(uniqueKeysWithValues: days.map { ($0, 0) })
         for (day, reservation) in on(days)

@@ -17,6 +17,10 @@ public struct NewReservation: Sendable, Hashable {
     public let waitlist: Bool
     /// The series it is booked in (`reserve --every`); nil for a booking of its own.
     public let series: Reservation.SeriesID?
+    /// The id the client made for the booking (an import's, an outbox's), so
+    /// that sending it again books nothing twice; nil for the backend to make one.
+    /// Set after the checks, which it takes no part in.
+    public var id: Reservation.ID?
 
     /// How long a hold may be: 1 s to 24 h.
     public static let holdSeconds: ClosedRange<Int> = 1...86_400
@@ -69,6 +73,12 @@ public struct NewReservation: Sendable, Hashable {
         try self.init(
             landmark: request.landmarkId, date: date, partySize: request.partySize, status: status, note: request.note,
             hold: request.hold, waitlist: request.waitlist ?? false, series: series, now: now)
+        if let text = request.id {
+            guard let id = Reservation.ID(text), text.count == 36 else {
+                throw .invalidRequestField("id", "is not a UUID")
+            }
+            self.id = id
+        }
     }
 
     /// The wire form of this request.
@@ -76,7 +86,7 @@ public struct NewReservation: Sendable, Hashable {
         CreateReservationRequest(
             landmarkId: landmark, date: DateTime.format(date), partySize: partySize, status: status.rawValue,
             note: note,
-            hold: hold, waitlist: waitlist ? true : nil, series: series?.description)
+            hold: hold, waitlist: waitlist ? true : nil, id: id?.description, series: series?.description)
     }
 }
 

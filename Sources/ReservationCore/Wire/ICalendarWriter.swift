@@ -8,6 +8,10 @@ import Foundation
 ///   and a calendar needs a length to draw it; an hour marks the slot.
 /// - STATUS: CONFIRMED, TENTATIVE (pending) or CANCELLED.
 /// - DESCRIPTION: the reservation in words, then its note (`Note: …`) on a line of its own.
+/// - X-RESV-LANDMARK (the landmark's id), X-RESV-PARTY-SIZE, X-RESV-STATUS (resv's
+///   word), X-RESV-SERIES (a series' id, when in one), and X-RESV-NOTE (base64 of its UTF-8) for a note DESCRIPTION cannot
+///   carry exactly (a CR, a control character): what `resv import` reads back,
+///   exactly; calendars pass over X- properties.
 /// - SEQUENCE: the reservation's version less one (0 when made), so a calendar
 ///   takes a re-import after a change as a newer revision of the same event;
 ///   LAST-MODIFIED: when it last changed, for records that know.
@@ -78,6 +82,13 @@ public struct ICalendarWriter {
                     "resv reservation \(reservation.id.description): \(landmark.name), \(party), \(reservation.status.rawValue)"
                         + (reservation.note.map { "\nNote: " + $0 } ?? "")))
         append("STATUS:\(status)")
+        append("X-RESV-LANDMARK:\(landmark.id.description)")
+        append("X-RESV-PARTY-SIZE:\(reservation.partySize)")
+        append("X-RESV-STATUS:\(reservation.status.rawValue)")
+        if let series = reservation.series { append("X-RESV-SERIES:\(series.description)") }
+        if let note = reservation.note, ICalendarReader.unescaped(Self.escaped(note)) != note {
+            append("X-RESV-NOTE;ENCODING=BASE64;VALUE=BINARY:" + Data(note.utf8).base64EncodedString())
+        }
         append("END:VEVENT")
     }
 

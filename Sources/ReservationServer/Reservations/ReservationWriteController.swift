@@ -28,10 +28,10 @@ struct ReservationWriteController: Sendable {
         return try await backend.idempotentCreate(
             request, user: context.user, route: "POST /reservations", bodyLimit: ReservationRoutes.bodyLimit,
             check: { json throws(APIError) in
-                let (reservation, id) = try backend.newReservation(json, id: ())
+                let reservation = try backend.newReservation(json)
                 let at = backend.now()
                 let maxHolds = backend.maxHolds
-                guard let id else {
+                guard let id = reservation.id else {
                     return (
                         backend.groupDay(of: reservation),
                         { transaction -> (reservation: Reservation, made: Bool) in

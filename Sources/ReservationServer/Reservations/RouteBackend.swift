@@ -116,33 +116,20 @@ struct RouteBackend: Sendable {
 
     /// Checks a create body with the core's rules (`NewReservation`: the one
     /// date parser, a future date, a party size, a status); its landmark must be
-    /// a known landmark's id.
+    /// a known landmark's id; an `id` the client made must be a whole UUID.
     func newReservation(_ json: JSONValue) throws(APIError) -> NewReservation {
-        let (checked, id) = try newReservation(json, id: ())
-        if id != nil {
-            throw APIError(.badRequest, .invalidRequest, "id is taken by POST /reservations only, not in a batch")
-        }
-        return checked
-    }
-
-    /// A create's request and the id the client made for it, if it sent one (a UUID).
-    func newReservation(_ json: JSONValue, id: Void) throws(APIError) -> (NewReservation, Reservation.ID?) {
         let wire: CreateReservationRequest
         do { wire = try CreateReservationRequest(json: json) } catch { throw APIError(error) }
         guard let landmarkID = Landmark.ID(wire.landmarkId) else {
             throw APIError(.badRequest, .unknownLandmark, "landmarkId '\(wire.landmarkId.prefix(64))' is not a UUID")
         }
-        var id: Reservation.ID?
-        if let text = wire.id {
-            guard let made = Reservation.ID(text), text.count == 36 else {
-                throw APIError(.badRequest, .invalidRequest, "id '\(text.prefix(64))' is not a UUID")
-            }
-            id = made
+        if let text = wire.id, Reservation.ID(text) == nil || text.count != 36 {
+            throw APIError(.badRequest, .invalidRequest, "id '\(text.prefix(64))' is not a UUID")
         }
         let checked: NewReservation
         do { checked = try NewReservation(wire, now: now()) } catch { throw APIError(error) }
         try knownLandmark(landmarkID)
-        return (checked, id)
+        return checked
     }
 
     /// The day a booking waits in a group for (`DayGroups`): one with a

@@ -157,6 +157,10 @@ final class MemoryTransaction: BookingTransaction {
         try await ledger.recordsForUpdate(ids.filter { data.owners[$0] == user })
     }
 
+    func takenIDs(_ ids: [Reservation.ID]) async throws -> Set<Reservation.ID> {
+        Set(ids.filter { data.owners[$0] != nil })
+    }
+
     func booked(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: Int] {
         try await ledger.booked(days, at: now)
     }

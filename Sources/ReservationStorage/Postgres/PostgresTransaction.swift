@@ -55,6 +55,13 @@ struct PostgresTransaction: BookingTransaction {
         return found
     }
 
+    func takenIDs(_ ids: [Reservation.ID]) async throws -> Set<Reservation.ID> {
+        guard !ids.isEmpty else { return [] }
+        let rows = try await run(
+            "SELECT id FROM reservations WHERE id = ANY(\(ids.map(\.description))::TEXT[])")
+        return Set(try rows.map { try $0.decode(String.self) }.compactMap { Reservation.ID($0) })
+    }
+
     func booked(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: Int] {
         guard !days.isEmpty else { return [:] }
         // In the order given (sorted by the rules), so two batches never wait on each other crosswise.

@@ -32,6 +32,17 @@ struct SQLiteTransaction: BookingTransaction {
         return found
     }
 
+    func takenIDs(_ ids: [Reservation.ID]) async throws -> Set<Reservation.ID> {
+        var taken: Set<Reservation.ID> = []
+        for chunk in Self.chunks(ids) {
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            let rows = try await db.query(
+                "SELECT id FROM reservations WHERE id IN (\(marks))", chunk.map { .text($0.description) })
+            taken.formUnion(rows.compactMap { $0.column("id")?.string.flatMap { Reservation.ID($0) } })
+        }
+        return taken
+    }
+
     func booked(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: Int] {
         var totals: [BookingDay: Int] = [:]
         for day in days {

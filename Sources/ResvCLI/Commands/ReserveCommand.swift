@@ -274,12 +274,7 @@ struct ReserveCommand: ResvCommand, PrintsData {
         }
         progress.finish()
         guard failures.isEmpty else {
-            let total = parsed.lines.count + parsed.failures.count
-            throw BatchError(
-                error: onlyRefused
-                    ? .batchRefused(refused: failures.count, total: total)
-                    : .batchRejected(invalid: failures.count, total: total),
-                lines: failures.sorted { $0.line < $1.line })
+            throw BatchError(failures, total: parsed.lines.count + parsed.failures.count, onlyRefused: onlyRefused)
         }
         let renderer = Renderer(options.output, context: context)
         renderer.write(reservations: created, to: context.output)

@@ -108,4 +108,18 @@ struct BatchError: Error, LocalizedError {
     let lines: [BatchInput.Failure]
 
     var errorDescription: String? { error.errorDescription }
+
+    /// A batch of `total` refused for `lines`: refused (exit 1) when `onlyRefused`, every
+    /// line valid and refused for what the backend holds; else invalid (64).
+    init(_ lines: [BatchInput.Failure], total: Int, onlyRefused: Bool) {
+        error =
+            onlyRefused
+            ? .batchRefused(refused: lines.count, total: total) : .batchRejected(invalid: lines.count, total: total)
+        self.lines = lines.sorted { $0.line < $1.line }
+    }
+
+    init(error: CLIError, lines: [BatchInput.Failure]) {
+        self.error = error
+        self.lines = lines
+    }
 }

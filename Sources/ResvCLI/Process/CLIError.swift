@@ -14,6 +14,9 @@ public enum CLIError: Error, Sendable, LocalizedError {
     case nestedRepl
     /// An input file (`reserve --batch`) that cannot be read.
     case unreadableInput(String, String)
+    /// A file `resv import` reads that is not of its format (not UTF-8, not a calendar, not
+    /// resv's CSV, over the size read): the file, the line, what is wrong there.
+    case notImportable(String, line: Int, String)
     /// Some lines of a batch are invalid, so nothing was reserved.
     case batchRejected(invalid: Int, total: Int)
     /// Every line of a batch is valid, but some do not fit what is booked, so nothing was reserved.
@@ -89,6 +92,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
             "\(shown) is in the past: the new date of reservation \(id) must be in the future"
         case .unreadableInput(let path, let reason):
             "cannot read \(path): \(reason)"
+        case .notImportable(let path, let line, let reason):
+            "cannot import \(path): line \(line): \(reason); nothing was reserved"
         case .batchRejected(let invalid, let total):
             "\(invalid) of \(total) \(total == 1 ? "request is" : "requests are") invalid: nothing was reserved"
         case .batchRefused(let refused, let total):

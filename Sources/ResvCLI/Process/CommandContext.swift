@@ -294,15 +294,19 @@ public struct InputSource: Sendable {
     public var readSecretLine: @Sendable () -> String?
     /// Everything left, to the end of the input.
     public var readToEnd: @Sendable () -> Data
+    /// At most this many bytes of what is left (an import reads no further than its bound).
+    public var readAtMost: @Sendable (Int) -> Data
 
     public init(
         isTerminal: Bool, readLine: @escaping @Sendable () -> String?,
-        readSecretLine: (@Sendable () -> String?)? = nil, readToEnd: @escaping @Sendable () -> Data
+        readSecretLine: (@Sendable () -> String?)? = nil, readToEnd: @escaping @Sendable () -> Data,
+        readAtMost: (@Sendable (Int) -> Data)? = nil
     ) {
         self.isTerminal = isTerminal
         self.readLine = readLine
         self.readSecretLine = readSecretLine ?? readLine
         self.readToEnd = readToEnd
+        self.readAtMost = readAtMost ?? { Data(readToEnd().prefix($0)) }
     }
 
     /// The process's stdin.
@@ -321,7 +325,8 @@ public struct InputSource: Sendable {
                 defer { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
                 return Swift.readLine(strippingNewline: true)
             },
-            readToEnd: { FileHandle.standardInput.readDataToEndOfFile() })
+            readToEnd: { FileHandle.standardInput.readDataToEndOfFile() },
+            readAtMost: { (try? FileHandle.standardInput.read(upToCount: $0)) ?? Data() })
     }
 
     /// An input with nothing in it, as from `< /dev/null`.

@@ -41,6 +41,7 @@ extension ExitStatus {
             case .unwritableConfig, .noStoreFolder: return cannotWrite
             case .notCached: return unavailable
             case .configLocked: return temporary
+            case .notImportable: return dataError
             }
         case let error as HTTPBackendError:
             switch error {
