@@ -47,7 +47,7 @@ struct BadInputTests {
             arguments: reserve(partySize: "99999999999999999999999"), status: 64,
             message: "'99999999999999999999999' is invalid"),
         // Ids: none.
-        Case(arguments: ["cancel"], status: 64, message: "missing expected argument '<ids> ...'"),
+        Case(arguments: ["cancel"], status: 64, message: "missing reservation ids (or --series ID)"),
         // Statuses, formats, ranges, commands.
         Case(arguments: ["list", "--status", "archived"], status: 64, message: "'archived' is invalid for '--status"),
         Case(arguments: ["list", "--format", "xml"], status: 64, message: "'xml' is invalid for '--format"),
