@@ -228,6 +228,49 @@ struct ClientIDTests {
             #expect(Set(mine.map(\.id)) == Set(ids))
         }
     }
+
+    /// The same batch with ids (an import run twice at once, or sent again after a lost answer) to
+    /// three instances on one PostgreSQL at once, without a key: each id stored once, and every
+    /// answer a 201 with those ids (the batch made, or found made) — never a 500 from the
+    /// insert that lost the race for an id.
+    @Test(.enabled(if: Engine.postgresURL != nil, "needs RESV_TEST_POSTGRES_URL (scripts/with-postgres)"))
+    func oneBatchOfIdsSentToThreeInstancesAtOnceIsBookedOnce() async throws {
+        let url = try #require(Engine.postgresURL)
+        let clock = TestClock(OnSaleTests.start)
+        let date = DateTime.format(OnSaleTests.visit)
+        try await OnSaleTests.withRouters(3, url: url, catalog: .builtIn, clock: clock) { instances in
+            let user = try await User.team(in: instances[0].store)[0]
+            for round in 0..<6 {
+                let ids = (0..<4).map { _ in UUID().uuidString.lowercased() }
+                let landmark = round % 2 == 0 ? Fixture.halfDome : Fixture.goldenGate
+                let body =
+                    #"{"reservations":[\#(ids.map { Self.body(landmark, date, 1, id: $0) }.joined(separator: ","))]}"#
+                let answers = Sent()
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for instance in instances {
+                        group.addTask {
+                            let response = try await instance.client.executeRequest(
+                                uri: "/reservations/batch", method: .post,
+                                headers: [.authorization: "Bearer \(user.token)", .contentType: "application/json"],
+                                body: ByteBuffer(string: body))
+                            let made =
+                                ((try? JSONSerialization.jsonObject(with: Data(buffer: response.body)))
+                                as? [[String: Any]])?
+                                .compactMap { $0["id"] as? String } ?? []
+                            answers.add("batch", Int(response.status.code), made.joined(separator: ","))
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                let all = answers.all
+                #expect(
+                    all.allSatisfy { $0.status == 201 && $0.answered == ids.joined(separator: ",") },
+                    "round \(round): \(all.map(\.status))")
+                let stored = try await instances[1].store.list(user.id).filter { ids.contains($0.id) }
+                #expect(stored.count == ids.count, "round \(round): \(stored.count) rows for \(ids.count) ids")
+            }
+        }
+    }
 }
 
 /// What each request of a test was answered.
