@@ -209,25 +209,7 @@ struct ConditionTests {
 
     /// The first column, as text, of what `sql` answers on the harness's database.
     static func ids(_ sql: String, _ h: Harness) async throws -> [String] {
-        if h.database.hasPrefix("postgres") {
-            let logger = {
-                var logger = Logger(label: "resv-test-conditions")
-                logger.logLevel = .critical
-                return logger
-            }()
-            let client = PostgresClient(
-                configuration: try PostgresStore.configuration(h.database), backgroundLogger: logger)
-            return try await withThrowingTaskGroup(of: [String]?.self) { group in
-                group.addTask {
-                    await client.run()
-                    return nil
-                }
-                defer { group.cancelAll() }
-                return try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect().map {
-                    try $0.decode(String.self)
-                }
-            }
-        }
+        if h.database.hasPrefix("postgres") { return try await firstColumn(sql, postgres: h.database) }
         let connection = try await SQLiteConnection.open(storage: .file(path: h.database))
         do {
             let rows = try await connection.query(sql)
@@ -236,6 +218,26 @@ struct ConditionTests {
         } catch {
             try await connection.close()
             throw error
+        }
+    }
+
+    /// The first column, as text, of what `sql` answers on the PostgreSQL database at `url`.
+    static func firstColumn(_ sql: String, postgres url: String) async throws -> [String] {
+        let logger = {
+            var logger = Logger(label: "resv-test-conditions")
+            logger.logLevel = .critical
+            return logger
+        }()
+        let client = PostgresClient(configuration: try PostgresStore.configuration(url), backgroundLogger: logger)
+        return try await withThrowingTaskGroup(of: [String]?.self) { group in
+            group.addTask {
+                await client.run()
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect().map {
+                try $0.decode(String.self)
+            }
         }
     }
 }

@@ -1,7 +1,5 @@
 import CapacityModel
 import Foundation
-import Logging
-import PostgresNIO
 import ReservationCore
 import Testing
 
@@ -18,13 +16,8 @@ struct DayCountTests {
     /// party sizes the domain allows), as text; none when all agree. One statement,
     /// one snapshot: a change and its count commit together.
     static func mismatches(_ url: String) async throws -> [String] {
-        let logger = {
-            var logger = Logger(label: "resv-test-day-counts")
-            logger.logLevel = .critical
-            return logger
-        }()
-        let client = PostgresClient(configuration: try PostgresStore.configuration(url), backgroundLogger: logger)
-        let sql = """
+        try await ConditionTests.firstColumn(
+            """
             SELECT c.landmark_id || ' ' || c.start_at::TEXT || ': kept ' || c.taken::TEXT || ', scanned '
                 || COALESCE(SUM(r.party_size), 0)::TEXT
             FROM day_counts c LEFT JOIN reservations r ON r.landmark_id = c.landmark_id
@@ -33,17 +26,7 @@ struct DayCountTests {
                 AND r.party_size BETWEEN \(Reservation.partySizes.lowerBound) AND \(Reservation.partySizes.upperBound)
             GROUP BY c.landmark_id, c.start_at, c.end_at, c.taken
             HAVING c.taken <> COALESCE(SUM(r.party_size), 0)
-            """
-        return try await withThrowingTaskGroup(of: [String]?.self) { group in
-            group.addTask {
-                await client.run()
-                return nil
-            }
-            defer { group.cancelAll() }
-            return try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect().map {
-                try $0.decode(String.self)
-            }
-        }
+            """, postgres: url)
     }
 
     /// The kept count of the day of `date` at `landmark` (nil when none was made).
