@@ -121,6 +121,9 @@ final class PseudoTerminal {
         while ContinuousClock.now < deadline {
             _ = readSome(waitingMilliseconds: 20)
             if waitpid(pid, &status, WNOHANG) == pid {
+                // What it wrote before it ended and no poll read yet is still in the terminal: read
+                // it to the end (EIO once drained), or a caller's transcript misses its last lines.
+                while readSome(waitingMilliseconds: 50) {}
                 // WIFEXITED / WEXITSTATUS, which Swift does not import as macros.
                 return status & 0x7F == 0 ? (status >> 8) & 0xFF : nil
             }
