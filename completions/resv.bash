@@ -191,7 +191,7 @@ _resv() {
     local -a repeating_flags=()
     local -a non_repeating_flags=(--offline --json --no-pager --version -h --help)
     local -a repeating_options=()
-    local -a non_repeating_options=(--store --server --profile --config --format --jq)
+    local -a non_repeating_options=(--store --server --profile --config --cacert --format --jq)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -211,6 +211,10 @@ _resv() {
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
@@ -225,13 +229,13 @@ _resv() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    list|reserve|cancel|confirm|modify|log|undo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|sync|outbox|calendar|import|completion|help)
+    list|reserve|cancel|confirm|modify|log|undo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|login|logout|sync|outbox|calendar|import|completion|help)
         # Offer subcommand argument completions
         "_resv_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'list reserve cancel confirm modify log undo show watch wait availability fetch landmarks config repl whoami sync outbox calendar import completion help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'list reserve cancel confirm modify log undo show watch wait availability fetch landmarks config repl whoami login logout sync outbox calendar import completion help' -- "${cur}"))
         ;;
     esac
 }
@@ -240,7 +244,7 @@ _resv_list() {
     repeating_flags=()
     non_repeating_flags=(--all --reverse --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=(--status)
-    non_repeating_options=(--landmark -l --from --to --sort --limit --store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--landmark -l --from --to --sort --limit --store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -281,6 +285,10 @@ _resv_list() {
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
@@ -298,7 +306,7 @@ _resv_reserve() {
     repeating_flags=()
     non_repeating_flags=(--pending --waitlist --queue --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--landmark -l --date -d --note --party-size -n --batch --hold --every --count --until --idempotency-key --store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--landmark -l --date -d --note --party-size -n --batch --hold --every --count --until --idempotency-key --store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -351,6 +359,10 @@ _resv_reserve() {
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
@@ -368,7 +380,7 @@ _resv_cancel() {
     repeating_flags=()
     non_repeating_flags=(--queue --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--series --store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--series --store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options -1
 
     # Offer option value completions
@@ -389,6 +401,10 @@ _resv_cancel() {
         ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
         return
         ;;
     '--format')
@@ -416,7 +432,7 @@ _resv_confirm() {
     repeating_flags=()
     non_repeating_flags=(--queue --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options -1
 
     # Offer option value completions
@@ -434,6 +450,10 @@ _resv_confirm() {
         ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
         return
         ;;
     '--format')
@@ -461,7 +481,7 @@ _resv_modify() {
     repeating_flags=()
     non_repeating_flags=(--queue --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--date -d --party-size -n --landmark -l --note --store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--date -d --party-size -n --landmark -l --note --store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 1
 
     # Offer option value completions
@@ -494,6 +514,10 @@ _resv_modify() {
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
@@ -519,7 +543,7 @@ _resv_log() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--limit --from --to --store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--limit --from --to --store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 1
 
     # Offer option value completions
@@ -548,6 +572,10 @@ _resv_log() {
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
@@ -573,7 +601,7 @@ _resv_undo() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -593,6 +621,10 @@ _resv_undo() {
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
@@ -610,7 +642,7 @@ _resv_show() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 1
 
     # Offer option value completions
@@ -628,6 +660,10 @@ _resv_show() {
         ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
         return
         ;;
     '--format')
@@ -655,7 +691,7 @@ _resv_watch() {
     repeating_flags=()
     non_repeating_flags=(--no-follow --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--after --timeout --store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--after --timeout --store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -681,6 +717,10 @@ _resv_watch() {
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
@@ -698,7 +738,7 @@ _resv_wait() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--for --timeout --store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--for --timeout --store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 1
 
     # Offer option value completions
@@ -722,6 +762,10 @@ _resv_wait() {
         ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
         return
         ;;
     '--format')
@@ -749,7 +793,7 @@ _resv_availability() {
     repeating_flags=()
     non_repeating_flags=(--calendar --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--from --to --store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--from --to --store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 1
 
     # Offer option value completions
@@ -773,6 +817,10 @@ _resv_availability() {
         ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
         return
         ;;
     '--format')
@@ -800,7 +848,7 @@ _resv_fetch() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -820,6 +868,10 @@ _resv_fetch() {
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
@@ -837,7 +889,7 @@ _resv_landmarks() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -855,6 +907,10 @@ _resv_landmarks() {
         ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
         return
         ;;
     '--format')
@@ -1069,7 +1125,7 @@ _resv_repl() {
     repeating_flags=()
     non_repeating_flags=(--stop-on-error --offline --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config)
+    non_repeating_options=(--store --server --profile --config --cacert)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -1089,6 +1145,10 @@ _resv_repl() {
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
     esac
 }
 
@@ -1096,7 +1156,7 @@ _resv_whoami() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -1116,6 +1176,10 @@ _resv_whoami() {
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
@@ -1129,11 +1193,61 @@ _resv_whoami() {
     esac
 }
 
+_resv_login() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --profile --config --cacert)
+    __resv_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion login -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
+    esac
+}
+
+_resv_logout() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--server --profile --config)
+    __resv_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion logout -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    esac
+}
+
 _resv_sync() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -1151,6 +1265,10 @@ _resv_sync() {
         ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
         return
         ;;
     '--format')
@@ -1193,7 +1311,7 @@ _resv_outbox_list() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -1213,6 +1331,10 @@ _resv_outbox_list() {
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
@@ -1230,7 +1352,7 @@ _resv_outbox_drop() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options -1
 
     # Offer option value completions
@@ -1248,6 +1370,10 @@ _resv_outbox_drop() {
         ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
         return
         ;;
     '--format')
@@ -1290,7 +1416,7 @@ _resv_calendar_url() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -1310,6 +1436,10 @@ _resv_calendar_url() {
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
@@ -1327,7 +1457,7 @@ _resv_calendar_reset() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
@@ -1347,6 +1477,10 @@ _resv_calendar_reset() {
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
     '--format')
         __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
         return
@@ -1364,7 +1498,7 @@ _resv_import() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --format --jq --tz)
+    non_repeating_options=(--store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 1
 
     # Offer option value completions
@@ -1382,6 +1516,10 @@ _resv_import() {
         ;;
     '--config')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
         return
         ;;
     '--format')

@@ -47,6 +47,7 @@ _resv() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format\: table, json, ndjson, csv or ics.]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program.]:expression:'
@@ -75,7 +76,9 @@ _resv() {
             'landmarks:List the landmarks of the active backend.'
             'config:Show and change settings (store, server, token, timeouts, queue) and profiles.'
             'repl:An interactive prompt: type commands as on the shell, without '\''resv'\''.'
-            'whoami:Show the server user the token belongs to.'
+            'whoami:Show the server user the token belongs to, the server'\''s origin and the token'\''s scope.'
+            'login:Check a token with a server and keep it for that server only.'
+            'logout:Remove the token kept for a server.'
             'sync:Send the changes queued while the server could not be reached (--queue).'
             'outbox:List the changes queued for the server (--queue), or drop one.'
             'calendar:Print the secret URL calendar apps subscribe to, or make a new one.'
@@ -87,7 +90,7 @@ _resv() {
         ;;
     arg)
         case "${words[1]}" in
-        list|reserve|cancel|confirm|modify|log|undo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|sync|outbox|calendar|import|completion|help)
+        list|reserve|cancel|confirm|modify|log|undo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|login|logout|sync|outbox|calendar|import|completion|help)
             "_resv_${words[1]}" && ret=0
             ;;
         esac
@@ -116,6 +119,7 @@ _resv_list() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion list -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
@@ -153,6 +157,7 @@ _resv_reserve() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion reserve -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
@@ -179,6 +184,7 @@ _resv_cancel() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion cancel -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
@@ -204,6 +210,7 @@ _resv_confirm() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion confirm -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
@@ -233,6 +240,7 @@ _resv_modify() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion modify -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
@@ -260,6 +268,7 @@ _resv_log() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion log -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
@@ -283,6 +292,7 @@ _resv_undo() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion undo -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
@@ -307,6 +317,7 @@ _resv_show() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion show -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
@@ -333,6 +344,7 @@ _resv_watch() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion watch -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
@@ -359,6 +371,7 @@ _resv_wait() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion wait -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
@@ -386,6 +399,7 @@ _resv_availability() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion availability -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
@@ -409,6 +423,7 @@ _resv_fetch() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion fetch -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
@@ -432,6 +447,7 @@ _resv_landmarks() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion landmarks -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
@@ -588,6 +604,7 @@ _resv_repl() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion repl -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -605,12 +622,44 @@ _resv_whoami() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion whoami -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
         '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
         '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
         '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_login() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':server:'
+        '--server[The server, as the argument names it.]:url:'
+        '--profile[The profile (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose; '\''default'\'' is the file'\''s top level).]:name:{__resv_custom_complete ---completion login -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--cacert[CA certificates (PEM) to verify the server with, kept with the token (default\: the system'\''s).]:file:_files -g '\''*.pem *.crt'\'''
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_logout() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':server:'
+        '--server[The server, as the argument names it.]:url:'
+        '--profile[The profile (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose; '\''default'\'' is the file'\''s top level).]:name:{__resv_custom_complete ---completion logout -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -628,6 +677,7 @@ _resv_sync() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion sync -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
@@ -680,6 +730,7 @@ _resv_outbox_list() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion outbox list -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
@@ -704,6 +755,7 @@ _resv_outbox_drop() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion outbox drop -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
@@ -756,6 +808,7 @@ _resv_calendar_url() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion calendar url -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
@@ -779,6 +832,7 @@ _resv_calendar_reset() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion calendar reset -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
@@ -804,6 +858,7 @@ _resv_import() {
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion import -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
         '--json[Print JSON (same as --format json).]'
         '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
         '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'

@@ -7,6 +7,8 @@ public enum HTTPBackendError: Error, Sendable, LocalizedError {
     case unavailable(URL, String)
     /// 401 or 403: no token, a wrong one, or not allowed.
     case notAuthorised(URL, Int, String?)
+    /// An https server whose certificate did not verify (or no TLS handshake): nothing was sent.
+    case untrusted(URL, String)
     /// 429 after every retry.
     case rateLimited(URL)
     /// 5xx after every retry.
@@ -35,16 +37,22 @@ public enum HTTPBackendError: Error, Sendable, LocalizedError {
         case .unavailable(let url, let why):
             return "cannot reach the server at \(url.redacted): \(why)"
         case .notAuthorised(let url, let status, let reason):
+            let origin = ServerOrigin(url).map(\.description) ?? url.redacted
             if status == 401, let reason, reason.lowercased().contains("expired") {
-                return "the server at \(url.redacted) says the token has expired (401): set RESV_TOKEN "
-                    + "(or 'resv config set token') to a new one from 'resv-server token create'"
+                return "the server at \(url.redacted) says the token has expired (401): run 'resv login \(origin)' "
+                    + "with a new one from 'resv-server token create'"
             }
             if status == 401 {
                 // The server does not say why: no token, an unknown one, a revoked or an expired one.
-                return "the server at \(url.redacted) refused the token (401): it is unknown, revoked or expired; set "
-                    + "RESV_TOKEN (or 'resv config set token') to a token from 'resv-server token create'"
+                return "the server at \(url.redacted) refused the token (401): it is unknown, revoked or expired; "
+                    + "run 'resv login \(origin)' with a token from 'resv-server token create'"
             }
+            // 403: the token works, but its scope (or its user's role) does not allow this.
             return "the server at \(url.redacted) forbids this (\(status)\(reason.map { ": \($0)" } ?? ""))"
+        case .untrusted(let url, let why):
+            let host = ServerOrigin(url).map(\.description) ?? url.redacted
+            return "cannot trust \(host): \(why); nothing was sent (if it uses a private CA, give its certificate "
+                + "with --cacert FILE or 'cacert' in the config file's entry for it)"
         case .rateLimited(let url):
             return "the server at \(url.redacted) is rate limiting (429) and did not recover; retry later"
         case .serverError(let url, let status, let reason):

@@ -51,6 +51,8 @@ public enum TransportFailure: Error, Sendable, Equatable {
     case truncated(String)
     /// The body is larger than `HTTPTransport.largestBody`: declared so, or sent so.
     case tooLarge
+    /// The server's certificate did not verify (or the TLS handshake failed): nothing was sent.
+    case untrusted(String)
 }
 
 /// The HTTP exchange the backend runs on: a closure, so tests can swap it

@@ -17,13 +17,17 @@ extension HTTPTransport {
     /// and every stall; `request.timeout` (else `requestTimeout`) the whole
     /// exchange. A body above `largestBody` is refused (`TransportFailure.tooLarge`),
     /// declared so or sent so. Cancelling the task aborts the transfer at once.
+    /// An https server's certificate is verified against the system's CA store, or the
+    /// certificates of `caFile` (PEM) in its place; one that does not verify ends the
+    /// exchange before a byte of the request is sent (`TransportFailure.untrusted`).
     public static func libcurl(
-        connectTimeout: TimeInterval, requestTimeout: TimeInterval, largestBody: Int = HTTPTransport.largestBody
+        connectTimeout: TimeInterval, requestTimeout: TimeInterval, largestBody: Int = HTTPTransport.largestBody,
+        caFile: String? = nil
     ) -> HTTPTransport {
         HTTPTransport { request in
             let transfer = LibCurlTransfer(
                 request: request, connectTimeout: connectTimeout,
-                requestTimeout: request.timeout ?? requestTimeout, largestBody: largestBody)
+                requestTimeout: request.timeout ?? requestTimeout, largestBody: largestBody, caFile: caFile)
             return try await transfer.response()
         }
     }
@@ -36,6 +40,8 @@ struct LibCurlTransfer: Sendable {
     let connectTimeout: TimeInterval
     let requestTimeout: TimeInterval
     let largestBody: Int
+    /// The CA certificates to verify with instead of the system's; nil: the system's.
+    var caFile: String? = nil
 
     /// What `HTTPTransport.libcurl` says when there is no libcurl to load.
     static let notInstalled = TransportFailure.cannotConnect("libcurl is not installed (apt-get install libcurl4)")
@@ -73,7 +79,7 @@ struct LibCurlTransfer: Sendable {
         pthread_sigmask(SIG_BLOCK, &pipe, nil)
 
         guard ccurl_load(nil) == 0 else { return .failure(Self.notInstalled) }
-        guard let handles = LibCurlHandles.take(for: request.url) else {
+        guard let handles = LibCurlHandles.take(for: request.url, caFile: caFile) else {
             return .failure(.cannotConnect("libcurl cannot start a transfer (out of memory?)"))
         }
         defer { LibCurlHandles.give(handles) }
@@ -144,6 +150,12 @@ struct LibCurlTransfer: Sendable {
             ccurl_setopt_pointer(easy, CCURLOPT_POSTFIELDS, body.baseAddress.map(UnsafeRawPointer.init) ?? Self.empty)
         }
         let method = request.method.uppercased()
+        // libcurl sends a request again, on a new connection, when a kept one dies before any
+        // answer: it assumes the server never saw it. A change the server may have made must not
+        // be sent twice, so one without an Idempotency-Key (which makes a second sending
+        // harmless) gets a connection of its own, which libcurl never retries.
+        let repeatable = ["GET", "HEAD"].contains(method) || request.headers["Idempotency-Key"] != nil
+        ccurl_setopt_long(easy, CCURLOPT_FRESH_CONNECT, repeatable ? 0 : 1)
         let usual = body == nil ? "GET" : "POST"
         if method == usual {
             ccurl_setopt_pointer(easy, CCURLOPT_CUSTOMREQUEST, nil)
@@ -174,6 +186,9 @@ struct LibCurlTransfer: Sendable {
         case CCURLE_GOT_NOTHING, CCURLE_SEND_ERROR, CCURLE_RECV_ERROR, CCURLE_WEIRD_SERVER_REPLY:
             .connectionLost(detail)
         case CCURLE_FILESIZE_EXCEEDED: .tooLarge
+        case CCURLE_SSL_CONNECT_ERROR, CCURLE_SSL_CERTPROBLEM, CCURLE_PEER_FAILED_VERIFICATION,
+            CCURLE_SSL_CACERT_BADFILE, CCURLE_SSL_ISSUER_ERROR:
+            .untrusted(detail)
         default: .cannotConnect(detail)
         }
     }
@@ -255,7 +270,7 @@ final class LibCurlCancellation: Sendable {
 struct LibCurlHandles: @unchecked Sendable {
     let easy: UnsafeMutableRawPointer
     let multi: UnsafeMutableRawPointer
-    /// Scheme, host and port of the server its connections go to.
+    /// Scheme, host and port of the server its connections go to, and the CA file they were verified with.
     let origin: String
 
     /// Handles not in use, the last returned last.
@@ -267,8 +282,9 @@ struct LibCurlHandles: @unchecked Sendable {
 
     /// The handles that last talked to `url`'s server (each multi handle keeps its
     /// own connections, so theirs is the likeliest open), else new ones.
-    static func take(for url: URL) -> LibCurlHandles? {
-        let origin = origin(url)
+    /// A handle's CA file is set once, when it is made: handles are kept per origin and CA file.
+    static func take(for url: URL, caFile: String? = nil) -> LibCurlHandles? {
+        let origin = origin(url) + (caFile.map { " " + $0 } ?? "")
         let kept = pool.withLock { pool in pool.lastIndex { $0.origin == origin }.map { pool.remove(at: $0) } }
         if let kept { return kept }
         guard let easy = ccurl_easy_init() else { return nil }
@@ -276,6 +292,7 @@ struct LibCurlHandles: @unchecked Sendable {
             ccurl_easy_cleanup(easy)
             return nil
         }
+        if let caFile { ccurl_setopt_pointer(easy, CCURLOPT_CAINFO, caFile) }
         return LibCurlHandles(easy: easy, multi: multi, origin: origin)
     }
 

@@ -61,6 +61,10 @@ struct ServerClient: Sendable {
                 ArrivalTrace.current?.note()
             } catch let failure as TransportFailure {
                 if failure == .tooLarge { throw tooLarge }  // a second try would be as large
+                // A certificate that did not verify will not verify on a second try; nothing was sent.
+                if case .untrusted(let why) = failure {
+                    throw HTTPBackendError.untrusted(configuration.baseURL, why)
+                }
                 if case .cannotConnect = failure {
                 } else {
                     mayHaveArrived = true
@@ -174,6 +178,7 @@ extension TransportFailure {
         case .connectionLost(let why): "the connection broke: \(why)"
         case .truncated(let why): "the body was cut short: \(why)"
         case .tooLarge: "the answer is larger than \(HTTPTransport.largestBodyDescription)"
+        case .untrusted(let why): "its certificate did not verify: \(why)"
         }
     }
 }

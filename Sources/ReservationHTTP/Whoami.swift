@@ -4,13 +4,20 @@ import ReservationCore
 extension HTTPBackendConfiguration {
     /// The name of the user the token belongs to, from `GET /whoami`.
     public func whoami(transport: HTTPTransport) async throws -> String {
+        try await identity(transport: transport).user
+    }
+
+    /// Whose the token is and what it may do, from `GET /whoami`.
+    public func identity(transport: HTTPTransport) async throws -> (user: String, scope: String?) {
         let reply = try await ServerClient(configuration: self, transport: transport).send("GET", "whoami")
         switch reply.status {
         case 200:
             guard case .string(let user)? = reply.json?["user"], !user.isEmpty else {
                 throw HTTPBackendError.badResponse(baseURL, "GET /whoami did not answer {\"user\": NAME}")
             }
-            return user
+            // A server older than scopes names none: its tokens can do everything.
+            guard case .string(let scope)? = reply.json?["scope"] else { return (user, nil) }
+            return (user, scope)
         case 404:
             throw HTTPBackendError.unavailable(baseURL, "it has no GET /whoami (a resv-server older than this resv)")
         default:

@@ -37,7 +37,8 @@ public enum Reference {
         ExitCode(
             code: ExitStatus.usage, summary: "usage or invalid input",
             detail: "bad date, party size, unknown landmark, unknown option, an invalid batch line, a --jq expression "
-                + "that does not compile or fails on the output"),
+                + "that does not compile or fails on the output, a token that would go over http:// to another "
+                + "machine (use https)"),
         ExitCode(
             code: ExitStatus.dataError, summary: "bad data",
             detail: "the store is not valid JSON, is from a newer resv or is larger than RESV_MAX_STORE_BYTES "
@@ -48,7 +49,8 @@ public enum Reference {
             detail: "the store cannot be read or is not a file (a directory, a FIFO, a device), or the server "
                 + "cannot be reached, gave no answer within RESV_REQUEST_TIMEOUT, cannot reach its database, "
                 + "failed (5xx) after retries or "
-                + "lacks a route (an older resv-server); an id that the cache of an unreachable server does not hold; "
+                + "lacks a route (an older resv-server); an https server whose certificate does not verify (nothing is "
+                + "sent); an id that the cache of an unreachable server does not hold; "
                 + "--jq without libjq (libjq1)"),
         ExitCode(
             code: ExitStatus.internalError, summary: "internal error",
@@ -70,8 +72,8 @@ public enum Reference {
                 + "kept breaking the request under load (503 serverBusy); retry"),
         ExitCode(
             code: ExitStatus.notAuthorised, summary: "not authorised",
-            detail: "no token is set for the server, the server refused the token (401, 403; an expired one is said "
-                + "so when the server says it), "
+            detail: "not logged in to the server (no token kept for its origin: 'resv login'), the server refused "
+                + "the token (401; an expired one is said so when the server says it) or its scope (403), "
                 + "or a config file holding a token is readable by others"),
         ExitCode(
             code: ExitStatus.interrupted, summary: "interrupted",
@@ -85,7 +87,12 @@ public enum Reference {
             text: "A resv-server URL to use instead of the file, when --server is not given (and no --store)."),
         Item(
             name: "RESV_TOKEN",
-            text: "The bearer token for the server (never a flag: argv shows in ps). Never printed."),
+            text: "The bearer token for RESV_SERVER's server (else the config file's), sent to no other "
+                + "origin: not to one --server or a profile names (never a flag: argv shows in ps). Never printed."),
+        Item(
+            name: "RESV_CACERT",
+            text: "CA certificates (PEM) to verify an https server with instead of the system's, when --cacert "
+                + "is not given."),
         Item(name: "RESV_CONFIG", text: "The config file, when --config is not given."),
         Item(
             name: "RESV_PROFILE",
@@ -202,9 +209,9 @@ public enum Reference {
                   jq -r 'select(.left >= 6) | .date'
                 """),
         Item(
-            name: "Against a shared resv-server; the token from the environment, never the command line:",
+            name: "Against a shared resv-server; the token kept for that server only, never on the command line:",
             text: """
-                export RESV_SERVER=http://127.0.0.1:8080 RESV_TOKEN="$(cat ~/.resv-token)"
+                resv login https://resv.example.com < ~/.resv-token
                 resv reserve -l "Half Dome" -d 2026-12-01T10:00:00-08:00 -n 2 --idempotency-key nightly-2026-12-01
                 resv list --offline
                 """),

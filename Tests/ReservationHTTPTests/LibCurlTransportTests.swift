@@ -225,3 +225,52 @@ struct LibCurlTransportTests {
         }
     }
 }
+
+/// A change whose answer is lost is never sent a second time by libcurl itself (issue:
+/// `resv undo` applied twice behind a proxy that dropped its answer). The server answers a
+/// GET and keeps its connection; it reads any other request and closes without a word, as
+/// a proxy that forwarded a request and lost its answer does.
+@Suite("libcurl transport: no silent second sending")
+struct LibCurlResendTests {
+    /// The request lines the server read, in order.
+    static func droppingChanges(_ seen: Recorder<[String]>) throws -> LoopbackServer {
+        try LoopbackServer { connection in
+            while let head = connection.request() {
+                let line = head.split(separator: "\r\n").first.map(String.init) ?? ""
+                seen.change { $0.append(line) }
+                guard line.hasPrefix("GET "), connection.respond("[]") else { return }
+            }
+        }
+    }
+
+    @Test(arguments: ["POST", "PATCH", "DELETE"])
+    func anUnkeyedChangeOnAKeptConnectionIsSentOnce(method: String) async throws {
+        let seen = Recorder<[String]>([])
+        let server = try Self.droppingChanges(seen)
+        defer { server.stop() }
+        let transport = HTTPTransport.libcurl(connectTimeout: 5, requestTimeout: 30)
+        let warm = try await transport.send(LibCurlTransportTests.request(server))
+        #expect(warm.status == 200)
+        await #expect(throws: TransportFailure.self) {
+            _ = try await transport.send(LibCurlTransportTests.request(server, method, "/undo", body: "{}"))
+        }
+        let changes = seen.value.filter { $0.hasPrefix(method) }
+        #expect(changes.count == 1, "\(seen.value)")
+    }
+
+    /// The control: the same exchange with an Idempotency-Key (which makes a second sending
+    /// harmless) is sent again by libcurl on a new connection, so the test above sees what
+    /// it claims to prevent.
+    @Test func aKeyedChangeMaySafelyBeSentAgain() async throws {
+        let seen = Recorder<[String]>([])
+        let server = try Self.droppingChanges(seen)
+        defer { server.stop() }
+        let transport = HTTPTransport.libcurl(connectTimeout: 5, requestTimeout: 30)
+        _ = try await transport.send(LibCurlTransportTests.request(server))
+        await #expect(throws: TransportFailure.self) {
+            _ = try await transport.send(
+                LibCurlTransportTests.request(server, "POST", "/undo", headers: ["Idempotency-Key": "k1"], body: "{}"))
+        }
+        #expect(seen.value.filter { $0.hasPrefix("POST") }.count == 2, "\(seen.value)")
+    }
+}

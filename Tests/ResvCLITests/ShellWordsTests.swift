@@ -72,7 +72,7 @@ struct CompleterTests {
     @Test func commandsAtTheStartOfTheLine() {
         #expect(complete("", "lis") == ["list"])
         #expect(complete("", "c") == ["calendar", "cancel", "completion", "config", "confirm"])
-        #expect(complete("", "l") == ["landmarks", "list", "log"])
+        #expect(complete("", "l") == ["landmarks", "list", "log", "login", "logout"])
         #expect(complete("", "u") == ["undo"])
         #expect(complete("", "m") == ["modify"])
         #expect(!complete("", "").contains("repl"), "refused inside the REPL, so never offered")

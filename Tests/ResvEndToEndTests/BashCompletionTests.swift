@@ -73,7 +73,8 @@ struct BashCompletionTests {
         for (line, words) in [
             ("resv lis", ["list"]), ("resv confi", ["config", "confirm"]), ("resv list --sta", ["--status"]),
             ("resv list --status con", ["confirmed"]), ("resv list --format js", ["json"]),
-            ("resv un", ["undo"]), ("resv lo", ["log"]), ("resv mod", ["modify"]), ("resv undo --for", ["--format"]),
+            ("resv un", ["undo"]), ("resv lo", ["log", "login", "logout"]), ("resv mod", ["modify"]),
+            ("resv undo --for", ["--format"]),
         ] {
             let completion = try complete(line, in: folder)
             #expect(Set(completion.words) == Set(words), "\(line)")

@@ -34,6 +34,8 @@ static const int CCURLOPT_POSTFIELDSIZE_LARGE = 30000 + 120;
 static const int CCURLOPT_TIMEOUT_MS = 0 + 155;
 static const int CCURLOPT_CONNECTTIMEOUT_MS = 0 + 156;
 static const int CCURLOPT_PROTOCOLS_STR = 10000 + 318;
+static const int CCURLOPT_CAINFO = 10000 + 65;
+static const int CCURLOPT_FRESH_CONNECT = 0 + 74;
 
 // CURL_HTTP_VERSION_1_1
 static const long CCURL_HTTP_VERSION_1_1 = 2;
@@ -57,6 +59,12 @@ static const int CCURLE_GOT_NOTHING = 52;
 static const int CCURLE_SEND_ERROR = 55;
 static const int CCURLE_RECV_ERROR = 56;
 static const int CCURLE_FILESIZE_EXCEEDED = 63;
+// TLS: the handshake failed, the server's certificate did not verify, the CA file could not be used.
+static const int CCURLE_SSL_CONNECT_ERROR = 35;
+static const int CCURLE_SSL_CERTPROBLEM = 58;
+static const int CCURLE_PEER_FAILED_VERIFICATION = 60;
+static const int CCURLE_SSL_CACERT_BADFILE = 77;
+static const int CCURLE_SSL_ISSUER_ERROR = 83;
 
 // CURL_ERROR_SIZE: the size of the CURLOPT_ERRORBUFFER buffer.
 static const int CCURL_ERROR_SIZE = 256;

@@ -27,8 +27,15 @@ public enum CLIError: Error, Sendable, LocalizedError {
     case invalidConfig(String, String)
     /// The config file holds a token and others may read it.
     case insecureConfig(String)
-    /// A server is chosen but no token is set.
-    case noToken
+    /// A server is chosen but no token belongs to its origin: the origin, and why a token
+    /// that is set (RESV_TOKEN for another server) was not given to it.
+    case notLoggedIn(String, withheld: String?)
+    /// A token would cross the network in clear: http:// to a host that is not this machine.
+    case tokenInClear(String)
+    /// `login` or `logout` without a server named anywhere.
+    case noServerToLogIn(String)
+    /// `login` read no token (an empty line, or the end of the input).
+    case noTokenGiven
     /// The config file cannot be written.
     case unwritableConfig(String, String)
     /// Another resv held the config file's lock for longer than the lock wait (RESV_LOCK_TIMEOUT).
@@ -105,9 +112,17 @@ public enum CLIError: Error, Sendable, LocalizedError {
             "the config file \(path) is invalid: \(why)"
         case .insecureConfig(let path):
             "the config file \(path) holds a token but others can read it: run 'chmod 600 \(path)'"
-        case .noToken:
-            "no token is set for the server: set RESV_TOKEN or run 'resv config set token' "
-                + "(an admin makes one with 'resv-server token create')"
+        case .notLoggedIn(let origin, let withheld):
+            "not logged in to \(origin): run 'resv login \(origin)' (an admin makes a token with "
+                + "'resv-server token create')" + (withheld.map { "; \($0)" } ?? "")
+        case .tokenInClear(let origin):
+            "refusing to send the token to \(origin) over plain http, where anyone on the way can read it: "
+                + "use https:// (resv-server serve --tls-cert FILE --tls-key FILE); http:// carries a token "
+                + "only to this machine (127.0.0.1, ::1, localhost)"
+        case .noServerToLogIn(let command):
+            "no server to \(command): name one ('resv \(command) https://resv.example.com') or set RESV_SERVER"
+        case .noTokenGiven:
+            "no token was given: paste the token 'resv-server token create' printed, or pipe it in"
         case .unwritableConfig(let path, let why):
             "cannot write the config file \(path): \(why)"
         case .configLocked(let path, let seconds):

@@ -212,9 +212,17 @@ public struct CommandContext: Sendable {
         }
         let idle = try settings.seconds(settings.connectTimeout, .connectTimeout)
         let total = try settings.seconds(settings.requestTimeout, .requestTimeout)
+        guard let origin = ServerOrigin(url) else {
+            throw CLIError.invalidSetting("server", URL.redacting(server.value), SettingValue.serverURLRule)
+        }
         // Every route but /health needs a token: say what is missing rather than "refused".
-        if settings.token == nil, !options.offline { throw CLIError.noToken }
+        if settings.token == nil, !options.offline {
+            throw CLIError.notLoggedIn(origin.description, withheld: settings.withheldToken)
+        }
         let token = try settings.checkedToken()
+        // Before any connection: a token never crosses a network in clear.
+        if token != nil, !origin.keepsSecretsOffTheWire { throw CLIError.tokenInClear(origin.description) }
+        let caFile = try settings.cacert.map { setting throws(CLIError) in try Self.readableCAFile(setting) }
         var configuration = HTTPBackendConfiguration(
             baseURL: url, token: token, idempotencyKey: idempotencyKey, now: now)
         configuration.cache = responseCache(url, token: token)
@@ -238,7 +246,20 @@ public struct CommandContext: Sendable {
                     "resv: warning: cannot reach \(url.redacted); showing what it answered \(Self.describe(age: age))\n"
                 )
             })
-        return (configuration, .libcurl(connectTimeout: idle, requestTimeout: total))
+        return (configuration, .libcurl(connectTimeout: idle, requestTimeout: total, caFile: caFile))
+    }
+
+    /// A CA file that can be read, as libcurl will read it (it says only "problem with the CA cert").
+    static func readableCAFile(_ setting: Setting) throws(CLIError) -> String {
+        let path = setting.value
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw .unreadableInput(path + " (the CA certificates)", FileError.describe(errno))
+        }
+        guard FileKind.isRegular(info), access(path, R_OK) == 0 else {
+            throw .unreadableInput(path + " (the CA certificates)", "it is no readable file of PEM certificates")
+        }
+        return path
     }
 
     /// The outbox of `url`'s server, under `$XDG_STATE_HOME` (docs/contracts.md, "Offline").

@@ -28,7 +28,8 @@ extension ExitStatus {
             case .invalidSetting, .emptyRange, .nestedRepl, .unreadableInput, .batchRejected, .invalidConfig,
                 .offlineNeedsServer, .noServerUser, .unknownSetting, .tokenOnCommandLine, .unknownProfile, .pastDate:
                 return usage
-            case .insecureConfig, .noToken: return notAuthorised
+            case .insecureConfig, .notLoggedIn: return notAuthorised
+            case .tokenInClear, .noServerToLogIn, .noTokenGiven: return usage
             case .settingNotSet, .batchRefused, .seriesRefused, .waitTimedOut, .waitCannotSucceed, .undoRefused,
                 .outboxRefused,
                 .noQueuedChange:
@@ -45,7 +46,7 @@ extension ExitStatus {
             }
         case let error as HTTPBackendError:
             switch error {
-            case .unavailable, .serverError, .nothingCached, .missingRoute: return unavailable
+            case .unavailable, .serverError, .nothingCached, .missingRoute, .untrusted: return unavailable
             case .databaseUnavailable: return code(for: ErrorCode.databaseUnavailable)
             case .serverBusy: return code(for: ErrorCode.serverBusy)
             case .notAuthorised: return notAuthorised
@@ -80,7 +81,8 @@ extension ExitStatus {
         case let error as ReservationError: return error.code.rawValue
         case let error as HTTPBackendError:
             switch error {
-            case .notAuthorised: return ErrorCode.unauthorized.rawValue
+            case .notAuthorised(_, let status, _):
+                return (status == 403 ? ErrorCode.forbidden : ErrorCode.unauthorized).rawValue
             case .rateLimited: return ErrorCode.rateLimited.rawValue
             case .missingRoute: return ErrorCode.noRoute.rawValue
             case .databaseUnavailable: return ErrorCode.databaseUnavailable.rawValue

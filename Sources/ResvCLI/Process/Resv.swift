@@ -36,7 +36,8 @@ public struct Resv: ParsableCommand {
             ListCommand.self, ReserveCommand.self, CancelCommand.self, ConfirmCommand.self, ModifyCommand.self,
             LogCommand.self, UndoCommand.self, ShowCommand.self, WatchCommand.self, WaitCommand.self,
             AvailabilityCommand.self, FetchCommand.self, LandmarksCommand.self, ConfigCommand.self, ReplCommand.self,
-            WhoamiCommand.self, SyncCommand.self, OutboxCommand.self, CalendarCommand.self, ImportCommand.self,
+            WhoamiCommand.self, LoginCommand.self, LogoutCommand.self, SyncCommand.self, OutboxCommand.self,
+            CalendarCommand.self, ImportCommand.self,
             CompletionCommand.self,
         ],
         defaultSubcommand: ListCommand.self

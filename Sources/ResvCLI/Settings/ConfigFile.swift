@@ -1,6 +1,7 @@
 import FilePrimitives
 import Foundation
 import ReservationCore
+import ReservationHTTP
 
 #if canImport(Glibc)
     import Glibc
@@ -18,7 +19,9 @@ struct ConfigFile: Sendable {
     /// The name that means the top level: never a key of `"profiles"`.
     static let defaultProfile = "default"
     /// Keys of the top level that are no setting.
-    static let profileKeys = ["profile", "profiles"]
+    static let profileKeys = ["profile", "profiles", "servers"]
+    /// The settings a server's entry of `"servers"` may hold.
+    static let serverKeys = ["token", "cacert"]
 
     /// A profile name: letters, digits, `.`, `_` and `-` (it is typed, completed and shown in messages).
     static func checkProfileName(_ name: String) throws(CLIError) {
@@ -98,8 +101,10 @@ struct ConfigFile: Sendable {
             }
         case let other?: throw .invalidConfig(url.path, "profiles must be an object of profiles, not \(other.typeName)")
         }
+        try checkServers(fields["servers"], url)
         let file = ConfigFile(url: url, fields: fields)
         if file.string(.token) != nil || file.profiles.keys.contains(where: { file.string(.token, profile: $0) != nil })
+            || file.servers.values.contains(where: { $0["token"] != nil })
         {
             var info = stat()
             if stat(url.path, &info) == 0, info.st_mode & 0o077 != 0 {
@@ -109,13 +114,86 @@ struct ConfigFile: Sendable {
         return file
     }
 
+    /// `"servers"`: an object of servers, each an object whose token and cacert are strings.
+    private static func checkServers(_ value: JSONValue?, _ url: URL) throws(CLIError) {
+        switch value {
+        case nil: return
+        case .object(let servers)?:
+            for (origin, entry) in servers {
+                let name = "servers.\(origin.quoted())"
+                guard case .object(let settings) = entry else {
+                    throw .invalidConfig(url.path, "\(name) must be an object (token, cacert), not \(entry.typeName)")
+                }
+                for key in serverKeys {
+                    switch settings[key] {
+                    case nil, .string?: break
+                    case let other?:
+                        throw .invalidConfig(url.path, "\(name).\(key) must be a string, not \(other.typeName)")
+                    }
+                }
+            }
+        case let other?: throw .invalidConfig(url.path, "servers must be an object of servers, not \(other.typeName)")
+        }
+    }
+
+    /// The servers' entries as written, by their keys (`"https://host:443"`).
+    var servers: [String: [String: JSONValue]] {
+        guard case .object(let servers)? = fields["servers"] else { return [:] }
+        return servers.compactMapValues { value in
+            if case .object(let settings) = value { return settings }
+            return nil
+        }
+    }
+
+    /// Keys of `"servers"` that name no origin: reported, kept as they are, never used.
+    var malformedServerKeys: [String] {
+        servers.keys.filter { ServerOrigin($0) == nil }.sorted()
+    }
+
+    /// A setting (`token`, `cacert`) kept for `origin`, under whichever key spells it.
+    func server(_ origin: ServerOrigin, _ key: String) -> String? {
+        // The exact spelling first, so two keys of one origin answer the same way each time.
+        let entries = servers.filter { ServerOrigin($0.key) == origin }.sorted { a, b in
+            (a.key == origin.description ? 0 : 1, a.key) < (b.key == origin.description ? 0 : 1, b.key)
+        }
+        for (_, settings) in entries {
+            if case .string(let value)? = settings[key], !value.isEmpty { return value }
+        }
+        return nil
+    }
+
+    /// Sets (or with nil removes) a server's setting; every key of that origin is
+    /// changed, and an entry left empty removed. Returns whether anything was there before.
+    @discardableResult
+    mutating func setServer(_ origin: ServerOrigin, _ key: String, _ value: String?) -> Bool {
+        var raw: [String: JSONValue] = [:]
+        if case .object(let servers)? = fields["servers"] { raw = servers }
+        var had = false
+        for (name, entry) in raw where ServerOrigin(name) == origin {
+            guard case .object(var settings) = entry else { continue }
+            had = had || settings[key] != nil
+            guard name != origin.description else { continue }
+            settings[key] = nil
+            raw[name] = settings.isEmpty ? nil : .object(settings)
+        }
+        var entry: [String: JSONValue] = [:]
+        if case .object(let settings)? = raw[origin.description] { entry = settings }
+        entry[key] = value.map(JSONValue.string)
+        raw[origin.description] = entry.isEmpty ? nil : .object(entry)
+        fields["servers"] = raw.isEmpty ? nil : .object(raw)
+        return had
+    }
+
     /// Keys that are no setting: kept, and warned about (a typo would otherwise do nothing).
     var unknownKeys: [String] {
         let top = fields.keys.filter { SettingKey(rawValue: $0) == nil && !Self.profileKeys.contains($0) }
         let nested = profiles.flatMap { name, settings in
             settings.keys.filter { SettingKey(rawValue: $0) == nil }.map { "profiles.\(name).\($0)" }
         }
-        return (top + nested).sorted()
+        let kept = servers.flatMap { origin, settings in
+            settings.keys.filter { !Self.serverKeys.contains($0) }.map { "servers.\(origin).\($0)" }
+        }
+        return (top + nested + kept).sorted()
     }
 
     /// A setting of the top level, or of the named profile.

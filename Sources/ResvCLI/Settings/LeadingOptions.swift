@@ -12,7 +12,9 @@ import ArgumentParser
 /// (`--store list list`) stays a value; anything else (`--help`, `--`, an
 /// unknown option) ends the scan and the words are left as typed.
 enum LeadingOptions {
-    static let valued: Set<String> = ["--store", "--server", "--profile", "--config", "--format", "--jq"]
+    static let valued: Set<String> = [
+        "--store", "--server", "--profile", "--config", "--cacert", "--format", "--jq",
+    ]
     static let flags: Set<String> = ["--offline", "--json", "--no-pager"]
 
     /// How many leading words are these options with their values.

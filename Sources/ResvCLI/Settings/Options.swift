@@ -33,6 +33,13 @@ public struct BackendOptions: ParsableArguments, Sendable {
     @Flag(help: "Read the server's answers cached by earlier commands; never use the network.")
     public var offline = false
 
+    @Option(
+        help: ArgumentHelp(
+            "CA certificates (PEM) to verify an https server with, instead of the system's (default: $RESV_CACERT, "
+                + "else the config file's cacert for that server).", valueName: "file"),
+        completion: .file(extensions: ["pem", "crt"]))
+    public var cacert: String?
+
     public init() {}
 
     public func validate() throws {

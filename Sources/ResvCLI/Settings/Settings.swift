@@ -105,7 +105,15 @@ struct Settings: Sendable {
     var profile: Setting
     var store: Setting
     var server: Setting?
+    /// The token of the server's origin, and nothing else's (`credentials(for:in:profile:cacertFlag:)`).
     var token: Setting?
+    /// The CA certificates to verify the server's with (`--cacert`, else the config file's for its origin).
+    var cacert: Setting?
+    /// Why a token that is set was not given to this server, for the message that none was.
+    var withheldToken: String?
+    /// The token as written (RESV_TOKEN, the profile's, the top level's), sent or not: what
+    /// `config get token` and `config list` show, as `****`.
+    var writtenToken: Setting?
     var connectTimeout: Setting
     var requestTimeout: Setting
     /// Whether a change the server cannot be reached for is kept in the outbox (`--queue`).
@@ -116,7 +124,7 @@ struct Settings: Sendable {
         switch key {
         case .store: store
         case .server: server
-        case .token: token
+        case .token: token ?? writtenToken
         case .connectTimeout: connectTimeout
         case .requestTimeout: requestTimeout
         case .queue: queue
@@ -232,7 +240,53 @@ extension CommandContext {
 
     /// Resolves every setting for `options`.
     func settings(_ options: BackendOptions) throws(CLIError) -> Settings {
-        try settings(store: options.store, server: options.server, profile: options.profile, config: options.config)
+        try settings(
+            store: options.store, server: options.server, profile: options.profile, config: options.config,
+            cacert: options.cacert)
+    }
+
+    /// The token and CA file for `server`, found by its origin (docs/contracts.md, "Trust"): a token
+    /// goes only to the origin it was kept for. RESV_TOKEN belongs to RESV_SERVER's server (else the
+    /// config file's, the profile's first); a `"servers"` entry to its key; a `token` written beside
+    /// a `server` (in a profile or at the top level, as resv wrote them before) to that server.
+    func credentials(for server: Setting?, in file: ConfigFile, profile: String?, cacertFlag: String?)
+        -> (token: Setting?, cacert: Setting?, withheld: String?)
+    {
+        let origin = server.flatMap { SettingValue.serverURL($0.value) }.flatMap(ServerOrigin.init(_:))
+        let fileServer = profile.flatMap { file.string(.server, profile: $0) } ?? file.string(.server)
+        var cacert: Setting? = nil
+        if let cacertFlag, !cacertFlag.isEmpty {
+            cacert = Setting(value: absolutePath(cacertFlag), source: .flag)
+        } else if let path = environment["RESV_CACERT"], !path.isEmpty {
+            cacert = Setting(value: absolutePath(path), source: .environment)
+        } else if let origin, let path = file.server(origin, "cacert") {
+            cacert = Setting(value: expandingHome(path), source: .configFile)
+        }
+        var withheld: String? = nil
+        if let token = environment[SettingKey.token.environment], !token.isEmpty {
+            let owner = environment[SettingKey.server.environment].flatMap { $0.isEmpty ? nil : $0 } ?? fileServer
+            let ownerOrigin = owner.flatMap(SettingValue.serverURL).flatMap(ServerOrigin.init(_:))
+            if let origin, ownerOrigin == origin {
+                return (Setting(value: token, source: .environment), cacert, nil)
+            }
+            withheld =
+                ownerOrigin.map { "RESV_TOKEN is sent only to \($0)" }
+                ?? "RESV_TOKEN is sent only to RESV_SERVER's server, and none is set"
+        }
+        guard let origin else { return (nil, cacert, withheld) }
+        if let token = file.server(origin, "token") {
+            return (Setting(value: token, source: .configFile), cacert, nil)
+        }
+        // Tokens written beside a server: the profile's, then the top level's.
+        let places: [String?] = profile == nil ? [nil] : [profile, nil]
+        for place in places {
+            guard let token = file.string(.token, profile: place) else { continue }
+            let owner = place.flatMap { file.string(.server, profile: $0) } ?? file.string(.server)
+            if owner.flatMap(SettingValue.serverURL).flatMap(ServerOrigin.init(_:)) == origin {
+                return (Setting(value: token, source: .configFile, profile: place), cacert, nil)
+            }
+        }
+        return (nil, cacert, withheld)
     }
 
     /// The profile chosen by `--profile`, else RESV_PROFILE, else the config file's `"profile"`;
@@ -259,7 +313,8 @@ extension CommandContext {
     /// Resolves every setting from these flags (nil when not given): flag > environment >
     /// the chosen profile of the config file > its top level > default.
     func settings(
-        store storeFlag: String?, server serverFlag: String?, profile profileFlag: String? = nil, config: String?
+        store storeFlag: String?, server serverFlag: String?, profile profileFlag: String? = nil, config: String?,
+        cacert cacertFlag: String? = nil
     )
         throws(CLIError) -> Settings
     {
@@ -269,6 +324,11 @@ extension CommandContext {
             say(
                 "resv: warning: \(configURL.path) has a key '\(key.quoted())' that is no setting "
                     + "(\(SettingKey.allCases.map(\.rawValue).joined(separator: ", "))); it is ignored")
+        }
+        for key in file.malformedServerKeys {
+            say(
+                "resv: warning: \(configURL.path) keeps settings for '\(key.quoted())', which is no server's origin "
+                    + "(https://host:port); they are left as they are and never used")
         }
         let (profile, profileSetting) = try chosenProfile(flag: profileFlag, in: file)
         func resolve(_ key: SettingKey, flag: String?) -> Setting? {
@@ -299,17 +359,16 @@ extension CommandContext {
             }
             ?? Setting(value: defaultStoreURL.path, source: .defaultValue)
         let server = resolve(.server, flag: serverFlag)
-        var token = resolve(.token, flag: nil)
-        // A profile's server never gets the top level's token: that one belongs to another server.
-        if let server, server.profile != nil, let held = token, held.source == .configFile, held.profile == nil {
-            token = nil
-        }
+        let credentials = credentials(for: server, in: file, profile: profile, cacertFlag: cacertFlag)
         return Settings(
             configPath: configURL,
             profile: profileSetting,
             store: store,
             server: server,
-            token: token,
+            token: credentials.token,
+            cacert: credentials.cacert,
+            withheldToken: credentials.withheld,
+            writtenToken: resolve(.token, flag: nil),
             connectTimeout: resolve(.connectTimeout, flag: nil) ?? Setting(value: "5", source: .defaultValue),
             requestTimeout: resolve(.requestTimeout, flag: nil) ?? Setting(value: "30", source: .defaultValue),
             queue: resolve(.queue, flag: nil) ?? Setting(value: "false", source: .defaultValue))

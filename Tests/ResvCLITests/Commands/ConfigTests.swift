@@ -135,7 +135,7 @@ struct ConfigTests {
         #expect(run.status == 77)
         #expect(
             run.stderrLines == [
-                "resv: no token is set for the server: set RESV_TOKEN or run 'resv config set token' (an admin makes one with 'resv-server token create')"
+                "resv: not logged in to http://127.0.0.1:1: run 'resv login http://127.0.0.1:1' (an admin makes a token with 'resv-server token create')"
             ])
     }
 
