@@ -108,7 +108,7 @@ extension HTTPCalls {
         let body = JSONValue.object(["ids": .array(ids.map { .string($0.description) })])
         let reply: ServerReply
         do {
-            reply = try await client.send("POST", route, body: body)
+            reply = try await client.send("POST", route, body: body, idempotencyKey: Self.changeKey())
         } catch HTTPBackendError.unavailable(let url, let why) {
             guard queueing, let outbox = self.queueing else { throw HTTPBackendError.unavailable(url, why) }
             throw try await queueStatus(verb, ids, in: outbox, catalog)
@@ -144,6 +144,10 @@ extension HTTPCalls {
         return id
     }
 
+    /// A new `Idempotency-Key` for one change a command sends (kept for that change's retries):
+    /// the server answers a second sending of it with the first's answer, never a second change.
+    static func changeKey() -> String { "resv-" + UUID().uuidString.lowercased() }
+
     /// `PATCH /reservations/{id}` with `If-Match`: a reservation changed since it
     /// was read is refused (412), never overwritten.
     /// A queued booking (not yet sent) is changed in the outbox.
@@ -164,7 +168,8 @@ extension HTTPCalls {
         let route = "reservations/\(id)"
         let reply: ServerReply
         do {
-            reply = try await client.send("PATCH", route, body: .object(fields), ifMatch: version)
+            reply = try await client.send(
+                "PATCH", route, body: .object(fields), idempotencyKey: Self.changeKey(), ifMatch: version)
         } catch HTTPBackendError.unavailable(let url, let why) {
             guard let outbox = queueing else { throw HTTPBackendError.unavailable(url, why) }
             throw try await queueModify(id, change, version, fields: fields, in: outbox, catalog)
@@ -172,11 +177,12 @@ extension HTTPCalls {
         return try answered(reply, id, "PATCH /reservations/{id}", catalog)
     }
 
-    /// `POST /undo`, without a key: never retried, so one `resv undo` takes back at most one command.
+    /// `POST /undo` under a key of its own: sent again when its answer is lost (by resv or by
+    /// libcurl), the server answers what the first did, so one `resv undo` takes back one command.
     func undo() async throws -> UndoResult {
         try online()
         await outboxFirst()
-        let reply = try await client.send("POST", "undo")
+        let reply = try await client.send("POST", "undo", idempotencyKey: Self.changeKey())
         guard reply.status == 200 else { throw client.refusal(reply, "POST /undo") }
         guard let json = reply.json, let result = UndoResult(json: json) else {
             throw client.badShape("POST /undo did not answer {undid, changes}")

@@ -30,7 +30,8 @@ struct ServerClient: Sendable {
         }
         var request = HTTPRequestData(
             method: method, url: url, headers: headers, body: body?.encoded(), quietTime: quietTime)
-        let retryable = method == "GET" || (method == "POST" && idempotencyKey != nil)
+        // A change under a key is answered once by the server however often it is sent.
+        let retryable = method == "GET" || idempotencyKey != nil
         let policy = configuration.retry
         let clock = ContinuousClock()
         // One deadline for the whole command: every try, every wait between tries and every body.
@@ -45,6 +46,12 @@ struct ServerClient: Sendable {
         /// An unanswered create may still have been made: say how to finish it without booking twice.
         func unanswered(_ error: HTTPBackendError) -> HTTPBackendError {
             guard mayHaveArrived, let idempotencyKey, case .unavailable(let url, let why) = error else { return error }
+            guard path == "reservations" || path == "reservations/batch" else {
+                return .unavailable(
+                    url,
+                    "\(why); the change may have been made: 'resv log' shows whether it was (its key was \(idempotencyKey))"
+                )
+            }
             return .unavailable(
                 url,
                 "\(why); the booking may have been made: run the same command again with "

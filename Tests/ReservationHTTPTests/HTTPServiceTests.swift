@@ -152,7 +152,7 @@ struct HTTPServiceTests {
         }
     }
 
-    @Test func confirmIsSentOnceAndCreatesCarryOneKeyAcrossRetries() async throws {
+    @Test func createsAndConfirmsCarryOneKeyEachAcrossRetries() async throws {
         let created = Mutex(0)
         let script = Script { request, _ in
             switch (request.method, request.url.path) {
@@ -180,8 +180,12 @@ struct HTTPServiceTests {
         #expect(Set(keys).count == 1)
         #expect(keys.first?.hasPrefix("resv-") == true)
 
+        // A confirm is retried too, under one key of its own: the server makes it once.
         await #expect(throws: HTTPBackendError.self) { try await service.confirm(booked.id) }
-        #expect(script.paths("POST").filter { $0.hasSuffix("/confirm") }.count == 1)
+        let confirms = script.sent.withLock { $0.filter { $0.url.path.hasSuffix("/confirm") } }
+        #expect(confirms.count == 3)
+        let confirmKeys = Set(confirms.compactMap { $0.headers["Idempotency-Key"] })
+        #expect(confirmKeys.count == 1 && !confirmKeys.contains(keys[0]), "one key, not the create's")
     }
 
     @Test func everyRequestCarriesTheTokenAndJSON() async throws {

@@ -264,7 +264,8 @@ struct FaultTests {
         #expect(Set(keys).count == 1)
     }
 
-    @Test func confirmIsNotRetried() throws {
+    /// A confirm carries a key of its own and is retried under it (the server makes it once).
+    @Test func confirmIsRetriedUnderOneKey() throws {
         let server = try FaultServer(
             Self.routes { request, _ in
                 if request.method == "POST" { return .respond(status: 503, body: "") }
@@ -275,7 +276,9 @@ struct FaultTests {
         defer { server.stop() }
         let run = try resv(server, "confirm", "5eed3333")
         #expect(run.status == 69, "\(run.stderr)")
-        #expect(server.requests.filter { $0.method == "POST" }.count == 1)
+        let posts = server.requests.filter { $0.method == "POST" }
+        #expect(posts.count == 3)
+        #expect(Set(posts.compactMap { $0.headers["idempotency-key"] }).count == 1)
     }
 
     @Test func unauthorisedIs77() throws {

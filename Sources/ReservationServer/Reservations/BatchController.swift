@@ -86,19 +86,25 @@ struct BatchController: Sendable {
 
     /// `POST /reservations/cancel` `{"ids": […]}`: all or none, in one transaction.
     @Sendable func cancelBatch(_ request: Request, context: AuthenticatedContext) async throws -> Response {
-        let ids = try await batchIDs(request)
-        return .json(status: .ok, body: Wire.body(try await backend.setStatus(.cancelled, of: ids, for: context.user)))
+        let (ids, body) = try await batchIDs(request)
+        return try await backend.setStatus(.cancelled, of: ids, request, body: body, for: context.user) {
+            Wire.body($0)
+        }
     }
 
     /// `POST /reservations/confirm` `{"ids": […]}`: all or none, in one transaction.
     @Sendable func confirmBatch(_ request: Request, context: AuthenticatedContext) async throws -> Response {
-        let ids = try await batchIDs(request)
-        return .json(status: .ok, body: Wire.body(try await backend.setStatus(.confirmed, of: ids, for: context.user)))
+        let (ids, body) = try await batchIDs(request)
+        return try await backend.setStatus(.confirmed, of: ids, request, body: body, for: context.user) {
+            Wire.body($0)
+        }
     }
 
-    /// The ids of a cancel or confirm of several: `{"ids": ["<uuid>", …]}`, 1 to `batchLimit` whole UUIDs.
-    private func batchIDs(_ request: Request) async throws -> [Reservation.ID] {
-        let json = try await RouteBackend.json(of: request, upTo: ReservationRoutes.batchBodyLimit)
+    /// The ids of a cancel or confirm of several: `{"ids": ["<uuid>", …]}`, 1 to `batchLimit` whole
+    /// UUIDs; and the body they came in (an idempotency key's request).
+    private func batchIDs(_ request: Request) async throws -> ([Reservation.ID], Data) {
+        let body = try await RouteBackend.body(of: request, upTo: ReservationRoutes.batchBodyLimit)
+        let json = try RouteBackend.parsed(Result { () throws(JSONSyntaxError) in try JSONValue.parse(body) })
         guard case .array(let items)? = json["ids"] else {
             throw APIError(.badRequest, .invalidRequest, #"the body must be {"ids": ["<reservation id>", …]}"#)
         }
@@ -126,6 +132,6 @@ struct BatchController: Sendable {
             error.failures = failures
             throw error
         }
-        return ids
+        return (ids, body)
     }
 }

@@ -41,7 +41,9 @@ struct HistoryController: Sendable {
     /// transaction (`Booking.undo`); answers `{"undid": command, "changes": [...]}`.
     @Sendable func undo(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let at = backend.now()
-        let result = try await backend.write(context.user) { try await Booking.undo(now: at, in: $0) }
-        return .json(status: .ok, body: [UInt8](result.json.encoded()))
+        let body = try await RouteBackend.body(of: request, upTo: ReservationRoutes.bodyLimit)
+        return try await backend.keyedChange(
+            request, body: body, user: context.user, rule: { try await Booking.undo(now: at, in: $0) },
+            answer: { (.ok, [UInt8]($0.json.encoded())) })
     }
 }

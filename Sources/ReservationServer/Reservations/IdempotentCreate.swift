@@ -45,6 +45,42 @@ extension RouteBackend {
         }
     }
 
+    /// A change of reservations under an optional `Idempotency-Key` (PATCH, DELETE and confirm
+    /// of one, the cancels and confirms of several, undo): a kept answer is replayed; else the
+    /// rule runs and its answer is kept with the key in the same transaction, so a change whose
+    /// answer was lost and is sent again is made once and answered as it was the first time,
+    /// on every engine and instance (a second sending while the first runs waits for it on the
+    /// key's lock). A refusal is not kept: it changed nothing, and a second sending is decided
+    /// afresh. The key's request is the method, the path and the body.
+    func keyedChange<Value: Sendable>(
+        _ request: Request, body: Data, user: UserID,
+        rule: @escaping @Sendable (any BookingTransaction) async throws -> Value,
+        answer: @escaping @Sendable (Value) -> (status: HTTPResponse.Status, body: [UInt8]),
+        headers: (_ body: [UInt8]) -> HTTPFields = { _ in [:] }
+    ) async throws -> Response {
+        let route = "\(request.method) \(request.uri.path)"
+        let json = Result { () throws(JSONSyntaxError) in try JSONValue.parse(body) }
+        let key = try idempotencyKey(request.headers, route: route, body: body, json: json)
+        if let key, let kept = try await store.storedResponse(user, key.key) {
+            return try replay(kept, for: key, headers: headers(kept.body))
+        }
+        let written = try await write(
+            user, key: key, rule: rule,
+            keep: { value in
+                guard let key else { return nil }
+                let (status, body) = answer(value)
+                return StoredResponse(status: Int(status.code), body: body, requestHash: key.requestHash)
+            })
+        switch written {
+        case .done(let value):
+            let (status, body) = answer(value)
+            return .json(status: status, body: body, headers: headers(body))
+        case .replay(let kept):
+            guard let key else { throw APIError(.internalServerError, "a replay without an Idempotency-Key") }
+            return try replay(kept, for: key, headers: headers(kept.body))
+        }
+    }
+
     /// The request's `Idempotency-Key` with a hash of what was asked: the body
     /// as canonical JSON when it parses (so spacing and key order do not make a
     /// different request), else its bytes.
@@ -63,13 +99,15 @@ extension RouteBackend {
         return IdempotencyKey(key: key, requestHash: Hex.string(hash.finalize()), receivedAt: now())
     }
 
-    private func replay(_ kept: StoredResponse, for key: IdempotencyKey) throws(APIError) -> Response {
+    private func replay(_ kept: StoredResponse, for key: IdempotencyKey, headers more: HTTPFields = [:])
+        throws(APIError) -> Response
+    {
         guard kept.requestHash == key.requestHash else {
             throw APIError(
                 .unprocessableContent, .idempotencyKeyReused,
                 "Idempotency-Key '\(key.key)' was already used with a different request; use a new key")
         }
-        var headers = HTTPFields()
+        var headers = more
         headers[.idempotentReplayed] = "true"
         let status: HTTPResponse.Status = kept.status == 201 ? .created : .init(code: kept.status)
         return .json(status: status, body: kept.body, headers: headers)

@@ -65,12 +65,21 @@ struct ReservationWriteController: Sendable {
     @Sendable func modify(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let id = try backend.reservationID(context)
         let expected = try expectedVersion(request.headers)
-        let change = try modifyRequest(try await RouteBackend.json(of: request, upTo: ReservationRoutes.bodyLimit))
+        let body = try await RouteBackend.body(of: request, upTo: ReservationRoutes.bodyLimit)
+        let change = try modifyRequest(
+            try RouteBackend.parsed(Result { () throws(JSONSyntaxError) in try JSONValue.parse(body) }))
         let at = backend.now()
-        let reservation = try await backend.write(context.user) {
-            try await Booking.modify(id, change, expectedVersion: expected, now: at, in: $0)
-        }
-        return .json(status: .ok, body: Wire.body(reservation), headers: .etag(reservation.version))
+        return try await backend.keyedChange(
+            request, body: body, user: context.user,
+            rule: { try await Booking.modify(id, change, expectedVersion: expected, now: at, in: $0) },
+            answer: { (.ok, Wire.body($0)) },
+            // The version of the answer, a replayed one too: its body holds it.
+            headers: { body in
+                guard case .integer(let version)? = (try? JSONValue.parse(Data(body)))?["version"],
+                    let version = Int(exactly: version)
+                else { return [:] }
+                return .etag(version)
+            })
     }
 
     /// `If-Match: "<version>"` (a weak `W/` tag is taken alike); nil when absent or `*`.
@@ -132,24 +141,31 @@ struct ReservationWriteController: Sendable {
     }
 
     @Sendable func cancel(_ request: Request, context: AuthenticatedContext) async throws -> Response {
-        let changes = try await backend.setStatus(
-            .cancelled, of: [try backend.reservationID(context)], for: context.user)
-        return .json(status: .ok, body: Wire.body(changes[0].reservation))
+        let id = try backend.reservationID(context)
+        return try await backend.setStatus(.cancelled, of: [id], request, body: Data(), for: context.user) {
+            Wire.body($0[0].reservation)
+        }
     }
 
     @Sendable func confirm(_ request: Request, context: AuthenticatedContext) async throws -> Response {
-        let changes = try await backend.setStatus(
-            .confirmed, of: [try backend.reservationID(context)], for: context.user)
-        return .json(status: .ok, body: Wire.body(changes[0].reservation))
+        let id = try backend.reservationID(context)
+        return try await backend.setStatus(.confirmed, of: [id], request, body: Data(), for: context.user) {
+            Wire.body($0[0].reservation)
+        }
     }
 }
 
 extension RouteBackend {
-    /// Cancels or confirms `ids` in one transaction, all or none (`Booking.setStatus`).
-    func setStatus(_ status: Reservation.Status, of ids: [Reservation.ID], for user: UserID)
-        async throws -> [StatusChange]
-    {
+    /// Cancels or confirms `ids` in one transaction, all or none (`Booking.setStatus`), under
+    /// the request's `Idempotency-Key` if it has one (`keyedChange`).
+    func setStatus(
+        _ status: Reservation.Status, of ids: [Reservation.ID], _ request: Request, body: Data, for user: UserID,
+        answer: @escaping @Sendable ([StatusChange]) -> [UInt8]
+    ) async throws -> Response {
         let at = now()
-        return try await write(user) { try await Booking.setStatus(status, of: ids, now: at, in: $0) }
+        return try await keyedChange(
+            request, body: body, user: user,
+            rule: { try await Booking.setStatus(status, of: ids, now: at, in: $0) },
+            answer: { (.ok, answer($0)) })
     }
 }
