@@ -33,6 +33,7 @@ public struct Outbox: Sendable {
     /// old or new); none when there is no file.
     public func items() throws(OutboxError) -> [OutboxItem] {
         if let foreign = Ownership.foreign(path, folders: 3) { throw .foreign(foreign) }
+        try checkNotWritableByOthers()
         // A FIFO or a device would block or never end, a huge file fill the memory: refused first.
         var status = stat()
         if stat(path, &status) == 0 {
@@ -51,6 +52,17 @@ public struct Outbox: Sendable {
             throw .notJSON(path)
         }
         return items.map(OutboxItem.init(json:))
+    }
+
+    /// A file or folder others may write could hold a change another user put there, which
+    /// resv would send with this user's token: refused before any item is read, as ssh
+    /// refuses a key file others can write (the file and its folder, `resv/outbox`).
+    func checkNotWritableByOthers() throws(OutboxError) {
+        for (place, what) in [(path, "file"), (AtomicFile.directory(of: path), "folder")] {
+            var status = stat()
+            guard lstat(place, &status) == 0, status.st_mode & 0o022 != 0 else { continue }
+            throw .writableByOthers(place, what)
+        }
     }
 
     /// Runs `body` on the items with the file locked (other resv processes wait),
@@ -103,6 +115,8 @@ public enum OutboxError: Error, Sendable, LocalizedError {
     case unwritable(String, String)
     /// Another user made the file, or a folder of its path.
     case foreign(Ownership.Foreign)
+    /// The file or its folder (which it names) may be written by group or others: never read.
+    case writableByOthers(String, String)
 
     public var errorDescription: String? {
         switch self {
@@ -115,6 +129,9 @@ public enum OutboxError: Error, Sendable, LocalizedError {
         case .unreadable(let path, let why): "cannot read the outbox \(path): \(why)"
         case .unwritable(let path, let why): "cannot write the outbox \(path): \(why)"
         case .foreign(let foreign): "not using the outbox: \(foreign.description), not you or root"
+        case .writableByOthers(let path, let what):
+            "not using the outbox: its \(what) \(path) may be written by other users, who could queue a change "
+                + "sent with your token; nothing in it was read or sent (run 'chmod go-w \(path)' if only you wrote it)"
         }
     }
 }

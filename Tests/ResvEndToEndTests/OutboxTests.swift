@@ -295,6 +295,38 @@ struct OutboxTests {
         #expect(run.stderr.contains("uid 4242"), "\(run.stderr)")
     }
 
+    /// An outbox another local user may write (the file 0666, or its folder 0777) could hold a
+    /// cancel they put there: it is never read, so nothing in it is sent with the owner's token.
+    @Test(arguments: ["file", "folder"])
+    func anOutboxOthersMayWriteIsNeverReadNorSent(place: String) async throws {
+        let site = try Site()
+        let id = try #require(
+            (try Self.json(site.resv("reserve", "-l", "half dome", "-d", visitAhead(days: 81), "-n", "1", "--json"))
+                as? [String: Any])?["id"] as? String)
+        #expect(try site.resv("list").status == 0)
+        site.stop()
+        let queued = try site.resv("cancel", String(id.prefix(8)), "--queue")
+        #expect(queued.status == 0, "\(queued.stderr)")
+        #expect(site.items().count == 1, "a cancel queued")
+        let target = place == "file" ? site.outboxFile : site.outboxFile.deletingLastPathComponent()
+        #expect(chmod(target.path, place == "file" ? 0o666 : 0o777) == 0)
+        try site.start()
+        let list = try site.resv("list", "--json")
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(list.stderr.contains("may be written by other users"), "\(list.stderr)")
+        let sync = try site.resv("sync")
+        #expect(sync.status == 73, "\(sync.stderr)")
+        #expect(sync.stderrLines.count == 1, "\(sync.stderr)")
+        #expect(sync.stderr.contains("its \(place) \(target.path)"), "\(sync.stderr)")
+        // Not sent: the reservation is as booked.
+        let (status, body) = try await #require(site.server).request("GET", "/reservations/\(id)", token: site.alice)
+        #expect(status == 200)
+        #expect((try JSONSerialization.jsonObject(with: body) as? [String: Any])?["status"] as? String == "confirmed")
+        // Made private again, the owner's queued cancel is sent.
+        #expect(chmod(target.path, place == "file" ? 0o600 : 0o700) == 0)
+        #expect(try site.resv("sync").status == 0)
+    }
+
     // MARK: - Killed, at once, under a dead server
 
     /// Queues `count` bookings while the server is down, and starts it again.

@@ -59,7 +59,7 @@ extension ExitStatus {
             switch error {
             case .notJSON, .tooLarge: return dataError
             case .unreadable: return unavailable
-            case .unwritable, .foreign: return cannotWrite
+            case .unwritable, .foreign, .writableByOthers: return cannotWrite
             }
         case let error as ExitCode:
             return error.rawValue
