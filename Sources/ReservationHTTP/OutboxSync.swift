@@ -94,22 +94,33 @@ extension HTTPCalls {
         return try await Self.$sendingOutbox.withValue(true) { try await send(outbox) }
     }
 
+    /// Items of different reservations are independent: a refused one is kept with its reason
+    /// and the rest are sent. Items of one reservation are a chain, sent in order, each against
+    /// the version the one before it made in this sync (a modify then a cancel ends cancelled);
+    /// a refused item (now or at an earlier sync) holds back the rest of its own chain only.
     private func send(_ outbox: Outbox) async throws -> OutboxReport {
         try await outbox.update { items in
             var report = OutboxReport()
+            /// The version each reservation's last item sent in this sync left it at.
+            var produced: [String: Int] = [:]
+            /// Reservations whose chain is held back by a refused item.
+            var held: Set<String> = []
             var index = 0
             while index < items.count {
                 let item = items[index]
+                let chain = item.reservationID?.description ?? "item \(index)"
                 guard let kind = item.kind else {
                     report.unreadable.append(item)
+                    held.insert(chain)
                     index += 1
                     continue
                 }
                 guard item.refusal == nil else {
+                    held.insert(chain)
                     index += 1
                     continue
                 }
-                if report.stopped != nil {
+                if report.stopped != nil || held.contains(chain) {
                     report.waiting += 1
                     index += 1
                     continue
@@ -119,15 +130,20 @@ extension HTTPCalls {
                     items[index].markSent()
                     try outbox.write(items)
                 }
-                let (outcome, arrived) = await ArrivalTrace.tracing { try await send(items[index], kind) }
+                let version = produced[chain] ?? items[index].version
+                let (outcome, arrived) = await ArrivalTrace.tracing {
+                    try await send(items[index], kind, version: version)
+                }
                 do {
                     switch try outcome.get() {
                     case .done(let reservation):
                         report.done.append((items[index], reservation))
+                        if let reservation { produced[chain] = reservation.version }
                         items.remove(at: index)
                     case .refused(let code, let message):
                         items[index].refuse(code: code, message: message)
                         report.refused.append(items[index])
+                        held.insert(chain)
                         index += 1
                     }
                     try outbox.write(items)
@@ -153,8 +169,9 @@ extension HTTPCalls {
         case refused(String, String)
     }
 
-    /// One item to the server: its answer, or an error that stops the sync.
-    private func send(_ item: OutboxItem, _ kind: OutboxItem.Kind) async throws -> Outcome {
+    /// One item to the server, against `version` (its own, or what its chain's item before it
+    /// made): its answer, or an error that stops the sync.
+    private func send(_ item: OutboxItem, _ kind: OutboxItem.Kind, version: Int?) async throws -> Outcome {
         let catalog = try await catalog()
         guard let id = item.reservationID else { return .refused("invalidRequest", "no reservation id") }
         switch kind {
@@ -171,7 +188,7 @@ extension HTTPCalls {
             }
             let now = try reservation(json, catalog)
             if kind == .cancel, now.status == .cancelled { return .done(now) }
-            if let version = item.version, now.version != version {
+            if let version, now.version != version {
                 if item.sent, kind == .confirm, now.status == .confirmed { return .done(now) }
                 return .refused(
                     ErrorCode.versionMismatch.rawValue,
@@ -181,8 +198,12 @@ extension HTTPCalls {
             return .done(changes.first?.reservation)
         case .modify:
             guard let request = item.request else { return .refused("invalidRequest", "no change") }
+            // Under the item's own key: sent again after a lost answer (or a kill), it is answered as
+            // the first time. A chained version makes another request, so another key.
+            let key = item.key ?? "resv-outbox-\(item.id)" + (version == item.version ? "" : "-v\(version ?? 0)")
             let reply = try await client.send(
-                "PATCH", "reservations/\(id)", body: request, ifMatch: item.version)
+                "PATCH", "reservations/\(id)", body: request,
+                idempotencyKey: HeaderValue.isValid(key, longest: HeaderValue.longestKey) ? key : nil, ifMatch: version)
             if reply.status == 412, item.sent {
                 // Sent before and killed before its answer was kept: it may be this change.
                 let current = try await client.send("GET", "reservations/\(id)")

@@ -239,6 +239,59 @@ struct OutboxTests {
         #expect(try site.resv("outbox", "--json").stdout == "[]\n")
     }
 
+    /// Items of one reservation are a chain: a queued modify then a queued cancel of it end
+    /// cancelled (the cancel sent against the version the modify made), not refused.
+    @Test func aModifyThenACancelOfOneReservationEndCancelled() async throws {
+        let site = try Site()
+        let made = try site.resv("reserve", "-l", "half dome", "-d", visitAhead(days: 70), "-n", "2", "--json")
+        let id = try #require((try Self.json(made) as? [String: Any])?["id"] as? String)
+        #expect(try site.resv("list").status == 0)
+        site.stop()
+        #expect(try site.resv("modify", String(id.prefix(8)), "-n", "3", "--queue").status == 0)
+        #expect(try site.resv("cancel", String(id.prefix(8)), "--queue").status == 0)
+        try site.start()
+        let sync = try site.resv("sync")
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(site.items().isEmpty)
+        let (_, body) = try await #require(site.server).request("GET", "/reservations/\(id)", token: site.alice)
+        let stored = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        #expect(stored["status"] as? String == "cancelled")
+        #expect(stored["partySize"] as? Int == 3)
+        #expect(stored["version"] as? Int == 3, "each change made once")
+    }
+
+    /// Items of different reservations are independent: a refused one (a confirm of a
+    /// reservation cancelled meanwhile) is kept with its reason, holds back only its own
+    /// chain (a modify queued behind it), and a booking queued after it is made.
+    @Test func aRefusedItemHoldsBackOnlyItsOwnReservation() async throws {
+        let site = try Site()
+        let made = try site.resv(
+            "reserve", "-l", "half dome", "-d", visitAhead(days: 71), "-n", "2", "--pending", "--json")
+        let id = try #require((try Self.json(made) as? [String: Any])?["id"] as? String)
+        #expect(try site.resv("list").status == 0)
+        site.stop()
+        #expect(try site.resv("confirm", String(id.prefix(8)), "--queue").status == 0)
+        #expect(try site.resv("modify", String(id.prefix(8)), "-n", "3", "--queue").status == 0)
+        let booked = try site.resv(
+            "reserve", "-l", "turtle rock", "-d", visitAhead(days: 72), "-n", "1", "--queue", "--json")
+        let bookedID = try #require((try Self.json(booked) as? [String: Any])?["id"] as? String)
+        try site.start()
+        // Meanwhile the pending one is cancelled elsewhere.
+        let (status, _) = try await #require(site.server).request(
+            "DELETE", "/reservations/\(id)", token: site.alice)
+        #expect(status == 200)
+        for round in 1...2 {
+            let sync = try site.resv("sync")
+            // A refusal kept in the outbox makes every sync exit 1, until it is dropped.
+            #expect(sync.status == 1, "round \(round): \(sync.stderr)")
+            #expect(try await site.stored().contains(bookedID), "the booking behind the refusal is made")
+            let left = site.items()
+            #expect(left.count == 2, "the refused confirm and the modify behind it are kept")
+            #expect(left.first?["refused"] != nil)
+            #expect(left.last?["refused"] == nil, "the modify was never sent, so never refused")
+        }
+    }
+
     @Test func anOutboxThatIsNotJSONIsNeverOverwrittenAndAnItemThisResvCannotReadIsKept() throws {
         let site = try Site()
         #expect(try site.resv("list").status == 0)
