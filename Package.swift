@@ -118,7 +118,7 @@ let package = Package(
         .target(name: "CapacityModel", dependencies: ["ReservationCore"], path: "Tests/CapacityModel"),
         // The fixed stores of the command tests, in process and end to end; built for tests only.
         .target(name: "ResvTestFixtures", path: "Tests/ResvTestFixtures"),
-        .testTarget(name: "ReservationCoreTests", dependencies: ["ReservationCore"]),
+        .testTarget(name: "ReservationCoreTests", dependencies: ["CapacityModel", "ReservationCore"]),
         .testTarget(
             name: "ReservationFileTests",
             dependencies: ["CapacityModel", "ReservationCore", "ReservationFile", "FilePrimitives"]),
