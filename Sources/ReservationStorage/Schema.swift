@@ -6,7 +6,7 @@ import ReservationCore
 /// differ (column types, an auto-numbered key, `ADD COLUMN IF NOT EXISTS`).
 enum Schema {
     /// The version this server writes and reads; a database at a newer one is refused.
-    static let version = 10
+    static let version = 11
 
     enum Dialect {
         case sqlite, postgres
@@ -137,6 +137,19 @@ enum Schema {
             // Series (`reserve --every`): the series a reservation was booked in, set once.
             (9, ["ALTER TABLE reservations \(d.addColumn) series TEXT"]),
             (10, d == .postgres ? dayCounts : []),
+            // Scopes and public ids (issue 53): tokens made before are `write` (what every token
+            // could do), their id the first 8 hex digits of their hash; new ones get a random id.
+            (
+                11,
+                [
+                    """
+                    ALTER TABLE tokens \(d.addColumn) scope TEXT NOT NULL DEFAULT 'write'
+                    CHECK (scope IN (\(TokenScope.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", "))))
+                    """,
+                    "ALTER TABLE tokens \(d.addColumn) public_id TEXT",
+                    "UPDATE tokens SET public_id = substr(hash, 1, 8) WHERE public_id IS NULL",
+                ]
+            ),
         ]
     }
 
