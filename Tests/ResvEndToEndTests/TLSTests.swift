@@ -76,6 +76,15 @@ struct TLSTests {
         #expect(health.status == 0 && health.stdout.contains(#""status":"ok""#), "\(health.stderr)")
         let unknownCA = try Self.curl(["\(base)/health"])
         #expect(unknownCA.status != 0, "a certificate of an unknown CA is refused by curl")
+        for versions in [["--tlsv1.2", "--tls-max", "1.2"], ["--tlsv1.3"]] {
+            let run = try Self.curl(versions + ["--cacert", files.path("first-ca.pem"), "\(base)/health"])
+            #expect(run.status == 0 && run.stdout.contains(#""status":"ok""#), "\(versions): \(run.stderr)")
+        }
+        // Curl allowed TLS 1.1 (its security level lowered): the refusal is the server's alert.
+        let old = try Self.curl(
+            ["--tlsv1", "--tls-max", "1.1", "--ciphers", "DEFAULT@SECLEVEL=0", "--cacert", files.path("first-ca.pem")]
+                + ["\(base)/health"])
+        #expect(old.status != 0 && old.stderr.contains("protocol version"), "TLS 1.1: \(old.stderr)")
         let plain = try Self.curl(["http://127.0.0.1:\(server.port)/health"])
         #expect(plain.status != 0 || !plain.stdout.contains(#""status":"ok""#), "no plain HTTP beside HTTPS")
 
