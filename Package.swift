@@ -134,15 +134,23 @@ let package = Package(
             name: "ReservationServerTests",
             dependencies: [
                 "CapacityModel",
+                "ReservationCore",
                 "ReservationServer",
                 "ReservationStorage",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .testTarget(
             name: "ResvServerCommandsTests",
-            dependencies: ["ResvServerCommands", "ReservationServer", "ReservationStorage"]),
+            dependencies: [
+                "ResvServerCommands", "ReservationServer", "ReservationStorage", "ResvReference",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "ResvEndToEndTests",
             dependencies: [

@@ -5,7 +5,7 @@ import ReservationStorage
 /// Which token scope may call which route: the one table (docs/contracts.md,
 /// "Token scopes"). Every route behind a token has a line; a route without one
 /// is open to `write` tokens only, so a route added and forgotten here is never
-/// open to a narrower scope. `RouteScopeTests` checks the table against the router.
+/// open to a narrower scope. `ScopeRouteTests` checks the table against the router.
 enum RouteScopes {
     /// A route behind a token: what calling it does, in the words of a 403
     /// ("it cannot …"), and the scopes that may call it.
