@@ -43,20 +43,6 @@ extension Reference {
         ],
         examples: [
             Item(
-                name: "HTTPS, reloading the certificate and key on SIGHUP (after a renewal):",
-                text: """
-                    resv-server serve --database reservations.sqlite --tls-cert cert.pem --tls-key key.pem
-                    kill -HUP $(pidof resv-server)
-                    """),
-            Item(
-                name: "A read-only token, a token for a calendar program, and revoking one token by its id:",
-                text: """
-                    resv-server token create ada --scope read --database reservations.sqlite
-                    resv-server token create ada --scope calendar --expires-in 365d --database reservations.sqlite
-                    resv-server token list --database reservations.sqlite
-                    resv-server token revoke ada --id 1a2b3c4d --database reservations.sqlite
-                    """),
-            Item(
                 name: "A token for a user, then the server on the default SQLite file:",
                 text: """
                     resv-server token create ada --database reservations.sqlite
@@ -75,6 +61,20 @@ extension Reference {
                       http://127.0.0.1:8080/reservations
                     curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:8080/reservations
                     curl -X DELETE -H "Authorization: Bearer $TOKEN" http://127.0.0.1:8080/reservations/ID
+                    """),
+            Item(
+                name: "HTTPS, reloading the certificate and key on SIGHUP (after a renewal):",
+                text: """
+                    resv-server serve --database reservations.sqlite --tls-cert cert.pem --tls-key key.pem
+                    kill -HUP $(pidof resv-server)
+                    """),
+            Item(
+                name: "A read-only token, a token for a calendar program, and revoking one token by its id:",
+                text: """
+                    resv-server token create ada --scope read --database reservations.sqlite
+                    resv-server token create ada --scope calendar --expires-in 365d --database reservations.sqlite
+                    resv-server token list --database reservations.sqlite
+                    resv-server token revoke ada --id 1a2b3c4d --database reservations.sqlite
                     """),
         ]
     )
