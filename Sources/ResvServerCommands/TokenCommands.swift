@@ -135,7 +135,8 @@ struct TokenCommand: ParsableCommand {
 
         func run(in context: ServerCommandContext) async throws {
             let name = name
-            let id = id
+            // Ids are written in lowercase hex; one typed in capitals is the same id.
+            let id = id?.lowercased()
             let count = try await withTokens(options, context) { try await $0.revoke(name, id) }
             let shown = UserName.printable(name)
             guard count > 0 else {

@@ -109,7 +109,8 @@ struct TokenCommandTests {
                 == "resv-server: ada has no token of id 0badc0de to revoke ('resv-server token list' shows them)\n")
         let stranger = await Self.run(["token", "revoke", "bob", "--id", one, "--database", sandbox.database])
         #expect(stranger.status == ExitStatus.refused && stranger.stderr.split(separator: "\n").count == 1)
-        let revoked = await Self.run(["token", "revoke", "ada", "--id", one, "--database", sandbox.database])
+        let revoked = await Self.run(
+            ["token", "revoke", "ada", "--id", one.uppercased(), "--database", sandbox.database])
         #expect(revoked.status == 0, "\(revoked.stderr)")
         #expect(revoked.stderr == "resv-server: revoked the token \(one) of ada\n")
         let list = await Self.run(["token", "list", "--json", "--database", sandbox.database])
