@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
@@ -87,8 +88,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // SIGHUP, which reloads the TLS certificate and key.
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                // HTTPS: the TLS handler of each connection, its context reloadable (TLS/).
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -118,7 +123,7 @@ let package = Package(
         .target(name: "CapacityModel", dependencies: ["ReservationCore"], path: "Tests/CapacityModel"),
         // The fixed stores of the command tests, in process and end to end; built for tests only.
         .target(name: "ResvTestFixtures", path: "Tests/ResvTestFixtures"),
-        .testTarget(name: "ReservationCoreTests", dependencies: ["ReservationCore"]),
+        .testTarget(name: "ReservationCoreTests", dependencies: ["CapacityModel", "ReservationCore"]),
         .testTarget(
             name: "ReservationFileTests",
             dependencies: ["CapacityModel", "ReservationCore", "ReservationFile", "FilePrimitives"]),
@@ -129,15 +134,23 @@ let package = Package(
             name: "ReservationServerTests",
             dependencies: [
                 "CapacityModel",
+                "ReservationCore",
                 "ReservationServer",
                 "ReservationStorage",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .testTarget(
             name: "ResvServerCommandsTests",
-            dependencies: ["ResvServerCommands", "ReservationServer", "ReservationStorage"]),
+            dependencies: [
+                "ResvServerCommands", "ReservationServer", "ReservationStorage", "ResvReference",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "ResvEndToEndTests",
             dependencies: [

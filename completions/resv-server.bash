@@ -214,7 +214,7 @@ _resv-server_serve() {
     repeating_flags=()
     non_repeating_flags=(--no-metrics --version -h --help)
     repeating_options=()
-    non_repeating_options=(--database --host --port --log-level --landmarks --request-timeout --idle-timeout --rate-limit --max-holds-per-user)
+    non_repeating_options=(--database --host --port --log-level --landmarks --request-timeout --idle-timeout --rate-limit --max-holds-per-user --tls-cert --tls-key)
     __resv-server_offer_flags_options 0
 
     # Offer option value completions
@@ -248,6 +248,14 @@ _resv-server_serve() {
     '--max-holds-per-user')
         return
         ;;
+    '--tls-cert')
+        __resv-server_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
+    '--tls-key')
+        __resv-server_add_completions -o plusdirs -fX '!*.@(pem|key)'
+        return
+        ;;
     esac
 }
 
@@ -278,12 +286,16 @@ _resv-server_token_create() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--database --expires-in)
+    non_repeating_options=(--database --scope --expires-in)
     __resv-server_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--database')
+        return
+        ;;
+    '--scope')
+        __resv-server_add_completions -W 'read'$'\n''write'$'\n''calendar'
         return
         ;;
     '--expires-in')
@@ -311,12 +323,15 @@ _resv-server_token_revoke() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--database)
+    non_repeating_options=(--database --id)
     __resv-server_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--database')
+        return
+        ;;
+    '--id')
         return
         ;;
     esac

@@ -82,6 +82,8 @@ _resv-server_serve() {
         '--rate-limit[Requests a second each token may make (bursts up to the same number); more get 429 with Retry-After. Default\: no limit.]:n:'
         '--max-holds-per-user[The most holds (reserve --hold) one user may have live at once; beyond, 409 tooManyHolds.]:n:'
         '--no-metrics[Do not serve /metrics (Prometheus text, open without a token; served by default).]'
+        '--tls-cert[Serve HTTPS (TLS 1.2 and 1.3) with this PEM certificate chain; needs --tls-key. SIGHUP reloads both files.]:file:_files -g '\''*.pem *.crt'\'''
+        '--tls-key[The PEM private key of --tls-cert'\''s certificate.]:file:_files -g '\''*.pem *.key'\'''
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -103,8 +105,8 @@ _resv-server_token() {
     command)
         local -ar subcommands=(
             'create:Create a token for a user (new or existing) and print it once.'
-            'list:List every token: its user, when it was created, last used and expires.'
-            'revoke:Revoke every token of a user.'
+            'list:List every token: its id, user, scope, when it was created, last used and expires.'
+            'revoke:Revoke one token of a user (--id), or all of them.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
@@ -122,9 +124,11 @@ _resv-server_token() {
 
 _resv-server_token_create() {
     local -i ret=1
+    local -ar ___scope=('read' 'write' 'calendar')
     local -ar arg_specs=(
         ':name:'
         '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL; a cluster'\''s hosts as libpq lists them (host1\:port,host2\:port,…/database?target_session_attrs=read-write)\: the one that takes writes is used, and found again after a failover.]:path-or-url:'
+        '--scope[What the token may do\: write (everything), read (reads only) or calendar (the calendar address).]:scope:{__resv-server_complete "${___scope[@]}"}'
         '--expires-in[How long the token works\: a number with s, m, h or d (90m, 12h, 30d). Default\: until revoked.]:duration:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -138,7 +142,7 @@ _resv-server_token_list() {
     local -i ret=1
     local -ar arg_specs=(
         '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL; a cluster'\''s hosts as libpq lists them (host1\:port,host2\:port,…/database?target_session_attrs=read-write)\: the one that takes writes is used, and found again after a failover.]:path-or-url:'
-        '--json[Print a JSON array of {user, createdAt, lastUsedAt, expiresAt} instead of a table.]'
+        '--json[Print a JSON array of {id, user, scope, createdAt, lastUsedAt, expiresAt} instead of a table.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -152,6 +156,7 @@ _resv-server_token_revoke() {
     local -ar arg_specs=(
         ':name:'
         '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL; a cluster'\''s hosts as libpq lists them (host1\:port,host2\:port,…/database?target_session_attrs=read-write)\: the one that takes writes is used, and found again after a failover.]:path-or-url:'
+        '--id[Revoke only the token of this id ('\''token list'\'' shows it).]:id:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

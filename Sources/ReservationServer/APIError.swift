@@ -19,6 +19,8 @@ public struct APIError: HTTPResponseError, Sendable {
     public var failures: [JSONValue] = []
     /// Seconds to wait before sending the request again (`Retry-After`), for a 503.
     public var retryAfter: Int?
+    /// The token's scope, for a 403 `forbidden` (the body's top-level `scope`), so a client can name it.
+    public var scope: TokenScope?
 
     public init(_ status: HTTPResponse.Status, _ code: ErrorCode, _ reason: String) {
         self.status = status
@@ -46,7 +48,8 @@ public struct APIError: HTTPResponseError, Sendable {
         var headers = HTTPFields()
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         return Response.json(
-            status: status, body: Wire.errorBody(reason, code: code, failures: failures), headers: headers)
+            status: status, body: Wire.errorBody(reason, code: code, failures: failures, scope: scope),
+            headers: headers)
     }
 
     /// The database cannot be reached (refused, lost, shut down): 503, worth trying again shortly.

@@ -32,11 +32,13 @@ func buildRouter(
         .add(middleware: DatabaseGate(reachability: store.reachability))
         .add(middleware: AuthMiddleware(tokens: tokens))
         .group(context: AuthenticatedContext.self)
+        .add(middleware: ScopeMiddleware())
     // The change feed's long polls: behind a token, not the rate limit (see `ChangeRoutes`).
     router.group()
         .add(middleware: DatabaseGate(reachability: store.reachability))
         .add(middleware: AuthMiddleware(tokens: tokens))
         .group(context: AuthenticatedContext.self)
+        .add(middleware: ScopeMiddleware())
         .add(middleware: AnswerPollsAtShutdown())
         .addRoutes(ChangeRoutes(store: store).endpoints)
     // One limiter: the tokens' buckets and the calendar addresses' side by side, bounded together.
@@ -75,7 +77,7 @@ public func buildApplication(
     let lists = store.exclusive ? ListCache() : nil
     return Application(
         router: buildRouter(store: store, catalog: catalog, now: now, options: options, lists: lists),
-        server: options.limits.server,
+        server: options.limits.server(tls: options.tls?.identity),
         // A burst of connections waits in the kernel's queue, not in dropped SYNs retried a
         // second or more later (Hummingbird's 256 dropped some of 1,000 at once; Linux caps
         // the queue at net.core.somaxconn, 4096 by default).
@@ -88,6 +90,9 @@ public func buildApplication(
         ] + (store.listen.map { [ChangeListener(listen: $0, signal: store.signal, logger: logger)] } ?? [])
             + (store.reachability.probe.map {
                 [DatabaseProbe(probe: $0, reachability: store.reachability, logger: logger)]
+            } ?? [])
+            + (options.tls.flatMap { tls in
+                tls.reloads.map { [TLSReload(identity: tls.identity, signals: $0, report: tls.report)] }
             } ?? []),
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
         logger: logger

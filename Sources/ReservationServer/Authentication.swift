@@ -8,10 +8,13 @@ public struct ServerContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The user of a valid bearer token; nil without one, and on the routes that need none (`/health`).
     public var user: UserID?
+    /// What that token may do.
+    public var scope: TokenScope?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         user = nil
+        scope = nil
     }
 }
 
@@ -20,13 +23,16 @@ public struct ServerContext: RequestContext {
 public struct AuthenticatedContext: ChildRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let user: UserID
+    /// What the token may do; `ScopeMiddleware` refuses (403) a route outside it.
+    public let scope: TokenScope
 
     /// Refuses (401) a request without the user of a valid token.
     public init(context: ServerContext) throws {
-        guard let user = context.user else { throw APIError.unauthorized }
+        guard let user = context.user, let scope = context.scope else { throw APIError.unauthorized }
         // The whole storage, route parameters included (`.init(source:)` would start them afresh).
         coreContext = context.coreContext
         self.user = user
+        self.scope = scope
     }
 }
 
@@ -40,18 +46,19 @@ struct AuthMiddleware: RouterMiddleware {
         async throws -> Response
     {
         var context = context
-        if let user = try await user(of: request) {
-            context.user = user
-            context.logger[metadataKey: "user"] = "\(user)"
+        if let grant = try await grant(of: request) {
+            context.user = grant.user
+            context.scope = grant.scope
+            context.logger[metadataKey: "user"] = "\(grant.user)"
         }
         return try await next(request, context)
     }
 
-    /// The user of the request's bearer token; nil without a valid one.
-    private func user(of request: Request) async throws -> UserID? {
+    /// What the request's bearer token grants; nil without a valid one.
+    private func grant(of request: Request) async throws -> TokenGrant? {
         guard let header = request.headers[.authorization] else { return nil }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return try await tokens.user(for: parts[1].trimmingCharacters(in: .whitespaces))
+        return try await tokens.grant(for: parts[1].trimmingCharacters(in: .whitespaces))
     }
 }

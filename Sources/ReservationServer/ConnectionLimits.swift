@@ -21,9 +21,16 @@ public struct ConnectionLimits: Sendable {
     /// Hummingbird's own (it counts from the last request or response);
     /// the request timeout needs the raw bytes, which Hummingbird's handlers
     /// only see decoded, so it is two handlers of ours around the decoder.
-    var server: HTTPServerBuilder {
+    var server: HTTPServerBuilder { server(tls: nil) }
+
+    /// The same, behind TLS from `identity` (read per connection) when there is one.
+    func server(tls identity: TLSIdentity?) -> HTTPServerBuilder {
         let limits = self
-        return HTTPServerBuilder { responder in LimitedHTTP1Channel(responder: responder, limits: limits) }
+        return HTTPServerBuilder { responder in
+            let http = LimitedHTTP1Channel(responder: responder, limits: limits)
+            guard let identity else { return http }
+            return ReloadableTLSChannel(base: http, identity: identity)
+        }
     }
 }
 

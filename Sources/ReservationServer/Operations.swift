@@ -27,6 +27,8 @@ public struct ServerOptions: Sendable {
     public var dayGroups = DayGroups.Limits()
     /// What waits for a day's group measure time on (a test holds one and moves it).
     public var waitClock = WaitClock.continuous
+    /// HTTPS (`--tls-cert`, `--tls-key`), reloaded on SIGHUP; nil serves plain HTTP.
+    public var tls: TLSOptions?
 
     public init() {}
 }
@@ -130,7 +132,9 @@ struct OperationsRoutes: Sendable {
 
     @Sendable func whoami(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         guard let name = try await store.tokens.name(context.user) else { throw APIError.unauthorized }
-        return .json(status: .ok, body: Array(JSONValue.object(["user": .string(name)]).encoded()))
+        return .json(
+            status: .ok,
+            body: Array(JSONValue.object(["user": .string(name), "scope": .string(context.scope.rawValue)]).encoded()))
     }
 }
 

@@ -34,11 +34,14 @@ enum Wire {
         .init(JSONValue.array(days.map(\.json)).encoded())
     }
 
-    static func errorBody(_ reason: String, code: ErrorCode, failures: [JSONValue] = []) -> [UInt8] {
+    static func errorBody(
+        _ reason: String, code: ErrorCode, failures: [JSONValue] = [], scope: TokenScope? = nil
+    ) -> [UInt8] {
         var body: [String: JSONValue] = [
             "error": .bool(true), "reason": .string(reason), "code": .string(code.rawValue),
         ]
         if !failures.isEmpty { body["failures"] = .array(failures) }
+        if let scope { body["scope"] = .string(scope.rawValue) }
         return .init(JSONValue.object(body).encoded())
     }
 

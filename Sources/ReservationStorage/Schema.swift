@@ -6,7 +6,7 @@ import ReservationCore
 /// differ (column types, an auto-numbered key, `ADD COLUMN IF NOT EXISTS`).
 enum Schema {
     /// The version this server writes and reads; a database at a newer one is refused.
-    static let version = 10
+    static let version = 11
 
     enum Dialect {
         case sqlite, postgres
@@ -137,6 +137,9 @@ enum Schema {
             // Series (`reserve --every`): the series a reservation was booked in, set once.
             (9, ["ALTER TABLE reservations \(d.addColumn) series TEXT"]),
             (10, d == .postgres ? dayCounts : []),
+            // Scopes and public ids (issue 53): tokens made before are `write` (what every token
+            // could do), their id the first 8 hex digits of their hash; new ones get a random id.
+            (11, tokenScopes(d)),
         ]
     }
 
@@ -223,6 +226,36 @@ enum Schema {
             """,
             "CREATE UNIQUE INDEX IF NOT EXISTS history_by_position ON history (user_id, position)",
         ]
+    }
+
+    /// Version 11: each token's scope and public id. SQLite has no `ADD COLUMN IF NOT
+    /// EXISTS`, so its table is made anew and the rows copied (as version 5 does), which
+    /// an upgrade run again over a table that has the columns survives too.
+    private static func tokenScopes(_ d: Dialect) -> [String] {
+        let scopes = TokenScope.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        let scope = "scope TEXT NOT NULL DEFAULT 'write' CHECK (scope IN (\(scopes)))"
+        let ids = "UPDATE tokens SET public_id = substr(hash, 1, 8) WHERE public_id IS NULL"
+        switch d {
+        case .postgres:
+            return [
+                "ALTER TABLE tokens \(d.addColumn) \(scope)", "ALTER TABLE tokens \(d.addColumn) public_id TEXT", ids,
+            ]
+        case .sqlite:
+            let kept = "hash, user_id, created_at, last_used_at, expires_at"
+            return [
+                "DROP TABLE IF EXISTS tokens_v11",
+                """
+                CREATE TABLE tokens_v11 (
+                    hash TEXT PRIMARY KEY, user_id \(d.integer) NOT NULL REFERENCES users (id),
+                    created_at \(d.real) NOT NULL, last_used_at \(d.real), expires_at \(d.real), \(scope),
+                    public_id TEXT)
+                """,
+                "INSERT INTO tokens_v11 (\(kept)) SELECT \(kept) FROM tokens",
+                "DROP TABLE tokens",
+                "ALTER TABLE tokens_v11 RENAME TO tokens",
+                ids,
+            ]
+        }
     }
 
     /// 32 random bytes as hex: a new database's cursor key.

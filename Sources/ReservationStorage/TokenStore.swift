@@ -3,32 +3,61 @@ import Logging
 import PostgresNIO
 import SQLiteNIO
 
-/// A token as `token list` shows it: whose it is and when it was made and
-/// used, never the token or its hash.
+/// A token as `token list` shows it: its public id, whose it is, what it may do,
+/// and when it was made and used; never the token or its hash.
 public struct TokenInfo: Sendable, Hashable {
+    public var id: String
     public var user: String
+    public var scope: TokenScope
     public var createdAt: Date
     public var lastUsedAt: Date?
     public var expiresAt: Date?
 }
 
-/// What a token's hash stands for: its user, until `expiresAt` when it has one.
+/// What a token's hash stands for: its user and scope, until `expiresAt` when it has one.
 public struct TokenGrant: Sendable, Hashable {
     public var user: UserID
+    public var scope: TokenScope
     public var expiresAt: Date?
+
+    public init(user: UserID, scope: TokenScope = .write, expiresAt: Date? = nil) {
+        self.user = user
+        self.scope = scope
+        self.expiresAt = expiresAt
+    }
+}
+
+/// A token to add: its user's name, its hash (never the token), public id, scope and expiry.
+public struct NewToken: Sendable, Hashable {
+    public var name: String
+    public var hash: String
+    public var id: String
+    public var scope: TokenScope
+    public var expiresAt: Date?
+
+    public init(
+        name: String, hash: String, id: String = Token.publicID(), scope: TokenScope = .write, expiresAt: Date? = nil
+    ) {
+        self.name = name
+        self.hash = hash
+        self.id = id
+        self.scope = scope
+        self.expiresAt = expiresAt
+    }
 }
 
 /// The token calls an operator and the authentication need, per engine
 /// (`ServerStore.tokens`). Tokens are kept only as their SHA-256.
 public struct TokenStore: Sendable {
-    /// Adds a token (by its hash) for the user `name`, creating the user when new.
-    public var create: @Sendable (_ name: String, _ tokenHash: String, _ expiresAt: Date?) async throws -> UserID
+    /// Adds a token (by its hash) for its user, creating the user when new.
+    public var create: @Sendable (NewToken) async throws -> UserID
     /// What a token hash grants, expired or not; nil when unknown or revoked.
     public var grant: @Sendable (_ tokenHash: String) async throws -> TokenGrant?
     /// Every token, by user name and then age.
     public var list: @Sendable () async throws -> [TokenInfo]
-    /// Deletes every token of the user `name`; returns how many there were.
-    public var revoke: @Sendable (_ name: String) async throws -> Int
+    /// Deletes the user `name`'s token of public id `id`, or every one of theirs
+    /// when `id` is nil; returns how many there were.
+    public var revoke: @Sendable (_ name: String, _ id: String?) async throws -> Int
     /// Notes that the token was used at `date` (at most once a minute is kept).
     public var touch: @Sendable (_ tokenHash: String, _ date: Date) async throws -> Void
     /// A user's name.
@@ -38,10 +67,10 @@ public struct TokenStore: Sendable {
 
     /// A store without token calls: every call throws.
     public static let unavailable = TokenStore(
-        create: { _, _, _ in throw DatabaseError.corruptRow("this store keeps no tokens") },
+        create: { _ in throw DatabaseError.corruptRow("this store keeps no tokens") },
         grant: { _ in throw DatabaseError.corruptRow("this store keeps no tokens") },
         list: { throw DatabaseError.corruptRow("this store keeps no tokens") },
-        revoke: { _ in throw DatabaseError.corruptRow("this store keeps no tokens") },
+        revoke: { _, _ in throw DatabaseError.corruptRow("this store keeps no tokens") },
         touch: { _, _ in throw DatabaseError.corruptRow("this store keeps no tokens") },
         name: { _ in throw DatabaseError.corruptRow("this store keeps no tokens") },
         ping: { throw DatabaseError.corruptRow("this store keeps no tokens") }
@@ -49,6 +78,20 @@ public struct TokenStore: Sendable {
 
     /// A last use closer than this to the kept one is not written again.
     static let touchResolution: TimeInterval = 60
+
+    /// The columns `list` reads, in both engines.
+    static let listQuery = """
+        SELECT tokens.public_id, users.name, tokens.scope, tokens.created_at, tokens.last_used_at, tokens.expires_at
+        FROM tokens JOIN users ON users.id = tokens.user_id ORDER BY users.name, tokens.created_at, tokens.public_id
+        """
+
+    /// A stored scope; one this server does not know (a newer server's) is a corrupt row, never a grant.
+    static func scope(_ text: String?) throws -> TokenScope {
+        guard let text, let scope = TokenScope(rawValue: text) else {
+            throw DatabaseError.corruptRow("a token of an unknown scope \(text ?? "(none)")")
+        }
+        return scope
+    }
 }
 
 extension TokenStore {
@@ -57,21 +100,25 @@ extension TokenStore {
         writer: SQLiteWriter, reader: @escaping @Sendable () -> SQLiteConnection, now: @escaping @Sendable () -> Date
     ) -> TokenStore {
         TokenStore(
-            create: { name, hash, expiresAt in
+            create: { token in
                 try await writer.perform { db in
                     let now = now().timeIntervalSince1970
                     _ = try await db.query(
                         "INSERT INTO users (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-                        [.text(name), .float(now)])
+                        [.text(token.name), .float(now)])
                     guard
-                        let id = try await db.query("SELECT id FROM users WHERE name = ?", [.text(name)])
+                        let id = try await db.query("SELECT id FROM users WHERE name = ?", [.text(token.name)])
                             .first?.column("id")?.integer
-                    else { throw DatabaseError.corruptRow("user \(name) vanished") }
+                    else { throw DatabaseError.corruptRow("a user vanished") }
                     _ = try await db.query(
-                        "INSERT INTO tokens (hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                        """
+                        INSERT INTO tokens (hash, user_id, created_at, expires_at, scope, public_id)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """,
                         [
-                            .text(hash), .integer(id), .float(now),
-                            expiresAt.map { .float($0.timeIntervalSince1970) } ?? .null,
+                            .text(token.hash), .integer(id), .float(now),
+                            token.expiresAt.map { .float($0.timeIntervalSince1970) } ?? .null,
+                            .text(token.scope.rawValue), .text(token.id),
                         ])
                     return UserID(Int64(id))
                 }
@@ -79,34 +126,34 @@ extension TokenStore {
             grant: { hash in
                 guard
                     let row = try await reader().query(
-                        "SELECT user_id, expires_at FROM tokens WHERE hash = ?", [.text(hash)]
+                        "SELECT user_id, scope, expires_at FROM tokens WHERE hash = ?", [.text(hash)]
                     ).first, let user = row.column("user_id")?.integer
                 else { return nil }
                 return TokenGrant(
-                    user: UserID(Int64(user)),
+                    user: UserID(Int64(user)), scope: try Self.scope(row.column("scope")?.string),
                     expiresAt: row.column("expires_at")?.double.map(Date.init(timeIntervalSince1970:)))
             },
             list: {
-                try await reader().query(
-                    """
-                    SELECT users.name, tokens.created_at, tokens.last_used_at, tokens.expires_at
-                    FROM tokens JOIN users ON users.id = tokens.user_id ORDER BY users.name, tokens.created_at
-                    """
-                ).map { row in
+                try await reader().query(listQuery).map { row in
                     guard let name = row.column("name")?.string, let created = row.column("created_at")?.double else {
                         throw DatabaseError.corruptRow("a token without a user or a creation date")
                     }
                     return TokenInfo(
-                        user: name, createdAt: Date(timeIntervalSince1970: created),
+                        id: row.column("public_id")?.string ?? "", user: name,
+                        scope: try Self.scope(row.column("scope")?.string),
+                        createdAt: Date(timeIntervalSince1970: created),
                         lastUsedAt: row.column("last_used_at")?.double.map(Date.init(timeIntervalSince1970:)),
                         expiresAt: row.column("expires_at")?.double.map(Date.init(timeIntervalSince1970:)))
                 }
             },
-            revoke: { name in
+            revoke: { name, id in
                 try await writer.perform { db in
                     try await db.query(
-                        "DELETE FROM tokens WHERE user_id IN (SELECT id FROM users WHERE name = ?) RETURNING user_id",
-                        [.text(name)]
+                        """
+                        DELETE FROM tokens WHERE user_id IN (SELECT id FROM users WHERE name = ?)
+                        AND (? IS NULL OR public_id = ?) RETURNING user_id
+                        """,
+                        [.text(name), id.map(SQLiteData.text) ?? .null, id.map(SQLiteData.text) ?? .null]
                     ).count
                 }
             },
@@ -132,49 +179,54 @@ extension TokenStore {
     static func postgres(_ cluster: PostgresCluster, logger: Logger, now: @escaping @Sendable () -> Date) -> TokenStore
     {
         TokenStore(
-            create: { name, hash, expiresAt in
+            create: { token in
                 try await cluster.client.withTransaction(logger: logger) { db in
                     let now = now().timeIntervalSince1970
-                    let expires = expiresAt?.timeIntervalSince1970
+                    let expires = token.expiresAt?.timeIntervalSince1970
                     try await db.run(
-                        "INSERT INTO users (name, created_at) VALUES (\(name), \(now)) ON CONFLICT (name) DO NOTHING",
+                        "INSERT INTO users (name, created_at) VALUES (\(token.name), \(now)) ON CONFLICT (name) DO NOTHING",
                         logger: logger)
                     guard
-                        let id = try await db.query("SELECT id FROM users WHERE name = \(name)", logger: logger)
+                        let id = try await db.query("SELECT id FROM users WHERE name = \(token.name)", logger: logger)
                             .collect().first.map({ try $0.decode(Int64.self) })
-                    else { throw DatabaseError.corruptRow("user \(name) vanished") }
+                    else { throw DatabaseError.corruptRow("a user vanished") }
                     try await db.run(
-                        "INSERT INTO tokens (hash, user_id, created_at, expires_at) VALUES (\(hash), \(id), \(now), \(expires))",
+                        """
+                        INSERT INTO tokens (hash, user_id, created_at, expires_at, scope, public_id)
+                        VALUES (\(token.hash), \(id), \(now), \(expires), \(token.scope.rawValue), \(token.id))
+                        """,
                         logger: logger)
                     return UserID(id)
                 }
             },
             grant: { hash in
                 try await cluster.client.query(
-                    "SELECT user_id, expires_at FROM tokens WHERE hash = \(hash)", logger: logger
+                    "SELECT user_id, scope, expires_at FROM tokens WHERE hash = \(hash)", logger: logger
                 )
                 .collect().first.map { row in
-                    let (user, expires) = try row.decode((Int64, Double?).self)
-                    return TokenGrant(user: UserID(user), expiresAt: expires.map(Date.init(timeIntervalSince1970:)))
+                    let (user, scope, expires) = try row.decode((Int64, String, Double?).self)
+                    return TokenGrant(
+                        user: UserID(user), scope: try Self.scope(scope),
+                        expiresAt: expires.map(Date.init(timeIntervalSince1970:)))
                 }
             },
             list: {
-                try await cluster.client.query(
-                    """
-                    SELECT users.name, tokens.created_at, tokens.last_used_at, tokens.expires_at
-                    FROM tokens JOIN users ON users.id = tokens.user_id ORDER BY users.name, tokens.created_at
-                    """, logger: logger
-                ).collect().map { row in
-                    let (name, created, used, expires) = try row.decode((String, Double, Double?, Double?).self)
+                try await cluster.client.query(PostgresQuery(unsafeSQL: listQuery), logger: logger).collect().map {
+                    let (id, name, scope, created, used, expires) = try $0.decode(
+                        (String?, String, String, Double, Double?, Double?).self)
                     return TokenInfo(
-                        user: name, createdAt: Date(timeIntervalSince1970: created),
+                        id: id ?? "", user: name, scope: try Self.scope(scope),
+                        createdAt: Date(timeIntervalSince1970: created),
                         lastUsedAt: used.map(Date.init(timeIntervalSince1970:)),
                         expiresAt: expires.map(Date.init(timeIntervalSince1970:)))
                 }
             },
-            revoke: { name in
+            revoke: { name, id in
                 try await cluster.client.query(
-                    "DELETE FROM tokens WHERE user_id IN (SELECT id FROM users WHERE name = \(name)) RETURNING user_id",
+                    """
+                    DELETE FROM tokens WHERE user_id IN (SELECT id FROM users WHERE name = \(name))
+                    AND (\(id)::TEXT IS NULL OR public_id = \(id)) RETURNING user_id
+                    """,
                     logger: logger
                 ).collect().count
             },
@@ -198,7 +250,7 @@ extension TokenStore {
 
 extension ServerStore {
     /// Adds a token (by its hash) that never expires for the user `name`, creating the user when new.
-    public func addToken(_ name: String, _ tokenHash: String) async throws -> UserID {
-        try await tokens.create(name, tokenHash, nil)
+    public func addToken(_ name: String, _ tokenHash: String, scope: TokenScope = .write) async throws -> UserID {
+        try await tokens.create(NewToken(name: name, hash: tokenHash, scope: scope))
     }
 }

@@ -17,17 +17,40 @@ public enum Token {
     public static func hash(_ token: some StringProtocol) -> String {
         Hex.string(SHA256.hash(data: Array(token.utf8)))
     }
+
+    /// A new token's public id: 8 hex digits of 4 random bytes of their own, so
+    /// nothing of the token or its hash can be learnt from it (`token list`,
+    /// `token revoke --id`). Tokens made before schema 11 took the first 8 hex
+    /// digits of their hash (32 of its 256 bits: no help in finding the token).
+    public static func publicID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Hex.string((0..<4).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    }
+
+    /// Whether `text` has the shape of a public id (8 lowercase hex digits).
+    public static func isPublicID(_ text: String) -> Bool {
+        text.utf8.count == 8 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
 }
 
-/// Token hash → user, remembered for `lifetime` at most, so a token revoked
+/// What a token may do (`token create --scope`): `write`, everything (what every
+/// token could before scopes); `read`, the reads only; `calendar`, only make and
+/// reset its user's calendar address (and `GET /whoami`). Which scope may call
+/// which route is `RouteScopes` (ReservationServer), in one table.
+public enum TokenScope: String, CaseIterable, Sendable, Hashable {
+    case read, write, calendar
+}
+
+/// Token hash → its grant (user, scope, expiry), remembered for `lifetime` at most, so a token revoked
 /// (or expired) on any instance stops working here within that time. Misses
 /// always ask the store (a token created since). A lookup that goes to the
 /// store also notes the token's last use, at most once a minute per token.
 public final class TokenCache: Sendable {
-    /// How long a found token is trusted before the store is asked again.
-    /// Measured (BENCHMARKS.md): asking on every request costs GET /reservations
-    /// little on SQLite, but the default keeps revocation well inside 5 s.
-    public static let defaultLifetime: Duration = .seconds(2)
+    /// How long a found token is trusted before the store is asked again: a
+    /// token revoked (or expired) on one instance stops on every instance within
+    /// it (docs/contracts.md, "Server operations"). Measured (BENCHMARKS.md):
+    /// asking on every request costs GET /reservations little on SQLite.
+    public static let defaultLifetime: Duration = .seconds(1)
 
     private struct Entry {
         var grant: TokenGrant
@@ -51,14 +74,20 @@ public final class TokenCache: Sendable {
         self.lifetime = lifetime
     }
 
+    /// The user of `token`; nil when it is unknown, revoked or expired.
     public func user(for token: some StringProtocol) async throws -> UserID? {
+        try await grant(for: token)?.user
+    }
+
+    /// What `token` grants (its user and scope); nil when it is unknown, revoked or expired.
+    public func grant(for token: some StringProtocol) async throws -> TokenGrant? {
         guard !token.isEmpty, token.utf8.count <= 512 else { return nil }
         let hash = Token.hash(token)
         let date = now()
         if let entry = known.withLock({ $0[hash] }), Self.age(since: entry.checked, at: date) < lifetime {
             return Self.valid(entry.grant, at: date)
         }
-        guard let grant = try await tokens.grant(hash), let user = Self.valid(grant, at: date) else {
+        guard let grant = try await tokens.grant(hash), let valid = Self.valid(grant, at: date) else {
             _ = known.withLock { $0.removeValue(forKey: hash) }
             return nil
         }
@@ -68,7 +97,7 @@ public final class TokenCache: Sendable {
             entries[hash] = Entry(grant: grant, checked: date)
         }
         noteUse(hash, date: date)
-        return user
+        return valid
     }
 
     /// How long ago `then` was; a clock set back makes it old at once, never young for longer.
@@ -77,9 +106,9 @@ public final class TokenCache: Sendable {
         return seconds < 0 || seconds > 86_400 ? .seconds(86_400) : .milliseconds(Int64(seconds * 1000))
     }
 
-    private static func valid(_ grant: TokenGrant, at date: Date) -> UserID? {
+    private static func valid(_ grant: TokenGrant, at date: Date) -> TokenGrant? {
         if let expiry = grant.expiresAt, expiry <= date { return nil }
-        return grant.user
+        return grant
     }
 
     /// Writes the last use in the background: a request never waits for it.
@@ -95,5 +124,29 @@ public final class TokenCache: Sendable {
         guard due else { return }
         let tokens = tokens
         Task { try? await tokens.touch(hash, date) }
+    }
+}
+
+/// User names as the server takes and prints them. A name is kept as given, but
+/// one with a control character (C0, DEL, C1: a line break, an escape sequence)
+/// is refused at `token create`, and any stored before is printed escaped, so a
+/// name can never forge a line of a log or move a terminal's cursor.
+public enum UserName {
+    /// Whether `name` holds a control character (Unicode category Cc: C0, DEL and C1).
+    public static func hasControlCharacters(_ name: String) -> Bool {
+        name.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// `name` with each control character escaped as Swift writes it (`\r`, `\u{1B}`).
+    public static func printable(_ name: String) -> String {
+        var text = ""
+        for scalar in name.unicodeScalars {
+            if scalar.properties.generalCategory == .control {
+                text += scalar.escaped(asASCII: true)
+            } else {
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
     }
 }

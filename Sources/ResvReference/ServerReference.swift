@@ -23,7 +23,9 @@ extension Reference {
                 detail: "a token was created, or the server stopped on SIGINT or SIGTERM"),
             ExitCode(
                 code: ExitStatus.usage, summary: "usage",
-                detail: "an unknown option, a blank user name, a port outside 0-65535"),
+                detail:
+                    "an unknown option, a blank user name or one with control characters, a port outside 0-65535, --tls-cert without --tls-key (or the reverse)"
+            ),
             ExitCode(
                 code: ExitStatus.dataError, summary: "data error",
                 detail: "the --landmarks file is not valid JSON or one of its landmarks does not map"),
@@ -32,6 +34,12 @@ extension Reference {
                 detail:
                     "the database cannot be opened, reached or migrated, the port cannot be bound, or the --landmarks file cannot be read"
             ),
+            ExitCode(
+                code: ExitStatus.noInput, summary: "no input",
+                detail: "the --tls-cert or --tls-key file is missing or cannot be read"),
+            ExitCode(
+                code: ExitStatus.configuration, summary: "configuration",
+                detail: "the --tls-cert or --tls-key file is not PEM, or the key is not the certificate's"),
         ],
         examples: [
             Item(
@@ -53,6 +61,20 @@ extension Reference {
                       http://127.0.0.1:8080/reservations
                     curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:8080/reservations
                     curl -X DELETE -H "Authorization: Bearer $TOKEN" http://127.0.0.1:8080/reservations/ID
+                    """),
+            Item(
+                name: "HTTPS, reloading the certificate and key on SIGHUP (after a renewal):",
+                text: """
+                    resv-server serve --database reservations.sqlite --tls-cert cert.pem --tls-key key.pem
+                    kill -HUP $(pidof resv-server)
+                    """),
+            Item(
+                name: "A read-only token, a token for a calendar program, and revoking one token by its id:",
+                text: """
+                    resv-server token create ada --scope read --database reservations.sqlite
+                    resv-server token create ada --scope calendar --expires-in 365d --database reservations.sqlite
+                    resv-server token list --database reservations.sqlite
+                    resv-server token revoke ada --id 1a2b3c4d --database reservations.sqlite
                     """),
         ]
     )

@@ -14,8 +14,10 @@ struct Serve: ServerCommand {
             is on disk before its 201 is sent, and its files are readable by their owner only (0600). A \
             database that cannot be reached at start is one line on stderr and exit 69. Logs go to stderr, \
             one line per request; tokens never appear in them. GET /health (no token) says whether the \
-            database answers; GET /metrics (no token) serves Prometheus metrics; a revoked token stops \
-            working within 5 seconds.
+            database answers; GET /metrics (no token) serves Prometheus metrics; a revoked or expired token \
+            stops working within 1 second on every server of the database. With --tls-cert and --tls-key \
+            it serves HTTPS only; SIGHUP reloads both files for the connections that follow (those open \
+            keep theirs), and a new pair that cannot serve is refused with one line, the old one kept.
             """
     )
 
@@ -64,10 +66,22 @@ struct Serve: ServerCommand {
     @Flag(help: "Do not serve /metrics (Prometheus text, open without a token; served by default).")
     var noMetrics = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve HTTPS (TLS 1.2 and 1.3) with this PEM certificate chain; needs --tls-key. SIGHUP reloads both files.",
+            valueName: "file"),
+        completion: .file(extensions: ["pem", "crt"]))
+    var tlsCert: String?
+
+    @Option(
+        help: ArgumentHelp("The PEM private key of --tls-cert's certificate.", valueName: "file"),
+        completion: .file(extensions: ["pem", "key"]))
+    var tlsKey: String?
+
     /// How long a token found in the database is trusted before it is checked
     /// again (so a revoked token stops within this time); for measurements.
     @Option(help: .hidden)
-    var tokenRecheck: Double = 2
+    var tokenRecheck: Double = 1
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
@@ -82,8 +96,11 @@ struct Serve: ServerCommand {
         guard (0...1_000_000).contains(maxHoldsPerUser) else {
             throw ValidationError("--max-holds-per-user must be from 0 (no holds) to 1000000")
         }
-        guard tokenRecheck.isFinite, (0...5).contains(tokenRecheck) else {
-            throw ValidationError("--token-recheck must be 0 to 5 seconds")
+        guard tokenRecheck.isFinite, (0...1).contains(tokenRecheck) else {
+            throw ValidationError("--token-recheck must be 0 to 1 seconds")
+        }
+        guard (tlsCert == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-cert and --tls-key go together: give both (PEM files) or neither")
         }
     }
 
@@ -108,10 +125,16 @@ struct Serve: ServerCommand {
             context.say(error.localizedDescription)
             throw ExitCode(error.isUnreadable ? ExitStatus.unavailable : ExitStatus.dataError)
         }
+        var settings = serverOptions
+        if let tlsCert, let tlsKey {
+            settings.tls = await TLSOptions.reloadingOnHangup(
+                try Self.identity(certificate: tlsCert, key: tlsKey, context: context),
+                report: { [context] line in context.say(line) })
+        }
         let logger = context.logger(logLevel.level)
         let host = host
         let port = port
-        var settings = serverOptions
+        let scheme = settings.tls == nil ? "http" : "https"
         if !noMetrics { settings.metrics = ServerMetrics.bootstrap() }
         let serverOptions = settings
         try await context.unavailableOnFailure {
@@ -121,7 +144,7 @@ struct Serve: ServerCommand {
                     options: serverOptions,
                     onListening: { bound in
                         // The source the line had when the command was in the executable's module.
-                        logger.notice("listening on http://\(host):\(bound)", source: "resv_server")
+                        logger.notice("listening on \(scheme)://\(host):\(bound)", source: "resv_server")
                     })
                 do {
                     try await app.runService()
@@ -131,6 +154,19 @@ struct Serve: ServerCommand {
                     throw ExitCode(ExitStatus.unavailable)
                 }
             }
+        }
+    }
+}
+
+extension Serve {
+    /// The certificate and key, read before anything starts: a file missing or
+    /// unreadable is one line and exit 66, one not PEM or a key not the certificate's 78.
+    static func identity(certificate: String, key: String, context: ServerCommandContext) throws -> TLSIdentity {
+        do {
+            return try TLSIdentity(certificateFile: certificate, keyFile: key)
+        } catch {
+            context.say(error.localizedDescription)
+            throw ExitCode(error.isUnreadable ? ExitStatus.noInput : ExitStatus.configuration)
         }
     }
 }

@@ -15,8 +15,11 @@ struct TokenCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a token for a user (new or existing) and print it once.",
             discussion: """
-                The token is printed on stdout and never again: only its SHA-256 is stored. A user may hold \
-                several tokens; each one sees the same reservations.
+                The token is printed on stdout and never again: only its SHA-256 is stored, with a public id \
+                (8 hex digits, shown on stderr and by 'token list') to revoke it by. A user may hold several \
+                tokens; each one sees the same reservations, within its scope: write (everything), read (reads \
+                only: lists, a reservation, history, changes, availability, landmarks) or calendar (only making \
+                and resetting the calendar address). A name with control characters is refused.
                 """
         )
 
@@ -24,6 +27,10 @@ struct TokenCommand: ParsableCommand {
         var name: String
 
         @OptionGroup var options: DatabaseOptions
+
+        @Option(
+            help: "What the token may do: write (everything), read (reads only) or calendar (the calendar address).")
+        var scope: ScopeArgument = .write
 
         @Option(
             help: ArgumentHelp(
@@ -38,27 +45,36 @@ struct TokenCommand: ParsableCommand {
         }
 
         func run(in context: ServerCommandContext) async throws {
-            let name = name
+            // One line, not a usage text: the name is shown escaped, its control characters harmless.
+            guard !UserName.hasControlCharacters(name) else {
+                context.say(
+                    "the user name \"\(UserName.printable(name))\" has control characters; choose a name without them")
+                throw ExitCode(ExitStatus.usage)
+            }
             let token = Token.generate()
-            let expiresAt = expiresIn.map { context.now().addingTimeInterval($0.seconds) }
-            _ = try await withTokens(options, context) { try await $0.create(name, Token.hash(token), expiresAt) }
+            let new = NewToken(
+                name: name, hash: Token.hash(token), scope: scope.scope,
+                expiresAt: expiresIn.map { context.now().addingTimeInterval($0.seconds) })
+            _ = try await withTokens(options, context) { try await $0.create(new) }
             context.output(token + "\n")
-            context.say("created a token for \(name); it is shown only this once")
+            context.say(
+                "created a \(new.scope.rawValue) token (id \(new.id)) for \(name); it is shown only this once")
         }
     }
 
     struct List: ServerCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List every token: its user, when it was created, last used and expires.",
+            abstract: "List every token: its id, user, scope, when it was created, last used and expires.",
             discussion: """
                 Never shows a token or its hash. Dates are UTC. A server writes a token's last use at most \
-                once a minute, so it may lag by that much.
+                once a minute, so it may lag by that much. Control characters in a name are shown escaped.
                 """
         )
 
         @OptionGroup var options: DatabaseOptions
 
-        @Flag(help: "Print a JSON array of {user, createdAt, lastUsedAt, expiresAt} instead of a table.")
+        @Flag(
+            help: "Print a JSON array of {id, user, scope, createdAt, lastUsedAt, expiresAt} instead of a table.")
         var json = false
 
         func run(in context: ServerCommandContext) async throws {
@@ -67,18 +83,20 @@ struct TokenCommand: ParsableCommand {
         }
 
         static func table(_ tokens: [TokenInfo], now: Date) -> String {
-            var rows = [["USER", "CREATED", "LAST USED", "EXPIRES"]]
+            var rows = [["ID", "USER", "SCOPE", "CREATED", "LAST USED", "EXPIRES"]]
             for token in tokens {
                 let expiry = token.expiresAt.map { DateTime.format($0) + ($0 <= now ? " (expired)" : "") }
                 rows.append([
-                    Self.printable(token.user), DateTime.format(token.createdAt),
-                    token.lastUsedAt.map(DateTime.format) ?? "never", expiry ?? "never",
+                    UserName.printable(token.id), UserName.printable(token.user), token.scope.rawValue,
+                    DateTime.format(token.createdAt), token.lastUsedAt.map(DateTime.format) ?? "never",
+                    expiry ?? "never",
                 ])
             }
-            let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
+            let last = rows[0].count - 1
+            let widths = (0...last).map { column in rows.map { $0[column].count }.max() ?? 0 }
             return rows.map { row in
                 row.enumerated().map { index, cell in
-                    index == 3 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                    index == last ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
                 }.joined(separator: "  ")
             }.joined(separator: "\n") + "\n"
         }
@@ -87,31 +105,23 @@ struct TokenCommand: ParsableCommand {
             let array = JSONValue.array(
                 tokens.map { token in
                     JSONValue.object([
-                        "user": .string(token.user), "createdAt": .string(DateTime.format(token.createdAt)),
+                        "id": .string(token.id), "user": .string(token.user), "scope": .string(token.scope.rawValue),
+                        "createdAt": .string(DateTime.format(token.createdAt)),
                         "lastUsedAt": token.lastUsedAt.map { .string(DateTime.format($0)) } ?? .null,
                         "expiresAt": token.expiresAt.map { .string(DateTime.format($0)) } ?? .null,
                     ])
                 })
             return String(decoding: array.encoded(), as: UTF8.self) + "\n"
         }
-
-        /// A user name as a table cell: control characters escaped.
-        static func printable(_ text: String) -> String {
-            String(
-                text.unicodeScalars.flatMap { scalar -> [Character] in
-                    scalar.properties.generalCategory == .control
-                        ? Array(scalar.escaped(asASCII: true)) : [Character(scalar)]
-                })
-        }
     }
 
     struct Revoke: ServerCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Revoke every token of a user.",
+            abstract: "Revoke one token of a user (--id), or all of them.",
             discussion: """
-                The tokens are deleted. Running servers stop accepting them within 5 seconds (each checks a \
-                token it knows again after 2). Exit 1 when the user has no token. The user's reservations stay; \
-                a new token (token create) sees them again.
+                The tokens are deleted. Running servers stop accepting them within 1 second (each checks a \
+                token it knows again after 1). Exit 1, changing nothing, when the user has no token (of that \
+                id). The user's reservations stay; a new token (token create) sees them again.
                 """
         )
 
@@ -120,16 +130,32 @@ struct TokenCommand: ParsableCommand {
 
         @OptionGroup var options: DatabaseOptions
 
+        @Option(help: ArgumentHelp("Revoke only the token of this id ('token list' shows it).", valueName: "id"))
+        var id: String?
+
         func run(in context: ServerCommandContext) async throws {
             let name = name
-            let count = try await withTokens(options, context) { try await $0.revoke(name) }
+            // Ids are written in lowercase hex; one typed in capitals is the same id.
+            let id = id?.lowercased()
+            let count = try await withTokens(options, context) { try await $0.revoke(name, id) }
+            let shown = UserName.printable(name)
             guard count > 0 else {
-                context.say("\(name) has no token to revoke ('resv-server token list' shows them)")
+                let which = id.map { "no token of id \(UserName.printable($0))" } ?? "no token"
+                context.say("\(shown) has \(which) to revoke ('resv-server token list' shows them)")
                 throw ExitCode(ExitStatus.refused)
             }
-            context.say("revoked \(count) token\(count == 1 ? "" : "s") of \(name)")
+            context.say(
+                id.map { "revoked the token \(UserName.printable($0)) of \(shown)" }
+                    ?? "revoked \(count) token\(count == 1 ? "" : "s") of \(shown)")
         }
     }
+}
+
+/// `--scope`: what a new token may do (`TokenScope`).
+enum ScopeArgument: String, CaseIterable, ExpressibleByArgument {
+    case read, write, calendar
+
+    var scope: TokenScope { TokenScope(rawValue: rawValue) ?? .write }
 }
 
 /// Runs `body` with the token calls of the database, logging warnings only; a

@@ -41,7 +41,7 @@ struct OperationsTests {
 
         let (status, body) = try await server.request("GET", "/whoami", token: token)
         #expect(status == 200)
-        #expect(String(decoding: body, as: UTF8.self) == #"{"user":"\#(name)"}"#)
+        #expect(String(decoding: body, as: UTF8.self) == #"{"scope":"write","user":"\#(name)"}"#)
         let hourToken = hour.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(try await server.request("GET", "/whoami", token: hourToken).0 == 200)
 
@@ -60,7 +60,7 @@ struct OperationsTests {
         #expect(mine.contains { $0["lastUsedAt"] is String }, "the used token shows its last use")
         #expect(!list.stdout.contains(token) && !list.stdout.contains(String(token.dropFirst(5).prefix(16))))
         let table = try Self.server(["token", "list", "--database", database])
-        #expect(table.stdout.hasPrefix("USER"))
+        #expect(table.stdout.hasPrefix("ID"))
         #expect(table.stdout.contains(name))
 
         // The token of an hour carries its expiry; the revoked one is refused by a server started after.

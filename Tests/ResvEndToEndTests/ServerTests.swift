@@ -322,7 +322,7 @@ final class ServerProcess: Sendable {
         var found: Int?
         while found == nil, Date() < deadline, !process.hasExited {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            if let match = text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/) {
+            if let match = text.firstMatch(of: /listening on https?:\/\/127\.0\.0\.1:(\d+)/) {
                 found = Int(match.1)
             } else {
                 Thread.sleep(forTimeInterval: 0.05)
@@ -333,6 +333,20 @@ final class ServerProcess: Sendable {
             throw ServerStartFailure(log: (try? String(contentsOf: log, encoding: .utf8)) ?? "")
         }
         port = found
+    }
+
+    /// Sends `signal` to the server (SIGHUP: reload the TLS files).
+    func send(_ signal: Int32) { process.signal(signal) }
+
+    /// Waits until the log holds `count` lines containing `text` (true), or the server has ended (false).
+    /// An event, not a time: the server writes the line when it has done the work.
+    func waitForLog(_ text: String, count: Int = 1) -> Bool {
+        while true {
+            let log = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            if log.components(separatedBy: text).count - 1 >= count { return true }
+            if process.hasExited { return false }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
     }
 
     /// Kills the server with SIGKILL, as a crash or an OOM killer would, and waits for it.

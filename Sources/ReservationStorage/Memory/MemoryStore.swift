@@ -216,14 +216,16 @@ extension TokenStore {
     /// Tokens of the memory engine.
     static func memory(_ state: MemoryState, now: @escaping @Sendable () -> Date) -> TokenStore {
         TokenStore(
-            create: { name, hash, expiresAt in
+            create: { token in
                 state.withLock { data in
-                    let user = data.users[name] ?? UserID(Int64(data.users.count + 1))
-                    data.users[name] = user
-                    data.names[user] = name
-                    data.tokens[hash] = (
-                        TokenGrant(user: user, expiresAt: expiresAt),
-                        TokenInfo(user: name, createdAt: now(), lastUsedAt: nil, expiresAt: expiresAt)
+                    let user = data.users[token.name] ?? UserID(Int64(data.users.count + 1))
+                    data.users[token.name] = user
+                    data.names[user] = token.name
+                    data.tokens[token.hash] = (
+                        TokenGrant(user: user, scope: token.scope, expiresAt: token.expiresAt),
+                        TokenInfo(
+                            id: token.id, user: token.name, scope: token.scope, createdAt: now(), lastUsedAt: nil,
+                            expiresAt: token.expiresAt)
                     )
                     return user
                 }
@@ -231,12 +233,17 @@ extension TokenStore {
             grant: { hash in state.withLock { $0.tokens[hash]?.grant } },
             list: {
                 state.withLock { data in
-                    data.tokens.values.map { $0.info }.sorted { ($0.user, $0.createdAt) < ($1.user, $1.createdAt) }
+                    data.tokens.values.map { $0.info }.sorted {
+                        ($0.user, $0.createdAt, $0.id) < ($1.user, $1.createdAt, $1.id)
+                    }
                 }
             },
-            revoke: { name in
+            revoke: { name, id in
                 state.withLock { data in
-                    let revoked = data.tokens.filter { $0.value.info.user == name }.map { $0.key }
+                    let revoked = data.tokens.filter {
+                        $0.value.info.user == name && (id == nil || $0.value.info.id == id)
+                    }
+                    .map { $0.key }
                     for hash in revoked { data.tokens[hash] = nil }
                     return revoked.count
                 }

@@ -108,10 +108,10 @@ extension TokenStore {
     func abandoningOnCancel() -> TokenStore {
         var tokens = self
         let (create, grant, list, revoke, touch, name, ping) = (create, grant, list, revoke, touch, name, ping)
-        tokens.create = { user, hash, expires in try await abandonable { try await create(user, hash, expires) } }
+        tokens.create = { token in try await abandonable { try await create(token) } }
         tokens.grant = { hash in try await abandonable { try await grant(hash) } }
         tokens.list = { try await abandonable { try await list() } }
-        tokens.revoke = { user in try await abandonable { try await revoke(user) } }
+        tokens.revoke = { user, id in try await abandonable { try await revoke(user, id) } }
         tokens.touch = { hash, date in try await abandonable { try await touch(hash, date) } }
         tokens.name = { user in try await abandonable { try await name(user) } }
         tokens.ping = { try await abandonable { try await ping() } }
