@@ -48,6 +48,10 @@ public enum HTTPBackendError: Error, Sendable, LocalizedError {
                     + "run 'resv login \(origin)' with a token from 'resv-server token create'"
             }
             // 403: the token works, but its scope (or its user's role) does not allow this.
+            if status == 403, let reason, reason.hasPrefix("this token's scope is ") {
+                return "the server at \(url.redacted) refused: \(reason) (403); run 'resv login \(origin)' with a "
+                    + "token whose scope allows it ('resv-server token create NAME --scope write')"
+            }
             return "the server at \(url.redacted) forbids this (\(status)\(reason.map { ": \($0)" } ?? ""))"
         case .untrusted(let url, let why):
             let host = ServerOrigin(url).map(\.description) ?? url.redacted
