@@ -89,8 +89,11 @@ final class PseudoTerminal {
     }
 
     /// Reads until the output since the last match contains `needle`; returns that output.
+    /// `timeout` guards against a hang (the program never shows `needle`); it is no measure of
+    /// speed: a loaded machine can take many seconds to start a shell (zsh's compinit took more
+    /// than 10 s in a full CI run), so it is long.
     @discardableResult
-    func expect(_ needle: String, timeout: Duration = .seconds(10)) throws -> String {
+    func expect(_ needle: String, timeout: Duration = .seconds(120)) throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let range = raw[mark...].range(of: YearsAhead.forward(needle)) {
