@@ -380,12 +380,15 @@ _resv_cancel() {
     repeating_flags=()
     non_repeating_flags=(--queue --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--series --store --server --profile --config --cacert --format --jq --tz)
+    non_repeating_options=(--series --idempotency-key --store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--series')
+        return
+        ;;
+    '--idempotency-key')
         return
         ;;
     '--store')
@@ -432,11 +435,14 @@ _resv_confirm() {
     repeating_flags=()
     non_repeating_flags=(--queue --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --cacert --format --jq --tz)
+    non_repeating_options=(--idempotency-key --store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
+    '--idempotency-key')
+        return
+        ;;
     '--store')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return
@@ -481,7 +487,7 @@ _resv_modify() {
     repeating_flags=()
     non_repeating_flags=(--queue --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--date -d --party-size -n --landmark -l --note --store --server --profile --config --cacert --format --jq --tz)
+    non_repeating_options=(--date -d --party-size -n --landmark -l --note --idempotency-key --store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 1
 
     # Offer option value completions
@@ -497,6 +503,9 @@ _resv_modify() {
         return
         ;;
     '--note')
+        return
+        ;;
+    '--idempotency-key')
         return
         ;;
     '--store')
@@ -601,11 +610,14 @@ _resv_undo() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --server --profile --config --cacert --format --jq --tz)
+    non_repeating_options=(--idempotency-key --store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
+    '--idempotency-key')
+        return
+        ;;
     '--store')
         __resv_add_completions -o plusdirs -fX '!*.@(json)'
         return

@@ -179,6 +179,7 @@ _resv_cancel() {
         '*:ids:{__resv_custom_complete ---completion cancel -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--series[Cancel the visits ahead of this series (its id or a unique prefix of at least 4 hex digits).]:id:'
         '--queue[On a server\: when it cannot be reached, keep the change in its outbox (status queued), sent by '\''resv sync'\'' or the next command that reaches it (default\: the config key queue).]'
+        '--idempotency-key[On a server\: the Idempotency-Key this change is sent under, so running the command again never makes it twice (1 to 255 printable ASCII characters, no spaces; default\: a new key per run).]:key:'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion cancel -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
@@ -205,6 +206,7 @@ _resv_confirm() {
     local -ar arg_specs=(
         '*:ids:{__resv_custom_complete ---completion confirm -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--queue[On a server\: when it cannot be reached, keep the change in its outbox (status queued), sent by '\''resv sync'\'' or the next command that reaches it (default\: the config key queue).]'
+        '--idempotency-key[On a server\: the Idempotency-Key this change is sent under, so running the command again never makes it twice (1 to 255 printable ASCII characters, no spaces; default\: a new key per run).]:key:'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion confirm -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
@@ -235,6 +237,7 @@ _resv_modify() {
         '(--landmark -l)'{--landmark,-l}'[The new landmark\: id, id prefix, name or the starts of its words.]:landmark:{__resv_custom_complete ---completion modify -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--note[A note kept with the reservation (at most 500 characters; "" removes it).]:text:'
         '--queue[On a server\: when it cannot be reached, keep the change in its outbox (status queued), sent by '\''resv sync'\'' or the next command that reaches it (default\: the config key queue).]'
+        '--idempotency-key[On a server\: the Idempotency-Key this change is sent under, so running the command again never makes it twice (1 to 255 printable ASCII characters, no spaces; default\: a new key per run).]:key:'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion modify -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
@@ -287,6 +290,7 @@ _resv_undo() {
     local -i ret=1
     local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
+        '--idempotency-key[On a server\: the Idempotency-Key this change is sent under, so running the command again never makes it twice (1 to 255 printable ASCII characters, no spaces; default\: a new key per run).]:key:'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion undo -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'

@@ -5,6 +5,10 @@ import ReservationCore
 public enum HTTPBackendError: Error, Sendable, LocalizedError {
     /// No answer: refused, unknown host, timed out, connection dropped (after retries).
     case unavailable(URL, String)
+    /// A change went, no answer came, and the server says it was not made (nor ever will be).
+    case notMade(URL, String)
+    /// A change went, no answer came, and the server could not be asked what became of it.
+    case outcomeUnknown(URL, String, asked: String, key: String)
     /// 401 or 403: no token, a wrong one, or not allowed.
     case notAuthorised(URL, Int, String?)
     /// An https server whose certificate did not verify (or no TLS handshake): nothing was sent.
@@ -36,6 +40,13 @@ public enum HTTPBackendError: Error, Sendable, LocalizedError {
         switch self {
         case .unavailable(let url, let why):
             return "cannot reach the server at \(url.redacted): \(why)"
+        case .notMade(let url, let why):
+            return "no answer from the server at \(url.redacted) (\(why)); it says the change was not made, and "
+                + "never will be from what was sent: nothing changed, run the command again"
+        case .outcomeUnknown(let url, let why, let asked, let key):
+            return "no answer from the server at \(url.redacted) (\(why)), nor to asking what became of the change "
+                + "(\(asked)): whether it was made is unknown; run the same command again with --idempotency-key "
+                + "\(key), which makes it at most once"
         case .notAuthorised(let url, let status, let reason):
             let origin = ServerOrigin(url).map(\.description) ?? url.redacted
             if status == 401, let reason, reason.lowercased().contains("expired") {
@@ -105,6 +116,9 @@ public struct HTTPBackendConfiguration: Sendable {
     /// Last good answers, for `--offline` and for when the server cannot be reached.
     public var cache: ResponseCache?
     public var cacheMode: CacheMode = .fallback(stale: { _ in })
+    /// Called when a change's answer was lost and the server said it was made: the request
+    /// ("PATCH /reservations/…") and why no answer came.
+    public var lostAnswerNotice: @Sendable (_ request: String, _ why: String) -> Void = { _, _ in }
     /// Called once when `--offline` reads the cache, with the age of what it reads.
     public var offlineNotice: @Sendable (TimeInterval) -> Void = { _ in }
     /// The most seconds one command may spend on the server, retries and slow

@@ -29,12 +29,16 @@ public struct ServerBackend: Sendable {
     public let reservation: @Sendable (Reservation.ID) async throws -> Reservation
     /// Sends the outbox (`resv sync`).
     public let sync: @Sendable (Outbox) async throws -> OutboxReport
+    /// The outbox of the token's user, asking the server whose the token is when that is
+    /// not written down yet; nil without one.
+    public let ownOutbox: @Sendable () async -> Outbox?
 
     public init(_ configuration: HTTPBackendConfiguration, transport: HTTPTransport) {
         let calls = HTTPCalls(
             client: ServerClient(configuration: configuration, transport: transport), configuration: configuration)
         reservation = { id in try await calls.one(id) }
         sync = { outbox in try await calls.sync(outbox) }
+        ownOutbox = { await calls.ownOutbox() }
         var service = ReservationService(
             landmarks: { try await calls.catalog() },
             fetch: { try await calls.fetch() },
@@ -105,4 +109,6 @@ final class ServiceState: Sendable {
     let outboxTried = Mutex(false)
     /// The sending of the outbox under way, which other calls of the command wait for.
     let outboxSending = Mutex<Task<Void, Never>?>(nil)
+    /// The user's outbox, once the server said whose the token is (`HTTPCalls.ownOutbox`).
+    let ownOutbox = Mutex<Outbox?>(nil)
 }

@@ -100,7 +100,7 @@ extension HTTPCalls {
         guard !ids.isEmpty else { return [] }
         if queueing { await outboxFirst() }
         let catalog = try await catalog()
-        let outbox = queueing ? configuration.outbox : nil
+        let outbox = queueing ? self.outbox : nil
         if let outbox, !Set(queuedBookings(catalog).map(\.id)).isDisjoint(with: ids) {
             throw try await queueStatus(verb, ids, in: outbox, catalog)
         }
@@ -108,7 +108,7 @@ extension HTTPCalls {
         let body = JSONValue.object(["ids": .array(ids.map { .string($0.description) })])
         let reply: ServerReply
         do {
-            reply = try await client.send("POST", route, body: body, idempotencyKey: Self.changeKey())
+            reply = try await client.send("POST", route, body: body, idempotencyKey: changeKey)
         } catch HTTPBackendError.unavailable(let url, let why) {
             guard queueing, let outbox = self.queueing else { throw HTTPBackendError.unavailable(url, why) }
             throw try await queueStatus(verb, ids, in: outbox, catalog)
@@ -146,7 +146,8 @@ extension HTTPCalls {
 
     /// A new `Idempotency-Key` for one change a command sends (kept for that change's retries):
     /// the server answers a second sending of it with the first's answer, never a second change.
-    static func changeKey() -> String { "resv-" + UUID().uuidString.lowercased() }
+    /// The command's own (`--idempotency-key`), so running it again makes the change at most once.
+    var changeKey: String { configuration.idempotencyKey ?? "resv-" + UUID().uuidString.lowercased() }
 
     /// `PATCH /reservations/{id}` with `If-Match`: a reservation changed since it
     /// was read is refused (412), never overwritten.
@@ -162,14 +163,14 @@ extension HTTPCalls {
             fields["landmarkId"] = .string(try catalog.landmark(matching: landmark).id.description)
         }
         if let note = change.note { fields["note"] = .string(note) }
-        if let outbox = configuration.outbox, queuedBookings(catalog).contains(where: { $0.id == id }) {
+        if let outbox, queuedBookings(catalog).contains(where: { $0.id == id }) {
             throw try await queueModify(id, change, version, fields: fields, in: outbox, catalog)
         }
         let route = "reservations/\(id)"
         let reply: ServerReply
         do {
             reply = try await client.send(
-                "PATCH", route, body: .object(fields), idempotencyKey: Self.changeKey(), ifMatch: version)
+                "PATCH", route, body: .object(fields), idempotencyKey: changeKey, ifMatch: version)
         } catch HTTPBackendError.unavailable(let url, let why) {
             guard let outbox = queueing else { throw HTTPBackendError.unavailable(url, why) }
             throw try await queueModify(id, change, version, fields: fields, in: outbox, catalog)
@@ -182,7 +183,7 @@ extension HTTPCalls {
     func undo() async throws -> UndoResult {
         try online()
         await outboxFirst()
-        let reply = try await client.send("POST", "undo", idempotencyKey: Self.changeKey())
+        let reply = try await client.send("POST", "undo", idempotencyKey: changeKey)
         guard reply.status == 200 else { throw client.refusal(reply, "POST /undo") }
         guard let json = reply.json, let result = UndoResult(json: json) else {
             throw client.badShape("POST /undo did not answer {undid, changes}")

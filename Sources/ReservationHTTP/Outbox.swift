@@ -4,10 +4,14 @@ import ReservationCore
 
 /// The changes made while a server could not be reached (`--queue`), kept
 /// until the server has answered each (docs/contracts.md, "Offline"). One file
-/// per server and token, `$XDG_STATE_HOME/resv/outbox/<fingerprint>.json`: the
-/// same fingerprint as the server's cache folder (the token itself never
-/// written), but in the state folder, as a cache may be cleared at any time and
-/// this holds the only copy of a request.
+/// per server and user, `$XDG_STATE_HOME/resv/outbox/<fingerprint>.json`, in the
+/// state folder, as a cache may be cleared at any time and this holds the only
+/// copy of a request. Whose a token is, the server says (`GET /whoami`, at the
+/// first contact or `resv login`), and resv writes it down beside the outbox
+/// (`<token fingerprint>.user`, the token itself never written): a new token of the
+/// same user opens the same outbox, another user's never does. A token whose user
+/// is not known yet (it has not reached its server) queues in a file of its own,
+/// moved into its user's when the user is learned.
 /// Written as a store is: under a lock file, atomically, fsynced, 0600; a file
 /// another user made (or a folder of its path) is refused, never read.
 ///
@@ -17,12 +21,96 @@ import ReservationCore
 public struct Outbox: Sendable {
     public let path: String
     public let server: URL
+    /// The user the token belongs to, when known: the outbox is theirs on this server.
+    public let user: String?
+    /// The token's own file, where it queues while its user is unknown.
+    let tokenPath: String
+    /// Where the token's user is written down.
+    let userPath: String
 
     /// The outbox of one server and one user (the token's): a change is only ever sent as the one who made it.
     public init(stateHome: URL, baseURL: URL, token: String?) {
         server = baseURL
+        let folder = stateHome.appendingPathComponent("resv/outbox").path
         let identity = ResponseCache.fingerprint(baseURL.absoluteString + "\n" + (token ?? ""))
-        path = stateHome.appendingPathComponent("resv/outbox/\(identity).json").path
+        tokenPath = folder + "/\(identity).json"
+        userPath = folder + "/\(identity).user"
+        user = Self.writtenUser(at: userPath)
+        path = user.map { Self.path(in: folder, server: baseURL, user: $0) } ?? tokenPath
+    }
+
+    private init(_ outbox: Outbox, user: String) {
+        server = outbox.server
+        tokenPath = outbox.tokenPath
+        userPath = outbox.userPath
+        self.user = user
+        path = Self.path(in: AtomicFile.directory(of: outbox.tokenPath), server: outbox.server, user: user)
+    }
+
+    private static func path(in folder: String, server: URL, user: String) -> String {
+        folder + "/" + ResponseCache.fingerprint(server.absoluteString + "\nuser " + user) + ".json"
+    }
+
+    /// The user written down for a token: only from a file of this user's (or root's) that
+    /// no one else may write; anything else is as if none were written.
+    private static func writtenUser(at path: String) -> String? {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_mode & 0o022 == 0,
+            status.st_size <= 4096, Ownership.foreign(path, folders: 3) == nil,
+            let data = FileManager.default.contents(atPath: path)
+        else { return nil }
+        let user = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+        return user.isEmpty || user.contains("\n") ? nil : user
+    }
+
+    /// This token's outbox once the server has said whose the token is: `user`'s, written
+    /// down for the next runs, with what the token queued while its user was unknown moved
+    /// into it (written there before it leaves the token's file: a crash between leaves a
+    /// change in both, which its id and key make safe to send twice).
+    public func belonging(to user: String) async throws -> Outbox {
+        guard !user.isEmpty, !user.contains("\n") else { return self }
+        if self.user == user { return self }
+        let owned = Outbox(self, user: user)
+        let folder = AtomicFile.directory(of: tokenPath)
+        do {
+            try FileManager.default.createDirectory(
+                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw OutboxError.unwritable(userPath, error.localizedDescription)
+        }
+        if let foreign = Ownership.foreign(userPath, folders: 3) { throw OutboxError.foreign(foreign) }
+        if FileManager.default.fileExists(atPath: tokenPath) {
+            let unowned = Outbox(path: tokenPath, server: server)
+            try await unowned.update { items in
+                let moving = items
+                guard !moving.isEmpty else { return }
+                try await owned.update { target in target.append(contentsOf: moving.filter { !target.contains($0) }) }
+                items.removeAll()
+            }
+        }
+        do {
+            try AtomicFile.write(Data((user + "\n").utf8), to: userPath, mode: 0o600)
+        } catch {
+            throw OutboxError.unwritable(userPath, "\(error.step): \(error.reason)")
+        }
+        return owned
+    }
+
+    /// Whether any outbox file (of any server, token or user) is in the folder: when none
+    /// is, no token's user need be learned to find its changes.
+    var anyQueued: Bool {
+        let folder = AtomicFile.directory(of: tokenPath)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.contains { $0.hasSuffix(".json") }
+    }
+
+    /// An outbox at `path` as it is (the token's file, to move its items).
+    private init(path: String, server: URL) {
+        self.path = path
+        self.server = server
+        tokenPath = path
+        userPath = path
+        user = nil
     }
 
     /// The largest outbox read: 16 MiB, some 30,000 queued changes. A larger file is

@@ -64,8 +64,29 @@ extension HTTPCalls {
     /// True inside the sending of the outbox.
     @TaskLocal static var sendingOutbox = false
 
+    /// This server's outbox: the user's once the server has said whose the token is.
+    var outbox: Outbox? { state.ownOutbox.withLock { $0 } ?? configuration.outbox }
+
+    /// The outbox of the token's user (docs/contracts.md, "Offline"): when whose the token is
+    /// is not written down yet, one `GET /whoami` learns it (the first time a token reaches
+    /// its server while anything is queued or the command may queue), and what the token
+    /// queued meanwhile moves into the user's outbox. Left the token's own when the server
+    /// cannot say.
+    func ownOutbox() async -> Outbox? {
+        guard let outbox else { return nil }
+        // Learned when it may matter: something is queued (under any token or user), or
+        // this command may queue.
+        guard outbox.user == nil, configuration.queue || outbox.anyQueued else { return outbox }
+        guard let user = try? await configuration.whoami(transport: client.transport) else { return outbox }
+        // Not moved (an outbox others may write, a folder that cannot be written): the token's own,
+        // whose use then says why.
+        guard let owned = try? await outbox.belonging(to: user) else { return outbox }
+        state.ownOutbox.withLock { $0 = owned }
+        return owned
+    }
+
     private func sendOutbox() async {
-        guard let outbox = configuration.outbox,
+        guard let outbox = await ownOutbox(),
             !state.outboxTried.withLock({ tried in
                 defer { tried = true }
                 return tried
@@ -247,7 +268,7 @@ extension HTTPCalls {
     /// The outbox to queue in when the server cannot be reached: `--queue` given, online.
     var queueing: Outbox? {
         guard configuration.queue, case .fallback = configuration.cacheMode else { return nil }
-        return configuration.outbox
+        return outbox
     }
 
     /// Keeps one booking in the outbox (the server not reached), as asked: its id and key
@@ -280,7 +301,7 @@ extension HTTPCalls {
 
     /// The bookings waiting in the outbox (not refused), as reservations.
     func queuedBookings(_ catalog: LandmarkCatalog) -> [Reservation] {
-        configuration.outbox?.bookings(catalog) ?? []
+        outbox?.bookings(catalog) ?? []
     }
 
     /// Cancels or confirms `ids` in the outbox: a queued booking not yet sent is

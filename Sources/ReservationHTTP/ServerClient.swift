@@ -44,22 +44,26 @@ struct ServerClient: Sendable {
         /// Whether a try may have reached the server (sent, then no whole answer).
         var mayHaveArrived = false
         /// An unanswered create may still have been made: say how to finish it without booking twice.
+        /// (Only where the outbox keeps the change under its key: `--queue`, or the outbox's sending.)
         func unanswered(_ error: HTTPBackendError) -> HTTPBackendError {
             guard mayHaveArrived, let idempotencyKey, case .unavailable(let url, let why) = error else { return error }
-            guard path == "reservations" || path == "reservations/batch" else {
-                return .unavailable(
-                    url,
-                    "\(why); the change may have been made: 'resv log' shows whether it was (its key was \(idempotencyKey))"
-                )
-            }
             return .unavailable(
                 url,
-                "\(why); the booking may have been made: run the same command again with "
-                    + "--idempotency-key \(idempotencyKey), which books it at most once")
+                "\(why); the change may have been made: sent again under its key \(idempotencyKey), it is made at "
+                    + "most once")
+        }
+        /// Every try of a keyed change went and no whole answer came back: the server is asked
+        /// what became of it (`settle`) rather than left unknown.
+        func lost(_ error: HTTPBackendError) async throws -> ServerReply {
+            guard mayHaveArrived, let idempotencyKey, method != "GET", case .unavailable(let url, let why) = error
+            else { throw error }
+            // Queued, or the outbox's own sending: the outbox keeps it and sends it again under its key.
+            guard !configuration.queue, !HTTPCalls.sendingOutbox else { throw unanswered(error) }
+            return try await settle(idempotencyKey, of: request, url: url, why: why)
         }
         while true {
             if let left = left() {
-                guard left > 0 else { throw unanswered(timedOut) }
+                guard left > 0 else { return try await lost(timedOut) }
                 request.timeout = left
             }
             let response: HTTPResponseData
@@ -85,11 +89,11 @@ struct ServerClient: Sendable {
                         continue
                     }
                 }
-                if failure == .timedOut, let left = left(), left <= 0.05 { throw unanswered(timedOut) }
+                if failure == .timedOut, let left = left(), left <= 0.05 { return try await lost(timedOut) }
                 if case .truncated(let why) = failure {
                     throw HTTPBackendError.badResponse(configuration.baseURL, "the body was cut short (\(why))")
                 }
-                throw unanswered(HTTPBackendError.unavailable(configuration.baseURL, failure.explanation))
+                return try await lost(HTTPBackendError.unavailable(configuration.baseURL, failure.explanation))
             }
             // Whatever the transport: one that read more than this should not have.
             guard response.body.count <= HTTPTransport.largestBody else { throw tooLarge }
@@ -106,6 +110,59 @@ struct ServerClient: Sendable {
             }
             return try reply(response, for: request)
         }
+    }
+
+    /// The most seconds asking what became of a lost change may take, tries and waits between
+    /// them, past the command's own bound.
+    static let settleTime: TimeInterval = 10
+
+    /// `POST /settle` for a change sent under `key` whose answer never came (docs/contracts.md,
+    /// "Exactly once"): made, its first answer (said on stderr, `lostAnswerNotice`); not made,
+    /// `notMade` (the server also makes sure a copy arriving later never is); the server not
+    /// answering that either, `outcomeUnknown` with the key to send it again under.
+    private func settle(_ key: String, of change: HTTPRequestData, url: URL, why: String) async throws -> ServerReply {
+        var headers = ["Accept": "application/json", "Content-Type": "application/json"]
+        if let authorization = change.headers["Authorization"] { headers["Authorization"] = authorization }
+        var request = HTTPRequestData(
+            method: "POST", url: configuration.baseURL.appendingPathComponent("settle"), headers: headers,
+            body: JSONValue.object(["key": .string(key)]).encoded())
+        let policy = configuration.retry
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(Self.settleTime)
+        var failure = "no answer"
+        for attempt in 1...max(1, policy.attempts) {
+            if attempt > 1 {
+                let delay = policy.delay(before: attempt - 1, retryAfter: nil)
+                guard clock.now + .milliseconds(Int(delay * 1000)) < deadline else { break }
+                try await policy.sleep(delay)
+            }
+            request.timeout = Double((deadline - clock.now) / .milliseconds(1)) / 1000
+            guard (request.timeout ?? 0) > 0 else { break }
+            let response: HTTPResponseData
+            do {
+                response = try await transport.send(request)
+            } catch let error as TransportFailure {
+                failure = error.explanation
+                continue
+            }
+            guard response.status == 200, let json = try? JSONValue.parse(response.body),
+                case .bool(let made)? = json["made"]
+            else {
+                failure =
+                    response.status == 404
+                    ? "it has no route POST /settle (it is older than this resv)" : "it answered \(response.status)"
+                if response.status == 429 || (500..<600).contains(response.status) { continue }
+                break
+            }
+            guard made else { throw HTTPBackendError.notMade(url, why) }
+            guard case .integer(let status)? = json["status"], (200..<300).contains(status), let answer = json["answer"]
+            else {
+                throw badShape("POST /settle said the change was made without its answer")
+            }
+            configuration.lostAnswerNotice("\(change.method) \(change.url.path)", why)
+            return try reply(HTTPResponseData(status: Int(status), body: answer.encoded()), for: change)
+        }
+        throw HTTPBackendError.outcomeUnknown(url, why, asked: failure, key: key)
     }
 
     /// The command's time on the server is up.

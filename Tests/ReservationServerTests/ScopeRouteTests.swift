@@ -61,6 +61,9 @@ struct ScopeRouteTests {
         Route(method: .delete, path: "/reservations/ID", body: nil, allowed: [.write], action: "change reservations"),
         Route(method: .post, path: "/undo", body: nil, allowed: [.write], action: "change reservations"),
         Route(
+            method: .post, path: "/settle", body: #"{"key":"k-1"}"#, allowed: [.write],
+            action: "settle a change's key"),
+        Route(
             method: .post, path: "/calendar", body: nil, allowed: [.write, .calendar],
             action: "make a calendar address"),
         Route(

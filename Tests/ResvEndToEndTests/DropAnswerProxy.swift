@@ -16,13 +16,18 @@ final class DropAnswerProxy: Sendable {
     private let shared = Shared()
 
     private final class Shared: Sendable {
-        let state = Mutex<(seen: [String], dropped: [String])>(([], []))
+        let state = Mutex<(seen: [String], dropped: [String], swallowed: [String])>(([], [], []))
         let stopped = Atomic<Bool>(false)
     }
 
     /// `drops` gets each request line ("POST /undo HTTP/1.1") and how many requests with that
     /// line came before it; true drops its answer.
-    init(upstream: Int, drops: @escaping @Sendable (_ line: String, _ earlier: Int) -> Bool) throws {
+    /// `swallows` picks requests that are never forwarded: the client's connection is closed
+    /// once the request is read, as a link that dies on the way there.
+    init(
+        upstream: Int, swallows: @escaping @Sendable (_ line: String) -> Bool = { _ in false },
+        drops: @escaping @Sendable (_ line: String, _ earlier: Int) -> Bool
+    ) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -62,6 +67,10 @@ final class DropAnswerProxy: Sendable {
                             defer { state.seen.append(line) }
                             return state.seen.filter { $0 == line }.count
                         }
+                        if swallows(line) {
+                            shared.state.withLock { $0.swallowed.append(line) }
+                            return
+                        }
                         guard Stream.write(server, request), let answer = fromServer.message() else { return }
                         if drops(line, earlier) {
                             shared.state.withLock { $0.dropped.append(line) }
@@ -76,8 +85,10 @@ final class DropAnswerProxy: Sendable {
 
     /// "http://127.0.0.1:PORT"
     var url: String { "http://127.0.0.1:\(port)" }
-    /// Every request line forwarded, in order.
+    /// Every request line read from a client, in order (the swallowed too).
     var seen: [String] { shared.state.withLock { $0.seen } }
+    /// The request lines never forwarded.
+    var swallowed: [String] { shared.state.withLock { $0.swallowed } }
     /// The request lines whose answers were dropped.
     var dropped: [String] { shared.state.withLock { $0.dropped } }
 

@@ -19,7 +19,12 @@ struct ExactlyOnceEndToEndTests {
         let proxy: DropAnswerProxy
         let token: String
 
-        init(_ engine: String, dropping: @escaping @Sendable (String) -> Bool) throws {
+        /// `every`: every answer to a line `dropping` matches is dropped, not only the first;
+        /// `swallowing`: the requests that never reach the server.
+        init(
+            _ engine: String, every: Bool = false, swallowing: @escaping @Sendable (String) -> Bool = { _ in false },
+            dropping: @escaping @Sendable (String) -> Bool
+        ) throws {
             sandbox = try Sandbox()
             let database =
                 engine == "sqlite"
@@ -28,7 +33,9 @@ struct ExactlyOnceEndToEndTests {
             token = try ServerProcess.createToken(
                 "once-\(UUID().uuidString.prefix(8).lowercased())", database: database)
             server = try ServerProcess(database: database)
-            proxy = try DropAnswerProxy(upstream: server.port) { line, earlier in earlier == 0 && dropping(line) }
+            proxy = try DropAnswerProxy(upstream: server.port, swallows: swallowing) { line, earlier in
+                (every || earlier == 0) && dropping(line)
+            }
         }
 
         deinit {
@@ -37,11 +44,24 @@ struct ExactlyOnceEndToEndTests {
         }
 
         /// resv through the proxy.
-        func resv(_ arguments: String...) throws -> Run {
+        func resv(_ arguments: String...) throws -> Run { try resv(arguments) }
+
+        func resv(_ arguments: [String]) throws -> Run {
             try sandbox.resv(
                 arguments,
                 environment: [
                     "RESV_SERVER": proxy.url, "RESV_TOKEN": token, "RESV_STORE": "",
+                    "XDG_CACHE_HOME": sandbox.directory.appendingPathComponent("cache").path,
+                    "XDG_CONFIG_HOME": sandbox.directory.appendingPathComponent("config").path,
+                ])
+        }
+
+        /// resv straight to the server, past the proxy.
+        func direct(_ arguments: String...) throws -> Run {
+            try sandbox.resv(
+                arguments,
+                environment: [
+                    "RESV_SERVER": "http://127.0.0.1:\(server.port)", "RESV_TOKEN": token, "RESV_STORE": "",
                     "XDG_CACHE_HOME": sandbox.directory.appendingPathComponent("cache").path,
                     "XDG_CONFIG_HOME": sandbox.directory.appendingPathComponent("config").path,
                 ])
@@ -107,5 +127,91 @@ struct ExactlyOnceEndToEndTests {
         #expect(status == 200)
         let history = try #require(try JSONSerialization.jsonObject(with: body) as? [[String: Any]])
         #expect(history.count == 5, "three bookings, one cancel, one confirm: \(history.count)")
+    }
+
+    /// Every answer to the change is lost, each retry's too: resv asks the server what became of
+    /// it (`POST /settle`), finds it made, and shows it as made (exit 0), saying the answer was
+    /// lost; the server made it once. One case per change command.
+    @Test(arguments: engines, ["modify", "cancel", "confirm", "undo", "reserve"])
+    func aChangeWhoseEveryAnswerIsLostIsFoundMadeByAskingTheServer(engine: String, command: String) async throws {
+        let routes = [
+            "modify": "PATCH ", "cancel": "POST /reservations/cancel", "confirm": "POST /reservations/confirm",
+            "undo": "POST /undo", "reserve": "POST /reservations ",
+        ]
+        let route = try #require(routes[command])
+        let setup = try Setup(engine, every: true) { $0.hasPrefix(route) }
+        let pending = try setup.resv(
+            "reserve", "-l", "Golden Gate Bridge", "-d", "2031-07-01T10:00:00Z", "-n", "1", "--pending", "--json")
+        let id = try #require(
+            (try JSONSerialization.jsonObject(with: Data(pending.stdout.utf8)) as? [String: Any])?["id"] as? String)
+        let arguments: [String] =
+            switch command {
+            case "modify": ["modify", id, "-n", "4"]
+            case "cancel": ["cancel", id]
+            case "confirm": ["confirm", id]
+            case "undo": ["undo"]
+            default: ["reserve", "-l", "Golden Gate Bridge", "-d", "2031-07-02T10:00:00Z", "-n", "3"]
+            }
+        let run = try setup.resv(arguments)
+        #expect(run.status == 0, "\(run.stderr)")
+        let sent = setup.proxy.seen.filter { $0.hasPrefix(route) }.count
+        #expect(sent >= 2 && setup.proxy.dropped.count == sent, "every sending's answer lost: \(setup.proxy.seen)")
+        #expect(setup.proxy.seen.contains { $0.hasPrefix("POST /settle ") }, "the server was asked")
+        #expect(run.stderr.contains("resv: note: no answer came to "), "\(run.stderr)")
+        #expect(run.stderr.contains("says it was made"), "\(run.stderr)")
+        let stored = try await setup.stored()
+        let (status, body) = try await setup.server.request("GET", "/history?limit=100", token: setup.token)
+        #expect(status == 200)
+        let history = try #require(try JSONSerialization.jsonObject(with: body) as? [[String: Any]])
+        #expect(history.count == 2, "the booking and one change, made once: \(history.count)")
+        switch command {
+        case "modify":
+            #expect(stored.first?["partySize"] as? Int == 4)
+            #expect(run.stdout.contains("4"), "shown as made: \(run.stdout)")
+        case "cancel", "undo": #expect(stored.first?["status"] as? String == "cancelled")
+        case "confirm": #expect(stored.first?["status"] as? String == "confirmed")
+        default: #expect(stored.count == 2)
+        }
+    }
+
+    /// Neither the change's answer nor the answer to asking what became of it comes: exit 75,
+    /// "unknown", and the key; the same command run again with that key (the way now clear) is
+    /// answered as the first was and changes nothing more.
+    @Test(arguments: engines)
+    func anOutcomeThatCannotBeLearnedIsSaidUnknownAndTheKeyFinishesIt(engine: String) async throws {
+        let setup = try Setup(engine, every: true) { $0.hasPrefix("PATCH ") || $0.hasPrefix("POST /settle ") }
+        let id = try #require(try setup.book(1).first)
+        let modify = try setup.resv("modify", id, "-n", "4", "--idempotency-key", "fix-party-4")
+        #expect(modify.status == 75, "\(modify.stderr)")
+        #expect(modify.stderr.contains("whether it was made is unknown"), "\(modify.stderr)")
+        #expect(modify.stderr.contains("--idempotency-key fix-party-4"), "\(modify.stderr)")
+        #expect(setup.proxy.dropped.contains { $0.hasPrefix("POST /settle ") }, "asked, and that answer lost")
+        let again = try setup.direct("modify", id, "-n", "4", "--idempotency-key", "fix-party-4")
+        #expect(again.status == 0, "\(again.stderr)")
+        let stored = try #require(try await setup.stored().first { $0["id"] as? String == id })
+        #expect(stored["partySize"] as? Int == 4)
+        #expect(stored["version"] as? Int == 2, "made once, by the first sending: \(stored)")
+    }
+
+    /// The change never reached the server: asked, the server says not made and settles the
+    /// key, so a copy of it that arrives late (sent by hand here, under the same key) is refused
+    /// 409 `keySettled` and never made; resv says nothing changed (exit 69).
+    @Test(arguments: engines)
+    func aChangeThatNeverArrivedIsSaidNotMadeAndALateCopyIsRefused(engine: String) async throws {
+        let setup = try Setup(
+            engine, swallowing: { $0.hasPrefix("POST /reservations/cancel") }, dropping: { _ in false })
+        let id = try #require(try setup.book(1).first)
+        let cancel = try setup.resv("cancel", id, "--idempotency-key", "late-cancel")
+        #expect(cancel.status == 69, "\(cancel.stderr)")
+        #expect(cancel.stderr.contains("says the change was not made"), "\(cancel.stderr)")
+        #expect(!setup.proxy.swallowed.isEmpty)
+        let (late, body) = try await setup.server.request(
+            "POST", "/reservations/cancel", token: setup.token, headers: ["Idempotency-Key": "late-cancel"],
+            body: "{\"ids\":[\"\(id)\"]}")
+        #expect(late == 409, "\(String(decoding: body, as: UTF8.self))")
+        #expect(String(decoding: body, as: UTF8.self).contains("keySettled"))
+        let stored = try #require(try await setup.stored().first { $0["id"] as? String == id })
+        #expect(stored["status"] as? String == "confirmed", "never cancelled")
+        #expect(stored["version"] as? Int == 1)
     }
 }

@@ -67,20 +67,28 @@ struct OutboxTests {
             return try sandbox.resv(arguments, environment: environment, stdin: stdin)
         }
 
-        /// The outbox file (one per server).
-        var outboxFile: URL {
+        /// The outbox files: the user's, and a token's whose user was not known when it queued.
+        var outboxFiles: [URL] {
             let folder = sandbox.directory.appendingPathComponent("state/resv/outbox")
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            let name = names.first { $0.hasSuffix(".json") } ?? "none.json"
-            return folder.appendingPathComponent(name)
+            return names.filter { $0.hasSuffix(".json") }.sorted().map { folder.appendingPathComponent($0) }
         }
 
-        /// The items of the outbox file as stored; empty when there is none.
+        /// The outbox file that holds the items (the largest).
+        var outboxFile: URL {
+            let size = { (file: URL) in (try? Data(contentsOf: file).count) ?? 0 }
+            return outboxFiles.max { size($0) < size($1) }
+                ?? sandbox.directory.appendingPathComponent("state/resv/outbox/none.json")
+        }
+
+        /// The items of every outbox file as stored; empty when there is none.
         func items() -> [[String: Any]] {
-            guard let data = try? Data(contentsOf: outboxFile),
-                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-            else { return [] }
-            return object["items"] as? [[String: Any]] ?? []
+            outboxFiles.flatMap { file -> [[String: Any]] in
+                guard let data = try? Data(contentsOf: file),
+                    let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+                else { return [] }
+                return object["items"] as? [[String: Any]] ?? []
+            }
         }
 
         /// The ids of alice's reservations on the server, asked of it directly.
@@ -258,6 +266,64 @@ struct OutboxTests {
         #expect(stored["status"] as? String == "cancelled")
         #expect(stored["partySize"] as? Int == 3)
         #expect(stored["version"] as? Int == 3, "each change made once")
+    }
+
+    /// The outbox is the user's, not the token's: what alice queued under one token is sent by
+    /// her new token (the old one revoked meanwhile), and never by bob's, whose commands reach
+    /// the same server from the same account on this machine.
+    @Test func aNewTokenOfTheSameUserSendsWhatTheOldQueuedAndAnotherUsersNever() async throws {
+        let site = try Site()
+        // Queueing on: the first contact learns whose the token is.
+        #expect(try site.resv("config", "set", "queue", "true").status == 0)
+        #expect(try site.resv("list").status == 0)
+        site.stop()
+        let queued = try site.resv("reserve", "-l", "half dome", "-d", visitAhead(days: 40), "-n", "2", "--json")
+        #expect(queued.status == 0, "\(queued.stderr)")
+        let id = try #require((try Self.json(queued) as? [String: Any])?["id"] as? String)
+        try site.start()
+        // Bob first: his token's user is learned (bob), his outbox is empty, alice's item stays.
+        let bobs = try site.resv("list", "--json", token: site.bob)
+        #expect(bobs.status == 0, "\(bobs.stderr)")
+        #expect(!bobs.stderr.contains("sent the outbox"), "\(bobs.stderr)")
+        #expect(site.items().count == 1, "alice's change is not bob's to send")
+        let (_, bobBody) = try await #require(site.server).request("GET", "/reservations", token: site.bob)
+        #expect(String(decoding: bobBody, as: UTF8.self) == "[]")
+        // Alice's old token revoked, a new one made: the new token sends what the old queued.
+        let revoke = try runProcess(
+            Binary.server.path, ["token", "revoke", "alice", "--database", site.database], environment: [:], stdin: nil)
+        #expect(revoke.status == 0, "\(revoke.stderr)")
+        let newToken = try ServerProcess.createToken("alice", database: site.database)
+        let sent = try site.resv("list", "--json", token: newToken)
+        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(sent.stderr.contains("sent the outbox first: 1 queued change sent: 1 made"), "\(sent.stderr)")
+        #expect(site.items().isEmpty)
+        let (_, body) = try await #require(site.server).request("GET", "/reservations/\(id)", token: newToken)
+        let stored = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        #expect(stored["status"] as? String == "confirmed")
+    }
+
+    /// A token whose user is not known yet (queueing off until the server went away) queues in
+    /// a file of its own; when that token reaches the server, the server says whose it is and
+    /// the change moves into the user's outbox and is sent.
+    @Test func whatATokenQueuedBeforeItsUserWasKnownMovesToTheUsersOutbox() async throws {
+        let site = try Site()
+        #expect(try site.resv("list").status == 0)
+        site.stop()
+        let queued = try site.resv(
+            "reserve", "-l", "half dome", "-d", visitAhead(days: 41), "-n", "2", "--queue", "--json")
+        #expect(queued.status == 0, "\(queued.stderr)")
+        #expect(site.outboxFiles.count == 1, "the token's own file")
+        try site.start()
+        let sent = try site.resv("sync")
+        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(sent.stderr.contains("1 queued change sent: 1 made"), "\(sent.stderr)")
+        #expect(site.outboxFiles.count == 2, "the user's file beside the token's, now empty")
+        #expect(site.items().isEmpty)
+        let userFile = site.sandbox.directory.appendingPathComponent("state/resv/outbox")
+        let names = try FileManager.default.contentsOfDirectory(atPath: userFile.path)
+        let written = try #require(names.first { $0.hasSuffix(".user") })
+        #expect(
+            try String(contentsOf: userFile.appendingPathComponent(written), encoding: .utf8) == "alice\n")
     }
 
     /// Items of different reservations are independent: a refused one (a confirm of a

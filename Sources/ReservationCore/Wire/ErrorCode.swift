@@ -40,6 +40,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case bodyTooLarge
     case idempotencyKeyReused
     case reservationIdInUse
+    /// A keyed change sent after its client settled the key as not made (`POST /settle`): never made.
+    case keySettled
     case unauthorized
     case forbidden
     case noRoute
@@ -76,7 +78,7 @@ public enum ErrorCode: String, Sendable, CaseIterable {
             .invalidInput
         case .reservationNotFound, .ambiguousReservationId, .noCapacity, .cannotConfirmCancelled,
             .cannotModifyCancelled, .versionMismatch, .nothingToUndo, .undoConflict, .undoInPast, .holdExpired,
-            .tooManyHolds, .cannotConfirmWaitlisted, .cursorExpired, .calendarNotFound:
+            .tooManyHolds, .cannotConfirmWaitlisted, .cursorExpired, .calendarNotFound, .keySettled:
             .refused
         case .unauthorized, .forbidden:
             .notAuthorised

@@ -3,7 +3,8 @@ import Hummingbird
 import ReservationCore
 import ReservationStorage
 
-/// `GET /history` (the user's changes, newest first) and `POST /undo`.
+/// `GET /history` (the user's changes, newest first), `POST /undo`, and `POST /settle`
+/// (what became of a change whose answer was lost).
 struct HistoryController: Sendable {
     let backend: RouteBackend
 
@@ -11,6 +12,11 @@ struct HistoryController: Sendable {
         RouteCollection(context: AuthenticatedContext.self)
             .get("/history", use: history)
             .post("/undo", use: undo)
+            .post("/settle", use: settle)
+    }
+
+    @Sendable func settle(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        try await backend.settle(request, user: context.user)
     }
 
     /// `GET /history[?reservation=ID][&limit=N]`: the user's changes, newest

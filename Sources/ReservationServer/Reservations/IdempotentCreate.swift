@@ -99,9 +99,46 @@ extension RouteBackend {
         return IdempotencyKey(key: key, requestHash: Hex.string(hash.finalize()), receivedAt: now())
     }
 
+    /// `POST /settle` `{"key": K}`: what became of the user's change sent under `K` whose
+    /// answer never came. Kept: `{"key", "made": true, "status", "answer"}`, the first answer.
+    /// Not kept (never arrived, refused, or not yet run): the key is settled instead, in a
+    /// write under the key's lock (after a sending still running has finished), so a copy of
+    /// the change that arrives later is never made (409 `keySettled`): `{"key", "made": false}`.
+    /// Asked twice, the same answer.
+    func settle(_ request: Request, user: UserID) async throws -> Response {
+        let json = try await Self.json(of: request, upTo: ReservationRoutes.bodyLimit)
+        guard case .string(let text)? = json["key"] else {
+            throw APIError(.badRequest, .invalidRequest, "the body must be {\"key\": \"<Idempotency-Key>\"}")
+        }
+        let longest = ReservationRoutes.maxKeyLength
+        guard (1...longest).contains(text.utf8.count), text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw APIError(.badRequest, .invalidRequest, "key must be 1 to \(longest) visible ASCII characters")
+        }
+        let key = IdempotencyKey(key: text, requestHash: IdempotencyKey.settled, receivedAt: now())
+        let settled = StoredResponse(
+            status: 409, body: Wire.errorBody(Self.settledReason(text), code: .keySettled),
+            requestHash: IdempotencyKey.settled)
+        let written = try await write(user, key: key, rule: { _ in true }, keep: { _ in settled })
+        var answer: [String: JSONValue] = ["key": .string(text), "made": .bool(false)]
+        if case .replay(let kept) = written, kept.requestHash != IdempotencyKey.settled {
+            answer["made"] = .bool(true)
+            answer["status"] = .integer(Int64(kept.status))
+            answer["answer"] = (try? JSONValue.parse(Data(kept.body))) ?? .null
+        }
+        return .json(status: .ok, body: [UInt8](JSONValue.object(answer).encoded()))
+    }
+
+    static func settledReason(_ key: String) -> String {
+        "Idempotency-Key '\(key)' was settled as not made by its client after its answer was lost: "
+            + "this change was not made; send it again under a new key"
+    }
+
     private func replay(_ kept: StoredResponse, for key: IdempotencyKey, headers more: HTTPFields = [:])
         throws(APIError) -> Response
     {
+        if kept.requestHash == IdempotencyKey.settled {
+            throw APIError(.conflict, .keySettled, Self.settledReason(key.key))
+        }
         guard kept.requestHash == key.requestHash else {
             throw APIError(
                 .unprocessableContent, .idempotencyKeyReused,
@@ -122,6 +159,11 @@ extension RouteBackend {
         return StoredResponse(
             status: status, body: batch ? Wire.body(created) : Wire.body(first), requestHash: key.requestHash)
     }
+}
+
+extension IdempotencyKey {
+    /// The request hash of a key settled as not made (`POST /settle`): no request's hash is it.
+    static let settled = "settled"
 }
 
 extension HTTPField.Name {

@@ -33,6 +33,7 @@ struct CancelCommand: ResvCommand, PrintsData {
     var series: String?
 
     @OptionGroup var queue: QueueOption
+    @OptionGroup var key: IdempotencyKeyOption
     @OptionGroup var options: CommonOptions
 
     func validate() throws {
@@ -45,6 +46,8 @@ struct CancelCommand: ResvCommand, PrintsData {
     }
 
     func run(in context: CommandContext) async throws {
+        var context = context
+        context.idempotencyKey = key.idempotencyKey
         if let series {
             try await cancelSeries(series, in: context)
             return

@@ -23,9 +23,12 @@ struct ConfirmCommand: ResvCommand, PrintsData {
     var ids: [String]
 
     @OptionGroup var queue: QueueOption
+    @OptionGroup var key: IdempotencyKeyOption
     @OptionGroup var options: CommonOptions
 
     func run(in context: CommandContext) async throws {
+        var context = context
+        context.idempotencyKey = key.idempotencyKey
         try await context.queueing(queue, options.output, verb: "confirm") { context in
             let backend = try context.backend(options.backend)
             let service = backend.service

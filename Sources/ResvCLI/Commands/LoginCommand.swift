@@ -80,6 +80,8 @@ struct LoginCommand: ResvCommand {
             connectTimeout: try settings.seconds(settings.connectTimeout, .connectTimeout),
             requestTimeout: try settings.seconds(settings.requestTimeout, .requestTimeout), caFile: caFile)
         let (user, scope) = try await configuration.identity(transport: transport)
+        // Whose the token is, written down beside the outbox: a new token of the user sends what an old one queued.
+        _ = try? await context.outbox(configuration.baseURL, token: configuration.token).belonging(to: user)
         let keptCA = cacert.flatMap { $0.isEmpty ? nil : caFile }
         let profile = settings.profile.value == ConfigFile.defaultProfile ? nil : settings.profile.value
         let madeServer = try await ConfigCommand.update(login.file.config, context) { file in

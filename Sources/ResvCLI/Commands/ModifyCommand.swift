@@ -53,6 +53,7 @@ struct ModifyCommand: ResvCommand, PrintsData {
     var note: String?
 
     @OptionGroup var queue: QueueOption
+    @OptionGroup var key: IdempotencyKeyOption
     @OptionGroup var options: CommonOptions
 
     func validate() throws {
@@ -62,6 +63,8 @@ struct ModifyCommand: ResvCommand, PrintsData {
     }
 
     func run(in context: CommandContext) async throws {
+        var context = context
+        context.idempotencyKey = key.idempotencyKey
         try await context.queueing(queue, options.output, verb: "modify") { context in
             // What can be checked without a backend is checked first (party size, note, a strict date).
             if let date, !TypedDate.needsZone(date) { _ = try TypedDate.resolve(date, now: context.now(), zone: .gmt) }

@@ -28,7 +28,8 @@ struct SyncCommand: ResvCommand, PrintsData {
     @OptionGroup var options: CommonOptions
 
     func run(in context: CommandContext) async throws {
-        let (outbox, backend) = try context.outboxBackend(options)
+        let (tokens, backend) = try context.outboxBackend(options)
+        let outbox = await backend.ownOutbox() ?? tokens
         let report = try await backend.sync(outbox)
         let sent = report.done.compactMap(\.reservation)
         Renderer(options.output, context: context).write(reservations: sent, to: context.output)

@@ -24,6 +24,7 @@ struct UndoCommand: ResvCommand, PrintsData {
               resv undo --json | jq -r .undid
             """)
 
+    @OptionGroup var key: IdempotencyKeyOption
     @OptionGroup var options: CommonOptions
 
     func validate() throws {
@@ -31,6 +32,8 @@ struct UndoCommand: ResvCommand, PrintsData {
     }
 
     func run(in context: CommandContext) async throws {
+        var context = context
+        context.idempotencyKey = key.idempotencyKey
         let service = try context.service(options.backend)
         // What waits before, to say whom the undo promotes (a cancel taken back frees nothing,
         // a booking taken back may).

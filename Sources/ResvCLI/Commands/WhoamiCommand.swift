@@ -17,6 +17,8 @@ struct WhoamiCommand: ResvCommand, PrintsData {
         guard let server = settings.chosenServer else { throw CLIError.noServerUser }
         let (configuration, transport) = try context.httpBackend(server, settings, options.backend)
         let (user, scope) = try await configuration.identity(transport: transport)
+        // Whose the token is, written down beside the outbox: a new token of the user sends what an old one queued.
+        _ = try? await context.outbox(configuration.baseURL, token: configuration.token).belonging(to: user)
         let origin = ServerOrigin(configuration.baseURL)?.description ?? configuration.baseURL.redacted
         let renderer = Renderer(options.output, context: context)
         let identity = Identity(user: user, server: origin, scope: scope)

@@ -235,6 +235,10 @@ public struct CommandContext: Sendable {
             sayer.say("resv: warning: the outbox was not sent: \(ExitStatus.message(for: error))")
         }
         let messages = self.messages
+        configuration.lostAnswerNotice = { request, why in
+            messages.write(
+                "resv: note: no answer came to \(request) (\(why)); \(url.redacted) says it was made, as shown\n")
+        }
         configuration.offlineNotice = { age in
             messages.write("resv: note: --offline: showing what \(url.redacted) answered \(Self.describe(age: age))\n")
         }

@@ -46,7 +46,8 @@ extension ExitStatus {
             }
         case let error as HTTPBackendError:
             switch error {
-            case .unavailable, .serverError, .nothingCached, .missingRoute, .untrusted: return unavailable
+            case .unavailable, .serverError, .nothingCached, .missingRoute, .untrusted, .notMade: return unavailable
+            case .outcomeUnknown: return temporary
             case .databaseUnavailable: return code(for: ErrorCode.databaseUnavailable)
             case .serverBusy: return code(for: ErrorCode.serverBusy)
             case .notAuthorised: return notAuthorised

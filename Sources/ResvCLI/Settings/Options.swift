@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ReservationCore
+import ReservationHTTP
 
 /// Which backend to use.
 public struct BackendOptions: ParsableArguments, Sendable {
@@ -147,6 +148,25 @@ struct QueueOption: ParsableArguments, Sendable {
             "On a server: when it cannot be reached, keep the change in its outbox (status queued), sent by "
                 + "'resv sync' or the next command that reaches it (default: the config key queue)."))
     var queue = false
+}
+
+/// `--idempotency-key` of a change command: the key its request is sent under, so the same
+/// command run again (after "whether it was made is unknown") makes the change at most once.
+struct IdempotencyKeyOption: ParsableArguments, Sendable {
+    @Option(
+        help: ArgumentHelp(
+            "On a server: the Idempotency-Key this change is sent under, so running the command again "
+                + "never makes it twice (1 to 255 printable ASCII characters, no spaces; default: a new key "
+                + "per run).",
+            valueName: "key"))
+    var idempotencyKey: String?
+
+    func validate() throws {
+        // It becomes a request header: nothing that could end the header and start another.
+        if let idempotencyKey, !HeaderValue.isValid(idempotencyKey, longest: HeaderValue.longestKey) {
+            throw ValidationError("--idempotency-key must be \(HeaderValue.keyRule)")
+        }
+    }
 }
 
 extension Recurrence: ExpressibleByArgument {}
