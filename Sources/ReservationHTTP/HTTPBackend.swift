@@ -95,6 +95,16 @@ public enum HTTPBackendError: Error, Sendable, LocalizedError {
     }
 }
 
+extension HTTPBackendError {
+    /// The server not reached and no list cached to read instead.
+    public var readsNothing: Bool {
+        switch self {
+        case .unavailable, .nothingCached: true
+        default: false
+        }
+    }
+}
+
 extension URL {
     /// The URL as messages show it: without the user name and password it may
     /// carry (`http://ada:secret@host:8080/` → `http://host:8080/`).

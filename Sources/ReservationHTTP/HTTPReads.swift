@@ -71,6 +71,20 @@ extension HTTPCalls {
         return snapshot.settled(at: configuration.now(), countPositions: false)
     }
 
+    /// The reservations this client made or changed lately (`ResponseCache.known`), with the
+    /// queued bookings: what a change queued without the user's list is made against.
+    func remembered() async throws -> ReservationSnapshot {
+        let catalog = try await catalog()
+        let records = configuration.cache?.records(ResponseCache.known)?.records ?? []
+        var snapshot = ReservationSnapshot(records: records, catalog: catalog)
+        let queued = queuedBookings(catalog).filter { booking in !snapshot.reservations.contains { $0.id == booking.id }
+        }
+        snapshot = ReservationSnapshot(
+            reservations: snapshot.reservations + queued, rejected: snapshot.rejected, catalog: catalog)
+        snapshot.queued = Set(queued.map(\.id))
+        return snapshot.settled(at: configuration.now(), countPositions: false)
+    }
+
     /// `GET /reservations/{id}`: one of the user's reservations, as it reads now.
     /// When the server cannot be reached, the cached list's (or a queued booking) answers.
     func one(_ id: Reservation.ID) async throws -> Reservation {
@@ -81,7 +95,12 @@ extension HTTPCalls {
         do {
             reply = try await client.send("GET", "reservations/\(id)")
         } catch HTTPBackendError.unavailable(let url, let why) {
-            guard CacheFallback.allowed, let found = try await fetch().reservations.first(where: { $0.id == id }) else {
+            guard CacheFallback.allowed else { throw HTTPBackendError.unavailable(url, why) }
+            if let listed = try? await fetch(), let found = listed.reservations.first(where: { $0.id == id }) {
+                return found
+            }
+            // No list cached (or not in it): what this client made or changed lately.
+            guard let found = try await remembered().reservations.first(where: { $0.id == id }) else {
                 throw HTTPBackendError.unavailable(url, why)
             }
             return found

@@ -27,6 +27,9 @@ public struct ServerBackend: Sendable {
     /// at now: what `modify` reads when it is given a whole id, instead of the user's
     /// whole list. `reservationNotFound` when the user has none with that id.
     public let reservation: @Sendable (Reservation.ID) async throws -> Reservation
+    /// The reservations this client made or changed lately, from its cache, with the queued
+    /// bookings: for a change queued when the user's list was never read.
+    public let remembered: @Sendable () async throws -> ReservationSnapshot
     /// Sends the outbox (`resv sync`).
     public let sync: @Sendable (Outbox) async throws -> OutboxReport
     /// The outbox of the token's user, asking the server whose the token is when that is
@@ -38,6 +41,7 @@ public struct ServerBackend: Sendable {
             client: ServerClient(configuration: configuration, transport: transport), configuration: configuration)
         reservation = { id in try await calls.one(id) }
         sync = { outbox in try await calls.sync(outbox) }
+        remembered = { try await calls.remembered() }
         ownOutbox = { await calls.ownOutbox() }
         var service = ReservationService(
             landmarks: { try await calls.catalog() },

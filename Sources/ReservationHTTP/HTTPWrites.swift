@@ -147,7 +147,10 @@ extension HTTPCalls {
     /// A new `Idempotency-Key` for one change a command sends (kept for that change's retries):
     /// the server answers a second sending of it with the first's answer, never a second change.
     /// The command's own (`--idempotency-key`), so running it again makes the change at most once.
-    var changeKey: String { configuration.idempotencyKey ?? "resv-" + UUID().uuidString.lowercased() }
+    /// The outbox's sending, which runs before the command's own change, makes keys of its own.
+    var changeKey: String {
+        (Self.sendingOutbox ? nil : configuration.idempotencyKey) ?? "resv-" + UUID().uuidString.lowercased()
+    }
 
     /// `PATCH /reservations/{id}` with `If-Match`: a reservation changed since it
     /// was read is refused (412), never overwritten.

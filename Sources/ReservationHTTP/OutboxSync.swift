@@ -152,8 +152,10 @@ extension HTTPCalls {
                     try outbox.write(items)
                 }
                 let version = produced[chain] ?? items[index].version
-                let (outcome, arrived) = await ArrivalTrace.tracing {
-                    try await send(items[index], kind, version: version)
+                // Each item has the command's time of its own (RESV_REQUEST_TIMEOUT): a long outbox is
+                // sent whole, however long all of it takes.
+                let (outcome, arrived) = await CommandDeadline.$start.withValue(.now) {
+                    await ArrivalTrace.tracing { try await send(items[index], kind, version: version) }
                 }
                 do {
                     switch try outcome.get() {
@@ -379,13 +381,15 @@ extension HTTPCalls {
         }
     }
 
-    /// The cached list's reservations by id.
+    /// The cached list's reservations by id, and those this client made or changed lately
+    /// (`ResponseCache.known`) where the list has none.
     private func cachedRecords() -> [Reservation.ID: Reservation] {
-        guard let (records, _) = configuration.cache?.records("reservations"),
-            let catalog = state.catalog.withLock({ $0 })
-        else { return [:] }
+        guard let cache = configuration.cache, let catalog = state.catalog.withLock({ $0 }) else { return [:] }
+        let known = cache.records(ResponseCache.known)?.records ?? []
+        let records = known + (cache.records("reservations")?.records ?? [])
         let snapshot = ReservationSnapshot(records: records, catalog: catalog)
-        return Dictionary(snapshot.reservations.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        // The list's, read after the known ones, wins.
+        return Dictionary(snapshot.reservations.map { ($0.id, $0) }, uniquingKeysWith: { _, listed in listed })
     }
 }
 

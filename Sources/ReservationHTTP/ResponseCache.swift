@@ -80,13 +80,31 @@ public struct ResponseCache: Sendable {
     /// Writes a change this client made through to the cached list `name`: each
     /// record replaces the cached one with the same `id`, or is added. So an
     /// offline read never contradicts what this client did. A list never cached
-    /// stays uncached (a list of only these would look complete). Two clients
+    /// stays uncached (a list of only these would look complete); the records are kept
+    /// in `known` all the same. Two clients
     /// writing at once take turns (a lock file), so neither loses the other's change.
     public func writeThrough(_ name: String, _ changed: [JSONValue]) {
         guard untrusted == nil, !changed.isEmpty else { return }
         guard let lock = try? FileLock.wait(folder.appendingPathComponent(".lock").path) else { return }
         defer { lock.release() }
+        if name == "reservations" {
+            // Every reservation this client made or changed, list or no list: what a change
+            // queued right after a booking is made against (`known`).
+            let kept = Self.merged(records(Self.known)?.records ?? [], changed)
+            save(Self.known, JSONValue.array(Array(kept.suffix(Self.mostKnown))).encoded())
+        }
         guard let (records, _) = records(name) else { return }
+        save(name, JSONValue.array(Self.merged(records, changed)).encoded())
+    }
+
+    /// The records this client made or changed lately, newest last, whether or not a list is
+    /// cached: `records(ResponseCache.known)`. Never shown as the user's list.
+    public static let known = "known"
+    /// The most records `known` keeps.
+    static let mostKnown = 1000
+
+    /// `records` with each of `changed` in place of the one with its `id`, or added at the end.
+    private static func merged(_ records: [JSONValue], _ changed: [JSONValue]) -> [JSONValue] {
         var updated = records
         var position: [String: Int] = [:]
         for (index, record) in updated.enumerated() {
@@ -101,7 +119,7 @@ public struct ResponseCache: Sendable {
                 updated.append(record)
             }
         }
-        save(name, JSONValue.array(updated).encoded())
+        return updated
     }
 
     /// Removes the temporary files of writers that were killed before their rename.

@@ -68,8 +68,9 @@ public enum Reference {
         ),
         ExitCode(
             code: ExitStatus.temporary, summary: "temporary failure",
-            detail: "another resv held the store's lock too long, the server kept answering 429, or its database "
-                + "kept breaking the request under load (503 serverBusy); retry"),
+            detail: "another resv held the store's lock too long, the server kept answering 429, its database "
+                + "kept breaking the request under load (503 serverBusy), or a change's answer was lost and the "
+                + "server could not say whether it was made (rerun with the --idempotency-key given); retry"),
         ExitCode(
             code: ExitStatus.notAuthorised, summary: "not authorised",
             detail: "not logged in to the server (no token kept for its origin: 'resv login'), the server refused "

@@ -24,14 +24,18 @@ final class DropAnswerProxy: Sendable {
     /// line came before it; true drops its answer.
     /// `swallows` picks requests that are never forwarded: the client's connection is closed
     /// once the request is read, as a link that dies on the way there.
+    /// `port` 0 takes any free one.
     init(
-        upstream: Int, swallows: @escaping @Sendable (_ line: String) -> Bool = { _ in false },
+        upstream: Int, port wanted: Int = 0, swallows: @escaping @Sendable (_ line: String) -> Bool = { _ in false },
         drops: @escaping @Sendable (_ line: String, _ earlier: Int) -> Bool
     ) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(wanted).bigEndian)
+        var reuse: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))

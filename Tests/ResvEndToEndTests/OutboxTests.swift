@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// Offline (docs/contracts.md, "Offline"): `--queue` keeps a change the server
@@ -324,6 +325,64 @@ struct OutboxTests {
         let written = try #require(names.first { $0.hasSuffix(".user") })
         #expect(
             try String(contentsOf: userFile.appendingPathComponent(written), encoding: .utf8) == "alice\n")
+    }
+
+    /// A modify and a cancel queued right after a booking, the user's list never read: made
+    /// against the booking as this resv made it (by an 8-character prefix too), sent in order.
+    @Test func changesQueuedRightAfterABookingNeedNoListRead() async throws {
+        let site = try Site()
+        let made = try site.resv("reserve", "-l", "half dome", "-d", visitAhead(days: 72), "-n", "2", "--json")
+        let id = try #require((try Self.json(made) as? [String: Any])?["id"] as? String)
+        site.stop()
+        let modify = try site.resv("modify", String(id.prefix(8)), "-n", "3", "--queue")
+        #expect(modify.status == 0, "\(modify.stderr)")
+        #expect(modify.stderr.contains("modify queued"), "\(modify.stderr)")
+        let cancel = try site.resv("cancel", id, "--queue")
+        #expect(cancel.status == 0, "\(cancel.stderr)")
+        #expect(site.items().count == 2)
+        #expect(site.items().first?["version"] as? Int == 1, "made against the version booked")
+        try site.start()
+        let sync = try site.resv("sync")
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let (_, body) = try await #require(site.server).request("GET", "/reservations/\(id)", token: site.alice)
+        let stored = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        #expect(stored["status"] as? String == "cancelled")
+        #expect(stored["partySize"] as? Int == 3)
+    }
+
+    /// A sync cut off part way (the link to the server dies after the first booking) says
+    /// how many it sent, that the rest wait, and why; exit 69; the next sync sends the rest.
+    @Test func aSyncCutOffPartWaySaysWhatWasSentAndThatTheRestWait() async throws {
+        let site = try Site()
+        #expect(try site.resv("list").status == 0)
+        site.stop()
+        for day in 90..<93 {
+            let queued = try site.resv("reserve", "-l", "half dome", "-d", visitAhead(days: day), "-n", "1", "--queue")
+            #expect(queued.status == 0, "\(queued.stderr)")
+        }
+        // The server on another port, behind a proxy on the site's that lets one booking through.
+        let server = try ServerProcess(database: site.database)
+        defer { server.stop() }
+        let bookings = Mutex(0)
+        let proxy = try DropAnswerProxy(
+            upstream: server.port, port: site.port,
+            swallows: { line in
+                guard line.hasPrefix("POST /reservations ") else { return false }
+                return bookings.withLock { count in
+                    count += 1
+                    return count > 1
+                }
+            }, drops: { _, _ in false })
+        let cut = try site.resv("sync")
+        #expect(cut.status == 69, "\(cut.stderr)")
+        #expect(!proxy.swallowed.isEmpty, "the link died")
+        #expect(
+            cut.stderr.contains("1 queued change sent, then cannot reach the server"), "\(cut.stderr)")
+        #expect(cut.stderr.contains("2 queued changes wait in the outbox ('resv sync' sends them)"), "\(cut.stderr)")
+        #expect(site.items().count == 2)
+        proxy.stop()
+        let (_, body) = try await server.request("GET", "/reservations", token: site.alice)
+        #expect((try JSONSerialization.jsonObject(with: body) as? [Any])?.count == 1)
     }
 
     /// Items of different reservations are independent: a refused one (a confirm of a

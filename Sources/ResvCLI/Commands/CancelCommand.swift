@@ -65,7 +65,7 @@ struct CancelCommand: ResvCommand, PrintsData {
                 }
                 return
             }
-            let snapshot = try await context.fetch(from: service, options)
+            let snapshot = try await context.fetch(for: ids, from: backend, options)
             let targets = try context.reservations(matching: ids, in: snapshot)
             // One change of the store for all of them: all are cancelled or none.
             let changes = try await service.cancel(targets.map(\.id))

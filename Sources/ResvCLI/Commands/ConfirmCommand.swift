@@ -38,7 +38,7 @@ struct ConfirmCommand: ResvCommand, PrintsData {
                 context.report(changes, done: "Confirmed", single: ids.count == 1, options.output)
                 return
             }
-            let snapshot = try await context.fetch(from: service, options)
+            let snapshot = try await context.fetch(for: ids, from: backend, options)
             let targets = try context.reservations(matching: ids, in: snapshot)
             // One change of the store for all of them: all are confirmed or none.
             let changes = try await service.confirm(targets.map(\.id))

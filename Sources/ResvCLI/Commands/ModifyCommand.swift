@@ -80,7 +80,7 @@ struct ModifyCommand: ResvCommand, PrintsData {
                 snapshot = nil
                 target = try await context.naming([id]) { try await server.reservation(whole) }
             } else {
-                let read = try await context.fetch(from: service, options)
+                let read = try await context.fetch(for: [id], from: backend, options)
                 snapshot = read
                 target = try context.reservation(matching: id, in: read)
             }

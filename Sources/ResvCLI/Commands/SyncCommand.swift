@@ -34,7 +34,9 @@ struct SyncCommand: ResvCommand, PrintsData {
         let sent = report.done.compactMap(\.reservation)
         Renderer(options.output, context: context).write(reservations: sent, to: context.output)
         context.tell(report, sending: true)
-        if let stopped = report.stopped { throw stopped }
+        if let stopped = report.stopped {
+            throw SyncStopped(sent: report.done.count + report.refused.count, waiting: report.waiting, error: stopped)
+        }
         if try !report.refused.isEmpty || outbox.items().contains(where: { $0.refusal != nil }) {
             throw CLIError.outboxRefused(report.refused.count)
         }
@@ -233,5 +235,19 @@ extension CommandContext {
         say(
             "resv: the server cannot be reached: \(verb) queued (\(ids)); 'resv sync' sends it, as does any "
                 + "command that reaches the server ('resv outbox' lists what waits)")
+    }
+}
+
+/// A sync that stopped before the end (the server unreachable, out of time): how far it got,
+/// that the rest wait, and why; exit code as the failure's.
+struct SyncStopped: Error, LocalizedError {
+    let sent: Int
+    let waiting: Int
+    let error: any Error
+
+    var errorDescription: String? {
+        let rest = "\(waiting) queued change\(waiting == 1 ? "" : "s") wait\(waiting == 1 ? "s" : "") in the outbox"
+        return "\(sent) queued change\(sent == 1 ? "" : "s") sent, then \(ExitStatus.message(for: error)); "
+            + "\(rest) ('resv sync' sends \(waiting == 1 ? "it" : "them"))"
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ReservationCore
+import ReservationHTTP
 import ResvReference
 
 extension CommandContext {
@@ -9,6 +10,24 @@ extension CommandContext {
         reportSkipped(snapshot, verbose: options.output.verbose)
         shownQueued.add(snapshot.queued)
         return snapshot
+    }
+
+    /// The snapshot a change of the reservations `texts` name is resolved in: the user's list
+    /// (`fetch`); on a server that cannot be reached with no list cached, the reservations
+    /// this resv made or changed lately (`ServerBackend.remembered`) when they name them all,
+    /// so a change can be queued right after a booking.
+    func fetch(for texts: [String], from backend: Backend, _ options: CommonOptions) async throws
+        -> ReservationSnapshot
+    {
+        do {
+            return try await fetch(from: backend.service, options)
+        } catch let error as HTTPBackendError where error.readsNothing {
+            guard let server = backend.server, let known = try? await server.remembered(),
+                (try? reservations(matching: texts, in: known)) != nil
+            else { throw error }
+            shownQueued.add(known.queued)
+            return known
+        }
     }
 
     /// The reservation `text` names in `snapshot`. When the snapshot is a server's

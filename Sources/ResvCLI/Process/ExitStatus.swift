@@ -23,6 +23,8 @@ extension ExitStatus {
             }
         case let error as BatchError:
             return code(for: error.error)
+        case let error as SyncStopped:
+            return code(for: error.error)
         case let error as CLIError:
             switch error {
             case .invalidSetting, .emptyRange, .nestedRepl, .unreadableInput, .batchRejected, .invalidConfig,
@@ -95,6 +97,8 @@ extension ExitStatus {
             if case .corrupt = error { return ErrorCode.invalidJSON.rawValue }
         case is BatchError:
             return ErrorCode.batchRejected.rawValue
+        case let error as SyncStopped:
+            return errorCode(for: error.error)
         case is JSONSyntaxError:
             return ErrorCode.invalidJSON.rawValue
         case CLIError.pastDate:
