@@ -357,10 +357,10 @@ public enum PostgresStore {
     }
 
     /// A deadlock or a serialization failure: the transaction was rolled back and may run again.
-    /// So is a reservation's id another transaction stored while this one's insert of several
-    /// waited for it (clients' ids: a batch sent twice at once, an import run twice): run again,
-    /// the rule finds the rows (`takenIDs`) and answers them as the same bookings or refuses
-    /// the line, never a 500. (An insert of one row answers `reservationIDInUse` itself.)
+    /// So is a reservation's id another transaction stored while this one's insert waited for
+    /// it (clients' ids: a booking or a batch sent twice at once, an import run twice): run
+    /// again, the rule finds the rows (`Booking`'s client ids) and answers them as the same
+    /// bookings or refuses the line, never a 500.
     static func isRetryable(_ error: PSQLError) -> Bool {
         guard let state = error.serverInfo?[.sqlState] else { return false }
         if state == "23505", error.serverInfo?[.constraintName] == "reservations_pkey" { return true }

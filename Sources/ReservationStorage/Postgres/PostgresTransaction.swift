@@ -246,17 +246,15 @@ struct PostgresTransaction: BookingTransaction {
         let rows = Self.unnest(
             ReservationRow.fields, of: owned.map(\.reservation), after: 1, into: &binds,
             leading: ("$1::BIGINT[]", "owner"))
-        do {
-            try await run(
-                PostgresQuery(
-                    unsafeSQL: """
-                        INSERT INTO reservations (user_id, \(ReservationRow.fields.map(\.column).joined(separator: ", ")))
-                        SELECT t.owner, \(rows.values.joined(separator: ", ")) FROM \(rows.table)
-                        """, binds: binds))
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" && owned.count == 1 {
-            // A unique violation of the one row: its id, a client's, is taken (docs/contracts.md, "Offline").
-            throw ReservationError.reservationIDInUse(owned[0].reservation.id)
-        }
+        // An id another transaction stored while this one waited for it (a client's id, sent to two
+        // instances at once) fails the insert, and `PostgresStore.retrying` runs the rule again:
+        // it finds the row, and answers it as the same booking or refuses the id as another's.
+        try await run(
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO reservations (user_id, \(ReservationRow.fields.map(\.column).joined(separator: ", ")))
+                    SELECT t.owner, \(rows.values.joined(separator: ", ")) FROM \(rows.table)
+                    """, binds: binds))
     }
 
     /// `UNNEST` of one array per field (bound after parameter `after`), a row
