@@ -85,7 +85,7 @@ public enum PostgresStore {
                         let (value, keep) = try await work(transaction)
                         try await transaction.finish(
                             inserting: [], keeping: key.flatMap { key in keep.map { [(user, key, $0)] } } ?? [],
-                            notifying: channel)
+                            notifying: channel, at: now())
                         touched.insert(contentsOf: transaction.touched.all)
                         return .done(value)
                     }
@@ -278,7 +278,7 @@ public enum PostgresStore {
             })
         // Every request refused or replayed: rolled back, the day's settling too, as one refused alone is.
         guard decision.done else { throw NothingDone(outcomes: decision.outcomes) }
-        try await base.finish(inserting: created, keeping: decision.keep, notifying: channel)
+        try await base.finish(inserting: created, keeping: decision.keep, notifying: channel, at: now)
         return decision.outcomes
     }
 
