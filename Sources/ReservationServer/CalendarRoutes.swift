@@ -60,8 +60,12 @@ struct CalendarRoutes: Sendable {
         }
         let now = now()
         let name = try await store.tokens.name(owner.user) ?? ""
+        // The owner, with when the user's newest change committed, is read before the list: a
+        // commit between the two is in the bytes and not in the date, which is then older than
+        // it (a copy fetched again later, never one kept stale); the other way round it would be.
         let feed = CalendarFeed(
-            try await store.list(owner.user), catalog: catalog, userName: name, since: owner.createdAt, at: now)
+            try await store.list(owner.user), catalog: catalog, userName: name, since: owner.createdAt,
+            committed: owner.changedAt, at: now)
         var headers = HTTPFields()
         headers[.eTag] = feed.etag
         headers[.lastModified] = HTTPDate.format(feed.lastModified)
@@ -98,21 +102,25 @@ struct CalendarFeed {
     /// the same while the reservations do.
     ///
     /// `lastModified` must move whenever the bytes do: calendar programs that
-    /// revalidate by date only (Apple's) never see a change otherwise. It is the
-    /// newest `updatedAt` (or `createdAt`) shown, or, for a hold that reads expired
-    /// before the sweep records it, the hold's end; with nothing shown, `since`
-    /// (when the secret was made). And never the current second: a change later in
-    /// the same second would leave it where it is, so a copy made now is dated a
-    /// second earlier and is fetched whole at its next revalidation.
-    init(_ records: [ReservationApiModel], catalog: LandmarkCatalog, userName: String, since: Date, at now: Date) {
+    /// revalidate by date only (Apple's) never see a change otherwise. It is
+    /// `committed`, when the user's newest change committed (`CommitTime`: later
+    /// for every later commit, unlike a change's `updatedAt`, the time its
+    /// request came, which a change that waited for a lock commits with after a
+    /// newer one), or, for a hold that reads expired before the sweep records it,
+    /// the hold's end; with no change, `since` (when the secret was made). And
+    /// never the current second: a change later in the same second would leave
+    /// it where it is, so a copy made now is dated a second earlier and is
+    /// fetched whole at its next revalidation.
+    init(
+        _ records: [ReservationApiModel], catalog: LandmarkCatalog, userName: String, since: Date, committed: Date?,
+        at now: Date
+    ) {
         var shown: [Reservation] = []
-        var newest: Date?
+        var newest = committed
         for record in records {
             guard let stored = try? Reservation(record, catalog: catalog) else { continue }
             let settled = stored.settled(at: now)
-            var changed = stored.updatedAt ?? stored.createdAt
-            if settled.status != stored.status, let end = stored.expiresAt { changed = max(changed ?? end, end) }
-            if let changed { newest = max(newest ?? changed, changed) }
+            if settled.status != stored.status, let end = stored.expiresAt { newest = max(newest ?? end, end) }
             shown.append(settled)
         }
         shown.sort { ($0.date, $0.id.description) < ($1.date, $1.id.description) }

@@ -12,10 +12,32 @@ public struct CalendarSecret: Sendable, Hashable {
     public var createdAt: Date
 }
 
-/// Whose calendar a secret opens, and when the secret was made.
+/// Whose calendar a secret opens, when the secret was made, and when the user's
+/// newest change committed (`CommitTime`; nil before the first).
 public struct CalendarOwner: Sendable, Hashable {
     public var user: UserID
     public var createdAt: Date
+    public var changedAt: Date?
+}
+
+/// When each user's newest change committed (`users.changed_at`), for the
+/// calendar feed's `Last-Modified` (docs/contracts.md, "Calendar subscriptions"):
+/// every write transaction that adds to a user's history moves it on as it
+/// commits, in commit order, by a second at least. A change stamps its
+/// reservation with the time its request came (`updatedAt`), which may be
+/// before that of a change that committed first while this one waited for a
+/// lock; this date is later for every later commit, whatever the stamps and
+/// the instances' clocks say, so a feed whose bytes changed is never dated at
+/// or before an older copy. A user committing more than once a second runs it
+/// ahead of the clock for a while (the feed never dates itself after now).
+public enum CommitTime {
+    /// The date a commit records after `previous` (the user's last, nil for none):
+    /// the clock's whole second, unless that is not after `previous`, then the second after it.
+    public static func next(after previous: Date?, at now: Date) -> Date {
+        let second = Timestamp.whole(now)
+        guard let previous else { return second }
+        return max(second, Timestamp.whole(previous).addingTimeInterval(1))
+    }
 }
 
 /// The calendar secrets, per engine (`ServerStore.calendars`), as `TokenStore`
@@ -138,13 +160,18 @@ extension CalendarStore {
             owner: { secret in
                 guard
                     let row = try await reader().query(
-                        "SELECT user_id, created_at FROM calendars WHERE secret = ?", [.text(secret)]
+                        """
+                        SELECT c.user_id, c.created_at, u.changed_at FROM calendars c JOIN users u ON u.id = c.user_id
+                        WHERE c.secret = ?
+                        """, [.text(secret)]
                     ).first
                 else { return nil }
                 guard let user = row.column("user_id")?.integer, let created = row.column("created_at")?.double else {
                     throw DatabaseError.corruptRow("a calendar without a user or a creation date")
                 }
-                return CalendarOwner(user: UserID(Int64(user)), createdAt: Date(timeIntervalSince1970: created))
+                return CalendarOwner(
+                    user: UserID(Int64(user)), createdAt: Date(timeIntervalSince1970: created),
+                    changedAt: row.column("changed_at")?.double.map(Date.init(timeIntervalSince1970:)))
             }
         )
     }
@@ -190,10 +217,15 @@ extension CalendarStore {
             },
             owner: { secret in
                 try await cluster.client.query(
-                    "SELECT user_id, created_at FROM calendars WHERE secret = \(secret)", logger: logger
+                    """
+                    SELECT c.user_id, c.created_at, u.changed_at FROM calendars c JOIN users u ON u.id = c.user_id
+                    WHERE c.secret = \(secret)
+                    """, logger: logger
                 ).collect().first.map { row in
-                    let (user, created) = try row.decode((Int64, Double).self)
-                    return CalendarOwner(user: UserID(user), createdAt: Date(timeIntervalSince1970: created))
+                    let (user, created, changed) = try row.decode((Int64, Double, Double?).self)
+                    return CalendarOwner(
+                        user: UserID(user), createdAt: Date(timeIntervalSince1970: created),
+                        changedAt: changed.map(Date.init(timeIntervalSince1970:)))
                 }
             }
         )
@@ -221,7 +253,7 @@ extension CalendarStore {
             owner: { secret in
                 state.withLock { data in
                     data.calendars.first { $0.value.secret == secret }.map {
-                        CalendarOwner(user: $0.key, createdAt: $0.value.createdAt)
+                        CalendarOwner(user: $0.key, createdAt: $0.value.createdAt, changedAt: data.changedAt[$0.key])
                     }
                 }
             }

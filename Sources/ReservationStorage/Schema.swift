@@ -6,7 +6,7 @@ import ReservationCore
 /// differ (column types, an auto-numbered key, `ADD COLUMN IF NOT EXISTS`).
 enum Schema {
     /// The version this server writes and reads; a database at a newer one is refused.
-    static let version = 11
+    static let version = 12
 
     enum Dialect {
         case sqlite, postgres
@@ -140,6 +140,20 @@ enum Schema {
             // Scopes and public ids (issue 53): tokens made before are `write` (what every token
             // could do), their id the first 8 hex digits of their hash; new ones get a random id.
             (11, tokenScopes(d)),
+            // The calendar feed's date follows commits (issue 54): when each user's newest change
+            // committed, moved on by every write that adds to their history (`CommitTime`). Before,
+            // the newest change a user's reservations show, as the feed's date was then.
+            (
+                12,
+                [
+                    "ALTER TABLE users \(d.addColumn) changed_at \(d.real)",
+                    """
+                    UPDATE users SET changed_at = (
+                        SELECT MAX(COALESCE(updated_at, created_at)) FROM reservations WHERE reservations.user_id = users.id)
+                    WHERE changed_at IS NULL
+                    """,
+                ]
+            ),
         ]
     }
 

@@ -4,7 +4,9 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import PostgresNIO
 import ReservationCore
+import SQLiteNIO
 import Synchronization
 import Testing
 
@@ -134,6 +136,142 @@ struct CalendarRouteTests {
             let newDate = try #require(changed.headers[.lastModified])
             #expect(try await h.get(path, [.ifModifiedSince: newDate]).status == .notModified)
             #expect(try await h.get(path, [.ifNoneMatch: tag]).status == .ok)
+        }
+    }
+
+    /// A change whose request came before another's but committed after it (it waited for a
+    /// lock) is stamped with the older time; the feed's date still moves past a copy served
+    /// between the two commits, so a calendar that revalidates by date gets the new bytes
+    /// (issue 54). The late change is run as its route runs it: the rule, in the store's
+    /// transaction, handed the time its request came.
+    @Test(arguments: Engine.available)
+    func aChangeCommittedLaterWithAnOlderStampMovesTheDate(engine: Engine) async throws {
+        let clock = Self.clock()
+        try await withHarness(engine, now: clock.now) { h in
+            let early = try #require(try await h.reserve(h.alice)["id"] as? String)
+            let late = try #require(try await h.reserve(h.alice)["id"] as? String)
+            let path = try await h.calendarPath(h.alice)
+            let owner = try #require(try await h.store.calendars.owner(String(path.dropFirst(10).dropLast(4))))
+            clock.advance(by: 5)
+            let came = clock.now()
+            clock.advance(by: 5)
+            #expect(try await h.patch(early, party: 3, version: 1).status == .ok)
+            clock.advance(by: 10)
+            let copy = try await h.call(.get, path, token: nil)
+            let date = try #require(copy.headers[.lastModified])
+            #expect(date == HTTPDate.format(came.addingTimeInterval(5)), "the change that committed first")
+            #expect(try await h.get(path, [.ifModifiedSince: date]).status == .notModified)
+
+            let change = try ReservationChange(partySize: 4)
+            let id = try #require(Reservation.ID(late))
+            _ = try await h.store.transaction(owner.user, catalog: .builtIn) {
+                try await Booking.modify(id, change, expectedVersion: 1, now: came, in: $0)
+            }
+            let revalidated = try await h.get(path, [.ifModifiedSince: date])
+            #expect(revalidated.status == .ok, "the bytes changed: never a 304 for the copy's date")
+            #expect(revalidated.headers[.eTag] != copy.headers[.eTag])
+            #expect(
+                Self.event(Self.unfolded(revalidated.text), late).contains("LAST-MODIFIED:\(Self.utc(came))"),
+                "the late change, stamped when its request came")
+            let moved = try #require(revalidated.headers[.lastModified])
+            #expect(try #require(HTTPDate.parse(moved)) > HTTPDate.parse(date) ?? .distantFuture, "\(moved)")
+            clock.advance(by: 1)
+            let settled = try await h.get(path, [.ifModifiedSince: moved])
+            #expect(settled.status == .ok, "a copy dated in its commit's second is fetched again")
+            let current = try #require(settled.headers[.lastModified])
+            #expect(try await h.get(path, [.ifModifiedSince: current]).status == .notModified)
+        }
+    }
+
+    /// The same race on PostgreSQL as it happens: a PATCH waits for its reservation's row (the
+    /// test holds it), another change of the user commits meanwhile and a copy is served; then
+    /// the PATCH commits, stamped when it came, before the change that committed first. A
+    /// calendar revalidating by the copy's date gets the new bytes.
+    @Test(.enabled(if: Engine.postgresURL != nil, "needs RESV_TEST_POSTGRES_URL (scripts/with-postgres)"))
+    func aChangeThatWaitedForALockMovesTheDateOnPostgres() async throws {
+        let url = try #require(Engine.postgresURL)
+        let clock = Self.clock()
+        try await withHarness(.postgres, now: clock.now) { h in
+            let waiting = try #require(try await h.reserve(h.alice)["id"] as? String)
+            let other = try #require(try await h.reserve(h.alice)["id"] as? String)
+            let path = try await h.calendarPath(h.alice)
+            let client = PostgresClient(
+                configuration: try PostgresStore.configuration(url), backgroundLogger: OnSaleTests.quiet)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await client.run() }
+                defer { group.cancelAll() }
+                clock.advance(by: 5)
+                let came = clock.now()
+                let (patching, copy) = try await client.withTransaction(logger: OnSaleTests.quiet) { db in
+                    let holder = try #require(
+                        try await db.query("SELECT pg_backend_pid()", logger: OnSaleTests.quiet).collect().first?
+                            .decode(Int32.self))
+                    _ = try await db.query(
+                        "SELECT id FROM reservations WHERE id = \(waiting) FOR UPDATE", logger: OnSaleTests.quiet
+                    ).collect()
+                    let patching = Task { try await h.patch(waiting, party: 3, version: 1) }
+                    // Until the PATCH waits for the row: its time (`came`) is taken by then.
+                    while try await client.query(
+                        "SELECT COUNT(*)::BIGINT FROM pg_stat_activity WHERE \(holder) = ANY(pg_blocking_pids(pid))",
+                        logger: OnSaleTests.quiet
+                    ).collect().first?.decode(Int64.self) == 0 {
+                        try await Task.sleep(for: .milliseconds(1))
+                    }
+                    clock.advance(by: 5)
+                    #expect(try await h.patch(other, party: 4, version: 1).status == .ok)
+                    clock.advance(by: 5)
+                    return (patching, try await h.call(.get, path, token: nil))
+                }
+                let date = try #require(copy.headers[.lastModified])
+                #expect(date == HTTPDate.format(came.addingTimeInterval(5)), "the change that committed first")
+                #expect(try await patching.value.status == .ok)
+                let revalidated = try await h.get(path, [.ifModifiedSince: date])
+                #expect(revalidated.status == .ok, "the bytes changed: never a 304 for the copy's date")
+                #expect(
+                    Self.event(Self.unfolded(revalidated.text), waiting).contains("LAST-MODIFIED:\(Self.utc(came))"),
+                    "the late change, stamped when its request came")
+                let moved = try #require(revalidated.headers[.lastModified])
+                #expect(try #require(HTTPDate.parse(moved)) > HTTPDate.parse(date) ?? .distantFuture, "\(moved)")
+            }
+        }
+    }
+
+    /// Schema 12 on a database of schema 11, which kept no commit dates: each user's date is the
+    /// newest change their reservations show (what the feed was dated by before, so a copy a
+    /// calendar holds stays current), and the next commit moves it on.
+    @Test func aSchemaElevenDatabaseKeepsItsFeedsDate() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "resv-calendar-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("db.sqlite").path
+        let clock = Self.clock()
+        let made = clock.now()
+        @Sendable func book(_ user: UserID, in store: ServerStore) async throws {
+            let request = try NewReservation(
+                landmark: Fixture.goldenGate, date: OnSaleTests.visit, partySize: 2, now: clock.now())
+            _ = try await store.transaction(user, catalog: .builtIn) {
+                try await Booking.reserve(request, now: clock.now(), in: $0)
+            }
+        }
+        let secret = try await Database.withStore(path, logger: OnSaleTests.quiet, now: clock.now) { store in
+            let user = try await store.addToken("ada", Token.hash(Token.generate()))
+            try await book(user, in: store)
+            clock.advance(by: 30)
+            try await book(user, in: store)
+            return try #require(try await store.calendarSecret(user, make: true))
+        }
+        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: OnSaleTests.quiet)
+        for statement in ["ALTER TABLE users DROP COLUMN changed_at", "PRAGMA user_version = 11"] {
+            _ = try await connection.query(statement)
+        }
+        try await connection.close()
+        clock.advance(by: 30)
+        try await Database.withStore(path, logger: OnSaleTests.quiet, now: clock.now) { store in
+            let owner = try #require(try await store.calendars.owner(secret))
+            #expect(owner.changedAt == made.addingTimeInterval(30), "the newest change shown")
+            try await book(owner.user, in: store)
+            #expect(try await store.calendars.owner(secret)?.changedAt == clock.now())
         }
     }
 

@@ -197,11 +197,12 @@ struct ChangeRouteTests {
             }
             return users
         }
-        // What version 6 had: no numbers.
+        // What version 6 had: no numbers, no commit dates.
         let connection = try await SQLiteConnection.open(storage: .file(path: path))
         for statement in [
             "DROP INDEX history_by_position", "ALTER TABLE history DROP COLUMN position",
             "ALTER TABLE users DROP COLUMN last_position", "ALTER TABLE reservations DROP COLUMN series",
+            "ALTER TABLE users DROP COLUMN changed_at",
             "PRAGMA user_version = 6",
         ] {
             _ = try await connection.query(statement)

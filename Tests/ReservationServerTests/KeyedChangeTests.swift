@@ -1,3 +1,4 @@
+import CapacityModel
 import Foundation
 import HTTPTypes
 import ReservationCore
@@ -136,5 +137,77 @@ struct KeyedChangeTests {
             let left = try await h.call(.get, "/reservations", token: h.alice).array
             #expect(left.filter { $0["status"] as? String != "cancelled" }.count == 3, "one booking taken back")
         }
+    }
+
+    /// The same keyed PATCH, DELETE, confirm and undo sent at once to two instances on one
+    /// database (a client's retry reaching another instance while the first still runs): each
+    /// made once, and every answer the first one (once as made, else replayed) or a 409 for the
+    /// sending that came while it still ran. Rounds of the four, each change on its own reservation;
+    /// a modify made twice would be 412 (its If-Match is the version before), an undo made twice
+    /// would take back the cancel before it too.
+    @Test(arguments: Instances.engines)
+    func aKeyedChangeSentToTwoInstancesAtOnceIsMadeOnce(engine: Engine) async throws {
+        let clock = TestClock(OnSaleTests.start)
+        try await Instances.with(2, engine: engine, clock: clock) { instances in
+            let user = try await User.team(in: instances[0].store)[0]
+            let date = DateTime.format(OnSaleTests.visit)
+            func book(_ status: String) async throws -> String {
+                let made = try await instances[0].call(
+                    .post, "/reservations", as: user, body: Fixture.body(Fixture.goldenGate, date, 2, status))
+                #expect(made.status == .created, "\(made.text)")
+                return try #require(made.object["id"] as? String)
+            }
+            func stored(_ id: String) async throws -> ReservationApiModel? {
+                try await instances[1].store.get(user.id, try #require(Reservation.ID(id)))
+            }
+            for round in 0..<6 {
+                let modified = try await book("confirmed")
+                let cancelled = try await book("confirmed")
+                let confirmed = try await book("pending")
+                let patch = try await Self.atOnce(
+                    instances, .patch, "/reservations/\(modified)", as: user, body: #"{"partySize": 4}"#,
+                    ifMatch: "\"1\"", round: round)
+                #expect(patch.headers[.eTag] == "\"2\"")
+                let patched = try await stored(modified)
+                #expect(patched?.partySize == 4 && patched?.version == 2, "round \(round): changed once")
+                _ = try await Self.atOnce(instances, .delete, "/reservations/\(cancelled)", as: user, round: round)
+                let cancel = try await stored(cancelled)
+                #expect(cancel?.status == "cancelled" && cancel?.version == 2, "round \(round)")
+                _ = try await Self.atOnce(
+                    instances, .post, "/reservations/\(confirmed)/confirm", as: user, round: round)
+                let confirm = try await stored(confirmed)
+                #expect(confirm?.status == "confirmed" && confirm?.version == 2, "round \(round)")
+                // The newest command is the confirm: taken back once, the cancel before it stays.
+                _ = try await Self.atOnce(instances, .post, "/undo", as: user, round: round)
+                let undone = try await stored(confirmed)
+                #expect(undone?.status == "pending" && undone?.version == 3, "round \(round)")
+                #expect(try await stored(cancelled)?.status == "cancelled", "round \(round): one command undone")
+                let entries = try await instances[1].store.history(user.id, nil, nil)
+                #expect(entries.count == (round + 1) * 7, "round \(round): 3 bookings and 4 changes a round")
+            }
+        }
+    }
+
+    /// One keyed request sent to every instance at once: each answer 200 or 409, at least one
+    /// 200, every 200 the same bytes, and all but one of them replays. Returns a 200.
+    static func atOnce(
+        _ instances: [TeamScaleTests.Instance], _ method: HTTPRequest.Method, _ uri: String, as user: User,
+        body: String? = nil, ifMatch: String? = nil, round: Int
+    ) async throws -> Reply {
+        var fields: HTTPFields = [.idempotencyKey: "k-\(UUID())"]
+        if let ifMatch { fields[.ifMatch] = ifMatch }
+        let headers = fields
+        let answers = try await withThrowingTaskGroup(of: Reply.self) { group in
+            for instance in instances {
+                group.addTask { try await instance.call(method, uri, as: user, body: body, headers: headers) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let what = "round \(round), \(method) \(uri): \(answers.map { "\($0.status.code) \($0.text.prefix(120))" })"
+        #expect(answers.allSatisfy { $0.status == .ok || $0.status == .conflict }, "\(what)")
+        let ok = answers.filter { $0.status == .ok }
+        #expect(Set(ok.map(\.text)).count == 1, "one answer: \(what)")
+        #expect(ok.count { $0.headers[.idempotentReplayed] == nil } == 1, "made once, the rest replayed: \(what)")
+        return try #require(ok.first, "\(what)")
     }
 }

@@ -22,10 +22,11 @@ struct TokenSchemaTests {
         try await Database.withStore(path, logger: logger, now: clock) { store in
             _ = try await store.addToken("ada", old, scope: .read)
         }
-        // What version 10 had: the tokens of version 2, no scope and no public id.
+        // What version 10 had: the tokens of version 2, no scope and no public id (and no commit dates).
         let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
         for statement in [
             "ALTER TABLE tokens DROP COLUMN scope", "ALTER TABLE tokens DROP COLUMN public_id",
+            "ALTER TABLE users DROP COLUMN changed_at",
             "PRAGMA user_version = 10",
         ] {
             _ = try await connection.query(statement)

@@ -289,10 +289,11 @@ struct UndoRouteTests {
             try await reserve(3, in: store, for: user)
             return user
         }
-        // What version 3 had: no history table, no feed numbers.
+        // What version 3 had: no history table, no feed numbers, no commit dates.
         let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
         _ = try await connection.query("DROP TABLE history")
         _ = try await connection.query("ALTER TABLE users DROP COLUMN last_position")
+        _ = try await connection.query("ALTER TABLE users DROP COLUMN changed_at")
         _ = try await connection.query("PRAGMA user_version = 3")
         try await connection.close()
         try await Database.withStore(path, logger: logger, now: clock) { store in

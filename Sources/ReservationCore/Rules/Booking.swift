@@ -55,8 +55,16 @@ public enum Booking {
     ) async throws -> (already: [Int: Reservation], refused: [Int: ReservationError]) {
         let given = Set(requests.compactMap(\.id)).sorted { $0.description < $1.description }
         guard !given.isEmpty else { return ([:], [:]) }
-        let own = try await transaction.recordsForUpdate(given)
-        let taken = try await transaction.takenIDs(given.filter { own[$0] == nil })
+        var own = try await transaction.recordsForUpdate(given)
+        var taken = try await transaction.takenIDs(given.filter { own[$0] == nil })
+        if !taken.isEmpty {
+            // Taken since the user's records were read: perhaps by the user's own request that
+            // committed in between (the same batch sent to two instances at once), which is the
+            // same booking, not another user's id. Read again, locked, the two are told apart.
+            let late = try await transaction.recordsForUpdate(taken.sorted { $0.description < $1.description })
+            own.merge(late) { _, late in late }
+            taken.subtract(late.keys)
+        }
         var already: [Int: Reservation] = [:]
         var refused: [Int: ReservationError] = [:]
         var seen: Set<Reservation.ID> = []

@@ -27,15 +27,7 @@ extension RouteBackend {
             return try replay(kept, for: key)
         }
         let (day, rule) = try check(try Self.parsed(json))
-        let written: Written<Value>
-        do {
-            written = try await write(user, key: key, day: day, rule: rule, keep: { keep($0, key) })
-        } catch let error as APIError where error.code == .reservationIdInUse {
-            // The client's id taken by a request that committed while this one ran (the same
-            // one sent twice at once, perhaps): looked at once more, it may be the same booking.
-            written = try await write(user, key: key, day: day, rule: rule, keep: { keep($0, key) })
-        }
-        switch written {
+        switch try await write(user, key: key, day: day, rule: rule, keep: { keep($0, key) }) {
         case .done(let created):
             return answer(created)
         case .replay(let kept):

@@ -21,8 +21,8 @@ struct ReservationWriteController: Sendable {
 
     /// `POST /reservations`; with the client's `id` (docs/contracts.md, "Offline") it
     /// runs alone, not in its day's group, and answers 200 with the booking that id
-    /// already made. An id taken in a race (the same one sent to two instances at
-    /// once, without a key) is looked at once more, now that the other has committed.
+    /// already made, also when the same request sent to another instance at once
+    /// made it a moment before (`Booking`'s client ids, read again after a race).
     @Sendable func create(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let backend = backend
         return try await backend.idempotentCreate(

@@ -50,6 +50,10 @@ public enum MemoryStore {
                     data = transaction.data
                     data.ledger = transaction.ledger.ledger
                     if let key, let keep { data.keys[user, default: [:]][key.key] = (keep, key.receivedAt) }
+                    let at = now()
+                    for owner in transaction.touched {
+                        data.changedAt[owner] = CommitTime.next(after: data.changedAt[owner], at: at)
+                    }
                     state.withLock { $0 = data }
                     signal.ring(transaction.touched)
                     return .done(value)
@@ -127,6 +131,8 @@ struct MemoryData: Sendable {
     /// By token hash.
     var tokens: [String: (grant: TokenGrant, info: TokenInfo)] = [:]
     var calendars: [UserID: CalendarSecret] = [:]
+    /// When each user's newest change committed (`CommitTime`).
+    var changedAt: [UserID: Date] = [:]
 
     func reservations(of user: UserID) -> [Reservation] {
         ledger.snapshot.reservations.filter { owners[$0.id] == user }

@@ -85,7 +85,7 @@ public enum PostgresStore {
                         let (value, keep) = try await work(transaction)
                         try await transaction.finish(
                             inserting: [], keeping: key.flatMap { key in keep.map { [(user, key, $0)] } } ?? [],
-                            notifying: channel)
+                            notifying: channel, at: now())
                         touched.insert(contentsOf: transaction.touched.all)
                         return .done(value)
                     }
@@ -278,7 +278,7 @@ public enum PostgresStore {
             })
         // Every request refused or replayed: rolled back, the day's settling too, as one refused alone is.
         guard decision.done else { throw NothingDone(outcomes: decision.outcomes) }
-        try await base.finish(inserting: created, keeping: decision.keep, notifying: channel)
+        try await base.finish(inserting: created, keeping: decision.keep, notifying: channel, at: now)
         return decision.outcomes
     }
 
@@ -357,10 +357,10 @@ public enum PostgresStore {
     }
 
     /// A deadlock or a serialization failure: the transaction was rolled back and may run again.
-    /// So is a reservation's id another transaction stored while this one's insert of several
-    /// waited for it (clients' ids: a batch sent twice at once, an import run twice): run again,
-    /// the rule finds the rows (`takenIDs`) and answers them as the same bookings or refuses
-    /// the line, never a 500. (An insert of one row answers `reservationIDInUse` itself.)
+    /// So is a reservation's id another transaction stored while this one's insert waited for
+    /// it (clients' ids: a booking or a batch sent twice at once, an import run twice): run
+    /// again, the rule finds the rows (`Booking`'s client ids) and answers them as the same
+    /// bookings or refuses the line, never a 500.
     static func isRetryable(_ error: PSQLError) -> Bool {
         guard let state = error.serverInfo?[.sqlState] else { return false }
         if state == "23505", error.serverInfo?[.constraintName] == "reservations_pkey" { return true }

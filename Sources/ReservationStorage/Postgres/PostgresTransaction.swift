@@ -246,17 +246,15 @@ struct PostgresTransaction: BookingTransaction {
         let rows = Self.unnest(
             ReservationRow.fields, of: owned.map(\.reservation), after: 1, into: &binds,
             leading: ("$1::BIGINT[]", "owner"))
-        do {
-            try await run(
-                PostgresQuery(
-                    unsafeSQL: """
-                        INSERT INTO reservations (user_id, \(ReservationRow.fields.map(\.column).joined(separator: ", ")))
-                        SELECT t.owner, \(rows.values.joined(separator: ", ")) FROM \(rows.table)
-                        """, binds: binds))
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" && owned.count == 1 {
-            // A unique violation of the one row: its id, a client's, is taken (docs/contracts.md, "Offline").
-            throw ReservationError.reservationIDInUse(owned[0].reservation.id)
-        }
+        // An id another transaction stored while this one waited for it (a client's id, sent to two
+        // instances at once) fails the insert, and `PostgresStore.retrying` runs the rule again:
+        // it finds the row, and answers it as the same booking or refuses the id as another's.
+        try await run(
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO reservations (user_id, \(ReservationRow.fields.map(\.column).joined(separator: ", ")))
+                    SELECT t.owner, \(rows.values.joined(separator: ", ")) FROM \(rows.table)
+                    """, binds: binds))
     }
 
     /// `UNNEST` of one array per field (bound after parameter `after`), a row
@@ -334,32 +332,37 @@ struct PostgresTransaction: BookingTransaction {
     }
 
     /// Writes the entries kept, numbering each after its owner's last
-    /// (`users.last_position`): the owners' rows locked in id order, the last
+    /// (`users.last_position`) and moving the owner's `users.changed_at` on
+    /// (`CommitTime`, from `now`): the owners' rows locked in id order, the last
     /// locks of the transaction, held until it commits. A transaction that
     /// numbers a user's change after this one waits for this one's commit, so
-    /// the feed never serves a number before every lower one is committed.
-    func finish() async throws { try await finish(inserting: [], keeping: [], notifying: nil) }
-
-    /// `finish`, and in the same statement (one round trip once the owners'
-    /// rows are locked): the new reservations `created` (a group's, of any
-    /// users) inserted, the answers of keyed requests kept, and the owners
-    /// notified on `channel` (`PostgresStore.listen`), at commit.
+    /// the feed never serves a number before every lower one is committed, and
+    /// the calendar's date follows the order of commits. In the same statement
+    /// (one round trip once the owners' rows are locked): the new reservations
+    /// `created` (a group's, of any users) inserted, the answers of keyed
+    /// requests kept, and the owners notified on `channel` (`PostgresStore.listen`), at commit.
     func finish(
         inserting created: [(owner: UserID, reservation: Reservation)],
-        keeping answers: [(user: UserID, key: IdempotencyKey, response: StoredResponse)], notifying channel: String?
+        keeping answers: [(user: UserID, key: IdempotencyKey, response: StoredResponse)], notifying channel: String?,
+        at now: Date
     ) async throws {
         let entries = pending.all
         var last: [Int64: Int64] = [:]
+        var changed: [Int64: Double] = [:]
         var positions: [Int64] = []
         if !entries.isEmpty {
             let owners = Set(entries.map(\.owner.rawValue)).sorted()
             for row in try await run(
                 """
-                SELECT id, last_position FROM users WHERE id = ANY(\(owners)::BIGINT[]) ORDER BY id FOR NO KEY UPDATE
+                SELECT id, last_position, changed_at FROM users WHERE id = ANY(\(owners)::BIGINT[])
+                ORDER BY id FOR NO KEY UPDATE
                 """)
             {
-                let (id, position) = try row.decode((Int64, Int64).self)
+                let (id, position, before) = try row.decode((Int64, Int64, Double?).self)
                 last[id] = position
+                changed[id] =
+                    CommitTime.next(after: before.map(Date.init(timeIntervalSince1970:)), at: now)
+                    .timeIntervalSince1970
             }
             positions.reserveCapacity(entries.count)
             for (owner, _) in entries {
@@ -389,8 +392,10 @@ struct PostgresTransaction: BookingTransaction {
         if !entries.isEmpty {
             steps.append(
                 """
-                UPDATE users SET last_position = n.p
-                FROM UNNEST(\(bind(Array(last.keys)))::BIGINT[], \(bind(Array(last.values)))::BIGINT[]) AS n (u, p)
+                UPDATE users SET last_position = n.p, changed_at = n.c
+                FROM UNNEST(
+                    \(bind(Array(last.keys)))::BIGINT[], \(bind(Array(last.values)))::BIGINT[],
+                    \(bind(last.keys.map { changed[$0] ?? now.timeIntervalSince1970 }))::FLOAT8[]) AS n (u, p, c)
                 WHERE users.id = n.u
                 """)
             steps.append(

@@ -104,6 +104,7 @@ public enum SQLiteStore {
                     }
                     let (value, keep) = try await work(transaction)
                     if let key, let keep { try await self.keep(keep, for: key, of: user, in: db) }
+                    try await SQLiteTransaction.stamp(transaction.touched.all, at: now(), in: db)
                     return .done(value)
                 }
             },
@@ -135,6 +136,7 @@ public enum SQLiteStore {
                             try await self.keep(response, for: key, of: user, in: db)
                         }
                         touched.insert(contentsOf: base.touched.all)
+                        try await SQLiteTransaction.stamp(touched.all, at: now(), in: db)
                         return decision.outcomes
                     }
                 } catch let refused as NothingDone {

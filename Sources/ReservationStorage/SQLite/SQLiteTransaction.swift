@@ -219,6 +219,19 @@ struct SQLiteTransaction: BookingTransaction {
         }
     }
 
+    /// Moves each user's `changed_at` on (`CommitTime`): the last step of a transaction that
+    /// added to their histories. This connection is the only writer, so in commit order.
+    static func stamp(_ users: Set<UserID>, at now: Date, in db: SQLiteConnection) async throws {
+        for user in users.sorted(by: { $0.rawValue < $1.rawValue }) {
+            let id = SQLiteData.integer(Int(user.rawValue))
+            let before = try await db.query("SELECT changed_at FROM users WHERE id = ?", [id]).first?
+                .column("changed_at")?.double
+            let next = CommitTime.next(after: before.map(Date.init(timeIntervalSince1970:)), at: now)
+            _ = try await db.query(
+                "UPDATE users SET changed_at = ? WHERE id = ?", [.float(next.timeIntervalSince1970), id])
+        }
+    }
+
     func commandToUndo() async throws -> [HistoryEntry] {
         try await db.query(SharedSQL.commandToUndo(user: "?1"), [userID]).map { row in
             try HistoryEntry(stored: row.column("entry")?.string, user: nil)
