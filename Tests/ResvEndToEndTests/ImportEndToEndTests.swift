@@ -72,6 +72,49 @@ struct ImportEndToEndTests {
         }
     }
 
+    /// Two imports of one file into one store at once: each says what it booked, and together
+    /// they booked each event once ("Imported N" of the two adds up to the file, each one's
+    /// imported and already-there add up to the file), however they interleave; an import that
+    /// found events booked since it read the list says so ("booked meanwhile"), and over the
+    /// rounds at least one did (the race the test is about happened).
+    @Test func twoImportsAtOnceEachSayWhatTheyBooked() async throws {
+        let count = 300
+        var lines = ["BEGIN:VCALENDAR"]
+        for index in 0..<count {
+            let day = visitAhead(days: 30 + index % 30).filter { $0 != "-" && $0 != ":" }
+            lines += [
+                "BEGIN:VEVENT", "UID:event-\(index)@example.org", "DTSTART:\(day)", "SUMMARY:Half Dome\\, party of 1",
+                "END:VEVENT",
+            ]
+        }
+        let text = (lines + ["END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
+        var raced = 0
+        for round in 0..<4 {
+            let sandbox = try Sandbox()
+            let file = sandbox.directory.appendingPathComponent("events.ics")
+            try Data(text.utf8).write(to: file)
+            let environment = sandbox.environment
+            async let first = runProcessAsync(
+                Binary.resv.path, ["import", file.path], environment: environment, stdin: nil)
+            async let second = runProcessAsync(
+                Binary.resv.path, ["import", file.path], environment: environment, stdin: nil)
+            var imported = 0
+            for run in try await [first, second] {
+                #expect(run.status == 0, "round \(round): \(run.stderr)")
+                let words = run.stderr.split(separator: " ")
+                let made = Int(words.dropFirst().first ?? "") ?? -1
+                let already = Int(words.drop { $0 != "skipped" }.dropFirst().first ?? "") ?? -1
+                #expect(made + already == count, "round \(round): \(run.stderr)")
+                imported += made
+                if run.stderr.contains("booked meanwhile by another run") { raced += 1 }
+            }
+            #expect(imported == count, "round \(round): each event booked once, and said so once")
+            let list = try sandbox.resv("list", "--all", "--json", "--jq", "length")
+            #expect(list.stdout == "\(count)\n")
+        }
+        #expect(raced > 0, "in no round did the imports overlap")
+    }
+
     @Test func aFullDayBooksNothingAndADryRunChangesNothing() throws {
         let sandbox = try Sandbox()
         #expect(try sandbox.resv("reserve", "-l", "golden gate", "-d", visitAhead(days: 5), "-n", "1").status == 0)

@@ -59,6 +59,14 @@ final class Sandbox {
         return try runProcess(Binary.resv.path, arguments, environment: env, stdin: stdin)
     }
 
+    /// What `resv(_:)` runs with: the sandbox's home and store, in UTC.
+    var environment: [String: String] {
+        [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": directory.path, "TZ": "UTC",
+            "RESV_STORE": store.path,
+        ]
+    }
+
     /// Runs `resv` with `arguments` against `server` (a test token, a cache in the sandbox).
     func resv(_ arguments: [String], server: FaultServer) throws -> Run {
         try resv(

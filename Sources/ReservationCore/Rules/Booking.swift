@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The booking rules, written once for every engine: reserve (one or a batch,
 /// all or nothing), cancel and confirm of several ids, modify, undo, and the
@@ -15,10 +16,28 @@ public enum Booking {
         newID: () -> Reservation.ID = { Reservation.ID(UUID()) }, in transaction: some BookingTransaction
     ) async throws -> [Reservation] {
         try await transaction.lockHistory(exclusive: countsHolds(requests, holdLimit))
-        return try await book(
-            requests, now: now, command: command, holdLimit: holdLimit, newID: newID, in: transaction
-        ).map(\.reservation)
+        let booked = try await book(
+            requests, now: now, command: command, holdLimit: holdLimit, newID: newID, in: transaction)
+        tally?.set(made: booked.count { $0.made }, found: Set(booked.filter { !$0.made }.map(\.reservation.id)))
+        return booked.map(\.reservation)
     }
+
+    /// How many of the requests of the last `reserve` run in the task (the one that committed,
+    /// when a store runs its rule again) were booked, and how many a client's id found already
+    /// booked: what an import says it did when another import booked the same events meanwhile.
+    public final class Tally: Sendable {
+        private let counts = Mutex((made: 0, found: Set<Reservation.ID>()))
+
+        public init() {}
+
+        func set(made: Int, found: Set<Reservation.ID>) { counts.withLock { $0 = (made, found) } }
+        public var made: Int { counts.withLock { $0.made } }
+        /// The reservations a client's id found already booked.
+        public var found: Set<Reservation.ID> { counts.withLock { $0.found } }
+    }
+
+    /// Set by a caller that wants `reserve`'s counts (a rule that runs in this process: the file store).
+    @TaskLocal public static var tally: Tally?
 
     /// Holds counted against a cap are counted with the user's other changes held off (an
     /// exclusive lock): two requests of one user side by side would each count the other's

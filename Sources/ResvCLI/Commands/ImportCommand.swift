@@ -109,11 +109,13 @@ struct ImportCommand: ResvCommand, PrintsData {
             }
         }
         if output.verbose { for line in plan.skipped { context.say(line) } }
-        let made = try await book(plan, on: service, snapshot: snapshot, now: now)
+        let (made, found) = try await book(plan, on: service, snapshot: snapshot, now: now)
+        plan.already += found
         let renderer = Renderer(output, context: context)
         renderer.write(reservations: made, to: context.output)
+        let meanwhile = found == 0 ? "" : " (\(found) booked meanwhile by another run)"
         let skipped =
-            "skipped \(plan.already) already there, \(plan.cancelled + plan.past) ended "
+            "skipped \(plan.already) already there\(meanwhile), \(plan.cancelled + plan.past) ended "
             + "(\(plan.cancelled) cancelled, \(plan.past) past)"
         context.say(
             dryRun
@@ -140,14 +142,23 @@ struct ImportCommand: ResvCommand, PrintsData {
     /// what the backend holds), or throws every refused event at once.
     private func book(
         _ plan: Plan, on service: ReservationService, snapshot: ReservationSnapshot, now: Date
-    ) async throws -> [Reservation] {
+    ) async throws -> (made: [Reservation], found: Int) {
         let requests = plan.booking.map(\.request)
         var failures = plan.refused
         var made: [Reservation] = []
+        var alreadyThere = 0
         var onlyRefused = false
         do {
             if !dryRun && failures.isEmpty {
-                made = requests.isEmpty ? [] : try await service.reserve(requests)
+                let tally = Booking.Tally()
+                made =
+                    requests.isEmpty
+                    ? [] : try await Booking.$tally.withValue(tally) { try await service.reserve(requests) }
+                // Booked since the list was read (another import of the same file, on a file store,
+                // whose rule runs here and so counts): already there, not this run's.
+                let found = tally.found
+                made.removeAll { found.contains($0.id) }
+                alreadyThere = found.count
             } else if !requests.isEmpty {
                 // Nothing is written: the backend's own checks run on a copy of the user's reservations.
                 let ledger = ReservationLedger(
@@ -168,7 +179,7 @@ struct ImportCommand: ResvCommand, PrintsData {
         guard failures.isEmpty else {
             throw BatchError(failures, total: plan.booking.count + plan.refused.count, onlyRefused: onlyRefused)
         }
-        return made
+        return (made, alreadyThere)
     }
 
     /// An event refused, named by its line and origin.
