@@ -24,7 +24,8 @@ day-count table after bookings were made.
 import collections, datetime, http.client, json, os, random, signal, statistics, subprocess
 import re, sys, threading, time, urllib.parse, urllib.request, uuid
 
-import failover_checks
+sys.dont_write_bytecode = True  # no __pycache__ left in the repository
+import failover_checks  # noqa: E402
 
 setup = json.load(open(sys.argv[1]))
 work, runs, load, writers_per_user = setup["work"], setup["runs"], setup["load"], setup["writers"]

@@ -7,6 +7,7 @@ import threading
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ left in the repository
 import failover_checks as checks  # noqa: E402
 
 A = "7cd18fcd0d2f93"  # the random part of one process's request ids (not always 16 digits)
