@@ -1,3 +1,4 @@
+import CapacityModel
 import Foundation
 import Testing
 
@@ -202,7 +203,8 @@ struct JournalTests {
     }
 
     /// root changing another user's store leaves the journal it creates that user's, as the store is.
-    @Test(.enabled(if: geteuid() == 0)) func aJournalRootCreatesBelongsToTheStoresOwner() async throws {
+    @Test(.enabled(if: Requirement.root.isMet, "needs root, to give the store to another user"))
+    func aJournalRootCreatesBelongsToTheStoresOwner() async throws {
         try Data(#"{"version": 1, "reservations": []}"#.utf8).write(to: url)
         #expect(chown(url.path, 4242, 4343) == 0)
         #expect(chmod(url.path, 0o640) == 0)

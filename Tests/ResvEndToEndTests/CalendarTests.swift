@@ -1,3 +1,4 @@
+import CapacityModel
 import Foundation
 import Testing
 
@@ -125,7 +126,9 @@ struct CalendarTests {
         #expect(log.contains("/calendar/"), "the requests are logged, without it")
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/vdirsyncer")))
+    @Test(
+        .enabled(
+            if: Requirement.vdirsyncer.isMet && Requirement.khal.isMet, "needs vdirsyncer and khal (make test-deps)"))
     func vdirsyncerSubscribesAndKhalShowsTheVisits() throws {
         let remote = try Remote()
         let day = visitAhead(days: 25)
