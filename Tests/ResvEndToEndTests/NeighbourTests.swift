@@ -11,7 +11,8 @@ import Testing
 /// folder of theirs is never written through nor believed, a lock file of
 /// theirs is refused at once, and root's rewrite of their store keeps it theirs.
 @Suite(
-    "Files another user planted", .enabled(if: Requirement.root.isMet, "needs root, to make files of another user"))
+    "Files another user planted", .enabled(if: Requirement.root.isMet, "needs root, to make files of another user"),
+    .ownThreads, .timeLimit(.minutes(15)))
 struct NeighbourTests {
     static let other: uid_t = 4242
     static let group: gid_t = 4343
