@@ -8,13 +8,53 @@ import Testing
 /// minutes (196 s seen), and the libcurl tests' awaits could not resume: their bounds were
 /// widened until they measured nothing. With `.ownThreads` a blocking test holds only its own
 /// thread, and a test that measures on its own threads does not wait for anyone else's.
+///
+/// The shared pool also limited, by the way, how many blocking tests ran at once: one per
+/// core. Without that limit every end-to-end test starts at once and a loaded machine misses
+/// their bounds (seen: 62 failures). `TestSlots` keeps it: one test case a core (at least two)
+/// runs under `.ownThreads` at a time; the others wait without holding a thread.
 public struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
     public var isRecursive: Bool { true }
 
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        try await withTaskExecutorPreference(ThreadPerJob.shared) { try await function() }
+        // A suite, or a test as a whole, is a scope around its test cases: only a case takes a slot.
+        guard testCase != nil else { return try await function() }
+        await TestSlots.shared.acquire()
+        do {
+            try await withTaskExecutorPreference(ThreadPerJob.shared) { try await function() }
+        } catch {
+            await TestSlots.shared.release()
+            throw error
+        }
+        await TestSlots.shared.release()
+    }
+}
+
+/// How many test cases run under `.ownThreads` at once: one a core, at least two.
+actor TestSlots {
+    static let shared = TestSlots(max(2, ProcessInfo.processInfo.activeProcessorCount))
+
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(_ count: Int) { free = count }
+
+    func acquire() async {
+        if free > 0 {
+            free -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty {
+            free += 1
+        } else {
+            waiting.removeFirst().resume()
+        }
     }
 }
 
