@@ -13,9 +13,19 @@ or DELETE /reservations/{id} answers 200. Each booking has its own Idempotency-K
 answer, a timeout, 429 or a 5xx the same request is sent again with the same key to the
 other instance (after 50-250 ms; Retry-After is not waited, so the outage is measured to
 a fraction of a second). 409 noCapacity is a refusal. Any other answer is unexpected.
+
+Every invariant it prints is a check that fails the run, named in its line (failover_checks.py
+holds those that read logs and answers; failover_checks_test.py shows each one red): a 5xx other
+than 503 databaseUnavailable/serverBusy (502 and 504 too, though the request is retried), a
+thread that died, a server log line at error level, a request a running instance never answered
+(computed from the request lines logged at info: failover.sh's default), an empty kept
+day-count table after bookings were made.
 """
 import collections, datetime, http.client, json, os, random, signal, statistics, subprocess
 import re, sys, threading, time, urllib.parse, urllib.request, uuid
+
+sys.dont_write_bytecode = True  # no __pycache__ left in the repository
+import failover_checks  # noqa: E402
 
 setup = json.load(open(sys.argv[1]))
 work, runs, load, writers_per_user = setup["work"], setup["runs"], setup["load"], setup["writers"]
@@ -62,6 +72,9 @@ def fail(text):
     with lock:
         failures.append(text)
     print(f"  FAILURE: {text}", flush=True)
+
+
+failover_checks.install_thread_guard(fail)
 
 
 class Client:
@@ -113,14 +126,13 @@ class Client:
             decoded = json.loads(raw) if raw else None
         except ValueError:
             decoded = raw[:200]
+        code = decoded.get("code") if isinstance(decoded, dict) else None
         if answer.status == 503:
-            code = decoded.get("code") if isinstance(decoded, dict) else None
             with lock:
                 unavailable[(code, answer.getheader("Retry-After"))] += 1
-            if code not in ("databaseUnavailable", "serverBusy"):
-                fail(f"503 from instance {instance} for {method} {path.split('?')[0]} with code {code!r}")
-        if answer.status == 500:
-            fail(f"500 from instance {instance} for {method} {path.split('?')[0]}: {raw[:300]!r}")
+        failure = failover_checks.answer_failure(answer.status, code, instance, route)
+        if failure:
+            fail(f"{failure}: {raw[:300]!r}")
         return answer.status, decoded, {k.lower(): v for k, v in answer.getheaders()}
 
 
@@ -547,6 +559,8 @@ while now() < deadline and now() - max(w.last_arrival for w in watchers) < 3:
 stop_watching.set()
 for t in threads:
     t.join(25)
+if any(t.is_alive() for t in threads):
+    fail("a watcher thread never finished")
 for w in watchers:
     w.drain()
 note("load stopped")
@@ -652,8 +666,11 @@ if kept.returncode != 0:
     fail(f"the kept day counts could not be read: {kept.stderr.strip()[:300]}")
 for line in kept.stdout.splitlines():
     fail(f"kept day count differs from its rows: {line}")
-kept_days = subprocess.run(["psql", "-XAtq", setup["url"], "-c", "SELECT COUNT(*) FROM day_counts"],
-                           capture_output=True, text=True, timeout=120).stdout.strip()
+counted_days = subprocess.run(["psql", "-XAtq", setup["url"], "-c", "SELECT COUNT(*) FROM day_counts"],
+                              capture_output=True, text=True, timeout=120)
+kept_days = counted_days.stdout.strip()
+for line in failover_checks.day_count_failures(kept_days, counted_days.returncode, len(book_acks)):
+    fail(line)
 note(f"kept day counts: {kept_days} days, each checked against its rows")
 
 # The feeds: each watcher against its user's history, and against what the clients were told.
@@ -719,37 +736,19 @@ if unanswered:
          + ", ".join(f"{n} sent just before or during the {f}" for f, n in sorted(by_fault.items(), key=lambda kv: float(kv[0].split(' at ')[-1][:-2]) if ' at ' in kv[0] else -1.0))
          + "; e.g. " + "; ".join(f"{route} to instance {i} sent at {b - start:.1f} s" for b, _, route, i, _ in unanswered[:4]))
 
-# Server logs: anything logged at error or critical.
-log_lines = []
-for i in range(2):
-    for line in open(os.path.join(work, f"server{i}.log"), errors="replace"):
-        if " error " in line.lower() or "critical" in line.lower() or " 500 " in line:
-            log_lines.append(f"instance {i}: {line.rstrip()[:300]}")
-
-# With FAILOVER_LOG_LEVEL=info each finished request is a line (hb.request.id=ID ms=…): the ids
-# of a process count up, so one missing below the last is a request that never finished.
-never_finished = []
-if setup.get("logLevel") in ("info", "debug", "trace"):
-    for i in range(2):
-        finished, warned = collections.defaultdict(set), {}
-        for line in open(os.path.join(work, f"server{i}.log"), errors="replace"):
-            found = re.search(r"hb\.request\.id=([0-9a-f]{32})( ms=)?", line)
-            if found:
-                prefix, number = found.group(1)[:24], int(found.group(1)[24:], 16)
-                if found.group(2):
-                    finished[prefix].add(number)
-                else:
-                    warned[found.group(1)] = line.strip()[:200]
-        for prefix, numbers in finished.items():
-            for number in range(min(numbers), max(numbers)):
-                if number not in numbers:
-                    rid = f"{prefix}{number:08x}"
-                    never_finished.append(f"instance {i}: hb.request.id={rid} has no line of its end"
-                                          + (f" (logged: {warned[rid]})" if rid in warned else ""))
+# Server logs: anything logged at error or critical, and requests a running instance never answered
+# (from the line each finished request has at info: the ids of a process count up).
+server_logs = {i: open(os.path.join(work, f"server{i}.log"), errors="replace").read() for i in range(2)}
+log_lines = failover_checks.error_lines(server_logs)
+for line in log_lines:
+    fail(line)
+never_finished, cut_by_kills = failover_checks.never_answered(server_logs, setup.get("logLevel"))
+for line in never_finished:
+    fail(line)
 
 # --- summary ----------------------------------------------------------------------------------
 elapsed = now() - start
-fives = sum(n for (route, status), n in statuses.items() if status == 500)
+fives = sum(n for (route, status), n in statuses.items() if isinstance(status, int) and status >= 500 and status != 503)
 print()
 print(f"requests: {requests[0]} in {elapsed:.0f} s; bookings acknowledged {len(book_acks)} "
       f"({sum(a['replayed'] for a in book_acks)} as replays of a key), refused {sum(refusals.values())} "
@@ -768,7 +767,7 @@ for row in feed_rows:
 print(f"feed delay, acknowledged -> seen: {quantiles(delays)}; after the last fault: {quantiles(last_delays)}")
 print("statuses: " + ", ".join(f"{route} {status}: {n}" for (route, status), n in
                                sorted(statuses.items(), key=lambda kv: (kv[0][0], str(kv[0][1])))))
-print(f"500s: {fives}; 503s by code and Retry-After: "
+print(f"5xx other than 503: {fives}; 503s by code and Retry-After: "
       + (", ".join(f"{code} {after}: {n}" for (code, after), n in sorted(unavailable.items(), key=str)) or "none"))
 print("requests under way in the instances after the load stopped (resv_http_active_requests, less the "
       "/metrics request itself): " + ", ".join(f"instance {i}: {'?' if n is None else n - 1}" for i, n in hanging.items()))
@@ -784,10 +783,13 @@ def spread(values):
             f"({', '.join(f'{v:.2f}' for v in values)})")
 
 
-if never_finished:
-    print(f"requests that never finished, from the servers' request logs: {len(never_finished)}")
-    for line in never_finished[:12]:
-        print("  " + line)
+if setup.get("logLevel") in failover_checks.REQUEST_LOG_LEVELS:
+    print(f"requests that never finished, from the servers' request logs: {len(never_finished)} "
+          f"(and {cut_by_kills} cut by the kill -9 of an instance)")
+else:
+    print(f"requests that never finished: not computed at log level {setup.get('logLevel')!r}")
+for line in never_finished[:12]:
+    print("  " + line)
 print(f"outage, leader killed (kill -> first acknowledged write): {spread(outages['kill'])}")
 print(f"  of which Patroni electing a new leader (kill -> new leader in GET /cluster): {spread(outages['election'])}")
 print(f"outage, switchover (longest time without an acknowledged write): {spread(outages['switchover'])}")
@@ -803,7 +805,7 @@ summary = {
     "maxDay": {"Mount Rainier": max((r[2] for r in capacity_rows if r[0] == RAINIER), default=0)},
     "feeds": [dict(zip(("user", "history", "seen", "missed", "duplicated", "phantom", "late"), r)) for r in feed_rows],
     "statuses": {f"{route} {status}": n for (route, status), n in statuses.items()},
-    "status500": fives, "outages": {k: [round(v, 3) for v in vs] for k, vs in outages.items()},
+    "status5xx": fives, "outages": {k: [round(v, 3) for v in vs] for k, vs in outages.items()},
     "failures": failures,
 }
 if setup.get("json"):
@@ -813,4 +815,5 @@ if failures:
     for line in failures[:20]:
         print("  " + line)
     sys.exit(1)
-print("PASSED: no acknowledged write lost, no day over capacity, every kept day count its rows', every change seen once by its watcher, no 500")
+print("PASSED: no acknowledged write lost, no day over capacity, every kept day count its rows', every change seen once "
+      "by its watcher, no 5xx but the outage's 503s, no thread died, no server error line, every request answered")

@@ -87,7 +87,7 @@ enum DateFixtures {
     ]
 }
 
-@Suite("Date parsing and formatting")
+@Suite("Date parsing and formatting", .timeLimit(.minutes(15)))
 struct DateTimeTests {
     @Test(arguments: DateFixtures.accepted)
     func acceptedDateParsesToItsInstant(_ example: DateFixtures.Accepted) throws {

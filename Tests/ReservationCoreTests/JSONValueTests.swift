@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReservationCore
 
-@Suite("JSON values")
+@Suite("JSON values", .timeLimit(.minutes(15)))
 struct JSONValueTests {
     static let storeText = """
         {

@@ -5,7 +5,7 @@ import Testing
 @testable import ReservationCore
 @testable import ReservationFile
 
-@Suite("JSON file store")
+@Suite("JSON file store", .timeLimit(.minutes(15)))
 struct JSONFileStoreTests {
     let directory: URL
     let url: URL

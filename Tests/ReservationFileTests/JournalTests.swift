@@ -1,3 +1,4 @@
+import CapacityModel
 import Foundation
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 /// The store's history in its journal (`NAME.history`), on real files: what a
 /// write appends, what a kill leaves and the next write replaces, an older
 /// store's history moved, lines another program wrote, and the size limit.
-@Suite("Store journal")
+@Suite("Store journal", .timeLimit(.minutes(15)))
 struct JournalTests {
     let directory: URL
     let url: URL
@@ -202,7 +203,8 @@ struct JournalTests {
     }
 
     /// root changing another user's store leaves the journal it creates that user's, as the store is.
-    @Test(.enabled(if: geteuid() == 0)) func aJournalRootCreatesBelongsToTheStoresOwner() async throws {
+    @Test(.enabled(if: Requirement.root.isMet, "needs root, to give the store to another user"))
+    func aJournalRootCreatesBelongsToTheStoresOwner() async throws {
         try Data(#"{"version": 1, "reservations": []}"#.utf8).write(to: url)
         #expect(chown(url.path, 4242, 4343) == 0)
         #expect(chmod(url.path, 0o640) == 0)
@@ -229,7 +231,7 @@ struct JournalTests {
 
 /// Read-only commands map a store's records as the parser reads them; what they
 /// see is what the whole-file reading of a write sees, whatever the file's order.
-@Suite("Store records mapped as they are read")
+@Suite("Store records mapped as they are read", .timeLimit(.minutes(15)))
 struct StreamedSnapshotTests {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("resv-stream-\(UUID().uuidString).json")
 

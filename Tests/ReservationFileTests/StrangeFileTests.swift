@@ -1,3 +1,4 @@
+import CapacityModel
 import Foundation
 import Testing
 
@@ -188,9 +189,20 @@ extension JSONFileStoreTests {
 
     // MARK: - Paths that are not files
 
-    @Test(arguments: SpecialFile.allCases)
+    @Test(arguments: SpecialFile.allCases.filter { !$0.needsRoot })
     func aStorePathThatIsNotARegularFileIsRefusedWithoutBlocking(_ kind: SpecialFile) async throws {
-        guard !kind.needsRoot || geteuid() == 0 else { return }
+        try await refusesWithoutBlocking(kind)
+    }
+
+    /// Device files: only root can make them.
+    @Test(
+        .enabled(if: Requirement.root.isMet, "needs root, to make device files"),
+        arguments: SpecialFile.allCases.filter { $0.needsRoot })
+    func aDeviceFileOnTheStorePathIsRefusedWithoutBlocking(_ kind: SpecialFile) async throws {
+        try await refusesWithoutBlocking(kind)
+    }
+
+    func refusesWithoutBlocking(_ kind: SpecialFile) async throws {
         try kind.make(at: url.path)
         // Were resv to open a FIFO for reading and wait for a writer, this would end the wait.
         let unblock = Task.detached { [path = url.path] in

@@ -8,7 +8,7 @@ import Testing
 @testable import ReservationStorage
 
 /// `PATCH /reservations/{id}` on every engine: the modify table, If-Match, and concurrency.
-@Suite("Modify route")
+@Suite("Modify route", .timeLimit(.minutes(15)))
 struct ModifyRouteTests {
     static func backend(_ h: Harness) -> ModifyCase.Backend {
         ModifyCase.Backend(

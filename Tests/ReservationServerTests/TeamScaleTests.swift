@@ -25,7 +25,7 @@ import Testing
 ///
 /// Seeded (`RESV_TEAM_SEED`) and short in `make test`; `RESV_TEAM_ROUNDS=400`
 /// runs the long version by hand (docs/testing.md).
-@Suite("At team scale: three instances on one PostgreSQL, three users at once")
+@Suite("At team scale: three instances on one PostgreSQL, three users at once", .timeLimit(.minutes(30)))
 struct TeamScaleTests {
     static let seed = UInt64(ProcessInfo.processInfo.environment["RESV_TEAM_SEED"] ?? "") ?? 41
     static let rounds = Int(ProcessInfo.processInfo.environment["RESV_TEAM_ROUNDS"] ?? "") ?? 16

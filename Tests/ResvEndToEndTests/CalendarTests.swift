@@ -1,10 +1,11 @@
+import CapacityModel
 import Foundation
 import Testing
 
 /// Calendar subscriptions (docs/contracts.md, "Calendar subscriptions"): `resv calendar
 /// url|reset` against a server that misbehaves as the client must not, and the feed read
 /// by real clients: curl's conditional requests, vdirsyncer's `http` storage and khal.
-@Suite("Calendar subscriptions")
+@Suite("Calendar subscriptions", .ownThreads, .timeLimit(.minutes(15)))
 struct CalendarTests {
     typealias Remote = RemoteTests.Remote
 
@@ -125,7 +126,9 @@ struct CalendarTests {
         #expect(log.contains("/calendar/"), "the requests are logged, without it")
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/vdirsyncer")))
+    @Test(
+        .enabled(
+            if: Requirement.vdirsyncer.isMet && Requirement.khal.isMet, "needs vdirsyncer and khal (make test-deps)"))
     func vdirsyncerSubscribesAndKhalShowsTheVisits() throws {
         let remote = try Remote()
         let day = visitAhead(days: 25)

@@ -1,9 +1,10 @@
+import CapacityModel
 import Foundation
 import Testing
 
 /// What a change says to the person who made it, through the built `resv`: whom it promoted,
 /// why an undo is refused, and the note wherever the reservation is shown.
-@Suite("Changes in words: promotions, undo refusals, notes")
+@Suite("Changes in words: promotions, undo refusals, notes", .ownThreads, .timeLimit(.minutes(15)))
 struct ChangeWordsTests {
     /// A store whose Zed Rock takes 10 people a day.
     func sandbox() throws -> Sandbox {

@@ -1,3 +1,4 @@
+import CapacityModel
 import Foundation
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 #endif
 
 /// FaultServer itself, driven by curl and by URLSession, before the CLI's fault tests rely on it.
-@Suite("FaultServer")
+@Suite("FaultServer", .ownThreads, .timeLimit(.minutes(15)))
 struct FaultServerTests {
     // MARK: Well-formed replies
 

@@ -1,3 +1,4 @@
+import CapacityModel
 import Foundation
 import ResvTestFixtures
 import Testing
@@ -5,7 +6,8 @@ import Testing
 /// Values another program, a full disk or a careless script can hand resv:
 /// each gets a one-line message and its documented exit code, and stored
 /// data is never changed behind the user's back.
-@Suite("Hostile input: numbers, dates, output and stores that resv did not write")
+@Suite(
+    "Hostile input: numbers, dates, output and stores that resv did not write", .ownThreads, .timeLimit(.minutes(15)))
 struct HostileInputTests {
     static let tahoe = "Lake Tahoe"
 
@@ -152,7 +154,7 @@ struct HostileInputTests {
 }
 
 /// Small answers that were wrong or unclear, each as a user met it.
-@Suite("Clear answers to small mistakes")
+@Suite("Clear answers to small mistakes", .ownThreads, .timeLimit(.minutes(15)))
 struct SmallMistakeTests {
     @Test func anUnknownOptionIsNamedEvenWhenRequiredOnesAreMissing() throws {
         let run = try Sandbox().resv("reserve", "--bogus")

@@ -1,9 +1,10 @@
+import CapacityModel
 import Foundation
 import Testing
 
 /// A value of any size, from anywhere, is quoted in a message by at most about
 /// 200 characters: the message stays one short line (issue 34).
-@Suite("Huge values in messages")
+@Suite("Huge values in messages", .ownThreads, .timeLimit(.minutes(15)))
 struct HugeValueTests {
     static let huge = String(repeating: "x", count: 1_000_000)
     /// As long as one argument may be (Linux: 128 KiB).
@@ -47,7 +48,7 @@ struct HugeValueTests {
 }
 
 /// A config value that cannot be a path, and a config that is not a file (issue 34).
-@Suite("Configs that cannot be")
+@Suite("Configs that cannot be", .ownThreads, .timeLimit(.minutes(15)))
 struct StrangeConfigTests {
     @Test(arguments: [
         (#"{"store": "a\u0000b"}"#, #"store='a\0b' is invalid: expected a path without a NUL character"#),

@@ -1,3 +1,4 @@
+import CapacityModel
 import Foundation
 import Testing
 
@@ -9,7 +10,9 @@ import Testing
 /// tried as root against files that belong to an unprivileged uid: a link or
 /// folder of theirs is never written through nor believed, a lock file of
 /// theirs is refused at once, and root's rewrite of their store keeps it theirs.
-@Suite("Files another user planted", .enabled(if: geteuid() == 0, "needs root, to make files of another user"))
+@Suite(
+    "Files another user planted", .enabled(if: Requirement.root.isMet, "needs root, to make files of another user"),
+    .ownThreads, .timeLimit(.minutes(15)))
 struct NeighbourTests {
     static let other: uid_t = 4242
     static let group: gid_t = 4343

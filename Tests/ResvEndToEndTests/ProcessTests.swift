@@ -1,8 +1,9 @@
+import CapacityModel
 import Foundation
 import ResvTestFixtures
 import Testing
 
-@Suite("Several processes, terminals and shipped files")
+@Suite("Several processes, terminals and shipped files", .ownThreads, .timeLimit(.minutes(15)))
 struct ProcessTests {
     @Test func aLockHeldByAnotherProcessExits75WithinTheBound() throws {
         let sandbox = try Sandbox()

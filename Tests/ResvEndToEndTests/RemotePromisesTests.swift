@@ -1,3 +1,4 @@
+import CapacityModel
 import Foundation
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
 /// request and leaves nothing behind, the same failure exits alike on both
 /// backends, the cache never contradicts this client's writes, and one deadline
 /// bounds a command.
-@Suite("Remote mode keeps the file store's promises")
+@Suite("Remote mode keeps the file store's promises", .ownThreads, .timeLimit(.minutes(15)))
 struct RemotePromisesTests {
     typealias Remote = RemoteTests.Remote
 

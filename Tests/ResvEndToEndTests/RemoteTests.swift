@@ -1,8 +1,9 @@
+import CapacityModel
 import Foundation
 import Testing
 
 /// `resv` against a server: the real `resv-server`, and a misbehaving one.
-@Suite("resv with --server")
+@Suite("resv with --server", .ownThreads, .timeLimit(.minutes(15)))
 struct RemoteTests {
     /// A server with two users, and `resv` runs configured for one of them.
     final class Remote: @unchecked Sendable {
@@ -189,7 +190,7 @@ struct RemoteTests {
 }
 
 /// Each failure of a server, and the exit code and message it gets.
-@Suite("resv against a misbehaving server")
+@Suite("resv against a misbehaving server", .ownThreads, .timeLimit(.minutes(15)))
 struct FaultTests {
     static let landmarks =
         #"[{"id":"7c6984ff-188e-417e-b476-ec5f30b8d745","name":"Golden Gate Bridge","location":"San Francisco, CA","description":"","category":"bridges","isFeatured":true}]"#

@@ -1,8 +1,9 @@
+import CapacityModel
 import Foundation
 import ResvTestFixtures
 import Testing
 
-@Suite("resv repl, in a pseudo-terminal and from a pipe")
+@Suite("resv repl, in a pseudo-terminal and from a pipe", .ownThreads, .timeLimit(.minutes(15)))
 struct ReplTests {
     let tab = "\t"
     let ctrlC = "\u{03}"

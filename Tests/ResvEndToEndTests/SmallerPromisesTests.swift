@@ -1,8 +1,9 @@
+import CapacityModel
 import Foundation
 import Testing
 
 /// Small things a new user meets first, through the built `resv`.
-@Suite("First steps: -v, did you mean, a mistyped store, tokens, ended holds")
+@Suite("First steps: -v, did you mean, a mistyped store, tokens, ended holds", .ownThreads, .timeLimit(.minutes(15)))
 struct SmallerPromisesTests {
     @Test func dashVAloneIsTheVersion() throws {
         let sandbox = try Sandbox()

@@ -1,3 +1,4 @@
+import CapacityModel
 import Foundation
 import ResvTestFixtures
 import Testing
@@ -8,7 +9,7 @@ import Testing
 
 /// Issue 3's guarantees, checked on the built binary: concurrent writers,
 /// `kill -9` at random moments, a full and a read-only file system.
-@Suite("Store safety")
+@Suite("Store safety", .ownThreads, .timeLimit(.minutes(15)))
 struct StoreSafetyTests {
     @Test func eightProcessesTimes25ReservesAreAllKept() throws {
         let sandbox = try Sandbox()

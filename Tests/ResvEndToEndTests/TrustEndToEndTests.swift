@@ -1,3 +1,4 @@
+import CapacityModel
 import Foundation
 import ResvTestFixtures
 import Testing
@@ -6,7 +7,7 @@ import Testing
 /// listeners, the token's server and another one on another port, and every mix of config
 /// file, profile, RESV_TOKEN, RESV_SERVER and --server a user may type. The other listener
 /// must never see an Authorization header.
-@Suite("Trust: a token goes only to its own server")
+@Suite("Trust: a token goes only to its own server", .ownThreads, .timeLimit(.minutes(15)))
 struct TrustEndToEndTests {
     static let token = "resv_home_secret"
 

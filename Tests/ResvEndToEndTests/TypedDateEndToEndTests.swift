@@ -1,9 +1,10 @@
+import CapacityModel
 import Foundation
 import Testing
 
 /// Dates as people type them, through the built `resv`: a time is the landmark's,
 /// whatever `TZ` says, and so is a day of `list` (the date its table shows); a day of `log` is the reader's (`TZ`).
-@Suite("Dates as typed")
+@Suite("Dates as typed", .ownThreads, .timeLimit(.minutes(15)))
 struct TypedDateEndToEndTests {
     func date(_ run: Run) throws -> String {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
@@ -117,7 +118,7 @@ struct TypedDateEndToEndTests {
 }
 
 /// `TZ` as the C library reads it, through the built `resv`: the times of changes are shown in it.
-@Suite("TZ in POSIX forms")
+@Suite("TZ in POSIX forms", .ownThreads, .timeLimit(.minutes(15)))
 struct PosixTZEndToEndTests {
     @Test func changesAreShownInTheZoneTZNames() throws {
         let sandbox = try Sandbox()
@@ -162,7 +163,7 @@ struct PosixTZEndToEndTests {
 }
 
 /// Date words people type, and a time that has passed said where the visit is.
-@Suite("Date words as people type them")
+@Suite("Date words as people type them", .ownThreads, .timeLimit(.minutes(15)))
 struct DateWordsEndToEndTests {
     @Test(arguments: ["next friday 10:00", "Dec 24 10:00", "tomorrow 10am", "24 december 9:30 pm"])
     func aDateAsPeopleTypeItBooks(_ typed: String) throws {

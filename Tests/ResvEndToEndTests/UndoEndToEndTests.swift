@@ -1,9 +1,10 @@
+import CapacityModel
 import Foundation
 import Testing
 
 /// `resv undo` and `resv log` as users meet them: a batch of 50 taken back in
 /// one step on a file and on a real server, with the same words and exit codes.
-@Suite("Undo and log, end to end")
+@Suite("Undo and log, end to end", .ownThreads, .timeLimit(.minutes(15)))
 struct UndoEndToEndTests {
     static let hallID = ModifyEndToEndTests.hallID
     static let catalog = ModifyEndToEndTests.catalog

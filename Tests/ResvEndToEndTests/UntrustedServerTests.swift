@@ -1,10 +1,11 @@
+import CapacityModel
 import Foundation
 import ResvReference
 import Testing
 
 /// `resv` trusts neither what a server says (its headers, its sizes) nor the
 /// strings a user hands it for a request (keys, tokens, URLs with passwords).
-@Suite("resv against untrusted servers and strings")
+@Suite("resv against untrusted servers and strings", .ownThreads, .timeLimit(.minutes(15)))
 struct UntrustedServerTests {
     /// Runs `resv` with `server` (a URL) as RESV_SERVER, in a sandbox of its own.
     func resv(_ server: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil)

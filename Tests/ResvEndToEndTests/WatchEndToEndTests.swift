@@ -1,3 +1,4 @@
+import CapacityModel
 import Foundation
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 /// of another process once and in order while its server is killed and
 /// started again, on SQLite and across three instances on PostgreSQL; a
 /// watch of a store file; a wait for a promotion.
-@Suite("Watch and wait, end to end")
+@Suite("Watch and wait, end to end", .ownThreads, .timeLimit(.minutes(15)))
 struct WatchEndToEndTests {
     /// A port nothing listens on now (the kernel's choice, then let go), for a server started again on it.
     static func freePorts(_ count: Int) throws -> [Int] {

@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// Settings: flag > environment > config file > default, and `resv config`.
-@Suite("Configuration")
+@Suite("Configuration", .timeLimit(.minutes(15)))
 struct ConfigTests {
     /// A sandbox whose config file is `config/resv/config.json`, without RESV_STORE.
     struct Setup {
