@@ -36,7 +36,8 @@ struct CompletionSourceTests {
             let config = sandbox.directory.appendingPathComponent("config/resv/config.json")
             try FileManager.default.createDirectory(
                 at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(#"{"profiles": {"work": {"store": "/nowhere.json"}, "home": {}}}"#.utf8).write(to: config)
+            try Data(#"{"profiles": {"work": {"store": "/nowhere.json"}, "workshop": {}, "home": {}}}"#.utf8).write(
+                to: config)
         }
 
         var environment: [String: String] {
@@ -60,8 +61,10 @@ struct CompletionSourceTests {
                 ("resv --store \(store) show ", all),
                 ("resv --store \(store) --json log ", all),
                 ("resv cancel --store \(store) \(confirmed) ", [pending, held]),
-                ("resv --profile ", ["default", "home", "work"]),
-                ("resv config use ", ["default", "home", "work"]),
+                ("resv --profile ", ["default", "home", "work", "workshop"]),
+                ("resv config use ", ["default", "home", "work", "workshop"]),
+                // Both start with more than was typed: a shell inserts "rk" and must still list them.
+                ("resv config use wo", ["work", "workshop"]),
                 ("resv config set ", ["store", "server", "token", "connectTimeout", "requestTimeout", "queue"]),
                 ("resv config ", ["list", "get", "set", "unset", "use", "remove", "path"]),
             ]
@@ -117,8 +120,11 @@ struct CompletionSourceTests {
         let terminal = try PseudoTerminal("/usr/bin/zsh", ["-f", "-i"], environment: setup.environment)
         // Wide enough that no line wraps: a long store path would break the listing into pieces.
         try terminal.resize(columns: 400)
+        // Without `listambiguous` off, candidates sharing a first character (two random ids, one
+        // time in sixteen) get that character inserted and no listing until a second Tab.
         terminal.send(
-            "fpath=(\(functions.path) $fpath); autoload -U compinit; compinit -u -D; PS1='rea''dy> '; PS2=''\r")
+            "fpath=(\(functions.path) $fpath); autoload -U compinit; compinit -u -D; unsetopt listambiguous; PS1='rea''dy> '; PS2=''\r"
+        )
         try terminal.expect("ready> ")
         return terminal
     }
