@@ -57,11 +57,11 @@ test: test-deps
 	RESV_REQUIRE_POSTGRES=1 scripts/with-postgres swift test
 	scripts/schemathesis-check "$$(swift build --show-bin-path)/resv-server"
 	# A Patroni cluster's leader killed, a switchover, an instance killed, under load: nothing
-	# lost, no 5xx, every request answered (one run; `Benchmarks/failover.sh --runs 3` by hand).
+	# lost, no 5xx, every request answered (one run; `scripts/failover --runs 3` by hand).
 	# Its checks first, each shown red on a crafted log; the run at info, which logs the request
 	# lines the "never answered" check reads.
-	python3 Benchmarks/failover_checks_test.py
-	FAILOVER_LOG_LEVEL=info Benchmarks/failover.sh
+	python3 scripts/failover_checks_test.py
+	FAILOVER_LOG_LEVEL=info scripts/failover
 	scripts/generate-docs --check
 
 docs:
