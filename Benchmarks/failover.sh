@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# resv-server across a PostgreSQL failover (issue 43, "Beyond one machine").
+# resv-server across a PostgreSQL failover (docs/contracts.md,
+# "Beyond one machine (a PostgreSQL cluster)"; BENCHMARKS.md, "Failover").
 #
 # Builds a throwaway cluster on loopback in a temporary folder: one etcd and three
 # Patroni-managed PostgreSQL nodes (synchronous_mode and synchronous_mode_strict, ttl 10,
