@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Load, faults and checks of scripts/failover (issue 43). Standard library only.
+"""Load, faults and checks of scripts/failover (docs/testing.md, "A failover").
+Standard library only.
 
 Run by scripts/failover with the path of its setup.json (the cluster's nodes, the two
 resv-server instances, the users' tokens). While writer threads of each user book and

@@ -63,8 +63,8 @@ struct TypedDateEndToEndTests {
         #expect(rows.count == 2 && rows.allSatisfy { $0.contains("2030-12-01") }, "\(table.stdout)")
     }
 
-    /// The case: booked for tomorrow evening at Half Dome, listed as tomorrow's under UTC,
-    /// where it is already the day after.
+    /// The case typed dates (7ad6f55) were made for: booked for tomorrow evening at Half Dome, listed
+    /// as tomorrow's under UTC, where it is already the day after.
     @Test func tomorrowEveningAtTheLandmarkIsListedAsTomorrow() throws {
         let sandbox = try Sandbox()
         let made = try sandbox.resv(["reserve", "-l", "half dome", "-d", "tomorrow 20:00", "-n", "2"])
