@@ -396,6 +396,10 @@ public enum Booking {
         }
         try await transaction.update(targets)
         try await transaction.append(entries)
+        // A hold brought back after its end (its confirm taken back) ends now, in this
+        // transaction, as a sweep would have ended it: never a `held` past its time.
+        let ended = targets.filter { $0.status == .held && $0.expiresAt.map { $0 <= now } ?? false }
+        try await expire(ended.map(StoredReservation.init), now: now, in: transaction)
         // Places it gives back, and requests it puts back on a list, may let waitlisted ones in.
         var touched: [BookingDay] = []
         for step in steps {
