@@ -62,6 +62,11 @@ test: test-deps
 	# lines the "never answered" check reads.
 	python3 scripts/failover_checks_test.py
 	FAILOVER_LOG_LEVEL=info scripts/failover
+	# libFuzzer over the parsers, every target 30 s at once (scripts/fuzz TARGET 600 by hand);
+	# first its own check: the seeded trap must be found, or the fuzzer is not looking.
+	rm -rf .build-fuzz/findings/seeded-trap
+	scripts/fuzz seeded-trap 60 2>&1 | grep '^seeded-trap: FOUND .build-fuzz/findings/seeded-trap/crash-'
+	scripts/fuzz --all 30
 	scripts/generate-docs --check
 
 docs:
