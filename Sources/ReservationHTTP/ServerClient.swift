@@ -47,7 +47,8 @@ struct ServerClient: Sendable {
         var answered: HTTPResponseData?
         /// "5 tries over 20 s": how often and how long the server was asked.
         func retried() -> String {
-            "\(attempt) tries over \(Int(((clock.now - began) / .milliseconds(1) / 1000).rounded())) s"
+            let seconds = Int(((clock.now - began) / .milliseconds(1) / 1000).rounded())
+            return "\(attempt) tries " + (seconds == 0 ? "within a second" : "over \(seconds) s")
         }
         /// Whether a try may have reached the server (sent, then no whole answer).
         var mayHaveArrived = false

@@ -51,7 +51,7 @@ struct HoldTests {
         // Its end as the table shows times (issue 60), not the record's stamp.
         #expect(
             late.stderr
-                == "resv: the hold on reservation \(holdID.prefix(8)) expired at 2030-03-17 17:56 GMT and cannot "
+                == "resv: the hold on reservation \(holdID.prefix(8)) expired at 2030-03-17 17:56 UTC and cannot "
                 + "be confirmed; make a new reservation\n", "\(late.stderr)")
         let log = await sandbox.resv("log", "--json")
         let recorded = try #require(try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]])

@@ -249,7 +249,7 @@ struct SeriesTests {
         let series = try #require(made.first?["series"] as? String)
         let table = await sandbox.resv("list")
         let lines = table.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.first?.contains("STATUS  SERIES") == true, "\(table.stdout)")
+        #expect(lines.first?.contains(/STATUS +SERIES$/) == true, "\(table.stdout)")
         for id in ids {
             let row = lines.first { $0.hasPrefix(id.prefix(8)) }
             #expect(row?.hasSuffix(series.prefix(8)) == true, "\(table.stdout)")
