@@ -51,6 +51,9 @@ run: build
 test: test-deps
 	# The house style (.swift-format), strictly: a warning fails the build.
 	swift format lint --strict --recursive Sources Tests Package.swift
+	# scripts/check-resolved's own cases (a pin outside Package.swift's range, one the sources
+	# have no tag of, …); .ci/run runs the check itself before anything is built.
+	scripts/check-resolved-test
 	swift build
 	# icalendar, which the tests read `--format ics` with, pinned in .build-venv/.
 	scripts/test-python -c ''
