@@ -73,7 +73,7 @@ struct DatabaseOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             """
-            A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert, …; \
+            A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; \
             the token commands read only database); an option given wins over RESV_SERVER_<KEY> in the \
             environment, which wins over the file (default: $RESV_SERVER_CONFIG, else \
             /etc/resv-server/config.json when it exists).
