@@ -6,7 +6,7 @@ extension Reference {
                 name: "RESV_SERVER_<KEY>",
                 text: """
                     Any key of the configuration file, in capitals with - as _ (RESV_SERVER_DATABASE, \
-                    RESV_SERVER_PORT, RESV_SERVER_TLS_CERT, RESV_SERVER_NO_METRICS=true, …): wins over the file, \
+                    RESV_SERVER_PORT, RESV_SERVER_TLS_CERT, RESV_SERVER_NO_METRICS=true and the others): wins over the file, \
                     an option given wins over it. A value that cannot be used is one line naming the variable, exit 78.
                     """),
             Item(
