@@ -105,6 +105,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 // Only to tell a database that cannot be reached (503) from other failures (500).
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
             ]
         ),
         // resv-server's commands, apart from its entry point so that tests run them in their process.

@@ -5,6 +5,7 @@ import NIOCore
 import PostgresNIO
 import ReservationCore
 import ReservationStorage
+import _ConnectionPoolModule
 
 /// An error answered as `{"error": true, "reason": "…", "code": "…"}` with its
 /// status, and for a batch the refused items (`failures`). Every failure reaches
@@ -78,21 +79,13 @@ public struct APIError: HTTPResponseError, Sendable {
                 .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed,
             ]
             return lost.contains(error.code)
+        case let error as ConnectionPoolError:
+            return error == .connectionCreationCircuitBreakerTripped || error == .poolShutdown
         case is IOError, is NIOConnectionError, is ChannelError:
             return true
         default:
-            return isPoolGivingUp(error)
+            return false
         }
-    }
-
-    /// postgres-nio's pool fails a request with its own `ConnectionPoolError` when it has not
-    /// connected for a minute (its circuit breaker) or is shut down. The type lives in an
-    /// underscored module the server does not import; it is told by its name and case, and
-    /// `PoolErrorTests` trips a real pool so a rename in postgres-nio fails a test.
-    static func isPoolGivingUp(_ error: any Error) -> Bool {
-        guard String(describing: type(of: error)) == "ConnectionPoolError" else { return false }
-        let base = Mirror(reflecting: error).children.first { $0.label == "base" }?.value
-        return ["connectionCreationCircuitBreakerTripped", "poolShutdown"].contains(base.map { "\($0)" } ?? "")
     }
 
     /// The database broke the request's transaction more times than the server retries it
