@@ -351,4 +351,16 @@ struct ServerConfigFileTests {
         #expect(run.stderr.contains("the state directory \(state) belongs to"), "\(run.stderr)")
         #expect(run.stderr.contains("(uid 65534), not"), "\(run.stderr)")
     }
+
+    /// The servers the suites start never read this machine's default file (an installed
+    /// package's /etc/resv-server/config.json): the process helper names an empty one for
+    /// `resv-server` unless the test names its own, and leaves other programs' alone.
+    @Test func theSuitesServersReadNoFileTheyWereNotGiven() {
+        let bare = ["HOME": "/tmp"]
+        #expect(ChildProcess.hermetic(bare, for: Binary.server.path)["RESV_SERVER_CONFIG"] == "")
+        #expect(ChildProcess.hermetic(bare, for: "resv-server")["RESV_SERVER_CONFIG"] == "")
+        let named = ["RESV_SERVER_CONFIG": "/tmp/mine.json"]
+        #expect(ChildProcess.hermetic(named, for: Binary.server.path) == named)
+        #expect(ChildProcess.hermetic(bare, for: Binary.resv.path) == bare)
+    }
 }

@@ -53,6 +53,16 @@ final class ChildProcess: Sendable {
         var stderr: Data
     }
 
+    /// `environment`, and for `resv-server` an empty `RESV_SERVER_CONFIG` unless the test names
+    /// one: a server a test starts never reads the machine's /etc/resv-server/config.json (an
+    /// installed package's), so the suite answers the same with the package installed or not.
+    static func hermetic(_ environment: [String: String], for executable: String) -> [String: String] {
+        guard executable.hasSuffix("/resv-server") || executable == "resv-server",
+            environment["RESV_SERVER_CONFIG"] == nil
+        else { return environment }
+        return environment.merging(["RESV_SERVER_CONFIG": ""]) { mine, _ in mine }
+    }
+
     let pid: pid_t
     /// The test process's ends of the pipes (-1 where there is none, or once closed).
     private let pipes: Mutex<(input: Int32, output: Int32, errors: Int32)>
@@ -110,7 +120,8 @@ final class ChildProcess: Sendable {
             posix_spawnattr_setpgroup(&attributes, 0)
 
             let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-            let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            let envp =
+                ChildProcess.hermetic(environment, for: executable).map { strdup("\($0.key)=\($0.value)") } + [nil]
             defer { for pointer in argv + envp { free(pointer) } }
             var child: pid_t = 0
             let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
