@@ -229,13 +229,13 @@ _resv() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    list|reserve|cancel|confirm|modify|log|undo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|login|logout|sync|outbox|calendar|import|completion|help)
+    list|reserve|cancel|confirm|modify|log|undo|redo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|login|logout|sync|outbox|calendar|import|completion|help)
         # Offer subcommand argument completions
         "_resv_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'list reserve cancel confirm modify log undo show watch wait availability fetch landmarks config repl whoami login logout sync outbox calendar import completion help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'list reserve cancel confirm modify log undo redo show watch wait availability fetch landmarks config repl whoami login logout sync outbox calendar import completion help' -- "${cur}"))
         ;;
     esac
 }
@@ -627,6 +627,50 @@ _resv_undo() {
         ;;
     '--profile')
         __resv_add_completions -W "$(__resv_custom_complete ---completion undo -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
+    '--format')
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--jq')
+        return
+        ;;
+    '--tz')
+        return
+        ;;
+    esac
+}
+
+_resv_redo() {
+    repeating_flags=()
+    non_repeating_flags=(-y --yes --offline --json --verbose -v --no-pager --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--idempotency-key --store --server --profile --config --cacert --format --jq --tz)
+    __resv_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--idempotency-key')
+        return
+        ;;
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion redo -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
         return
         ;;
     '--config')

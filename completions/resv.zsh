@@ -68,6 +68,7 @@ _resv() {
             'modify:Change a reservation'\''s date, party size, landmark or note in one step.'
             'log:Show the history of changes, newest first.'
             'undo:Take back the last command that changed reservations.'
+            'redo:Take back the last undo.'
             'show:Show one reservation.'
             'watch:Print changes to your reservations as they happen.'
             'wait:Wait until a reservation has a status.'
@@ -90,7 +91,7 @@ _resv() {
         ;;
     arg)
         case "${words[1]}" in
-        list|reserve|cancel|confirm|modify|log|undo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|login|logout|sync|outbox|calendar|import|completion|help)
+        list|reserve|cancel|confirm|modify|log|undo|redo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|login|logout|sync|outbox|calendar|import|completion|help)
             "_resv_${words[1]}" && ret=0
             ;;
         esac
@@ -295,6 +296,32 @@ _resv_undo() {
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion undo -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
+        '--json[Print JSON (same as --format json).]'
+        '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
+        '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
+        '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
+        '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_redo() {
+    local -i ret=1
+    local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
+    local -ar arg_specs=(
+        '(-y --yes)'{-y,--yes}'[Do not ask first, even on a terminal.]'
+        '--idempotency-key[On a server\: the Idempotency-Key this change is sent under, so running the command again never makes it twice (1 to 255 printable ASCII characters, no spaces; default\: a new key per run).]:key:'
+        '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion redo -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''

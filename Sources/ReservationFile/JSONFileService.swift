@@ -62,6 +62,12 @@ extension ReservationService {
                 return try store.history(of: id, limit: limit, visit)
             }
         )
+        service.redo = {
+            let notes = JSONFileStore.HistoryNotes()
+            var result = try await write(notes: notes) { try await Booking.redo(now: $1, in: $0) }
+            result.skippedHistory = notes.skipped
+            return result
+        }
         // Another process's write renames a new store into place: its file's stamp tells.
         // A hold that ends while a watcher waits is a change too: once the clock
         // passes the next hold's end, that end (and the promotions it makes) is

@@ -121,9 +121,10 @@ public struct JSONFileStore: Sendable {
         var (document, info) = try load(file)
         let journal = Journal(storeFile: file, storePath: path)
         let committed = document
-        let draft = LedgerTransaction(document.ledger) {
-            try Self.lastCommand(in: committed, journal: journal, notes: notes)
-        }
+        let draft = LedgerTransaction(
+            document.ledger,
+            lastCommand: { try Self.lastCommand(in: committed, journal: journal, notes: notes) },
+            undos: { try Self.undosSinceLastCommand(in: committed, journal: journal, notes: notes) })
         let result = try await body(draft)
         document.ledger = draft.ledger
         // The rules record their changes in the draft's history; they go to the journal.
@@ -190,7 +191,7 @@ public struct JSONFileStore: Sendable {
     private static func lastCommand(in document: StoreDocument, journal: Journal, notes: HistoryNotes?) throws
         -> [HistoryEntry]
     {
-        var undone: Set<String> = []
+        var taken = Undo.Taken()
         var found: [HistoryEntry] = []
         notes?.skipped += try changes(in: document, journal: journal) { entry in
             if let command = found.first?.command {
@@ -198,7 +199,21 @@ public struct JSONFileStore: Sendable {
                 found.append(entry)
                 return true
             }
-            if Undo.isUndoable(entry, undone: &undone) { found.append(entry) }
+            if Undo.isUndoable(entry, taken: &taken) { found.append(entry) }
+            return true
+        }
+        return found.reversed()
+    }
+
+    /// The undos' and redos' changes (and the system's among them) after the user's newest
+    /// other change, oldest first (`BookingTransaction.undosSinceLastCommand`), read from the end.
+    private static func undosSinceLastCommand(in document: StoreDocument, journal: Journal, notes: HistoryNotes?)
+        throws -> [HistoryEntry]
+    {
+        var found: [HistoryEntry] = []
+        notes?.skipped += try changes(in: document, journal: journal) { entry in
+            guard entry.change == .undone || entry.change == .redone || entry.change.isSystem else { return false }
+            found.append(entry)
             return true
         }
         return found.reversed()

@@ -55,6 +55,7 @@ public struct ServerBackend: Sendable {
             availability: { text, range in try await calls.availability(text, range) }
         )
         service.changes = { after, wait in try await calls.changes(after: after, wait: wait) }
+        service.redo = { try await calls.redo() }
         self.service = service
     }
 }

@@ -194,4 +194,17 @@ extension HTTPCalls {
         configuration.cache?.writeThrough("reservations", result.changes.map(\.after.json))
         return result
     }
+
+    /// `POST /redo`, keyed as `POST /undo` is, for the same reason: one `resv redo` takes back one undo.
+    func redo() async throws -> UndoResult {
+        try online()
+        await outboxFirst()
+        let reply = try await client.send("POST", "redo", idempotencyKey: changeKey)
+        guard reply.status == 200 else { throw client.refusal(reply, "POST /redo") }
+        guard let json = reply.json, let result = UndoResult(json: json), result.isRedo else {
+            throw client.badShape("POST /redo did not answer {redid, changes}")
+        }
+        configuration.cache?.writeThrough("reservations", result.changes.map(\.after.json))
+        return result
+    }
 }

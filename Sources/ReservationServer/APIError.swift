@@ -139,6 +139,7 @@ public struct APIError: HTTPResponseError, Sendable {
             case .reservationNotFound, .seriesNotFound: .notFound
             case .noCapacity: .conflict
             case .cannotConfirmCancelled, .cannotModifyCancelled, .nothingToUndo, .undoConflict, .undoInPast,
+                .nothingToRedo, .redoConflict, .redoInPast,
                 .holdExpired, .tooManyHolds, .cannotConfirmWaitlisted:
                 .conflict
             case .versionMismatch: .preconditionFailed

@@ -36,6 +36,7 @@ enum RouteScopes {
         Rule(method: .delete, path: "/reservations/:id", action: "change reservations", scopes: changes),
         Rule(method: .patch, path: "/reservations/:id", action: "change reservations", scopes: changes),
         Rule(method: .post, path: "/undo", action: "change reservations", scopes: changes),
+        Rule(method: .post, path: "/redo", action: "change reservations", scopes: changes),
         Rule(method: .post, path: "/settle", action: "settle a change's key", scopes: changes),
         Rule(method: .post, path: "/calendar", action: "make a calendar address", scopes: calendars),
         Rule(method: .post, path: "/calendar/reset", action: "reset the calendar address", scopes: calendars),

@@ -420,6 +420,8 @@ struct GroupedTransaction<Base: BookingTransaction>: BookingTransaction {
     }
 
     func commandToUndo() async throws -> [HistoryEntry] { try await base.commandToUndo() }
+
+    func undosSinceLastCommand() async throws -> [HistoryEntry] { try await base.undosSinceLastCommand() }
 }
 
 /// A user's idempotency key: what a kept answer is found by, and the name of its advisory lock.

@@ -221,13 +221,14 @@ enum SharedSQL {
     }
 
     /// The changes an undo never takes back (`Undo.isUndoable`), as an SQL list.
-    private static let notUndoable = ([.undone] + HistoryEntry.Change.allCases.filter(\.isSystem))
+    private static let notUndoable = ([.undone, .redone] + HistoryEntry.Change.allCases.filter(\.isSystem))
         .map { "'\($0.rawValue)'" }.joined(separator: ", ")
 
     /// The entries of the user's newest command that is neither an undo nor
     /// undone, oldest first: `Undo.isUndoable` read from the newest entry (an
-    /// entry of an undo, of the system or `undone` is not; one whose command a
-    /// later undo took back is not), checked against it by `ConditionTests`.
+    /// entry of an undo, a redo, of the system or `undone` is not; one whose
+    /// command a later undo took back is not, unless a later redo took that
+    /// undo back), checked against it by `ConditionTests`.
     /// `user` is the user's id parameter; `column` what is selected.
     static func commandToUndo(user: String, column: String = "entry") -> String {
         """
@@ -235,8 +236,24 @@ enum SharedSQL {
             SELECT h.command FROM history h WHERE h.user_id = \(user)
             AND h.undoes IS NULL AND h.change NOT IN (\(notUndoable))
             AND NOT EXISTS (
-                SELECT 1 FROM history u WHERE u.user_id = h.user_id AND u.undoes = h.command AND u.position > h.position)
+                SELECT 1 FROM history u WHERE u.user_id = h.user_id AND u.undoes = h.command AND u.position > h.position
+                AND u.change <> 'redone'
+                AND NOT EXISTS (
+                    SELECT 1 FROM history r WHERE r.user_id = u.user_id AND r.undoes = u.command
+                    AND r.change = 'redone' AND r.position > u.position))
             ORDER BY h.position DESC LIMIT 1)
+        ORDER BY position
+        """
+    }
+
+    /// The user's `undone` and `redone` entries after their newest change that is
+    /// neither (nor the system's), oldest first: where `Undo.undoToRedo` finds
+    /// the undo a redo takes back, checked against it by `ConditionTests`.
+    static func undosSinceLastCommand(user: String, column: String = "entry") -> String {
+        """
+        SELECT \(column) FROM history WHERE user_id = \(user) AND change IN ('undone', 'redone')
+        AND position > (
+            SELECT COALESCE(MAX(position), 0) FROM history WHERE user_id = \(user) AND change NOT IN (\(notUndoable)))
         ORDER BY position
         """
     }

@@ -48,7 +48,7 @@ public enum Reference {
                 + "cancelled or expired reservation can no longer reach, a watch cursor past the "
                 + "history kept, a hold that expired before its confirm, too many live "
                 + "holds on a server, confirming a waitlisted reservation, confirming or modifying a cancelled reservation, "
-                + "a reservation changed since it was read, nothing to undo, an undo a later change conflicts "
+                + "a reservation changed since it was read, nothing to undo or redo, an undo (redo) a later change conflicts "
                 + "with or one that would bring a reservation back on a date that has passed; the same failure gets the same code from a store file and from a server (by the code of "
                 + "the server's answer)"),
         ExitCode(

@@ -1,7 +1,7 @@
 import Foundation
 import ReservationCore
 
-/// The rules of `undo` as a table, run on every backend (memory, file, SQLite,
+/// The rules of `undo` and `redo` as a table, run on every backend (memory, file, SQLite,
 /// PostgreSQL) through the few operations each one's test adapts: a script of
 /// my commands on a 120-place landmark (`ModifyCase.hall()`, days of
 /// `ModifyCase.date`), undos with the answer each must get, and what must hold
@@ -11,7 +11,10 @@ public struct UndoCase: Sendable, CustomStringConvertible {
     public enum Answer: Sendable, Equatable {
         /// Took back a command of this many reservations.
         case undone(Int)
+        /// Took back an undo of this many reservations.
+        case redone(Int)
         case nothingToUndo
+        case nothingToRedo
         case conflict
         case noCapacity(booked: Int, requested: Int)
         case other(String)
@@ -48,6 +51,7 @@ public struct UndoCase: Sendable, CustomStringConvertible {
         /// Someone else changes my reservation's party size behind the history's back.
         case edit(Int, party: Int)
         case undo(Answer)
+        case redo(Answer)
     }
 
     /// The operations a backend's test adapts; `elsewhere` and `edit` are nil where a
@@ -62,6 +66,7 @@ public struct UndoCase: Sendable, CustomStringConvertible {
             @Sendable (_ id: String, _ landmark: Landmark, _ date: Date?, _ party: Int?, _ note: String?) async throws
                 -> Void
         public var undo: @Sendable () async throws -> Answer
+        public var redo: @Sendable () async throws -> Answer
         public var state: @Sendable (_ id: String) async throws -> State
         /// People on the day of `date` at the landmark.
         public var booked: @Sendable (_ landmark: Landmark, _ date: Date) async throws -> Int
@@ -74,6 +79,7 @@ public struct UndoCase: Sendable, CustomStringConvertible {
             confirm: @escaping @Sendable ([String]) async throws -> Void,
             modify: @escaping @Sendable (String, Landmark, Date?, Int?, String?) async throws -> Void,
             undo: @escaping @Sendable () async throws -> Answer,
+            redo: @escaping @Sendable () async throws -> Answer,
             state: @escaping @Sendable (String) async throws -> State,
             booked: @escaping @Sendable (Landmark, Date) async throws -> Int,
             elsewhere: (@Sendable (Landmark, Date, Int) async throws -> Void)? = nil,
@@ -84,6 +90,7 @@ public struct UndoCase: Sendable, CustomStringConvertible {
             self.confirm = confirm
             self.modify = modify
             self.undo = undo
+            self.redo = redo
             self.state = state
             self.booked = booked
             self.elsewhere = elsewhere
@@ -181,6 +188,65 @@ public struct UndoCase: Sendable, CustomStringConvertible {
             ],
             mine: [.init(day: 0, party: 10, status: .confirmed), .init(day: 1, party: 7, status: .confirmed)],
             after: [(0, 10), (1, 7)]),
+        // redo
+        UndoCase(
+            description: "nothing to redo in a new store", steps: [.redo(.nothingToRedo)], mine: [], after: [(0, 0)]),
+        UndoCase(
+            description: "nothing to redo after a command that no undo followed",
+            steps: [.reserve([(0, 10, false)]), .redo(.nothingToRedo)],
+            mine: [.init(day: 0, party: 10, status: .confirmed)], after: [(0, 10)]),
+        UndoCase(
+            description: "redo takes back an undo: a booking the undo cancelled is active again, then nothing is left",
+            steps: [.reserve([(0, 10, false)]), .undo(.undone(1)), .redo(.redone(1)), .redo(.nothingToRedo)],
+            mine: [.init(day: 0, party: 10, status: .confirmed)], after: [(0, 10)]),
+        UndoCase(
+            description: "a change after the undo ends what can be redone",
+            steps: [
+                .reserve([(0, 10, false)]), .undo(.undone(1)), .reserve([(1, 5, false)]), .redo(.nothingToRedo),
+            ],
+            mine: [.init(day: 0, party: 10, status: .cancelled), .init(day: 1, party: 5, status: .confirmed)],
+            after: [(0, 0), (1, 5)]),
+        UndoCase(
+            description: "a redone modify gets its new date, party and note back, freeing the old day",
+            steps: [
+                .reserve([(0, 10, false)]), .modify(0, day: 1, party: 20, note: "late"), .undo(.undone(1)),
+                .redo(.redone(1)),
+            ],
+            mine: [.init(day: 1, party: 20, status: .confirmed, note: "late")], after: [(0, 0), (1, 20)]),
+        UndoCase(
+            description: "repeated redo takes back the undos newest first, then there is nothing left",
+            steps: [
+                .reserve([(0, 10, false)]), .modify(0, day: nil, party: 12, note: nil), .undo(.undone(1)),
+                .undo(.undone(1)), .redo(.redone(1)), .redo(.redone(1)), .redo(.nothingToRedo),
+            ],
+            mine: [.init(day: 0, party: 12, status: .confirmed)], after: [(0, 12)]),
+        UndoCase(
+            description: "a multi-id cancel undone and redone is cancelled again, as one step",
+            steps: [
+                .reserve([(0, 10, true)]), .reserve([(0, 20, false)]), .cancel([0, 1]), .undo(.undone(2)),
+                .redo(.redone(2)),
+            ],
+            mine: [.init(day: 0, party: 10, status: .cancelled), .init(day: 0, party: 20, status: .cancelled)],
+            after: [(0, 0)]),
+        UndoCase(
+            description: "undo after a redo takes the command back anew, and further undos go on back",
+            steps: [
+                .reserve([(0, 10, false)]), .reserve([(0, 20, false)]), .undo(.undone(1)), .redo(.redone(1)),
+                .undo(.undone(1)), .undo(.undone(1)), .undo(.nothingToUndo), .redo(.redone(1)),
+            ],
+            mine: [.init(day: 0, party: 10, status: .confirmed), .init(day: 0, party: 20, status: .cancelled)],
+            after: [(0, 10)]),
+        UndoCase(
+            description: "a redo is refused when the day filled since the undo, and changes nothing",
+            steps: [
+                .reserve([(0, 10, false)]), .undo(.undone(1)), .elsewhere(day: 0, party: 115),
+                .redo(.noCapacity(booked: 115, requested: 10)),
+            ],
+            mine: [.init(day: 0, party: 10, status: .cancelled)], after: [(0, 115)]),
+        UndoCase(
+            description: "a redo of a reservation changed behind the history's back is refused, and nothing changes",
+            steps: [.reserve([(0, 10, false)]), .undo(.undone(1)), .edit(0, party: 7), .redo(.conflict)],
+            mine: [.init(day: 0, party: 7, status: .cancelled)], after: [(0, 0)]),
     ]
 
     /// Whether `backend` can play every step.
@@ -219,6 +285,11 @@ public struct UndoCase: Sendable, CustomStringConvertible {
                 if answer != expected {
                     problems.append("\(description): step \(number) answered \(answer), expected \(expected)")
                 }
+            case .redo(let expected):
+                let answer = try await backend.redo()
+                if answer != expected {
+                    problems.append("\(description): step \(number) (redo) answered \(answer), expected \(expected)")
+                }
             }
         }
         for (index, expected) in mine.enumerated() where index < ids.count {
@@ -240,13 +311,16 @@ public struct UndoCase: Sendable, CustomStringConvertible {
     /// The day of a table date.
     public static func day(of date: Date) -> Int { Int((date.timeIntervalSince1970 - 4_107_542_400) / 86_400) }
 
-    /// The answer of a `ReservationService.undo`, as the table states it.
+    /// The answer of a `ReservationService.undo` (or `redo`), as the table states it.
     public static func answer(_ body: () async throws -> UndoResult) async -> Answer {
         do {
-            return .undone(try await body().changes.count)
+            let result = try await body()
+            return result.isRedo ? .redone(result.changes.count) : .undone(result.changes.count)
         } catch ReservationError.nothingToUndo {
             return .nothingToUndo
-        } catch ReservationError.undoConflict {
+        } catch ReservationError.nothingToRedo {
+            return .nothingToRedo
+        } catch ReservationError.undoConflict, ReservationError.redoConflict {
             return .conflict
         } catch ReservationError.noCapacity(_, _, let requested, let booked) {
             return .noCapacity(booked: booked, requested: requested)
@@ -274,6 +348,7 @@ public struct UndoCase: Sendable, CustomStringConvertible {
                     Reservation.ID(id)!, ReservationChange(date: date, partySize: party, note: note), nil)
             },
             undo: { await answer { try await service.undo() } },
+            redo: { await answer { try await service.redo() } },
             state: { id in
                 guard let found = try await service.fetch().reservations.first(where: { $0.id.description == id })
                 else { throw ModelFailure("no reservation \(id)") }

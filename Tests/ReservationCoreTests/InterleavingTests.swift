@@ -87,6 +87,7 @@ struct InterleavingTests {
         func update(_ reservations: [Reservation]) async throws { try await base.update(reservations) }
         func append(_ entries: [HistoryEntry]) async throws { try await base.append(entries) }
         func commandToUndo() async throws -> [HistoryEntry] { try await base.commandToUndo() }
+        func undosSinceLastCommand() async throws -> [HistoryEntry] { try await base.undosSinceLastCommand() }
     }
 
     /// What the clients share (the ledger, the clock) and what each remembers (its booking).

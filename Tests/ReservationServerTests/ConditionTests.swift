@@ -115,8 +115,9 @@ struct ConditionTests {
         }
     }
 
-    /// Histories of commands, system changes and undos (of earlier commands,
-    /// of undos, of commands already undone, and of later ones, which no client
+    /// Histories of commands, system changes, undos (of earlier commands, of
+    /// undos, of commands already undone, and of later ones, which no client
+    /// writes) and redos (of undos, and of anything else, which no client
     /// writes): the SQL picks the command `Undo.lastCommand` picks, every time.
     @Test(arguments: Engine.available.filter { $0 != .memory })
     func undoTakesBackTheCommandTheCoreWouldTakeBack(engine: Engine) async throws {
@@ -125,61 +126,10 @@ struct ConditionTests {
             var random = SeededRandom(seed: 46)
             var position = 0
             for round in 0..<40 {
-                var history: [HistoryEntry] = []
-                var commands: [String] = []
-                for _ in 0..<(1 + random.next(below: 8)) {
-                    let command = UUID().uuidString.lowercased()
-                    let reservation = Reservation.ID(UUID())
-                    let kind = random.next(below: 10)
-                    let changes: [HistoryEntry.Change]
-                    var undoes: String?
-                    switch kind {
-                    case 0..<4: changes = [[.created, .modified, .cancelled, .confirmed][random.next(below: 4)]]
-                    case 4: changes = [.created, .created]
-                    case 5: changes = [[.promoted, .expired][random.next(below: 2)]]
-                    default:
-                        guard !commands.isEmpty else { continue }
-                        changes = [.undone]
-                        undoes = commands[random.next(below: commands.count)]
-                    }
-                    for change in changes {
-                        history.append(
-                            HistoryEntry(
-                                at: Date(timeIntervalSince1970: 1_900_000_000), change: change,
-                                reservationID: reservation, before: nil,
-                                after: ReservationApiModel(
-                                    id: reservation.description, landmarkId: nil, date: nil, partySize: nil, status: nil
-                                ), command: command,
-                                undoes: undoes))
-                    }
-                    commands.append(command)
-                }
-                // An undo of a command written after it, which the rules never write: still the same pick.
-                if round % 5 == 4, let last = commands.last, history.count > 1 {
-                    history.insert(
-                        HistoryEntry(
-                            at: Date(timeIntervalSince1970: 1_900_000_000), change: .undone,
-                            reservationID: history[0].reservationID, before: nil,
-                            after: ReservationApiModel(
-                                id: history[0].reservationID.description, landmarkId: nil, date: nil, partySize: nil,
-                                status: nil),
-                            command: UUID().uuidString.lowercased(), undoes: last), at: 0)
-                }
+                let history = Self.randomHistory(round: round, &random)
                 guard !history.isEmpty else { continue }
                 // Each round is the newest part of the user's history: it alone decides.
-                let rows = history.map { entry -> String in
-                    position += 1
-                    let undoes = entry.undoes.map { "'\($0)'" } ?? "NULL"
-                    return """
-                        (\(user.rawValue), \(position), '\(entry.reservationID)', '\(entry.command)',
-                         '\(entry.change.rawValue)', \(undoes), '{}')
-                        """
-                }
-                _ = try await Self.ids(
-                    """
-                    INSERT INTO history (user_id, position, reservation_id, command, change, undoes, entry)
-                    VALUES \(rows.joined(separator: ", ")) RETURNING command
-                    """, h)
+                try await Self.insert(history, user: user, position: &position, h)
                 let picked = try await Self.ids(
                     SharedSQL.commandToUndo(user: String(user.rawValue), column: "command"), h)
                 let core = Undo.lastCommand(in: history).map(\.command)
@@ -188,6 +138,104 @@ struct ConditionTests {
                 #expect(picked == core, "round \(round)")
             }
         }
+    }
+
+    /// The same histories, each after a command of its own: the entries the SQL gives a redo
+    /// (`undosSinceLastCommand`) lead `Undo.undoToRedo` to the undo it finds in the whole history.
+    @Test(arguments: Engine.available.filter { $0 != .memory })
+    func redoTakesBackTheUndoTheCoreWouldTakeBack(engine: Engine) async throws {
+        try await withHarness(engine) { h in
+            let user = try #require(try await h.store.tokens.grant(Token.hash(h.alice))?.user)
+            var random = SeededRandom(seed: 47)
+            var position = 0
+            var found = 0
+            for round in 0..<60 {
+                let history =
+                    [Self.entry(.created, command: UUID().uuidString.lowercased(), undoes: nil)]
+                    + Self.randomHistory(round: round, &random, undos: true)
+                let first = position + 1
+                try await Self.insert(history, user: user, position: &position, h)
+                let positions = try await Self.ids(
+                    SharedSQL.undosSinceLastCommand(user: String(user.rawValue), column: "CAST(position AS TEXT)"), h)
+                let given = try positions.map { text in
+                    let index = try #require(Int(text)).advanced(by: -first)
+                    try #require(
+                        history.indices.contains(index), "round \(round): position \(text) is not this round's")
+                    return history[index]
+                }
+                let core = Undo.undoToRedo(in: history).map(\.command)
+                if !core.isEmpty { found += 1 }
+                #expect(Undo.undoToRedo(in: given).map(\.command) == core, "round \(round)")
+            }
+            // The rounds must reach both answers, or the comparison shows little.
+            #expect(found > 5 && found < 55, "\(found) rounds had an undo to redo")
+        }
+    }
+
+    static func entry(_ change: HistoryEntry.Change, command: String, undoes: String?) -> HistoryEntry {
+        let reservation = Reservation.ID(UUID())
+        return HistoryEntry(
+            at: Date(timeIntervalSince1970: 1_900_000_000), change: change, reservationID: reservation, before: nil,
+            after: ReservationApiModel(
+                id: reservation.description, landmarkId: nil, date: nil, partySize: nil, status: nil),
+            command: command, undoes: undoes)
+    }
+
+    /// A round of random history (see the tests above); with `undos`, mostly undos and redos.
+    static func randomHistory(round: Int, _ random: inout SeededRandom, undos: Bool = false) -> [HistoryEntry] {
+        var history: [HistoryEntry] = []
+        var commands: [String] = []
+        var undoCommands: [String] = []
+        for _ in 0..<(1 + random.next(below: 8)) {
+            let command = UUID().uuidString.lowercased()
+            let kind = undos ? [0, 5, 6, 6, 6, 8, 8, 9][random.next(below: 8)] : random.next(below: 11)
+            let changes: [HistoryEntry.Change]
+            var undoes: String?
+            switch kind {
+            case 0..<4: changes = [[.created, .modified, .cancelled, .confirmed][random.next(below: 4)]]
+            case 4: changes = [.created, .created]
+            case 5: changes = [[.promoted, .expired][random.next(below: 2)]]
+            case 8, 10:
+                // A redo, of an undo as the rules write it, or now and then of anything.
+                let targets = kind == 8 && !undoCommands.isEmpty ? undoCommands : commands
+                guard !targets.isEmpty else { continue }
+                changes = [.redone]
+                undoes = targets[random.next(below: targets.count)]
+            default:
+                guard !commands.isEmpty else { continue }
+                changes = [.undone]
+                undoes = commands[random.next(below: commands.count)]
+                undoCommands.append(command)
+            }
+            for change in changes {
+                var made = entry(change, command: command, undoes: undoes)
+                if let first = history.last, first.command == command { made.reservationID = first.reservationID }
+                history.append(made)
+            }
+            commands.append(command)
+        }
+        // An undo of a command written after it, which the rules never write: still the same pick.
+        if round % 5 == 4, let last = commands.last, history.count > 1 {
+            history.insert(entry(.undone, command: UUID().uuidString.lowercased(), undoes: last), at: 0)
+        }
+        return history
+    }
+
+    /// Writes `history` as the user's newest entries, numbered on from `position`.
+    static func insert(_ history: [HistoryEntry], user: UserID, position: inout Int, _ h: Harness) async throws {
+        let rows = history.map { entry -> String in
+            position += 1
+            let undoes = entry.undoes.map { "'\($0)'" } ?? "NULL"
+            return """
+                (\(user.rawValue), \(position), '\(entry.reservationID)', '\(entry.command)',
+                 '\(entry.change.rawValue)', \(undoes), '{}')
+                """
+        }
+        _ = try await Self.ids(
+            """
+            INSERT INTO history (user_id, position, reservation_id, command, change, undoes, entry)
+            VALUES \(rows.joined(separator: ", ")) RETURNING command
+            """, h)
     }
 
     static func insert(_ rows: [Row], user: UserID, landmark: String, _ h: Harness) async throws {

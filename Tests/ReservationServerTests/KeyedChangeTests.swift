@@ -61,6 +61,24 @@ struct KeyedChangeTests {
         }
     }
 
+    /// Two undos, then `POST /redo` twice under one key: one undo taken back, not two.
+    @Test(arguments: Engine.available)
+    func aRedoSentTwiceTakesBackOneUndo(engine: Engine) async throws {
+        try await withHarness(engine) { h in
+            for _ in 0..<3 { try await h.reserve(h.alice) }
+            for _ in 0..<2 {
+                let undone = try await h.call(.post, "/undo", token: h.alice)
+                #expect(undone.status == .ok, "\(undone.text)")
+            }
+            let (first, _) = try await Self.twice(h, .post, "/redo")
+            #expect(first.status == .ok, "\(first.text)")
+            #expect(first.object["redid"] is String, "\(first.text)")
+            let left = try await h.call(.get, "/reservations", token: h.alice).array
+            #expect(
+                left.filter { $0["status"] as? String != "cancelled" }.count == 2, "one undo taken back, not two")
+        }
+    }
+
     @Test(arguments: Engine.available)
     func aCancelAndAConfirmSentTwiceAreMadeOnce(engine: Engine) async throws {
         try await withHarness(engine) { h in

@@ -503,6 +503,7 @@ struct NoTransaction: BookingTransaction {
     func update(_ reservations: [Reservation]) async throws {}
     func append(_ entries: [HistoryEntry]) async throws {}
     func commandToUndo() async throws -> [HistoryEntry] { [] }
+    func undosSinceLastCommand() async throws -> [HistoryEntry] { [] }
 }
 
 extension Sequence {

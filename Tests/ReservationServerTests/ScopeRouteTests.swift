@@ -60,6 +60,7 @@ struct ScopeRouteTests {
             action: "change reservations"),
         Route(method: .delete, path: "/reservations/ID", body: nil, allowed: [.write], action: "change reservations"),
         Route(method: .post, path: "/undo", body: nil, allowed: [.write], action: "change reservations"),
+        Route(method: .post, path: "/redo", body: nil, allowed: [.write], action: "change reservations"),
         Route(
             method: .post, path: "/settle", body: #"{"key":"k-1"}"#, allowed: [.write],
             action: "settle a change's key"),

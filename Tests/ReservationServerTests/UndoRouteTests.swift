@@ -25,6 +25,7 @@ struct UndoRouteTests {
                 guard reply.status == .ok else { throw ModelFailure("modify: \(reply.status) \(reply.text)") }
             },
             undo: { try await undo(h) },
+            redo: { try await undo(h, route: "/redo") },
             state: { id in try await state(id, h) },
             booked: { landmark, date in
                 guard let day = Capacity.Day(of: date, in: Capacity.calendar(for: landmark)) else { return 0 }
@@ -57,11 +58,15 @@ struct UndoRouteTests {
         return reply.array.compactMap { $0["id"] as? String }
     }
 
-    static func undo(_ h: Harness) async throws -> UndoCase.Answer {
-        let reply = try await h.call(.post, "/undo", token: h.alice)
+    static func undo(_ h: Harness, route: String = "/undo") async throws -> UndoCase.Answer {
+        let reply = try await h.call(.post, route, token: h.alice)
         switch (reply.status, reply.code) {
-        case (.ok, _): return .undone((reply.object["changes"] as? [Any])?.count ?? -1)
+        case (.ok, _) where reply.object["redid"] is String:
+            return .redone((reply.object["changes"] as? [Any])?.count ?? -1)
+        case (.ok, _) where reply.object["undid"] is String:
+            return .undone((reply.object["changes"] as? [Any])?.count ?? -1)
         case (.conflict, .nothingToUndo?): return .nothingToUndo
+        case (.conflict, .nothingToRedo?): return .nothingToRedo
         case (.conflict, .undoConflict?): return .conflict
         case (.conflict, .noCapacity?):
             let numbers = (reply.reason ?? "").split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }

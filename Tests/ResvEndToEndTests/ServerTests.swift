@@ -302,7 +302,9 @@ final class ServerProcess: Sendable {
 
     static func createToken(_ name: String, database: String) throws -> String {
         let run = try runProcess(
-            Binary.server.path, ["token", "create", name, "--database", database], environment: [:], stdin: nil)
+            Binary.server.path, ["token", "create", name, "--database", database],
+            // Never the machine's /etc/resv-server/config.json: a test's server is its own.
+            environment: ["RESV_SERVER_CONFIG": ""], stdin: nil)
         guard run.status == 0 else { throw ServerStartFailure(log: run.stderr) }
         return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -317,8 +319,8 @@ final class ServerProcess: Sendable {
             Binary.server.path,
             ["serve", "--database", database, "--port", "0", "--log-level", logLevel]
                 + arguments.map(YearsAhead.forward),
-            environment: ProcessInfo.processInfo.environment, stdin: .null, stdout: .null,
-            stderr: .descriptor(logFile))
+            environment: ProcessInfo.processInfo.environment.merging(["RESV_SERVER_CONFIG": ""]) { _, new in new },
+            stdin: .null, stdout: .null, stderr: .descriptor(logFile))
         let deadline = Date().addingTimeInterval(60)
         var found: Int?
         while found == nil, Date() < deadline, !process.hasExited {

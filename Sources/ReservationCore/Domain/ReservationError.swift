@@ -53,6 +53,13 @@ public enum ReservationError: Error, Sendable, LocalizedError {
     /// `undo` cannot take the command back: this reservation would be active
     /// again on a date that has passed (a move back to an old day, a cancel after its day).
     case undoInPast(Reservation.ID, Date, command: String)
+    /// `redo` found no undo to take back: none since the user's last change, or every one redone.
+    case nothingToRedo
+    /// `redo` cannot take the undo back: this reservation changed after it.
+    case redoConflict(Reservation.ID, undo: String)
+    /// `redo` cannot take the undo back: this reservation would be active again
+    /// on a date that has passed.
+    case redoInPast(Reservation.ID, Date, undo: String)
     /// A day or a range of days (for availability) that is not usable.
     case invalidDays(String)
     /// A request field is missing or of the wrong type.
@@ -175,6 +182,15 @@ public enum ReservationError: Error, Sendable, LocalizedError {
                 + "(see 'resv log \(id.short)'); nothing changed"
         case .undoInPast(let id, let date, let command):
             return "cannot undo command \(command.prefix(8)): reservation \(id.short) would be active again on "
+                + "\(DateTime.format(date)), which has passed; nothing changed"
+        case .nothingToRedo:
+            return "nothing to redo: no undo since your last change ('resv redo' takes back an undo while nothing "
+                + "else changed since)"
+        case .redoConflict(let id, let undo):
+            return "cannot redo undo \(undo.prefix(8)): reservation \(id.short) changed after it "
+                + "(see 'resv log \(id.short)'); nothing changed"
+        case .redoInPast(let id, let date, let undo):
+            return "cannot redo undo \(undo.prefix(8)): reservation \(id.short) would be active again on "
                 + "\(DateTime.format(date)), which has passed; nothing changed"
         case .invalidDays(let problem):
             return problem

@@ -374,10 +374,36 @@ public enum Booking {
         try await transaction.lockHistory(exclusive: true)
         let command = try await transaction.commandToUndo()
         guard let taken = command.first?.command else { throw ReservationError.nothingToUndo }
+        return try await takeBack(command, taken: taken, as: .undone, command: undo, now: now, in: transaction)
+    }
+
+    /// Takes back the user's newest undo, while nothing but undos and redos
+    /// came after it (`Undo.redoReading`'s rule): each of its reservations
+    /// returns to what it was before that undo, under the rules of an undo
+    /// (checked to be as the undo left it, capacity-checked, never active
+    /// again on a date that has passed), recorded as `redone` entries of a new
+    /// command; all written, or nothing.
+    public static func redo(now: Date, command redo: String = newCommand(), in transaction: some BookingTransaction)
+        async throws -> UndoResult
+    {
+        try await transaction.lockHistory(exclusive: true)
+        let undo = Undo.undoToRedo(in: try await transaction.undosSinceLastCommand())
+        guard let taken = undo.first?.command else { throw ReservationError.nothingToRedo }
+        return try await takeBack(undo, taken: taken, as: .redone, command: redo, now: now, in: transaction)
+    }
+
+    /// The compensating changes of an undo (`change` `.undone`) of `entries` (the
+    /// command `taken`, oldest first), or of a redo (`.redone`) of an undo's.
+    private static func takeBack(
+        _ entries: [HistoryEntry], taken: String, as change: HistoryEntry.Change, command undo: String, now: Date,
+        in transaction: some BookingTransaction
+    ) async throws -> UndoResult {
+        let command = entries
+        let redo = change == .redone
         let ids = Set(command.map(\.reservationID)).sorted { $0.description < $1.description }
         let records = try await transaction.recordsForUpdate(ids)
         let at = Timestamp.whole(now)
-        let steps = try Undo.plan(command, current: { records[$0]?.record }, now: at)
+        let steps = try Undo.plan(command, current: { records[$0]?.record }, now: at, redo: redo)
         let catalog = transaction.catalog
         let changes = Undo.dayChanges(steps, catalog: catalog, now: now)
         let booked = try await count(
@@ -399,7 +425,7 @@ public enum Booking {
             targets.append(target)
             entries.append(
                 HistoryEntry(
-                    at: at, change: .undone, reservationID: step.id, before: step.current,
+                    at: at, change: change, reservationID: step.id, before: step.current,
                     after: ReservationApiModel(target), command: undo, undoes: taken))
         }
         try await transaction.update(targets)
@@ -421,7 +447,7 @@ public enum Booking {
             }
         }
         try await promote(on: touched, now: now, in: transaction)
-        return UndoResult(command: taken, changes: entries)
+        return UndoResult(command: taken, changes: entries, isRedo: redo)
     }
 
     /// The order of joining the end of a day's list: after every order there,

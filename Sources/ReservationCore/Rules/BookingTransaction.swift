@@ -51,6 +51,11 @@ public protocol BookingTransaction {
     /// The changes, oldest first, of the user's newest command that is neither
     /// an undo nor undone (`Undo.lastCommand`'s rule); empty when none.
     func commandToUndo() async throws -> [HistoryEntry]
+    /// The user's `undone` and `redone` entries after their newest change that
+    /// is neither (nor the system's), oldest first: where `Undo.undoToRedo`
+    /// finds the undo a redo takes back. The system's entries among them may
+    /// be given too.
+    func undosSinceLastCommand() async throws -> [HistoryEntry]
 }
 
 /// A landmark's day, as capacity counts it: [start, end) in the landmark's zone.

@@ -7,6 +7,8 @@ import Foundation
 public struct HistoryEntry: Sendable, Hashable {
     public enum Change: String, Sendable, Hashable, CaseIterable {
         case created, modified, confirmed, cancelled, undone
+        /// A redo's change: an undo's change taken back.
+        case redone
         /// The system's changes, never a user's command: a waitlisted
         /// reservation given places, a hold that ended.
         case promoted, expired
@@ -25,7 +27,7 @@ public struct HistoryEntry: Sendable, Hashable {
     public var command: String
     /// On a server, the user who made it.
     public var user: String?
-    /// For an `undone` change: the command it took back.
+    /// For an `undone` change: the command it took back; for a `redone` change: the undo it took back.
     public var undoes: String?
 
     public init(

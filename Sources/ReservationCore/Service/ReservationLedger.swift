@@ -125,12 +125,18 @@ public final class LedgerTransaction: BookingTransaction {
     public private(set) var ledger: ReservationLedger
     /// Where the history before this change is, when not in the ledger (the file's journal).
     private let lastCommand: (() throws -> [HistoryEntry])?
+    private let undos: (() throws -> [HistoryEntry])?
 
-    /// `lastCommand`, when given, answers `commandToUndo` from history kept
-    /// outside the ledger; the ledger's history then holds only this change's entries.
-    public init(_ ledger: ReservationLedger, lastCommand: (() throws -> [HistoryEntry])? = nil) {
+    /// `lastCommand` and `undos`, when given, answer `commandToUndo` and
+    /// `undosSinceLastCommand` from history kept outside the ledger; the
+    /// ledger's history then holds only this change's entries.
+    public init(
+        _ ledger: ReservationLedger, lastCommand: (() throws -> [HistoryEntry])? = nil,
+        undos: (() throws -> [HistoryEntry])? = nil
+    ) {
         self.ledger = ledger
         self.lastCommand = lastCommand
+        self.undos = undos
     }
 
     public var catalog: LandmarkCatalog { ledger.catalog }
@@ -228,6 +234,11 @@ public final class LedgerTransaction: BookingTransaction {
     public func commandToUndo() async throws -> [HistoryEntry] {
         if let lastCommand { return try lastCommand() }
         return Undo.lastCommand(in: ledger.history.compactMap(HistoryEntry.init(json:)))
+    }
+
+    public func undosSinceLastCommand() async throws -> [HistoryEntry] {
+        if let undos { return try undos() }
+        return ledger.history.compactMap(HistoryEntry.init(json:))
     }
 }
 

@@ -140,6 +140,11 @@ public struct ReservationService: Sendable {
     /// Takes back this user's newest command not yet undone, as one atomic step
     /// of compensating, capacity-checked changes (`Undo`'s rules).
     public var undo: @Sendable () async throws -> UndoResult
+    /// Takes back this user's newest undo while nothing else changed since, as
+    /// one atomic step (`Booking.redo`'s rules).
+    public var redo: @Sendable () async throws -> UndoResult = {
+        throw ReservationError.unimplemented("ReservationService.redo")
+    }
     /// Places taken and left per day at the landmark the user named (id, id
     /// prefix or name), counting every reservation the backend holds (on a
     /// server, every user's). The backend resolves the landmark against its own
@@ -281,6 +286,7 @@ extension ReservationService {
                         of: landmark, on: try days(landmark), reservations: snapshot.reservations, at: at))
             }
         )
+        service.redo = { try await write { try await Booking.redo(now: $1, in: $0) } }
         // Change number n is the ledger's n-th history entry.
         @Sendable func stamp() -> Int { state.ledger.history.count }
         service.changes = { after, wait in

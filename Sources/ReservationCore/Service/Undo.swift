@@ -1,33 +1,48 @@
 import Foundation
 
 /// What `undo` did: the command it took back, and the compensating changes it
-/// recorded (each an `undone` entry whose `undoes` names that command).
+/// recorded (each an `undone` entry whose `undoes` names that command); or
+/// what `redo` did: the undo it took back, and its changes (each `redone`,
+/// its `undoes` naming that undo).
 public struct UndoResult: Sendable, Hashable {
     public let command: String
     public let changes: [HistoryEntry]
+    /// Whether this is a redo's answer (`command` is then the undo it took back).
+    public let isRedo: Bool
     /// Stored changes read on the way that could not be read (lines of a file's
     /// journal another program wrote), and were skipped. Not part of the JSON.
     public var skippedHistory = 0
 
-    public init(command: String, changes: [HistoryEntry]) {
+    public init(command: String, changes: [HistoryEntry], isRedo: Bool = false) {
         self.command = command
         self.changes = changes
+        self.isRedo = isRedo
     }
 
-    /// `{"undid": command, "changes": [entries]}`: the server's answer and `resv undo --json`.
+    /// `{"undid": command, "changes": [entries]}` (a redo: `"redid"`): the server's answer
+    /// and `resv undo --json` (`resv redo --json`).
     public var json: JSONValue {
-        .object(["undid": .string(command), "changes": .array(changes.map(\.json))])
+        .object([isRedo ? "redid" : "undid": .string(command), "changes": .array(changes.map(\.json))])
     }
 
     /// Reads an answer; nil when it is not one.
     public init?(json: JSONValue) {
-        guard case .string(let command)? = json["undid"], case .array(let items)? = json["changes"] else { return nil }
+        let isRedo: Bool
+        let command: String
+        if case .string(let undid)? = json["undid"] {
+            (command, isRedo) = (undid, false)
+        } else if case .string(let redid)? = json["redid"] {
+            (command, isRedo) = (redid, true)
+        } else {
+            return nil
+        }
+        guard case .array(let items)? = json["changes"] else { return nil }
         var changes: [HistoryEntry] = []
         for item in items {
             guard let entry = HistoryEntry(json: item) else { return nil }
             changes.append(entry)
         }
-        self.init(command: command, changes: changes)
+        self.init(command: command, changes: changes, isRedo: isRedo)
     }
 }
 
@@ -47,9 +62,9 @@ public enum Undo {
     /// oldest first; empty when there is none. `history` is oldest first, and
     /// already only this user's.
     public static func lastCommand(in history: [HistoryEntry]) -> [HistoryEntry] {
-        var undone: Set<String> = []
+        var taken = Taken()
         var found: String?
-        for entry in history.reversed() where isUndoable(entry, undone: &undone) {
+        for entry in history.reversed() where isUndoable(entry, taken: &taken) {
             found = entry.command
             break
         }
@@ -57,17 +72,79 @@ public enum Undo {
         return history.filter { $0.command == found }
     }
 
+    /// What a reader of the history from its newest entry has seen taken back so
+    /// far: the commands undos took back, and the undos redos took back.
+    public struct Taken: Sendable {
+        public var undone: Set<String> = []
+        public var redone: Set<String> = []
+
+        public init() {}
+
+        /// Notes what `entry` takes back, when it is an undo's or a redo's: an undo
+        /// a later redo took back takes nothing back any more (its command is in
+        /// effect again). A redo itself is never taken back (an undo after it
+        /// takes back the command anew).
+        mutating func read(_ entry: HistoryEntry) {
+            guard let target = entry.undoes else { return }
+            if entry.change == .redone {
+                redone.insert(target)
+            } else if !redone.contains(entry.command) {
+                undone.insert(target)
+            }
+        }
+    }
+
     /// The rule of which change an undo takes back, for a reader of the history
     /// from its newest entry: whether `entry` belongs to a command that can be
-    /// undone, given the commands the undos read so far took back (`undone`,
-    /// which this adds to). Undos, undone commands and the system's changes
-    /// (promotions, expiries) cannot.
-    public static func isUndoable(_ entry: HistoryEntry, undone: inout Set<String>) -> Bool {
-        if let taken = entry.undoes {
-            undone.insert(taken)
+    /// undone, given what the undos and redos read so far took back (`taken`,
+    /// which this adds to). Undos, redos, undone commands and the system's
+    /// changes (promotions, expiries) cannot.
+    public static func isUndoable(_ entry: HistoryEntry, taken: inout Taken) -> Bool {
+        if entry.undoes != nil {
+            taken.read(entry)
             return false
         }
-        return entry.change != .undone && !entry.change.isSystem && !undone.contains(entry.command)
+        return entry.change != .undone && entry.change != .redone && !entry.change.isSystem
+            && !taken.undone.contains(entry.command)
+    }
+
+    /// What a redo makes of an entry, read from the newest: passes over it, takes
+    /// its command (an undo), or stops (nothing to redo).
+    public enum RedoReading: Sendable, Equatable {
+        case skip, take, stop
+    }
+
+    /// The rule of which undo a redo takes back, for a reader of the history from
+    /// its newest entry: the newest undo not yet redone, as long as no command
+    /// but undos and redos came after it. The system's changes (promotions,
+    /// expiries) are passed over; any other change of the user stops the search.
+    public static func redoReading(_ entry: HistoryEntry, taken: inout Taken) -> RedoReading {
+        if entry.change.isSystem { return .skip }
+        guard entry.undoes != nil, entry.change == .undone || entry.change == .redone else { return .stop }
+        if entry.change == .redone {
+            taken.read(entry)
+            return .skip
+        }
+        return taken.redone.contains(entry.command) ? .skip : .take
+    }
+
+    /// The changes, oldest first, of the undo a redo takes back now
+    /// (`redoReading`'s rule); empty when none. `history` is oldest first, and
+    /// only this user's (at least every entry after their newest command that
+    /// is neither an undo nor a redo).
+    public static func undoToRedo(in history: [HistoryEntry]) -> [HistoryEntry] {
+        var taken = Taken()
+        var found: String?
+        for entry in history.reversed() {
+            switch redoReading(entry, taken: &taken) {
+            case .skip: continue
+            case .stop: return []
+            case .take: found = entry.command
+            }
+            break
+        }
+        guard let found else { return [] }
+        return history.filter { $0.command == found }
     }
 
     /// What each reservation of `command` (its changes, oldest first) returns
@@ -76,8 +153,11 @@ public enum Undo {
     /// command. Refuses (`undoConflict`) when a reservation is no longer as the
     /// command left it: a later change touched it; and (`undoInPast`) when it
     /// would make a reservation active again on a date that has passed.
+    ///
+    /// A redo plans with the same rule (`redo`), over the undo it takes back:
+    /// each reservation returns to what it was before that undo.
     public static func plan(
-        _ command: [HistoryEntry], current: (Reservation.ID) -> ReservationApiModel?, now: Date
+        _ command: [HistoryEntry], current: (Reservation.ID) -> ReservationApiModel?, now: Date, redo: Bool = false
     ) throws(ReservationError) -> [Step] {
         var order: [Reservation.ID] = []
         var first: [Reservation.ID: HistoryEntry] = [:]
@@ -93,7 +173,9 @@ public enum Undo {
         for id in order {
             guard let earliest = first[id], let latest = last[id] else { continue }
             guard let record = current(id) else { throw .reservationNotFound(id.description) }
-            guard sameValues(record, latest.after) else { throw .undoConflict(id, command: latest.command) }
+            guard sameValues(record, latest.after) else {
+                throw redo ? .redoConflict(id, undo: latest.command) : .undoConflict(id, command: latest.command)
+            }
             var target = record
             if let before = earliest.before {
                 target.landmarkId = before.landmarkId
@@ -114,7 +196,8 @@ public enum Undo {
                 target.date != record.date || record.status == Reservation.Status.cancelled.rawValue,
                 let text = target.date, let date = try? DateTime.parse(text), date <= now
             {
-                throw .undoInPast(id, date, command: latest.command)
+                throw redo
+                    ? .redoInPast(id, date, undo: latest.command) : .undoInPast(id, date, command: latest.command)
             }
             target.updatedAt = DateTime.format(Timestamp.whole(now))
             target.version = (record.version ?? 1) + 1

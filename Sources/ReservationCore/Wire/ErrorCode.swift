@@ -24,6 +24,7 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case nothingToUndo
     case undoConflict
     case undoInPast
+    case nothingToRedo
     case invalidDays
     case invalidRequest
     case batchRejected
@@ -77,7 +78,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
             .idempotencyKeyReused, .reservationIdInUse, .invalidNote, .invalidHold, .invalidCursor:
             .invalidInput
         case .reservationNotFound, .ambiguousReservationId, .noCapacity, .cannotConfirmCancelled,
-            .cannotModifyCancelled, .versionMismatch, .nothingToUndo, .undoConflict, .undoInPast, .holdExpired,
+            .cannotModifyCancelled, .versionMismatch, .nothingToUndo, .undoConflict, .undoInPast, .nothingToRedo,
+            .holdExpired,
             .tooManyHolds, .cannotConfirmWaitlisted, .cursorExpired, .calendarNotFound, .keySettled:
             .refused
         case .unauthorized, .forbidden:
@@ -113,8 +115,9 @@ extension ReservationError {
         case .invalidNote, .noteWithNUL: .invalidNote
         case .nothingToModify: .invalidRequest
         case .nothingToUndo: .nothingToUndo
-        case .undoConflict: .undoConflict
-        case .undoInPast: .undoInPast
+        case .undoConflict, .redoConflict: .undoConflict
+        case .undoInPast, .redoInPast: .undoInPast
+        case .nothingToRedo: .nothingToRedo
         case .invalidDays: .invalidDays
         case .invalidRequestField, .invalidSeries: .invalidRequest
         case .batchRejected: .batchRejected

@@ -3,7 +3,7 @@ import Hummingbird
 import ReservationCore
 import ReservationStorage
 
-/// `GET /history` (the user's changes, newest first), `POST /undo`, and `POST /settle`
+/// `GET /history` (the user's changes, newest first), `POST /undo`, `POST /redo`, and `POST /settle`
 /// (what became of a change whose answer was lost).
 struct HistoryController: Sendable {
     let backend: RouteBackend
@@ -12,6 +12,7 @@ struct HistoryController: Sendable {
         RouteCollection(context: AuthenticatedContext.self)
             .get("/history", use: history)
             .post("/undo", use: undo)
+            .post("/redo", use: redo)
             .post("/settle", use: settle)
     }
 
@@ -50,6 +51,16 @@ struct HistoryController: Sendable {
         let body = try await RouteBackend.body(of: request, upTo: ReservationRoutes.bodyLimit)
         return try await backend.keyedChange(
             request, body: body, user: context.user, rule: { try await Booking.undo(now: at, in: $0) },
+            answer: { (.ok, [UInt8]($0.json.encoded())) })
+    }
+
+    /// `POST /redo`: takes back the user's newest undo while nothing else changed since, in
+    /// one transaction (`Booking.redo`), keyed as `POST /undo`; answers `{"redid": undo, "changes": [...]}`.
+    @Sendable func redo(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let at = backend.now()
+        let body = try await RouteBackend.body(of: request, upTo: ReservationRoutes.bodyLimit)
+        return try await backend.keyedChange(
+            request, body: body, user: context.user, rule: { try await Booking.redo(now: at, in: $0) },
             answer: { (.ok, [UInt8]($0.json.encoded())) })
     }
 }

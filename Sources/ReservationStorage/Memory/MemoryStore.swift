@@ -216,6 +216,8 @@ final class MemoryTransaction: BookingTransaction {
     }
 
     func commandToUndo() async throws -> [HistoryEntry] { Undo.lastCommand(in: data.history[user] ?? []) }
+
+    func undosSinceLastCommand() async throws -> [HistoryEntry] { data.history[user] ?? [] }
 }
 
 extension TokenStore {

@@ -441,6 +441,13 @@ struct PostgresTransaction: BookingTransaction {
         }
     }
 
+    func undosSinceLastCommand() async throws -> [HistoryEntry] {
+        var binds = PostgresBindings()
+        binds.append(user.rawValue)
+        let query = PostgresQuery(unsafeSQL: SharedSQL.undosSinceLastCommand(user: "$1"), binds: binds)
+        return try await run(query).map { row in try HistoryEntry(stored: try row.decode(String.self), user: nil) }
+    }
+
     /// A row of `ReservationRow.columns` from column `first`, mapped in the catalog.
     private func stored(_ row: PostgresRow, from first: Int = 0) throws -> StoredReservation {
         StoredReservation(try PostgresStore.record(row, from: first), catalog: catalog)

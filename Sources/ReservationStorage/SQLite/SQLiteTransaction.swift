@@ -238,6 +238,12 @@ struct SQLiteTransaction: BookingTransaction {
         }
     }
 
+    func undosSinceLastCommand() async throws -> [HistoryEntry] {
+        try await db.query(SharedSQL.undosSinceLastCommand(user: "?1"), [userID]).map { row in
+            try HistoryEntry(stored: row.column("entry")?.string, user: nil)
+        }
+    }
+
     /// A row of `ReservationRow.columns`, mapped in the catalog.
     private func stored(_ row: SQLiteRow) throws -> StoredReservation {
         StoredReservation(try SQLiteStore.record(row), catalog: catalog)

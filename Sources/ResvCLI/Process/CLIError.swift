@@ -57,8 +57,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
     case pastDate(String, moving: String?)
     /// A store named by hand (flag, environment, config file) in a folder that does not exist.
     case noStoreFolder(String, folder: String, from: String)
-    /// `undo` would take back places that are taken now (the capacity refusal's words).
-    case undoRefused(String)
+    /// `undo` (`redo`) would take back places that are taken now (the capacity refusal's words).
+    case undoRefused(String, redo: Bool = false)
     /// A profile (`--profile`, RESV_PROFILE, the config file's `"profile"`) the config file does not have.
     case unknownProfile(String, String, known: [String])
 
@@ -91,8 +91,10 @@ public enum CLIError: Error, Sendable, LocalizedError {
         case .noStoreFolder(let path, let folder, let source):
             "the store \(path.quoted()) (\(source)) is in no folder: \(folder.quoted()) does not exist; "
                 + "create it first (mkdir -p) or check the path"
-        case .undoRefused(let full):
+        case .undoRefused(let full, false):
             "cannot undo your last command: the places it would take back are taken now (\(full)); nothing changed"
+        case .undoRefused(let full, true):
+            "cannot redo your last undo: the places it would take back are taken now (\(full)); nothing changed"
         case .pastDate(let shown, nil):
             "\(shown) is in the past: a new reservation needs a future date"
         case .pastDate(let shown, let id?):

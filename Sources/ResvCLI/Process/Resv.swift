@@ -27,14 +27,15 @@ public struct Resv: ParsableCommand {
             subcommand: resv --profile work list. Data goes to stdout, messages to stderr; --json and --format \
             ndjson print stable JSON for scripts, --jq EXPR runs it through jq, --format csv CSV and --format ics \
             an iCalendar file. \
-            Every change is kept in a history ('resv log'), and 'resv undo' takes back the last \
-            command that changed reservations (on a server, your own). \
+            Every change is kept in a history ('resv log'), 'resv undo' takes back the last \
+            command that changed reservations (on a server, your own), and 'resv redo' takes back the \
+            last undo. \
             Exit codes: \(Reference.exitCodeSummary).
             """,
         version: version,
         subcommands: [
             ListCommand.self, ReserveCommand.self, CancelCommand.self, ConfirmCommand.self, ModifyCommand.self,
-            LogCommand.self, UndoCommand.self, ShowCommand.self, WatchCommand.self, WaitCommand.self,
+            LogCommand.self, UndoCommand.self, RedoCommand.self, ShowCommand.self, WatchCommand.self, WaitCommand.self,
             AvailabilityCommand.self, FetchCommand.self, LandmarksCommand.self, ConfigCommand.self, ReplCommand.self,
             WhoamiCommand.self, LoginCommand.self, LogoutCommand.self, SyncCommand.self, OutboxCommand.self,
             CalendarCommand.self, ImportCommand.self,
