@@ -143,7 +143,7 @@ public struct ServerStore: Sendable {
 
 extension ServerStore {
     /// Runs a rule in one write transaction of the user's (see `transact`), or
-    /// in the group of the one day it books (`grouped`, see `transactDay`).
+    /// in the group of the one day it books (`grouped`, see `DayGrouping.transactDay`).
     public func transaction<Value: Sendable>(
         _ user: UserID, catalog: LandmarkCatalog, key: IdempotencyKey? = nil,
         grouped: (day: BookingDay, groups: DayGroups)? = nil,

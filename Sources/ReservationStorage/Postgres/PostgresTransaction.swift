@@ -340,7 +340,7 @@ struct PostgresTransaction: BookingTransaction {
     /// the calendar's date follows the order of commits. In the same statement
     /// (one round trip once the owners' rows are locked): the new reservations
     /// `created` (a group's, of any users) inserted, the answers of keyed
-    /// requests kept, and the owners notified on `channel` (`PostgresStore.listen`), at commit.
+    /// requests kept, and the owners notified on `channel` (`PostgresEngine.listen`), at commit.
     func finish(
         inserting created: [(owner: UserID, reservation: Reservation)],
         keeping answers: [(user: UserID, key: IdempotencyKey, response: StoredResponse)], notifying channel: String?,
