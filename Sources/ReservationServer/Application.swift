@@ -51,10 +51,10 @@ func buildRouter(
     let feeds = router.group().add(middleware: DatabaseGate(reachability: store.reachability))
     if let limiter { feeds.add(middleware: RateLimitMiddleware.perCalendar(limiter)) }
     feeds.addRoutes(calendars.endpoints)
-    let groups = store.transactDay.flatMap { transactDay in
+    let groups = store.dayGrouping.flatMap { engine in
         options.groupCommit
             ? DayGroups(limits: options.dayGroups, clock: options.waitClock) {
-                try await transactDay($0, catalog, $1, $2)
+                try await engine.transactDay($0, catalog, $1, $2)
             }
             : nil
     }
@@ -87,7 +87,10 @@ public func buildApplication(
             HoldSweep(
                 store: store, catalog: catalog, interval: options.holdSweepInterval, logger: logger, now: now,
                 lists: lists),
-        ] + (store.listen.map { [ChangeListener(listen: $0, signal: store.signal, logger: logger)] } ?? [])
+        ]
+            + (store.listener.map { engine in
+                [ChangeListener(listen: { try await engine.listen() }, signal: store.signal, logger: logger)]
+            } ?? [])
             + (store.reachability.probe.map {
                 [DatabaseProbe(probe: $0, reachability: store.reachability, logger: logger)]
             } ?? [])

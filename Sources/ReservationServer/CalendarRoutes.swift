@@ -55,7 +55,7 @@ struct CalendarRoutes: Sendable {
     /// The feed, or 304 when the subscriber's copy is current.
     @Sendable func feed(_ request: Request, context: ServerContext) async throws -> Response {
         let secret = context.parameters.get("secret") ?? ""
-        guard CalendarStore.isWellFormed(secret), let owner = try await store.calendars.owner(secret) else {
+        guard CalendarSecret.isWellFormed(secret), let owner = try await store.calendars.owner(secret) else {
             throw APIError.calendarNotFound
         }
         let now = now()

@@ -10,56 +10,6 @@ public struct CalendarSecret: Sendable, Hashable {
     public var secret: String
     /// Whole seconds: the subscription's `Last-Modified` while the user has no reservations.
     public var createdAt: Date
-}
-
-/// Whose calendar a secret opens, when the secret was made, and when the user's
-/// newest change committed (`CommitTime`; nil before the first).
-public struct CalendarOwner: Sendable, Hashable {
-    public var user: UserID
-    public var createdAt: Date
-    public var changedAt: Date?
-}
-
-/// When each user's newest change committed (`users.changed_at`), for the
-/// calendar feed's `Last-Modified` (docs/contracts.md, "Calendar subscriptions"):
-/// every write transaction that adds to a user's history moves it on as it
-/// commits, in commit order, by a second at least. A change stamps its
-/// reservation with the time its request came (`updatedAt`), which may be
-/// before that of a change that committed first while this one waited for a
-/// lock; this date is later for every later commit, whatever the stamps and
-/// the instances' clocks say, so a feed whose bytes changed is never dated at
-/// or before an older copy. A user committing more than once a second runs it
-/// ahead of the clock for a while (the feed never dates itself after now).
-public enum CommitTime {
-    /// The date a commit records after `previous` (the user's last, nil for none):
-    /// the clock's whole second, unless that is not after `previous`, then the second after it.
-    public static func next(after previous: Date?, at now: Date) -> Date {
-        let second = Timestamp.whole(now)
-        guard let previous else { return second }
-        return max(second, Timestamp.whole(previous).addingTimeInterval(1))
-    }
-}
-
-/// The calendar secrets, per engine (`ServerStore.calendars`), as `TokenStore`
-/// is for tokens. A secret is the only key to a read-only feed of one user's
-/// reservations. It is kept as given, not hashed like a token: `resv calendar
-/// url` prints the same address again, and whoever can read the table can read
-/// the reservations the feed shows anyway. Never logged.
-public struct CalendarStore: Sendable {
-    /// The user's secret; when there is none, one is made and kept if `make`, else nil.
-    public var secret: @Sendable (UserID, _ make: Bool) async throws -> CalendarSecret?
-    /// Replaces the user's secret with a new one (made if there was none): the
-    /// old one opens nothing from the moment this returns.
-    public var reset: @Sendable (UserID) async throws -> CalendarSecret
-    /// Whose secret this is; nil for none.
-    public var owner: @Sendable (_ secret: String) async throws -> CalendarOwner?
-
-    /// A store without calendars: every call throws.
-    public static let unavailable = CalendarStore(
-        secret: { _, _ in throw DatabaseError.corruptRow("this store keeps no calendars") },
-        reset: { _ in throw DatabaseError.corruptRow("this store keeps no calendars") },
-        owner: { _ in throw DatabaseError.corruptRow("this store keeps no calendars") }
-    )
 
     /// A new secret: 32 bytes of the system's cryptographic generator, base64url without padding (43 characters).
     public static func newSecret() -> String {
@@ -91,6 +41,34 @@ public struct CalendarStore: Sendable {
     }
 }
 
+/// Whose calendar a secret opens, when the secret was made, and when the user's
+/// newest change committed (`CommitTime`; nil before the first).
+public struct CalendarOwner: Sendable, Hashable {
+    public var user: UserID
+    public var createdAt: Date
+    public var changedAt: Date?
+}
+
+/// When each user's newest change committed (`users.changed_at`), for the
+/// calendar feed's `Last-Modified` (docs/contracts.md, "Calendar subscriptions"):
+/// every write transaction that adds to a user's history moves it on as it
+/// commits, in commit order, by a second at least. A change stamps its
+/// reservation with the time its request came (`updatedAt`), which may be
+/// before that of a change that committed first while this one waited for a
+/// lock; this date is later for every later commit, whatever the stamps and
+/// the instances' clocks say, so a feed whose bytes changed is never dated at
+/// or before an older copy. A user committing more than once a second runs it
+/// ahead of the clock for a while (the feed never dates itself after now).
+public enum CommitTime {
+    /// The date a commit records after `previous` (the user's last, nil for none):
+    /// the clock's whole second, unless that is not after `previous`, then the second after it.
+    public static func next(after previous: Date?, at now: Date) -> Date {
+        let second = Timestamp.whole(now)
+        guard let previous else { return second }
+        return max(second, Timestamp.whole(previous).addingTimeInterval(1))
+    }
+}
+
 extension ServerStore {
     /// The user's calendar secret, made when absent if `make`.
     public func calendarSecret(_ user: UserID, make: Bool) async throws -> String? {
@@ -108,165 +86,132 @@ extension ServerStore {
     }
 }
 
-extension CalendarStore {
-    /// SQLite: reads on the readers, writes through the one writer.
-    static func sqlite(
-        writer: SQLiteWriter, reader: @escaping @Sendable () -> SQLiteConnection, now: @escaping @Sendable () -> Date
-    ) -> CalendarStore {
-        @Sendable func kept(_ user: UserID, on db: SQLiteConnection) async throws -> CalendarSecret? {
-            guard
-                let row = try await db.query(
-                    "SELECT secret, created_at FROM calendars WHERE user_id = ?", [.integer(Int(user.rawValue))]
-                ).first
-            else { return nil }
-            guard let secret = row.column("secret")?.string, let created = row.column("created_at")?.double else {
-                throw DatabaseError.corruptRow("a calendar without a secret or a creation date")
+/// SQLite's calendars: reads on the readers, writes through the one writer.
+struct SQLiteCalendars: CalendarStore {
+    let writer: SQLiteWriter
+    let readers: SQLiteReaders
+    let now: @Sendable () -> Date
+
+    private func reader() -> SQLiteConnection { readers.next() }
+
+    private func kept(_ user: UserID, on db: SQLiteConnection) async throws -> CalendarSecret? {
+        guard
+            let row = try await db.query(
+                "SELECT secret, created_at FROM calendars WHERE user_id = ?", [.integer(Int(user.rawValue))]
+            ).first
+        else { return nil }
+        guard let secret = row.column("secret")?.string, let created = row.column("created_at")?.double else {
+            throw DatabaseError.corruptRow("a calendar without a secret or a creation date")
+        }
+        return CalendarSecret(secret: secret, createdAt: Date(timeIntervalSince1970: created))
+    }
+
+    func secret(_ user: UserID, _ make: Bool) async throws -> CalendarSecret? {
+        if let found = try await kept(user, on: reader()) { return found }
+        guard make else { return nil }
+        return try await writer.perform { db in
+            // Another request may have made one meanwhile: the first one made stays.
+            _ = try await db.query(
+                "INSERT INTO calendars (user_id, secret, created_at) VALUES (?, ?, ?) ON CONFLICT (user_id) DO NOTHING",
+                [
+                    .integer(Int(user.rawValue)), .text(CalendarSecret.newSecret()),
+                    .float(Timestamp.whole(now()).timeIntervalSince1970),
+                ])
+            guard let made = try await kept(user, on: db) else {
+                throw DatabaseError.corruptRow("the calendar of user \(user) vanished")
             }
+            return made
+        }
+    }
+
+    func reset(_ user: UserID) async throws -> CalendarSecret {
+        let made = CalendarSecret(secret: CalendarSecret.newSecret(), createdAt: Timestamp.whole(now()))
+        _ = try await writer.perform { db in
+            try await db.query(
+                """
+                INSERT INTO calendars (user_id, secret, created_at) VALUES (?, ?, ?)
+                ON CONFLICT (user_id) DO UPDATE SET secret = excluded.secret, created_at = excluded.created_at
+                """,
+                [
+                    .integer(Int(user.rawValue)), .text(made.secret),
+                    .float(made.createdAt.timeIntervalSince1970),
+                ])
+        }
+        return made
+    }
+
+    func owner(_ secret: String) async throws -> CalendarOwner? {
+        guard
+            let row = try await reader().query(
+                """
+                SELECT c.user_id, c.created_at, u.changed_at FROM calendars c JOIN users u ON u.id = c.user_id
+                WHERE c.secret = ?
+                """, [.text(secret)]
+            ).first
+        else { return nil }
+        guard let user = row.column("user_id")?.integer, let created = row.column("created_at")?.double else {
+            throw DatabaseError.corruptRow("a calendar without a user or a creation date")
+        }
+        return CalendarOwner(
+            user: UserID(Int64(user)), createdAt: Date(timeIntervalSince1970: created),
+            changedAt: row.column("changed_at")?.double.map(Date.init(timeIntervalSince1970:)))
+    }
+}
+
+/// PostgreSQL's calendars: every call one statement on the pool.
+struct PostgresCalendars: CalendarStore {
+    let cluster: PostgresCluster
+    let logger: Logger
+    let now: @Sendable () -> Date
+
+    private func kept(_ user: UserID) async throws -> CalendarSecret? {
+        try await cluster.client.query(
+            "SELECT secret, created_at FROM calendars WHERE user_id = \(user.rawValue)", logger: logger
+        ).collect().first.map { row in
+            let (secret, created) = try row.decode((String, Double).self)
             return CalendarSecret(secret: secret, createdAt: Date(timeIntervalSince1970: created))
         }
-        return CalendarStore(
-            secret: { user, make in
-                if let found = try await kept(user, on: reader()) { return found }
-                guard make else { return nil }
-                return try await writer.perform { db in
-                    // Another request may have made one meanwhile: the first one made stays.
-                    _ = try await db.query(
-                        "INSERT INTO calendars (user_id, secret, created_at) VALUES (?, ?, ?) ON CONFLICT (user_id) DO NOTHING",
-                        [
-                            .integer(Int(user.rawValue)), .text(CalendarStore.newSecret()),
-                            .float(Timestamp.whole(now()).timeIntervalSince1970),
-                        ])
-                    guard let made = try await kept(user, on: db) else {
-                        throw DatabaseError.corruptRow("the calendar of user \(user) vanished")
-                    }
-                    return made
-                }
-            },
-            reset: { user in
-                let made = CalendarSecret(secret: CalendarStore.newSecret(), createdAt: Timestamp.whole(now()))
-                _ = try await writer.perform { db in
-                    try await db.query(
-                        """
-                        INSERT INTO calendars (user_id, secret, created_at) VALUES (?, ?, ?)
-                        ON CONFLICT (user_id) DO UPDATE SET secret = excluded.secret, created_at = excluded.created_at
-                        """,
-                        [
-                            .integer(Int(user.rawValue)), .text(made.secret),
-                            .float(made.createdAt.timeIntervalSince1970),
-                        ])
-                }
-                return made
-            },
-            owner: { secret in
-                guard
-                    let row = try await reader().query(
-                        """
-                        SELECT c.user_id, c.created_at, u.changed_at FROM calendars c JOIN users u ON u.id = c.user_id
-                        WHERE c.secret = ?
-                        """, [.text(secret)]
-                    ).first
-                else { return nil }
-                guard let user = row.column("user_id")?.integer, let created = row.column("created_at")?.double else {
-                    throw DatabaseError.corruptRow("a calendar without a user or a creation date")
-                }
-                return CalendarOwner(
-                    user: UserID(Int64(user)), createdAt: Date(timeIntervalSince1970: created),
-                    changedAt: row.column("changed_at")?.double.map(Date.init(timeIntervalSince1970:)))
-            }
-        )
     }
 
-    /// PostgreSQL: every call one statement on the pool.
-    static func postgres(_ cluster: PostgresCluster, logger: Logger, now: @escaping @Sendable () -> Date)
-        -> CalendarStore
-    {
-        @Sendable func kept(_ user: UserID) async throws -> CalendarSecret? {
-            try await cluster.client.query(
-                "SELECT secret, created_at FROM calendars WHERE user_id = \(user.rawValue)", logger: logger
-            ).collect().first.map { row in
-                let (secret, created) = try row.decode((String, Double).self)
-                return CalendarSecret(secret: secret, createdAt: Date(timeIntervalSince1970: created))
-            }
+    func secret(_ user: UserID, _ make: Bool) async throws -> CalendarSecret? {
+        if let found = try await kept(user) { return found }
+        guard make else { return nil }
+        let secret = CalendarSecret.newSecret()
+        let created = Timestamp.whole(now()).timeIntervalSince1970
+        // Another request may have made one meanwhile: the first one made stays.
+        try await cluster.client.query(
+            """
+            INSERT INTO calendars (user_id, secret, created_at) VALUES (\(user.rawValue), \(secret), \(created))
+            ON CONFLICT (user_id) DO NOTHING
+            """, logger: logger)
+        guard let made = try await kept(user) else {
+            throw DatabaseError.corruptRow("the calendar of user \(user) vanished")
         }
-        return CalendarStore(
-            secret: { user, make in
-                if let found = try await kept(user) { return found }
-                guard make else { return nil }
-                let secret = CalendarStore.newSecret()
-                let created = Timestamp.whole(now()).timeIntervalSince1970
-                // Another request may have made one meanwhile: the first one made stays.
-                try await cluster.client.query(
-                    """
-                    INSERT INTO calendars (user_id, secret, created_at) VALUES (\(user.rawValue), \(secret), \(created))
-                    ON CONFLICT (user_id) DO NOTHING
-                    """, logger: logger)
-                guard let made = try await kept(user) else {
-                    throw DatabaseError.corruptRow("the calendar of user \(user) vanished")
-                }
-                return made
-            },
-            reset: { user in
-                let made = CalendarSecret(secret: CalendarStore.newSecret(), createdAt: Timestamp.whole(now()))
-                let created = made.createdAt.timeIntervalSince1970
-                try await cluster.client.query(
-                    """
-                    INSERT INTO calendars (user_id, secret, created_at) VALUES (\(user.rawValue), \(made.secret), \(created))
-                    ON CONFLICT (user_id) DO UPDATE SET secret = excluded.secret, created_at = excluded.created_at
-                    """, logger: logger)
-                return made
-            },
-            owner: { secret in
-                try await cluster.client.query(
-                    """
-                    SELECT c.user_id, c.created_at, u.changed_at FROM calendars c JOIN users u ON u.id = c.user_id
-                    WHERE c.secret = \(secret)
-                    """, logger: logger
-                ).collect().first.map { row in
-                    let (user, created, changed) = try row.decode((Int64, Double, Double?).self)
-                    return CalendarOwner(
-                        user: UserID(user), createdAt: Date(timeIntervalSince1970: created),
-                        changedAt: changed.map(Date.init(timeIntervalSince1970:)))
-                }
-            }
-        )
+        return made
     }
 
-    /// The memory engine's.
-    static func memory(_ state: MemoryState, now: @escaping @Sendable () -> Date) -> CalendarStore {
-        CalendarStore(
-            secret: { user, make in
-                state.withLock { data in
-                    if let found = data.calendars[user] { return found }
-                    guard make else { return nil }
-                    let made = CalendarSecret(secret: CalendarStore.newSecret(), createdAt: Timestamp.whole(now()))
-                    data.calendars[user] = made
-                    return made
-                }
-            },
-            reset: { user in
-                state.withLock { data in
-                    let made = CalendarSecret(secret: CalendarStore.newSecret(), createdAt: Timestamp.whole(now()))
-                    data.calendars[user] = made
-                    return made
-                }
-            },
-            owner: { secret in
-                state.withLock { data in
-                    data.calendars.first { $0.value.secret == secret }.map {
-                        CalendarOwner(user: $0.key, createdAt: $0.value.createdAt, changedAt: data.changedAt[$0.key])
-                    }
-                }
-            }
-        )
+    func reset(_ user: UserID) async throws -> CalendarSecret {
+        let made = CalendarSecret(secret: CalendarSecret.newSecret(), createdAt: Timestamp.whole(now()))
+        let created = made.createdAt.timeIntervalSince1970
+        try await cluster.client.query(
+            """
+            INSERT INTO calendars (user_id, secret, created_at) VALUES (\(user.rawValue), \(made.secret), \(created))
+            ON CONFLICT (user_id) DO UPDATE SET secret = excluded.secret, created_at = excluded.created_at
+            """, logger: logger)
+        return made
     }
 
-    /// The calls `abandonable`, as `ServerStore.abandoningOnCancel`'s.
-    func abandoningOnCancel() -> CalendarStore {
-        let (secret, reset, owner) = (secret, reset, owner)
-        return CalendarStore(
-            secret: { user, make in try await abandonable { try await secret(user, make) } },
-            reset: { user in try await abandonable { try await reset(user) } },
-            owner: { text in try await abandonable { try await owner(text) } }
-        )
+    func owner(_ secret: String) async throws -> CalendarOwner? {
+        try await cluster.client.query(
+            """
+            SELECT c.user_id, c.created_at, u.changed_at FROM calendars c JOIN users u ON u.id = c.user_id
+            WHERE c.secret = \(secret)
+            """, logger: logger
+        ).collect().first.map { row in
+            let (user, created, changed) = try row.decode((Int64, Double, Double?).self)
+            return CalendarOwner(
+                user: UserID(user), createdAt: Date(timeIntervalSince1970: created),
+                changedAt: changed.map(Date.init(timeIntervalSince1970:)))
+        }
     }
 }

@@ -87,25 +87,7 @@ enum Schema {
                 ]
             ),
             // Every change from version 4 on; `entry` is the change as `resv log --json` shows it.
-            (
-                4,
-                [
-                    """
-                    CREATE TABLE IF NOT EXISTS history (
-                        seq \(d.serial),
-                        user_id \(d.integer) NOT NULL REFERENCES users (id),
-                        reservation_id TEXT NOT NULL,
-                        command TEXT NOT NULL,
-                        change TEXT NOT NULL,
-                        undoes TEXT,
-                        entry TEXT NOT NULL)
-                    """,
-                    "CREATE INDEX IF NOT EXISTS history_by_user ON history (user_id, seq)",
-                    "CREATE INDEX IF NOT EXISTS history_by_reservation ON history (reservation_id, seq)",
-                    "CREATE INDEX IF NOT EXISTS history_by_command ON history (command)",
-                    "CREATE INDEX IF NOT EXISTS history_by_undone ON history (undoes) WHERE undoes IS NOT NULL",
-                ]
-            ),
+            (4, historyTable(d)),
             // Holds and waitlists: three statuses more, a hold's end, a place on a list.
             (5, holdsAndWaitlists(d)),
             // The change feed: the key its cursors are signed with, the same for every instance.
@@ -123,17 +105,7 @@ enum Schema {
             // Calendar subscriptions: one secret per user, the capability in `GET /calendar/{secret}.ics`.
             // Kept as given, not hashed (unlike tokens): `resv calendar url` prints the same address
             // again, and whoever reads this table reads the reservations it would show anyway.
-            (
-                8,
-                [
-                    """
-                    CREATE TABLE IF NOT EXISTS calendars (
-                        user_id \(d.integer) PRIMARY KEY REFERENCES users (id),
-                        secret TEXT NOT NULL UNIQUE,
-                        created_at \(d.real) NOT NULL)
-                    """
-                ]
-            ),
+            (8, calendarSecrets(d)),
             // Series (`reserve --every`): the series a reservation was booked in, set once.
             (9, ["ALTER TABLE reservations \(d.addColumn) series TEXT"]),
             (10, d == .postgres ? dayCounts : []),
@@ -145,17 +117,51 @@ enum Schema {
             // when each user's newest change committed, moved on by every write that adds to their
             // history (`CommitTime`). Before, the newest change a user's reservations show, as the
             // feed's date was then.
-            (
-                12,
-                [
-                    "ALTER TABLE users \(d.addColumn) changed_at \(d.real)",
-                    """
-                    UPDATE users SET changed_at = (
-                        SELECT MAX(COALESCE(updated_at, created_at)) FROM reservations WHERE reservations.user_id = users.id)
-                    WHERE changed_at IS NULL
-                    """,
-                ]
-            ),
+            (12, commitTimes(d)),
+        ]
+    }
+
+    /// Version 4: every change from then on, in `history`.
+    private static func historyTable(_ d: Dialect) -> [String] {
+        [
+            """
+            CREATE TABLE IF NOT EXISTS history (
+                seq \(d.serial),
+                user_id \(d.integer) NOT NULL REFERENCES users (id),
+                reservation_id TEXT NOT NULL,
+                command TEXT NOT NULL,
+                change TEXT NOT NULL,
+                undoes TEXT,
+                entry TEXT NOT NULL)
+            """,
+            "CREATE INDEX IF NOT EXISTS history_by_user ON history (user_id, seq)",
+            "CREATE INDEX IF NOT EXISTS history_by_reservation ON history (reservation_id, seq)",
+            "CREATE INDEX IF NOT EXISTS history_by_command ON history (command)",
+            "CREATE INDEX IF NOT EXISTS history_by_undone ON history (undoes) WHERE undoes IS NOT NULL",
+        ]
+    }
+
+    /// Version 8: the calendar subscriptions' secrets, one per user.
+    private static func calendarSecrets(_ d: Dialect) -> [String] {
+        [
+            """
+            CREATE TABLE IF NOT EXISTS calendars (
+                user_id \(d.integer) PRIMARY KEY REFERENCES users (id),
+                secret TEXT NOT NULL UNIQUE,
+                created_at \(d.real) NOT NULL)
+            """
+        ]
+    }
+
+    /// Version 12: when each user's newest change committed (`CommitTime`).
+    private static func commitTimes(_ d: Dialect) -> [String] {
+        [
+            "ALTER TABLE users \(d.addColumn) changed_at \(d.real)",
+            """
+            UPDATE users SET changed_at = (
+                SELECT MAX(COALESCE(updated_at, created_at)) FROM reservations WHERE reservations.user_id = users.id)
+            WHERE changed_at IS NULL
+            """,
         ]
     }
 

@@ -46,86 +46,104 @@ public enum Written<Value: Sendable>: Sendable {
     case replay(StoredResponse)
 }
 
-/// The server's storage, one value per database: a struct of closures with a
-/// factory per engine (`SQLiteStore.open`, `PostgresStore.open`), like the
-/// client's `ReservationService`. It stores; the rules are `Booking`'s, run
-/// inside `transaction`. Every closure is scoped to one user, except the token calls.
+/// The server's storage, one value per database: its engine (a type per
+/// database, `StorageEngine`, made by `SQLiteStore.open`, `PostgresStore.open`,
+/// `MemoryStore.open`), its token and calendar stores, and the parts every
+/// engine shares (the change signal, the cursor key, the probe). It stores; the
+/// rules are `Booking`'s, run inside `transaction`. Each operation is the
+/// engine's method of the same name (see `StorageEngine` for what each does).
 public struct ServerStore: Sendable {
     /// The work of one write transaction: a `Booking` rule over the engine's
     /// transaction, and the answer to keep for an idempotency key.
     public typealias Work =
         @Sendable (any BookingTransaction) async throws -> (value: any Sendable, keep: StoredResponse?)
 
+    /// The engine every operation is run by.
+    public var engine: any StorageEngine
     /// True when this process is the only writer (an SQLite file under its
     /// server lock), so reads may be cached between this process's writes.
     public var exclusive: Bool = false
-    /// The user's reservations as stored, by date.
-    public var list: @Sendable (UserID) async throws -> [ReservationApiModel]
-    public var get: @Sendable (UserID, Reservation.ID) async throws -> ReservationApiModel?
-    /// Date and party size of every user's reservations at a landmark in [from, to) that take places at `now`.
-    public var parties:
-        @Sendable (Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws -> [(date: Date, partySize: Int)]
-    /// The ids on each day's waitlist (every user's), in the list's order: a read, for positions.
-    public var waitlists: @Sendable ([BookingDay]) async throws -> [BookingDay: [String]]
-    /// The response kept for this user's key, if any (a read; `transaction` checks again under the key's lock).
-    public var storedResponse: @Sendable (UserID, _ key: String) async throws -> StoredResponse?
-    /// Runs `work` in one write transaction of the user's, with the catalog
-    /// records are mapped in: all of it lands, or nothing (a refusal rolls
-    /// back). With an idempotency key: a replay when the key was used before,
-    /// else the answer `work` gives to keep is kept for it in the same transaction.
-    public var transact:
-        @Sendable (UserID, LandmarkCatalog, IdempotencyKey?, _ work: @escaping Work) async throws -> Written<
-            any Sendable
-        >
-    /// Runs several users' `work`s on one landmark-day in one write transaction
-    /// (group commit, `DayGroups`): the day locked and settled once, each work
-    /// run in order against the day as the ones before it left it, each with its
-    /// own outcome (a refusal leaves nothing of its own), all accepted written and
-    /// committed together. Nil for an engine that runs one write at a time anyway.
-    /// `more` gives the requests that arrived since (once the day is locked:
-    /// a group grows while it waits for the day); an outcome of nil is a
-    /// request that could not join (a lock of its own held elsewhere), to wait
-    /// for the next group.
-    public var transactDay:
-        (
-            @Sendable (BookingDay, LandmarkCatalog, [DayRequest], _ more: @escaping @Sendable () -> [DayRequest])
-                async throws -> [DayOutcome?]
-        )?
-    /// The user's changes, newest first: every one, or one reservation's; the newest `limit` when given.
-    public var history: @Sendable (UserID, Reservation.ID?, _ limit: Int?) async throws -> [HistoryEntry]
-    /// Deletes idempotency keys older than the date; returns how many.
-    public var purgeKeys: @Sendable (_ olderThan: Date) async throws -> Int
-    public var close: @Sendable () async throws -> Void
     /// Creating, listing, revoking and checking tokens, and the health check.
-    public var tokens: TokenStore = .unavailable
+    public var tokens: any TokenStore
     /// Each user's calendar subscription secret (`GET /calendar/{secret}.ics`).
-    public var calendars: CalendarStore = .unavailable
+    public var calendars: any CalendarStore
     /// Rung after each commit with the users whose history grew: wakes `GET /changes`.
     public var signal = ChangeSignal()
     /// The key this database's feed cursors are signed with (kept in it: every instance has the same).
     public var cursorKey: [UInt8] = []
-    /// The user's changes numbered after `after`, oldest first, at most `limit`,
-    /// each with its number: 1, 2, 3… in the order they committed, so none can
-    /// still appear below a number served (the feed never skips; docs/feed.md).
-    public var changes:
-        @Sendable (UserID, _ after: Int64, _ limit: Int) async throws -> [(sequence: Int64, entry: HistoryEntry)] = {
-            _, _, _ in []
-        }
-    /// The number of the user's newest change; 0 when none.
-    public var newestChange: @Sendable (UserID) async throws -> Int64 = { _ in 0 }
-    /// The number of the user's newest change at or before `history.seq` value
-    /// `sequence`: what a cursor from before schema 7 (which carried `seq`) is now.
-    public var positionAfter: @Sendable (UserID, _ sequence: Int64) async throws -> Int64 = { $1 }
     /// Whether the database answered the newest probe (PostgreSQL's; see `Reachability`).
     public var reachability = Reachability()
-    /// Rings `signal` for other processes' commits until cancelled (PostgreSQL's
-    /// notifications); nil where this process is the only writer.
-    public var listen: (@Sendable () async throws -> Void)?
+
+    public init(
+        engine: any StorageEngine, tokens: any TokenStore, calendars: any CalendarStore, signal: ChangeSignal,
+        exclusive: Bool = false, cursorKey: [UInt8] = []
+    ) {
+        self.engine = engine
+        self.tokens = tokens
+        self.calendars = calendars
+        self.signal = signal
+        self.exclusive = exclusive
+        self.cursorKey = cursorKey
+    }
+
+    public func list(_ user: UserID) async throws -> [ReservationApiModel] { try await engine.list(user) }
+
+    public func get(_ user: UserID, _ id: Reservation.ID) async throws -> ReservationApiModel? {
+        try await engine.get(user, id)
+    }
+
+    public func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
+        -> [(date: Date, partySize: Int)]
+    {
+        try await engine.parties(landmark, from, to, now)
+    }
+
+    public func waitlists(_ days: [BookingDay]) async throws -> [BookingDay: [String]] {
+        try await engine.waitlists(days)
+    }
+
+    public func storedResponse(_ user: UserID, _ key: String) async throws -> StoredResponse? {
+        try await engine.storedResponse(user, key)
+    }
+
+    public func transact(_ user: UserID, _ catalog: LandmarkCatalog, _ key: IdempotencyKey?, _ work: @escaping Work)
+        async throws -> Written<any Sendable>
+    {
+        try await engine.transact(user, catalog, key, work)
+    }
+
+    /// The engine, when it decides a day's bookings in groups (`DayGrouping`);
+    /// nil for one that runs one write at a time anyway.
+    public var dayGrouping: (any DayGrouping)? { engine as? any DayGrouping }
+
+    public func history(_ user: UserID, _ id: Reservation.ID?, _ limit: Int?) async throws -> [HistoryEntry] {
+        try await engine.history(user, id, limit)
+    }
+
+    public func purgeKeys(_ olderThan: Date) async throws -> Int { try await engine.purgeKeys(olderThan) }
+
+    public func close() async throws { try await engine.close() }
+
+    public func changes(_ user: UserID, _ after: Int64, _ limit: Int) async throws
+        -> [(sequence: Int64, entry: HistoryEntry)]
+    {
+        try await engine.changes(user, after, limit)
+    }
+
+    public func newestChange(_ user: UserID) async throws -> Int64 { try await engine.newestChange(user) }
+
+    public func positionAfter(_ user: UserID, _ sequence: Int64) async throws -> Int64 {
+        try await engine.positionAfter(user, sequence)
+    }
+
+    /// The engine, when other processes write to its database (`ChangeListening`);
+    /// nil where this process is the only writer.
+    public var listener: (any ChangeListening)? { engine as? any ChangeListening }
 }
 
 extension ServerStore {
     /// Runs a rule in one write transaction of the user's (see `transact`), or
-    /// in the group of the one day it books (`grouped`, see `transactDay`).
+    /// in the group of the one day it books (`grouped`, see `DayGrouping.transactDay`).
     public func transaction<Value: Sendable>(
         _ user: UserID, catalog: LandmarkCatalog, key: IdempotencyKey? = nil,
         grouped: (day: BookingDay, groups: DayGroups)? = nil,

@@ -46,36 +46,9 @@ public struct NewToken: Sendable, Hashable {
     }
 }
 
-/// The token calls an operator and the authentication need, per engine
-/// (`ServerStore.tokens`). Tokens are kept only as their SHA-256.
-public struct TokenStore: Sendable {
-    /// Adds a token (by its hash) for its user, creating the user when new.
-    public var create: @Sendable (NewToken) async throws -> UserID
-    /// What a token hash grants, expired or not; nil when unknown or revoked.
-    public var grant: @Sendable (_ tokenHash: String) async throws -> TokenGrant?
-    /// Every token, by user name and then age.
-    public var list: @Sendable () async throws -> [TokenInfo]
-    /// Deletes the user `name`'s token of public id `id`, or every one of theirs
-    /// when `id` is nil; returns how many there were.
-    public var revoke: @Sendable (_ name: String, _ id: String?) async throws -> Int
-    /// Notes that the token was used at `date` (at most once a minute is kept).
-    public var touch: @Sendable (_ tokenHash: String, _ date: Date) async throws -> Void
-    /// A user's name.
-    public var name: @Sendable (UserID) async throws -> String?
-    /// A cheap query, for `/health`: throws when the database cannot answer.
-    public var ping: @Sendable () async throws -> Void
-
-    /// A store without token calls: every call throws.
-    public static let unavailable = TokenStore(
-        create: { _ in throw DatabaseError.corruptRow("this store keeps no tokens") },
-        grant: { _ in throw DatabaseError.corruptRow("this store keeps no tokens") },
-        list: { throw DatabaseError.corruptRow("this store keeps no tokens") },
-        revoke: { _, _ in throw DatabaseError.corruptRow("this store keeps no tokens") },
-        touch: { _, _ in throw DatabaseError.corruptRow("this store keeps no tokens") },
-        name: { _ in throw DatabaseError.corruptRow("this store keeps no tokens") },
-        ping: { throw DatabaseError.corruptRow("this store keeps no tokens") }
-    )
-
+/// What every engine's tokens share: the columns `list` reads, a stored
+/// scope read, how often a last use is written.
+enum TokenRows {
     /// A last use closer than this to the kept one is not written again.
     static let touchResolution: TimeInterval = 60
 
@@ -94,157 +67,170 @@ public struct TokenStore: Sendable {
     }
 }
 
-extension TokenStore {
-    /// SQLite: reads on the readers, writes through the one writer.
-    static func sqlite(
-        writer: SQLiteWriter, reader: @escaping @Sendable () -> SQLiteConnection, now: @escaping @Sendable () -> Date
-    ) -> TokenStore {
-        TokenStore(
-            create: { token in
-                try await writer.perform { db in
-                    let now = now().timeIntervalSince1970
-                    _ = try await db.query(
-                        "INSERT INTO users (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-                        [.text(token.name), .float(now)])
-                    guard
-                        let id = try await db.query("SELECT id FROM users WHERE name = ?", [.text(token.name)])
-                            .first?.column("id")?.integer
-                    else { throw DatabaseError.corruptRow("a user vanished") }
-                    _ = try await db.query(
-                        """
-                        INSERT INTO tokens (hash, user_id, created_at, expires_at, scope, public_id)
-                        VALUES (?, ?, ?, ?, ?, ?)
-                        """,
-                        [
-                            .text(token.hash), .integer(id), .float(now),
-                            token.expiresAt.map { .float($0.timeIntervalSince1970) } ?? .null,
-                            .text(token.scope.rawValue), .text(token.id),
-                        ])
-                    return UserID(Int64(id))
-                }
-            },
-            grant: { hash in
-                guard
-                    let row = try await reader().query(
-                        "SELECT user_id, scope, expires_at FROM tokens WHERE hash = ?", [.text(hash)]
-                    ).first, let user = row.column("user_id")?.integer
-                else { return nil }
-                return TokenGrant(
-                    user: UserID(Int64(user)), scope: try Self.scope(row.column("scope")?.string),
-                    expiresAt: row.column("expires_at")?.double.map(Date.init(timeIntervalSince1970:)))
-            },
-            list: {
-                try await reader().query(listQuery).map { row in
-                    guard let name = row.column("name")?.string, let created = row.column("created_at")?.double else {
-                        throw DatabaseError.corruptRow("a token without a user or a creation date")
-                    }
-                    return TokenInfo(
-                        id: row.column("public_id")?.string ?? "", user: name,
-                        scope: try Self.scope(row.column("scope")?.string),
-                        createdAt: Date(timeIntervalSince1970: created),
-                        lastUsedAt: row.column("last_used_at")?.double.map(Date.init(timeIntervalSince1970:)),
-                        expiresAt: row.column("expires_at")?.double.map(Date.init(timeIntervalSince1970:)))
-                }
-            },
-            revoke: { name, id in
-                try await writer.perform { db in
-                    try await db.query(
-                        """
-                        DELETE FROM tokens WHERE user_id IN (SELECT id FROM users WHERE name = ?)
-                        AND (? IS NULL OR public_id = ?) RETURNING user_id
-                        """,
-                        [.text(name), id.map(SQLiteData.text) ?? .null, id.map(SQLiteData.text) ?? .null]
-                    ).count
-                }
-            },
-            touch: { hash, date in
-                let at = date.timeIntervalSince1970
-                _ = try await writer.perform { db in
-                    try await db.query(
-                        "UPDATE tokens SET last_used_at = ? WHERE hash = ? AND (last_used_at IS NULL OR last_used_at < ?)",
-                        [.float(at), .text(hash), .float(at - TokenStore.touchResolution)])
-                }
-            },
-            name: { user in
-                try await reader().query("SELECT name FROM users WHERE id = ?", [.integer(Int(user.rawValue))])
-                    .first?.column("name")?.string
-            },
-            ping: {
-                _ = try await reader().query("SELECT 1")
-            }
-        )
+/// SQLite's tokens: reads on the readers, writes through the one writer.
+struct SQLiteTokens: TokenStore {
+    let writer: SQLiteWriter
+    let readers: SQLiteReaders
+    let now: @Sendable () -> Date
+
+    private func reader() -> SQLiteConnection { readers.next() }
+
+    func create(_ token: NewToken) async throws -> UserID {
+        try await writer.perform { db in
+            let now = now().timeIntervalSince1970
+            _ = try await db.query(
+                "INSERT INTO users (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                [.text(token.name), .float(now)])
+            guard
+                let id = try await db.query("SELECT id FROM users WHERE name = ?", [.text(token.name)])
+                    .first?.column("id")?.integer
+            else { throw DatabaseError.corruptRow("a user vanished") }
+            _ = try await db.query(
+                """
+                INSERT INTO tokens (hash, user_id, created_at, expires_at, scope, public_id)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(token.hash), .integer(id), .float(now),
+                    token.expiresAt.map { .float($0.timeIntervalSince1970) } ?? .null,
+                    .text(token.scope.rawValue), .text(token.id),
+                ])
+            return UserID(Int64(id))
+        }
     }
 
-    /// PostgreSQL: every call one statement or transaction on the pool.
-    static func postgres(_ cluster: PostgresCluster, logger: Logger, now: @escaping @Sendable () -> Date) -> TokenStore
-    {
-        TokenStore(
-            create: { token in
-                try await cluster.client.withTransaction(logger: logger) { db in
-                    let now = now().timeIntervalSince1970
-                    let expires = token.expiresAt?.timeIntervalSince1970
-                    try await db.run(
-                        "INSERT INTO users (name, created_at) VALUES (\(token.name), \(now)) ON CONFLICT (name) DO NOTHING",
-                        logger: logger)
-                    guard
-                        let id = try await db.query("SELECT id FROM users WHERE name = \(token.name)", logger: logger)
-                            .collect().first.map({ try $0.decode(Int64.self) })
-                    else { throw DatabaseError.corruptRow("a user vanished") }
-                    try await db.run(
-                        """
-                        INSERT INTO tokens (hash, user_id, created_at, expires_at, scope, public_id)
-                        VALUES (\(token.hash), \(id), \(now), \(expires), \(token.scope.rawValue), \(token.id))
-                        """,
-                        logger: logger)
-                    return UserID(id)
-                }
-            },
-            grant: { hash in
-                try await cluster.client.query(
-                    "SELECT user_id, scope, expires_at FROM tokens WHERE hash = \(hash)", logger: logger
-                )
-                .collect().first.map { row in
-                    let (user, scope, expires) = try row.decode((Int64, String, Double?).self)
-                    return TokenGrant(
-                        user: UserID(user), scope: try Self.scope(scope),
-                        expiresAt: expires.map(Date.init(timeIntervalSince1970:)))
-                }
-            },
-            list: {
-                try await cluster.client.query(PostgresQuery(unsafeSQL: listQuery), logger: logger).collect().map {
-                    let (id, name, scope, created, used, expires) = try $0.decode(
-                        (String?, String, String, Double, Double?, Double?).self)
-                    return TokenInfo(
-                        id: id ?? "", user: name, scope: try Self.scope(scope),
-                        createdAt: Date(timeIntervalSince1970: created),
-                        lastUsedAt: used.map(Date.init(timeIntervalSince1970:)),
-                        expiresAt: expires.map(Date.init(timeIntervalSince1970:)))
-                }
-            },
-            revoke: { name, id in
-                try await cluster.client.query(
-                    """
-                    DELETE FROM tokens WHERE user_id IN (SELECT id FROM users WHERE name = \(name))
-                    AND (\(id)::TEXT IS NULL OR public_id = \(id)) RETURNING user_id
-                    """,
-                    logger: logger
-                ).collect().count
-            },
-            touch: { hash, date in
-                let at = date.timeIntervalSince1970
-                let before = at - TokenStore.touchResolution
-                try await cluster.client.query(
-                    "UPDATE tokens SET last_used_at = \(at) WHERE hash = \(hash) AND (last_used_at IS NULL OR last_used_at < \(before))",
-                    logger: logger)
-            },
-            name: { user in
-                try await cluster.client.query("SELECT name FROM users WHERE id = \(user.rawValue)", logger: logger)
-                    .collect().first.map { try $0.decode(String.self) }
-            },
-            ping: {
-                try await cluster.client.query("SELECT 1", logger: logger)
+    func grant(_ hash: String) async throws -> TokenGrant? {
+        guard
+            let row = try await reader().query(
+                "SELECT user_id, scope, expires_at FROM tokens WHERE hash = ?", [.text(hash)]
+            ).first, let user = row.column("user_id")?.integer
+        else { return nil }
+        return TokenGrant(
+            user: UserID(Int64(user)), scope: try TokenRows.scope(row.column("scope")?.string),
+            expiresAt: row.column("expires_at")?.double.map(Date.init(timeIntervalSince1970:)))
+    }
+
+    func list() async throws -> [TokenInfo] {
+        try await reader().query(TokenRows.listQuery).map { row in
+            guard let name = row.column("name")?.string, let created = row.column("created_at")?.double else {
+                throw DatabaseError.corruptRow("a token without a user or a creation date")
             }
+            return TokenInfo(
+                id: row.column("public_id")?.string ?? "", user: name,
+                scope: try TokenRows.scope(row.column("scope")?.string),
+                createdAt: Date(timeIntervalSince1970: created),
+                lastUsedAt: row.column("last_used_at")?.double.map(Date.init(timeIntervalSince1970:)),
+                expiresAt: row.column("expires_at")?.double.map(Date.init(timeIntervalSince1970:)))
+        }
+    }
+
+    func revoke(_ name: String, _ id: String?) async throws -> Int {
+        try await writer.perform { db in
+            try await db.query(
+                """
+                DELETE FROM tokens WHERE user_id IN (SELECT id FROM users WHERE name = ?)
+                AND (? IS NULL OR public_id = ?) RETURNING user_id
+                """,
+                [.text(name), id.map(SQLiteData.text) ?? .null, id.map(SQLiteData.text) ?? .null]
+            ).count
+        }
+    }
+
+    func touch(_ hash: String, _ date: Date) async throws {
+        let at = date.timeIntervalSince1970
+        _ = try await writer.perform { db in
+            try await db.query(
+                "UPDATE tokens SET last_used_at = ? WHERE hash = ? AND (last_used_at IS NULL OR last_used_at < ?)",
+                [.float(at), .text(hash), .float(at - TokenRows.touchResolution)])
+        }
+    }
+
+    func name(_ user: UserID) async throws -> String? {
+        try await reader().query("SELECT name FROM users WHERE id = ?", [.integer(Int(user.rawValue))])
+            .first?.column("name")?.string
+    }
+
+    func ping() async throws {
+        _ = try await reader().query("SELECT 1")
+    }
+}
+
+/// PostgreSQL's tokens: every call one statement or transaction on the pool.
+struct PostgresTokens: TokenStore {
+    let cluster: PostgresCluster
+    let logger: Logger
+    let now: @Sendable () -> Date
+
+    func create(_ token: NewToken) async throws -> UserID {
+        try await cluster.client.withTransaction(logger: logger) { db in
+            let now = now().timeIntervalSince1970
+            let expires = token.expiresAt?.timeIntervalSince1970
+            try await db.run(
+                "INSERT INTO users (name, created_at) VALUES (\(token.name), \(now)) ON CONFLICT (name) DO NOTHING",
+                logger: logger)
+            guard
+                let id = try await db.query("SELECT id FROM users WHERE name = \(token.name)", logger: logger)
+                    .collect().first.map({ try $0.decode(Int64.self) })
+            else { throw DatabaseError.corruptRow("a user vanished") }
+            try await db.run(
+                """
+                INSERT INTO tokens (hash, user_id, created_at, expires_at, scope, public_id)
+                VALUES (\(token.hash), \(id), \(now), \(expires), \(token.scope.rawValue), \(token.id))
+                """,
+                logger: logger)
+            return UserID(id)
+        }
+    }
+
+    func grant(_ hash: String) async throws -> TokenGrant? {
+        try await cluster.client.query(
+            "SELECT user_id, scope, expires_at FROM tokens WHERE hash = \(hash)", logger: logger
         )
+        .collect().first.map { row in
+            let (user, scope, expires) = try row.decode((Int64, String, Double?).self)
+            return TokenGrant(
+                user: UserID(user), scope: try TokenRows.scope(scope),
+                expiresAt: expires.map(Date.init(timeIntervalSince1970:)))
+        }
+    }
+
+    func list() async throws -> [TokenInfo] {
+        try await cluster.client.query(PostgresQuery(unsafeSQL: TokenRows.listQuery), logger: logger).collect().map {
+            let (id, name, scope, created, used, expires) = try $0.decode(
+                (String?, String, String, Double, Double?, Double?).self)
+            return TokenInfo(
+                id: id ?? "", user: name, scope: try TokenRows.scope(scope),
+                createdAt: Date(timeIntervalSince1970: created),
+                lastUsedAt: used.map(Date.init(timeIntervalSince1970:)),
+                expiresAt: expires.map(Date.init(timeIntervalSince1970:)))
+        }
+    }
+
+    func revoke(_ name: String, _ id: String?) async throws -> Int {
+        try await cluster.client.query(
+            """
+            DELETE FROM tokens WHERE user_id IN (SELECT id FROM users WHERE name = \(name))
+            AND (\(id)::TEXT IS NULL OR public_id = \(id)) RETURNING user_id
+            """,
+            logger: logger
+        ).collect().count
+    }
+
+    func touch(_ hash: String, _ date: Date) async throws {
+        let at = date.timeIntervalSince1970
+        let before = at - TokenRows.touchResolution
+        try await cluster.client.query(
+            "UPDATE tokens SET last_used_at = \(at) WHERE hash = \(hash) AND (last_used_at IS NULL OR last_used_at < \(before))",
+            logger: logger)
+    }
+
+    func name(_ user: UserID) async throws -> String? {
+        try await cluster.client.query("SELECT name FROM users WHERE id = \(user.rawValue)", logger: logger)
+            .collect().first.map { try $0.decode(String.self) }
+    }
+
+    func ping() async throws {
+        try await cluster.client.query("SELECT 1", logger: logger)
     }
 }
 

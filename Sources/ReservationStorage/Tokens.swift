@@ -57,7 +57,7 @@ public final class TokenCache: Sendable {
         var checked: Date
     }
 
-    private let tokens: TokenStore
+    private let tokens: any TokenStore
     private let lifetime: Duration
     private let known = Mutex<[String: Entry]>([:])
     /// When this process last wrote each token's last use.
@@ -114,7 +114,7 @@ public final class TokenCache: Sendable {
     /// Writes the last use in the background: a request never waits for it.
     private func noteUse(_ hash: String, date: Date) {
         let due = touched.withLock { last -> Bool in
-            if let previous = last[hash], Self.age(since: previous, at: date) < .seconds(TokenStore.touchResolution) {
+            if let previous = last[hash], Self.age(since: previous, at: date) < .seconds(TokenRows.touchResolution) {
                 return false
             }
             if last.count >= 10_000 { last.removeAll(keepingCapacity: true) }

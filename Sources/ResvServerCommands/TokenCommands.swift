@@ -162,7 +162,7 @@ enum ScopeArgument: String, CaseIterable, ExpressibleByArgument {
 /// database that cannot be opened is one line on stderr and exit 69.
 private func withTokens<Result: Sendable>(
     _ options: DatabaseOptions, _ context: ServerCommandContext,
-    _ body: @escaping @Sendable (TokenStore) async throws -> Result
+    _ body: @escaping @Sendable (any TokenStore) async throws -> Result
 ) async throws -> Result {
     let logger = context.logger(.warning)
     return try await context.unavailableOnFailure {

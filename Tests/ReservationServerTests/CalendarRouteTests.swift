@@ -323,7 +323,7 @@ struct CalendarRouteTests {
             #expect(head.headers[.contentLength] == String(get.text.utf8.count))
             let current = try await h.call(.head, path, token: nil, headers: [.ifNoneMatch: get.headers[.eTag] ?? ""])
             #expect(current.status == .notModified && current.text.isEmpty)
-            let unknown = try await h.call(.head, "/calendar/\(CalendarStore.newSecret()).ics", token: nil)
+            let unknown = try await h.call(.head, "/calendar/\(CalendarSecret.newSecret()).ics", token: nil)
             #expect(unknown.status == .notFound && unknown.text.isEmpty)
         }
     }
@@ -333,7 +333,7 @@ struct CalendarRouteTests {
         try await withHarness(engine) { h in
             let secret = try await h.calendarPath(h.alice).dropFirst(10).dropLast(4)
             let paths = [
-                "/calendar/\(CalendarStore.newSecret()).ics", "/calendar/\(secret)A.ics",
+                "/calendar/\(CalendarSecret.newSecret()).ics", "/calendar/\(secret)A.ics",
                 "/calendar/\(secret.dropLast()).ics",
                 "/calendar/.ics", "/calendar/...ics", "/calendar/..%2F\(secret.dropFirst(3)).ics",
                 "/calendar/\(secret)",

@@ -40,7 +40,7 @@ struct OnSaleTests {
         let clock = TestClock(Self.start)
         let day = try #require(BookingDay(Self.visit, at: gate))
         try await Database.withStore(url, logger: Self.quiet, connections: 2, serving: true, now: clock.now) { store in
-            let transactDay = try #require(store.transactDay, "\(engine) decides a day's bookings in groups")
+            let grouping = try #require(store.dayGrouping, "\(engine) decides a day's bookings in groups")
             let suffix = UUID().uuidString.prefix(8)
             let alice = try await store.addToken("alice-\(suffix)", Token.hash(Token.generate()))
             let bob = try await store.addToken("bob-\(suffix)", Token.hash(Token.generate()))
@@ -80,7 +80,7 @@ struct OnSaleTests {
                     booking(alice, 1),  // refused: 3 booked
                 ] + (engine == .postgres ? [booking(dave, 1)] : [])  // not taken: its lock is held elsewhere
             let asked = Flag()
-            let outcomes = try await transactDay(
+            let outcomes = try await grouping.transactDay(
                 day, catalog,
                 [
                     try booking(alice, 2),  // 2 of 3
@@ -140,7 +140,8 @@ struct OnSaleTests {
             #expect(try await store.newestChange(alice) == 2, "the feed numbers a group's changes of a user in order")
 
             // A group where every request is refused writes nothing.
-            let refused = try await transactDay(day, catalog, [try booking(bob, 1), try booking(carol, 2)], { [] })
+            let refused = try await grouping.transactDay(
+                day, catalog, [try booking(bob, 1), try booking(carol, 2)], { [] })
             #expect(refused.allSatisfy { if case .failure(ReservationError.noCapacity)? = $0 { true } else { false } })
             let bobs = try await store.list(bob).count
             let bobsHistory = try await store.history(bob, nil, nil).count

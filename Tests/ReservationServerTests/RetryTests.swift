@@ -60,7 +60,7 @@ struct RetryTests {
     /// The retries used up: 503 `serverBusy` with `Retry-After`, not 500.
     @Test func retriesUsedUpAnswer503WithRetryAfter() async throws {
         var store = MemoryStore.open(catalog: .builtIn, now: { Date() })
-        store.transact = { _, _, _, _ in throw DatabaseError.busy(attempts: PostgresStore.attempts) }
+        store.engine = BusyEngine(base: store.engine)
         let token = Token.generate()
         _ = try await store.addToken("busy", Token.hash(token))
         let app = Application(router: buildRouter(store: store, catalog: .builtIn, now: { Date() }))
@@ -221,5 +221,46 @@ final class Probes: Sendable {
             count += 1
             return count % 2 == 0
         }
+    }
+}
+
+/// A test double: an engine whose every write transaction the database broke
+/// until the retries ran out (`transact` throws `busy`); every read is its base's.
+struct BusyEngine: StorageEngine {
+    let base: any StorageEngine
+
+    func transact(
+        _ user: UserID, _ catalog: LandmarkCatalog, _ key: IdempotencyKey?, _ work: @escaping ServerStore.Work
+    )
+        async throws -> Written<any Sendable>
+    {
+        throw DatabaseError.busy(attempts: PostgresStore.attempts)
+    }
+
+    func list(_ user: UserID) async throws -> [ReservationApiModel] { try await base.list(user) }
+    func get(_ user: UserID, _ id: Reservation.ID) async throws -> ReservationApiModel? {
+        try await base.get(user, id)
+    }
+    func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
+        -> [(date: Date, partySize: Int)]
+    {
+        try await base.parties(landmark, from, to, now)
+    }
+    func waitlists(_ days: [BookingDay]) async throws -> [BookingDay: [String]] { try await base.waitlists(days) }
+    func storedResponse(_ user: UserID, _ key: String) async throws -> StoredResponse? {
+        try await base.storedResponse(user, key)
+    }
+    func history(_ user: UserID, _ id: Reservation.ID?, _ limit: Int?) async throws -> [HistoryEntry] {
+        try await base.history(user, id, limit)
+    }
+    func purgeKeys(_ olderThan: Date) async throws -> Int { try await base.purgeKeys(olderThan) }
+    func close() async throws { try await base.close() }
+    func changes(_ user: UserID, _ after: Int64, _ limit: Int) async throws -> [(sequence: Int64, entry: HistoryEntry)]
+    {
+        try await base.changes(user, after, limit)
+    }
+    func newestChange(_ user: UserID) async throws -> Int64 { try await base.newestChange(user) }
+    func positionAfter(_ user: UserID, _ sequence: Int64) async throws -> Int64 {
+        try await base.positionAfter(user, sequence)
     }
 }

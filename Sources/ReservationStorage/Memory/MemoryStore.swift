@@ -10,106 +10,132 @@ import Synchronization
 public enum MemoryStore {
     public static func open(catalog: LandmarkCatalog = .builtIn, now: @escaping @Sendable () -> Date) -> ServerStore {
         let state = MemoryState(MemoryData(ledger: ReservationLedger(records: [], catalog: catalog)))
-        let turns = OneAtATime()
         let signal = ChangeSignal()
-        var store = ServerStore(
-            list: { user in
-                state.withLock { data in
-                    data.reservations(of: user).sorted { ($0.date, $0.id.description) < ($1.date, $1.id.description) }
-                        .map(ReservationApiModel.init)
-                }
-            },
-            get: { user, id in
-                state.withLock { data in data.reservations(of: user).first { $0.id == id }.map(ReservationApiModel.init)
-                }
-            },
-            parties: { landmark, from, to, now in
-                state.withLock { data in
-                    data.ledger.snapshot.reservations.filter {
-                        $0.landmark.id == landmark && $0.date >= from && $0.date < to
-                            && $0.countsTowardCapacity(at: now)
-                    }.map { (date: $0.date, partySize: $0.partySize) }
-                }
-            },
-            waitlists: { days in
-                let ledger = state.withLock { $0.ledger }
-                return try await LedgerTransaction(ledger).waitlisted(days).mapValues {
-                    $0.compactMap { $0.reservation?.id.description }
-                }
-            },
-            storedResponse: { user, key in state.withLock { $0.keys[user]?[key]?.response } },
-            transact: { user, catalog, key, work in
-                try await turns.run {
-                    var data = state.withLock { $0 }
-                    if let key, let kept = data.keys[user]?[key.key] { return .replay(kept.response) }
-                    if data.ledger.catalog.landmarks != catalog.landmarks {
-                        data.ledger = ReservationLedger(records: data.ledger.records, catalog: catalog)
-                    }
-                    let transaction = MemoryTransaction(user: user, data: data)
-                    let (value, keep) = try await work(transaction)
-                    data = transaction.data
-                    data.ledger = transaction.ledger.ledger
-                    if let key, let keep { data.keys[user, default: [:]][key.key] = (keep, key.receivedAt) }
-                    let at = now()
-                    for owner in transaction.touched {
-                        data.changedAt[owner] = CommitTime.next(after: data.changedAt[owner], at: at)
-                    }
-                    state.withLock { $0 = data }
-                    signal.ring(transaction.touched)
-                    return .done(value)
-                }
-            },
-            history: { user, id, limit in
-                state.withLock { data in
-                    let name = data.names[user]
-                    let newestFirst = (data.history[user] ?? []).reversed().lazy.filter {
-                        id == nil || $0.reservationID == id
-                    }
-                    return newestFirst.prefix(max(0, limit ?? .max)).map { entry in
-                        var entry = entry
-                        entry.user = name
-                        return entry
-                    }
-                }
-            },
-            purgeKeys: { cutoff in
-                state.withLock { data in
-                    var purged = 0
-                    for user in data.keys.keys {
-                        let before = data.keys[user]?.count ?? 0
-                        data.keys[user] = data.keys[user]?.filter { $0.value.at >= cutoff }
-                        purged += before - (data.keys[user]?.count ?? 0)
-                    }
-                    return purged
-                }
-            },
-            close: {}
-        )
-        store.exclusive = true
-        store.tokens = .memory(state, now: now)
-        store.calendars = .memory(state, now: now)
-        store.signal = signal
-        store.cursorKey = Array(Schema.newKey().utf8)
-        // A user's change number n is their n-th.
-        store.changes = { user, after, limit in
-            state.withLock { data in
-                let history = data.history[user] ?? []
-                let name = data.names[user]
-                let first = Int(clamping: max(0, after))
-                guard first < history.count else { return [] }
-                return history.indices.dropFirst(first).prefix(max(0, limit)).map { index in
-                    var entry = history[index]
-                    entry.user = name
-                    return (Int64(index + 1), entry)
-                }
-            }
-        }
-        store.newestChange = { user in state.withLock { Int64($0.history[user]?.count ?? 0) } }
-        return store
+        return ServerStore(
+            engine: MemoryEngine(state: state, turns: OneAtATime(), signal: signal, now: now),
+            tokens: MemoryTokens(state: state, now: now), calendars: MemoryCalendars(state: state, now: now),
+            signal: signal, exclusive: true, cursorKey: Array(Schema.newKey().utf8))
     }
 }
 
-/// The memory engine's data, shared by its closures.
+/// The memory engine's operations (`StorageEngine`): one write at a time.
+struct MemoryEngine: StorageEngine {
+    let state: MemoryState
+    let turns: OneAtATime
+    let signal: ChangeSignal
+    let now: @Sendable () -> Date
+
+    func list(_ user: UserID) async throws -> [ReservationApiModel] {
+        state.withLock { data in
+            data.reservations(of: user).sorted { ($0.date, $0.id.description) < ($1.date, $1.id.description) }
+                .map(ReservationApiModel.init)
+        }
+    }
+
+    func get(_ user: UserID, _ id: Reservation.ID) async throws -> ReservationApiModel? {
+        state.withLock { data in data.reservations(of: user).first { $0.id == id }.map(ReservationApiModel.init)
+        }
+    }
+
+    func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
+        -> [(date: Date, partySize: Int)]
+    {
+        state.withLock { data in
+            data.ledger.snapshot.reservations.filter {
+                $0.landmark.id == landmark && $0.date >= from && $0.date < to
+                    && $0.countsTowardCapacity(at: now)
+            }.map { (date: $0.date, partySize: $0.partySize) }
+        }
+    }
+
+    func waitlists(_ days: [BookingDay]) async throws -> [BookingDay: [String]] {
+        let ledger = state.withLock { $0.ledger }
+        return try await LedgerTransaction(ledger).waitlisted(days).mapValues {
+            $0.compactMap { $0.reservation?.id.description }
+        }
+    }
+
+    func storedResponse(_ user: UserID, _ key: String) async throws -> StoredResponse? {
+        state.withLock { $0.keys[user]?[key]?.response }
+    }
+
+    func transact(
+        _ user: UserID, _ catalog: LandmarkCatalog, _ key: IdempotencyKey?, _ work: @escaping ServerStore.Work
+    )
+        async throws -> Written<any Sendable>
+    {
+        try await turns.run {
+            var data = state.withLock { $0 }
+            if let key, let kept = data.keys[user]?[key.key] { return .replay(kept.response) }
+            if data.ledger.catalog.landmarks != catalog.landmarks {
+                data.ledger = ReservationLedger(records: data.ledger.records, catalog: catalog)
+            }
+            let transaction = MemoryTransaction(user: user, data: data)
+            let (value, keep) = try await work(transaction)
+            data = transaction.data
+            data.ledger = transaction.ledger.ledger
+            if let key, let keep { data.keys[user, default: [:]][key.key] = (keep, key.receivedAt) }
+            let at = now()
+            for owner in transaction.touched {
+                data.changedAt[owner] = CommitTime.next(after: data.changedAt[owner], at: at)
+            }
+            state.withLock { $0 = data }
+            signal.ring(transaction.touched)
+            return .done(value)
+        }
+    }
+
+    func history(_ user: UserID, _ id: Reservation.ID?, _ limit: Int?) async throws -> [HistoryEntry] {
+        state.withLock { data in
+            let name = data.names[user]
+            let newestFirst = (data.history[user] ?? []).reversed().lazy.filter {
+                id == nil || $0.reservationID == id
+            }
+            return newestFirst.prefix(max(0, limit ?? .max)).map { entry in
+                var entry = entry
+                entry.user = name
+                return entry
+            }
+        }
+    }
+
+    func purgeKeys(_ cutoff: Date) async throws -> Int {
+        state.withLock { data in
+            var purged = 0
+            for user in data.keys.keys {
+                let before = data.keys[user]?.count ?? 0
+                data.keys[user] = data.keys[user]?.filter { $0.value.at >= cutoff }
+                purged += before - (data.keys[user]?.count ?? 0)
+            }
+            return purged
+        }
+    }
+
+    func close() async throws {}
+
+    /// A user's change number n is their n-th.
+    func changes(_ user: UserID, _ after: Int64, _ limit: Int) async throws -> [(sequence: Int64, entry: HistoryEntry)]
+    {
+        state.withLock { data in
+            let history = data.history[user] ?? []
+            let name = data.names[user]
+            let first = Int(clamping: max(0, after))
+            guard first < history.count else { return [] }
+            return history.indices.dropFirst(first).prefix(max(0, limit)).map { index in
+                var entry = history[index]
+                entry.user = name
+                return (Int64(index + 1), entry)
+            }
+        }
+    }
+
+    func newestChange(_ user: UserID) async throws -> Int64 { state.withLock { Int64($0.history[user]?.count ?? 0) } }
+
+    /// Numbers never changed meaning here: a cursor's `seq` is its position.
+    func positionAfter(_ user: UserID, _ sequence: Int64) async throws -> Int64 { sequence }
+}
+
+/// The memory engine's data, shared by its engine, tokens and calendars.
 final class MemoryState: Sendable {
     private let data: Mutex<MemoryData>
 
@@ -220,55 +246,96 @@ final class MemoryTransaction: BookingTransaction {
     func undosSinceLastCommand() async throws -> [HistoryEntry] { data.history[user] ?? [] }
 }
 
-extension TokenStore {
-    /// Tokens of the memory engine.
-    static func memory(_ state: MemoryState, now: @escaping @Sendable () -> Date) -> TokenStore {
-        TokenStore(
-            create: { token in
-                state.withLock { data in
-                    let user = data.users[token.name] ?? UserID(Int64(data.users.count + 1))
-                    data.users[token.name] = user
-                    data.names[user] = token.name
-                    data.tokens[token.hash] = (
-                        TokenGrant(user: user, scope: token.scope, expiresAt: token.expiresAt),
-                        TokenInfo(
-                            id: token.id, user: token.name, scope: token.scope, createdAt: now(), lastUsedAt: nil,
-                            expiresAt: token.expiresAt)
-                    )
-                    return user
-                }
-            },
-            grant: { hash in state.withLock { $0.tokens[hash]?.grant } },
-            list: {
-                state.withLock { data in
-                    data.tokens.values.map { $0.info }.sorted {
-                        ($0.user, $0.createdAt, $0.id) < ($1.user, $1.createdAt, $1.id)
-                    }
-                }
-            },
-            revoke: { name, id in
-                state.withLock { data in
-                    let revoked = data.tokens.filter {
-                        $0.value.info.user == name && (id == nil || $0.value.info.id == id)
-                    }
-                    .map { $0.key }
-                    for hash in revoked { data.tokens[hash] = nil }
-                    return revoked.count
-                }
-            },
-            touch: { hash, date in
-                state.withLock { data in
-                    guard let last = data.tokens[hash]?.info.lastUsedAt else {
-                        if data.tokens[hash] != nil { data.tokens[hash]?.info.lastUsedAt = date }
-                        return
-                    }
-                    if last < date.addingTimeInterval(-TokenStore.touchResolution) {
-                        data.tokens[hash]?.info.lastUsedAt = date
-                    }
-                }
-            },
-            name: { user in state.withLock { $0.names[user] } },
-            ping: {}
-        )
+/// The memory engine's tokens.
+struct MemoryTokens: TokenStore {
+    let state: MemoryState
+    let now: @Sendable () -> Date
+
+    func create(_ token: NewToken) async throws -> UserID {
+        state.withLock { data in
+            let user = data.users[token.name] ?? UserID(Int64(data.users.count + 1))
+            data.users[token.name] = user
+            data.names[user] = token.name
+            data.tokens[token.hash] = (
+                TokenGrant(user: user, scope: token.scope, expiresAt: token.expiresAt),
+                TokenInfo(
+                    id: token.id, user: token.name, scope: token.scope, createdAt: now(), lastUsedAt: nil,
+                    expiresAt: token.expiresAt)
+            )
+            return user
+        }
+    }
+
+    func grant(_ hash: String) async throws -> TokenGrant? {
+        state.withLock { $0.tokens[hash]?.grant }
+    }
+
+    func list() async throws -> [TokenInfo] {
+        state.withLock { data in
+            data.tokens.values.map { $0.info }.sorted {
+                ($0.user, $0.createdAt, $0.id) < ($1.user, $1.createdAt, $1.id)
+            }
+        }
+    }
+
+    func revoke(_ name: String, _ id: String?) async throws -> Int {
+        state.withLock { data in
+            let revoked = data.tokens.filter {
+                $0.value.info.user == name && (id == nil || $0.value.info.id == id)
+            }
+            .map { $0.key }
+            for hash in revoked { data.tokens[hash] = nil }
+            return revoked.count
+        }
+    }
+
+    func touch(_ hash: String, _ date: Date) async throws {
+        state.withLock { data in
+            guard let last = data.tokens[hash]?.info.lastUsedAt else {
+                if data.tokens[hash] != nil { data.tokens[hash]?.info.lastUsedAt = date }
+                return
+            }
+            if last < date.addingTimeInterval(-TokenRows.touchResolution) {
+                data.tokens[hash]?.info.lastUsedAt = date
+            }
+        }
+    }
+
+    func name(_ user: UserID) async throws -> String? {
+        state.withLock { $0.names[user] }
+    }
+
+    func ping() async throws {}
+}
+
+/// The memory engine's calendars.
+struct MemoryCalendars: CalendarStore {
+    let state: MemoryState
+    let now: @Sendable () -> Date
+
+    func secret(_ user: UserID, _ make: Bool) async throws -> CalendarSecret? {
+        state.withLock { data in
+            if let found = data.calendars[user] { return found }
+            guard make else { return nil }
+            let made = CalendarSecret(secret: CalendarSecret.newSecret(), createdAt: Timestamp.whole(now()))
+            data.calendars[user] = made
+            return made
+        }
+    }
+
+    func reset(_ user: UserID) async throws -> CalendarSecret {
+        state.withLock { data in
+            let made = CalendarSecret(secret: CalendarSecret.newSecret(), createdAt: Timestamp.whole(now()))
+            data.calendars[user] = made
+            return made
+        }
+    }
+
+    func owner(_ secret: String) async throws -> CalendarOwner? {
+        state.withLock { data in
+            data.calendars.first { $0.value.secret == secret }.map {
+                CalendarOwner(user: $0.key, createdAt: $0.value.createdAt, changedAt: data.changedAt[$0.key])
+            }
+        }
     }
 }

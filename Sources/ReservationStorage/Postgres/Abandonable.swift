@@ -1,3 +1,5 @@
+import Foundation
+import ReservationCore
 import Synchronization
 
 /// Runs `work` in a task of its own and waits for its result, unless the caller is
@@ -69,52 +71,108 @@ private final class Waiter<T: Sendable>: Sendable {
     }
 }
 
-extension ServerStore {
-    /// The store with every call `abandonable`: a caller cancelled stops waiting at once.
-    func abandoningOnCancel() -> ServerStore {
-        var store = self
-        let (list, get, parties, waitlists) = (list, get, parties, waitlists)
-        let (storedResponse, transact, transactDay) = (storedResponse, transact, transactDay)
-        let (history, purgeKeys) = (history, purgeKeys)
-        let (changes, newestChange, positionAfter) = (changes, newestChange, positionAfter)
-        store.list = { user in try await abandonable { try await list(user) } }
-        store.get = { user, id in try await abandonable { try await get(user, id) } }
-        store.parties = { landmark, from, to, now in
-            try await abandonable { try await parties(landmark, from, to, now) }
-        }
-        store.waitlists = { days in try await abandonable { try await waitlists(days) } }
-        store.storedResponse = { user, key in try await abandonable { try await storedResponse(user, key) } }
-        store.transact = { user, catalog, key, work in
-            try await abandonable { try await transact(user, catalog, key, work) }
-        }
-        if let transactDay {
-            store.transactDay = { day, catalog, requests, more in
-                try await abandonable { try await transactDay(day, catalog, requests, more) }
-            }
-        }
-        store.history = { user, id, limit in try await abandonable { try await history(user, id, limit) } }
-        store.purgeKeys = { date in try await abandonable { try await purgeKeys(date) } }
-        store.changes = { user, after, limit in try await abandonable { try await changes(user, after, limit) } }
-        store.newestChange = { user in try await abandonable { try await newestChange(user) } }
-        store.positionAfter = { user, sequence in try await abandonable { try await positionAfter(user, sequence) } }
-        store.tokens = tokens.abandoningOnCancel()
-        store.calendars = calendars.abandoningOnCancel()
-        return store
+/// An engine with every call `abandonable` (a decorator): a caller cancelled
+/// stops waiting at once. `listen` is abandonable already, and passes through.
+struct Abandoning<Base: StorageEngine>: StorageEngine {
+    let base: Base
+
+    init(_ base: Base) { self.base = base }
+
+    func list(_ user: UserID) async throws -> [ReservationApiModel] {
+        try await abandonable { try await base.list(user) }
+    }
+
+    func get(_ user: UserID, _ id: Reservation.ID) async throws -> ReservationApiModel? {
+        try await abandonable { try await base.get(user, id) }
+    }
+
+    func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
+        -> [(date: Date, partySize: Int)]
+    {
+        try await abandonable { try await base.parties(landmark, from, to, now) }
+    }
+
+    func waitlists(_ days: [BookingDay]) async throws -> [BookingDay: [String]] {
+        try await abandonable { try await base.waitlists(days) }
+    }
+
+    func storedResponse(_ user: UserID, _ key: String) async throws -> StoredResponse? {
+        try await abandonable { try await base.storedResponse(user, key) }
+    }
+
+    func transact(
+        _ user: UserID, _ catalog: LandmarkCatalog, _ key: IdempotencyKey?, _ work: @escaping ServerStore.Work
+    )
+        async throws -> Written<any Sendable>
+    {
+        try await abandonable { try await base.transact(user, catalog, key, work) }
+    }
+
+    func history(_ user: UserID, _ id: Reservation.ID?, _ limit: Int?) async throws -> [HistoryEntry] {
+        try await abandonable { try await base.history(user, id, limit) }
+    }
+
+    func purgeKeys(_ olderThan: Date) async throws -> Int {
+        try await abandonable { try await base.purgeKeys(olderThan) }
+    }
+
+    func close() async throws { try await base.close() }
+
+    func changes(_ user: UserID, _ after: Int64, _ limit: Int) async throws -> [(sequence: Int64, entry: HistoryEntry)]
+    {
+        try await abandonable { try await base.changes(user, after, limit) }
+    }
+
+    func newestChange(_ user: UserID) async throws -> Int64 {
+        try await abandonable { try await base.newestChange(user) }
+    }
+
+    func positionAfter(_ user: UserID, _ sequence: Int64) async throws -> Int64 {
+        try await abandonable { try await base.positionAfter(user, sequence) }
     }
 }
 
-extension TokenStore {
-    /// The token calls `abandonable`, as `ServerStore.abandoningOnCancel`'s.
-    func abandoningOnCancel() -> TokenStore {
-        var tokens = self
-        let (create, grant, list, revoke, touch, name, ping) = (create, grant, list, revoke, touch, name, ping)
-        tokens.create = { token in try await abandonable { try await create(token) } }
-        tokens.grant = { hash in try await abandonable { try await grant(hash) } }
-        tokens.list = { try await abandonable { try await list() } }
-        tokens.revoke = { user, id in try await abandonable { try await revoke(user, id) } }
-        tokens.touch = { hash, date in try await abandonable { try await touch(hash, date) } }
-        tokens.name = { user in try await abandonable { try await name(user) } }
-        tokens.ping = { try await abandonable { try await ping() } }
-        return tokens
+extension Abandoning: DayGrouping where Base: DayGrouping {
+    func transactDay(
+        _ day: BookingDay, _ catalog: LandmarkCatalog, _ requests: [DayRequest],
+        _ more: @escaping @Sendable () -> [DayRequest]
+    ) async throws -> [DayOutcome?] {
+        try await abandonable { try await base.transactDay(day, catalog, requests, more) }
+    }
+}
+
+extension Abandoning: ChangeListening where Base: ChangeListening {
+    func listen() async throws { try await base.listen() }
+}
+
+/// Token calls `abandonable`, as `Abandoning`'s.
+struct AbandoningTokens<Base: TokenStore>: TokenStore {
+    let base: Base
+
+    init(_ base: Base) { self.base = base }
+
+    func create(_ token: NewToken) async throws -> UserID { try await abandonable { try await base.create(token) } }
+    func grant(_ hash: String) async throws -> TokenGrant? { try await abandonable { try await base.grant(hash) } }
+    func list() async throws -> [TokenInfo] { try await abandonable { try await base.list() } }
+    func revoke(_ name: String, _ id: String?) async throws -> Int {
+        try await abandonable { try await base.revoke(name, id) }
+    }
+    func touch(_ hash: String, _ date: Date) async throws { try await abandonable { try await base.touch(hash, date) } }
+    func name(_ user: UserID) async throws -> String? { try await abandonable { try await base.name(user) } }
+    func ping() async throws { try await abandonable { try await base.ping() } }
+}
+
+/// Calendar calls `abandonable`, as `Abandoning`'s.
+struct AbandoningCalendars<Base: CalendarStore>: CalendarStore {
+    let base: Base
+
+    init(_ base: Base) { self.base = base }
+
+    func secret(_ user: UserID, _ make: Bool) async throws -> CalendarSecret? {
+        try await abandonable { try await base.secret(user, make) }
+    }
+    func reset(_ user: UserID) async throws -> CalendarSecret { try await abandonable { try await base.reset(user) } }
+    func owner(_ secret: String) async throws -> CalendarOwner? {
+        try await abandonable { try await base.owner(secret) }
     }
 }

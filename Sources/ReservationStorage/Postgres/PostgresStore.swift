@@ -11,188 +11,17 @@ import Synchronization
 public enum PostgresStore {
 
     /// The store on `cluster`'s pool (the primary's, whichever host that is now).
-    /// The caller keeps `cluster.run()` running while the store is used.
+    /// The caller keeps `cluster.run()` running while the store is used. Every
+    /// call is `abandonable` (`Abandoning`): a caller cancelled stops waiting at once.
     public static func open(cluster: PostgresCluster, logger: Logger, now: @escaping @Sendable () -> Date)
         -> ServerStore
     {
         let signal = ChangeSignal()
-        var store = ServerStore(
-            list: { user in
-                try await cluster.client.query(
-                    "SELECT \(unescaped: ReservationRow.columns) FROM reservations WHERE user_id = \(user.rawValue) ORDER BY starts_at, id",
-                    logger: logger
-                ).collect().map { try record($0) }
-            },
-            get: { user, id in
-                try await cluster.client.query(
-                    "SELECT \(unescaped: ReservationRow.columns) FROM reservations WHERE id = \(id.description) AND user_id = \(user.rawValue)",
-                    logger: logger
-                ).collect().first.map { try record($0) }
-            },
-            parties: { landmark, from, to, now in
-                let (start, end) = (from.timeIntervalSince1970, to.timeIntervalSince1970)
-                return try await cluster.client.query(
-                    """
-                    SELECT starts_at, party_size FROM reservations
-                    WHERE landmark_id = \(landmark.description) AND starts_at >= \(start) AND starts_at < \(end)
-                    AND \(unescaped: SharedSQL.countsTowardCapacity(now: String(now.timeIntervalSince1970)))
-                    """, logger: logger
-                ).collect().map { row in
-                    let (startsAt, party) = try row.decode((Double, Int).self)
-                    return (date: Date(timeIntervalSince1970: startsAt), partySize: party)
-                }
-            },
-            waitlists: { days in
-                guard !days.isEmpty else { return [:] }
-                let rows = try await cluster.client.query(
-                    """
-                    SELECT d.i, r.id
-                    FROM UNNEST(\(days.map(\.landmark.description))::TEXT[], \(days.map(\.start))::FLOAT8[],
-                                \(days.map(\.end))::FLOAT8[]) WITH ORDINALITY AS d (l, s, e, i)
-                    JOIN reservations r ON r.landmark_id = d.l AND r.starts_at >= d.s AND r.starts_at < d.e
-                        AND \(unescaped: SharedSQL.waitlisted("r"))
-                    ORDER BY d.i, \(unescaped: SharedSQL.waitlistOrder("r", in: .postgres))
-                    """, logger: logger
-                ).collect()
-                var lists: [BookingDay: [String]] = [:]
-                for row in rows {
-                    let (position, id) = try row.decode((Int, String).self)
-                    guard days.indices.contains(position - 1) else { continue }
-                    lists[days[position - 1], default: []].append(id)
-                }
-                return lists
-            },
-            storedResponse: { user, key in
-                try await cluster.client.withConnection { db in
-                    try await storedResponse(db, user: user, key: key, logger: logger)
-                }
-            },
-            transact: { user, catalog, key, work in
-                try await retrying {
-                    let touched = TouchedUsers()
-                    defer { signal.ring(touched.all) }
-                    return try await cluster.client.withTransaction(logger: logger) { db in
-                        if let key {
-                            // Holds off every other writer of this user's key until the transaction ends.
-                            try await db.run(
-                                "SELECT pg_advisory_xact_lock(hashtextextended(\("key \(user.rawValue) \(key.key)"), 0))",
-                                logger: logger)
-                            if let kept = try await storedResponse(db, user: user, key: key.key, logger: logger) {
-                                return .replay(kept)
-                            }
-                        }
-                        let transaction = PostgresTransaction(db: db, logger: logger, user: user, catalog: catalog)
-                        let (value, keep) = try await work(transaction)
-                        try await transaction.finish(
-                            inserting: [], keeping: key.flatMap { key in keep.map { [(user, key, $0)] } } ?? [],
-                            notifying: channel, at: now())
-                        touched.insert(contentsOf: transaction.touched.all)
-                        return .done(value)
-                    }
-                }
-            },
-            history: { user, id, limit in
-                // LIMIT NULL is no limit.
-                let rows: PostgresRowSequence
-                if let id {
-                    rows = try await cluster.client.query(
-                        """
-                        SELECT h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
-                        WHERE h.user_id = \(user.rawValue) AND h.reservation_id = \(id.description)
-                        ORDER BY h.position DESC LIMIT \(limit)
-                        """, logger: logger)
-                } else {
-                    rows = try await cluster.client.query(
-                        """
-                        SELECT h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
-                        WHERE h.user_id = \(user.rawValue) ORDER BY h.position DESC LIMIT \(limit)
-                        """, logger: logger)
-                }
-                return try await rows.collect().map { row in
-                    let (entry, name) = try row.decode((String, String).self)
-                    return try HistoryEntry(stored: entry, user: name)
-                }
-            },
-            purgeKeys: { cutoff in
-                try await cluster.client.query(
-                    "DELETE FROM idempotency_keys WHERE created_at < \(cutoff.timeIntervalSince1970) RETURNING user_id",
-                    logger: logger
-                ).collect().count
-            },
-            close: {}
-        )
-        store.transactDay = { day, catalog, requests, more in
-            // Those joining late stay in the group when its transaction runs again.
-            let members = Members(requests)
-            do {
-                return try await retrying {
-                    let touched = TouchedUsers()
-                    defer { signal.ring(touched.all) }
-                    return try await cluster.client.withTransaction(logger: logger) { db in
-                        let base = PostgresTransaction(db: db, logger: logger, user: .system, catalog: catalog)
-                        let outcomes = try await decide(
-                            members.all, more: { members.add(more()) }, on: day, in: base, now: now())
-                        touched.insert(contentsOf: base.touched.all)
-                        return outcomes
-                    }
-                }
-            } catch let refused as NothingDone {
-                return refused.outcomes
-            }
-        }
-        store.tokens = .postgres(cluster, logger: logger, now: now)
-        store.calendars = .postgres(cluster, logger: logger, now: now)
-        store.signal = signal
-        store.changes = { user, after, limit in
-            // Numbered at commit, in commit order (`PostgresTransaction.finish`): none can still
-            // commit below the highest number read.
-            try await cluster.client.query(
-                """
-                SELECT h.position, h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
-                WHERE h.user_id = \(user.rawValue) AND h.position > \(after) ORDER BY h.position LIMIT \(max(0, limit))
-                """, logger: logger
-            ).collect().map { row in
-                let (position, entry, name) = try row.decode((Int64, String, String).self)
-                return (position, try HistoryEntry(stored: entry, user: name))
-            }
-        }
-        store.newestChange = { user in
-            try await cluster.client.query(
-                "SELECT last_position FROM users WHERE id = \(user.rawValue)", logger: logger
-            ).collect().first?.decode(Int64.self) ?? 0
-        }
-        store.positionAfter = { user, sequence in
-            try await cluster.client.query(
-                """
-                SELECT COALESCE(MAX(position), 0)::BIGINT FROM history
-                WHERE user_id = \(user.rawValue) AND seq <= \(sequence)
-                """, logger: logger
-            ).collect().first?.decode(Int64.self) ?? 0
-        }
-        // Every instance's commits, as notifications: until cancelled, or the pool moved to
-        // another host (the old connection may never say it is gone), and the server listens again.
-        store.listen = {
-            let moves = cluster.moves
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    try await abandonable {
-                        try await cluster.client.withConnection { connection in
-                            try await connection.listen(on: channel) { notifications in
-                                // Listening now: what was committed before is read by the polls themselves.
-                                signal.ring(nil)
-                                for try await notification in notifications {
-                                    signal.ring(users(notification.payload))
-                                }
-                            }
-                        }
-                    }
-                }
-                group.addTask { await cluster.moved(since: moves) }
-                defer { group.cancelAll() }
-                try await group.next()
-            }
-        }
-        return store.abandoningOnCancel()
+        return ServerStore(
+            engine: Abandoning(PostgresEngine(cluster: cluster, logger: logger, signal: signal, now: now)),
+            tokens: AbandoningTokens(PostgresTokens(cluster: cluster, logger: logger, now: now)),
+            calendars: AbandoningCalendars(PostgresCalendars(cluster: cluster, logger: logger, now: now)),
+            signal: signal)
     }
 
     /// Runs `body` (one transaction) again after a deadlock or a serialization
@@ -232,7 +61,7 @@ public enum PostgresStore {
     static let dayLockTimeout = "3s"
 
     /// Decides a group of one day's requests in `base`'s transaction
-    /// (`ServerStore.transactDay`): every key's lock and every member's history
+    /// (`DayGrouping.transactDay`): every key's lock and every member's history
     /// lock taken at once, in order; the day locked and settled once; then the
     /// requests that arrived while the day's lock was waited for (`more`) join
     /// (their key and history locks only tried: one held elsewhere waits for
@@ -335,7 +164,7 @@ public enum PostgresStore {
     }
 
     /// A group's requests so far, kept across its transaction's runs.
-    private final class Members: Sendable {
+    final class Members: Sendable {
         private let requests: Mutex<[DayRequest]>
         init(_ requests: [DayRequest]) { self.requests = Mutex(requests) }
         var all: [DayRequest] { requests.withLock { $0 } }
@@ -448,5 +277,210 @@ public enum PostgresStore {
     public static func configuration(_ url: String) throws -> PostgresClient.Configuration {
         let target = try PostgresTarget(url)
         return target.clientConfiguration(for: target.hosts[0])
+    }
+}
+
+/// The PostgreSQL engine's operations (`StorageEngine`): every call one
+/// statement or transaction on the pool; a landmark-day's group in one
+/// transaction (`DayGrouping`); other instances' commits heard (`ChangeListening`).
+struct PostgresEngine: DayGrouping, ChangeListening {
+    let cluster: PostgresCluster
+    let logger: Logger
+    let signal: ChangeSignal
+    let now: @Sendable () -> Date
+
+    func list(_ user: UserID) async throws -> [ReservationApiModel] {
+        try await cluster.client.query(
+            "SELECT \(unescaped: ReservationRow.columns) FROM reservations WHERE user_id = \(user.rawValue) ORDER BY starts_at, id",
+            logger: logger
+        ).collect().map { try PostgresStore.record($0) }
+    }
+
+    func get(_ user: UserID, _ id: Reservation.ID) async throws -> ReservationApiModel? {
+        try await cluster.client.query(
+            "SELECT \(unescaped: ReservationRow.columns) FROM reservations WHERE id = \(id.description) AND user_id = \(user.rawValue)",
+            logger: logger
+        ).collect().first.map { try PostgresStore.record($0) }
+    }
+
+    func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
+        -> [(date: Date, partySize: Int)]
+    {
+        let (start, end) = (from.timeIntervalSince1970, to.timeIntervalSince1970)
+        return try await cluster.client.query(
+            """
+            SELECT starts_at, party_size FROM reservations
+            WHERE landmark_id = \(landmark.description) AND starts_at >= \(start) AND starts_at < \(end)
+            AND \(unescaped: SharedSQL.countsTowardCapacity(now: String(now.timeIntervalSince1970)))
+            """, logger: logger
+        ).collect().map { row in
+            let (startsAt, party) = try row.decode((Double, Int).self)
+            return (date: Date(timeIntervalSince1970: startsAt), partySize: party)
+        }
+    }
+
+    func waitlists(_ days: [BookingDay]) async throws -> [BookingDay: [String]] {
+        guard !days.isEmpty else { return [:] }
+        let rows = try await cluster.client.query(
+            """
+            SELECT d.i, r.id
+            FROM UNNEST(\(days.map(\.landmark.description))::TEXT[], \(days.map(\.start))::FLOAT8[],
+                        \(days.map(\.end))::FLOAT8[]) WITH ORDINALITY AS d (l, s, e, i)
+            JOIN reservations r ON r.landmark_id = d.l AND r.starts_at >= d.s AND r.starts_at < d.e
+                AND \(unescaped: SharedSQL.waitlisted("r"))
+            ORDER BY d.i, \(unescaped: SharedSQL.waitlistOrder("r", in: .postgres))
+            """, logger: logger
+        ).collect()
+        var lists: [BookingDay: [String]] = [:]
+        for row in rows {
+            let (position, id) = try row.decode((Int, String).self)
+            guard days.indices.contains(position - 1) else { continue }
+            lists[days[position - 1], default: []].append(id)
+        }
+        return lists
+    }
+
+    func storedResponse(_ user: UserID, _ key: String) async throws -> StoredResponse? {
+        try await cluster.client.withConnection { db in
+            try await PostgresStore.storedResponse(db, user: user, key: key, logger: logger)
+        }
+    }
+
+    func transact(
+        _ user: UserID, _ catalog: LandmarkCatalog, _ key: IdempotencyKey?, _ work: @escaping ServerStore.Work
+    )
+        async throws -> Written<any Sendable>
+    {
+        try await PostgresStore.retrying {
+            let touched = TouchedUsers()
+            defer { signal.ring(touched.all) }
+            return try await cluster.client.withTransaction(logger: logger) { db in
+                if let key {
+                    // Holds off every other writer of this user's key until the transaction ends.
+                    try await db.run(
+                        "SELECT pg_advisory_xact_lock(hashtextextended(\("key \(user.rawValue) \(key.key)"), 0))",
+                        logger: logger)
+                    if let kept = try await PostgresStore.storedResponse(db, user: user, key: key.key, logger: logger) {
+                        return .replay(kept)
+                    }
+                }
+                let transaction = PostgresTransaction(db: db, logger: logger, user: user, catalog: catalog)
+                let (value, keep) = try await work(transaction)
+                try await transaction.finish(
+                    inserting: [], keeping: key.flatMap { key in keep.map { [(user, key, $0)] } } ?? [],
+                    notifying: PostgresStore.channel, at: now())
+                touched.insert(contentsOf: transaction.touched.all)
+                return .done(value)
+            }
+        }
+    }
+
+    func transactDay(
+        _ day: BookingDay, _ catalog: LandmarkCatalog, _ requests: [DayRequest],
+        _ more: @escaping @Sendable () -> [DayRequest]
+    ) async throws -> [DayOutcome?] {
+        // Those joining late stay in the group when its transaction runs again.
+        let members = PostgresStore.Members(requests)
+        do {
+            return try await PostgresStore.retrying {
+                let touched = TouchedUsers()
+                defer { signal.ring(touched.all) }
+                return try await cluster.client.withTransaction(logger: logger) { db in
+                    let base = PostgresTransaction(db: db, logger: logger, user: .system, catalog: catalog)
+                    let outcomes = try await PostgresStore.decide(
+                        members.all, more: { members.add(more()) }, on: day, in: base, now: now())
+                    touched.insert(contentsOf: base.touched.all)
+                    return outcomes
+                }
+            }
+        } catch let refused as NothingDone {
+            return refused.outcomes
+        }
+    }
+
+    func history(_ user: UserID, _ id: Reservation.ID?, _ limit: Int?) async throws -> [HistoryEntry] {
+        // LIMIT NULL is no limit.
+        let rows: PostgresRowSequence
+        if let id {
+            rows = try await cluster.client.query(
+                """
+                SELECT h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
+                WHERE h.user_id = \(user.rawValue) AND h.reservation_id = \(id.description)
+                ORDER BY h.position DESC LIMIT \(limit)
+                """, logger: logger)
+        } else {
+            rows = try await cluster.client.query(
+                """
+                SELECT h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
+                WHERE h.user_id = \(user.rawValue) ORDER BY h.position DESC LIMIT \(limit)
+                """, logger: logger)
+        }
+        return try await rows.collect().map { row in
+            let (entry, name) = try row.decode((String, String).self)
+            return try HistoryEntry(stored: entry, user: name)
+        }
+    }
+
+    func purgeKeys(_ cutoff: Date) async throws -> Int {
+        try await cluster.client.query(
+            "DELETE FROM idempotency_keys WHERE created_at < \(cutoff.timeIntervalSince1970) RETURNING user_id",
+            logger: logger
+        ).collect().count
+    }
+
+    func close() async throws {}
+
+    func changes(_ user: UserID, _ after: Int64, _ limit: Int) async throws -> [(sequence: Int64, entry: HistoryEntry)]
+    {
+        // Numbered at commit, in commit order (`PostgresTransaction.finish`): none can still
+        // commit below the highest number read.
+        try await cluster.client.query(
+            """
+            SELECT h.position, h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
+            WHERE h.user_id = \(user.rawValue) AND h.position > \(after) ORDER BY h.position LIMIT \(max(0, limit))
+            """, logger: logger
+        ).collect().map { row in
+            let (position, entry, name) = try row.decode((Int64, String, String).self)
+            return (position, try HistoryEntry(stored: entry, user: name))
+        }
+    }
+
+    func newestChange(_ user: UserID) async throws -> Int64 {
+        try await cluster.client.query(
+            "SELECT last_position FROM users WHERE id = \(user.rawValue)", logger: logger
+        ).collect().first?.decode(Int64.self) ?? 0
+    }
+
+    func positionAfter(_ user: UserID, _ sequence: Int64) async throws -> Int64 {
+        try await cluster.client.query(
+            """
+            SELECT COALESCE(MAX(position), 0)::BIGINT FROM history
+            WHERE user_id = \(user.rawValue) AND seq <= \(sequence)
+            """, logger: logger
+        ).collect().first?.decode(Int64.self) ?? 0
+    }
+
+    /// Every instance's commits, as notifications: until cancelled, or the pool moved to
+    /// another host (the old connection may never say it is gone), and the server listens again.
+    func listen() async throws {
+        let moves = cluster.moves
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await abandonable {
+                    try await cluster.client.withConnection { connection in
+                        try await connection.listen(on: PostgresStore.channel) { notifications in
+                            // Listening now: what was committed before is read by the polls themselves.
+                            signal.ring(nil)
+                            for try await notification in notifications {
+                                signal.ring(PostgresStore.users(notification.payload))
+                            }
+                        }
+                    }
+                }
+            }
+            group.addTask { await cluster.moved(since: moves) }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
     }
 }

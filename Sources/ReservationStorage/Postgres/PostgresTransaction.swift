@@ -340,37 +340,14 @@ struct PostgresTransaction: BookingTransaction {
     /// the calendar's date follows the order of commits. In the same statement
     /// (one round trip once the owners' rows are locked): the new reservations
     /// `created` (a group's, of any users) inserted, the answers of keyed
-    /// requests kept, and the owners notified on `channel` (`PostgresStore.listen`), at commit.
+    /// requests kept, and the owners notified on `channel` (`PostgresEngine.listen`), at commit.
     func finish(
         inserting created: [(owner: UserID, reservation: Reservation)],
         keeping answers: [(user: UserID, key: IdempotencyKey, response: StoredResponse)], notifying channel: String?,
         at now: Date
     ) async throws {
         let entries = pending.all
-        var last: [Int64: Int64] = [:]
-        var changed: [Int64: Double] = [:]
-        var positions: [Int64] = []
-        if !entries.isEmpty {
-            let owners = Set(entries.map(\.owner.rawValue)).sorted()
-            for row in try await run(
-                """
-                SELECT id, last_position, changed_at FROM users WHERE id = ANY(\(owners)::BIGINT[])
-                ORDER BY id FOR NO KEY UPDATE
-                """)
-            {
-                let (id, position, before) = try row.decode((Int64, Int64, Double?).self)
-                last[id] = position
-                changed[id] =
-                    CommitTime.next(after: before.map(Date.init(timeIntervalSince1970:)), at: now)
-                    .timeIntervalSince1970
-            }
-            positions.reserveCapacity(entries.count)
-            for (owner, _) in entries {
-                let next = last[owner.rawValue, default: 0] + 1
-                last[owner.rawValue] = next
-                positions.append(next)
-            }
-        }
+        let (last, changed, positions) = try await number(entries, at: now)
         var binds = PostgresBindings()
         /// Binds `value`; its placeholder.
         func bind(_ value: some PostgresDynamicTypeEncodable) -> String {
@@ -431,6 +408,39 @@ struct PostgresTransaction: BookingTransaction {
             PostgresQuery(
                 unsafeSQL: (steps.isEmpty ? "" : "WITH \(with)\n") + (notice ?? "SELECT 1"), binds: binds))
         touched.insert(contentsOf: users)
+    }
+
+    /// Locks the owners of `entries` (their `users` rows, in id order) and
+    /// numbers each entry after its owner's last: each owner's new last number,
+    /// its new `changed_at` (`CommitTime`, from `now`), and each entry's number.
+    private func number(_ entries: [(owner: UserID, entry: HistoryEntry)], at now: Date) async throws -> (
+        last: [Int64: Int64], changed: [Int64: Double], positions: [Int64]
+    ) {
+        var last: [Int64: Int64] = [:]
+        var changed: [Int64: Double] = [:]
+        var positions: [Int64] = []
+        if !entries.isEmpty {
+            let owners = Set(entries.map(\.owner.rawValue)).sorted()
+            for row in try await run(
+                """
+                SELECT id, last_position, changed_at FROM users WHERE id = ANY(\(owners)::BIGINT[])
+                ORDER BY id FOR NO KEY UPDATE
+                """)
+            {
+                let (id, position, before) = try row.decode((Int64, Int64, Double?).self)
+                last[id] = position
+                changed[id] =
+                    CommitTime.next(after: before.map(Date.init(timeIntervalSince1970:)), at: now)
+                    .timeIntervalSince1970
+            }
+            positions.reserveCapacity(entries.count)
+            for (owner, _) in entries {
+                let next = last[owner.rawValue, default: 0] + 1
+                last[owner.rawValue] = next
+                positions.append(next)
+            }
+        }
+        return (last, changed, positions)
     }
 
     func commandToUndo() async throws -> [HistoryEntry] {

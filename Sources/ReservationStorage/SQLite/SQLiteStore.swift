@@ -39,174 +39,16 @@ public enum SQLiteStore {
             readers.append(reader)
         }
         let writer = SQLiteWriter(writeConnection)
-        let next = Atomic<Int>(0)
-        let pool = readers
-        @Sendable func reader() -> SQLiteConnection {
-            pool[next.wrappingAdd(1, ordering: .relaxed).oldValue % pool.count]
-        }
-
+        let pool = SQLiteReaders(readers)
         let signal = ChangeSignal()
-        var store = ServerStore(
-            list: { user in
-                try await reader().query(
-                    "SELECT \(ReservationRow.columns) FROM reservations WHERE user_id = ? ORDER BY starts_at, id",
-                    [.integer(Int(user.rawValue))]
-                ).map(record)
-            },
-            get: { user, id in
-                try await reader().query(
-                    "SELECT \(ReservationRow.columns) FROM reservations WHERE id = ? AND user_id = ?",
-                    [.text(id.description), .integer(Int(user.rawValue))]
-                ).first.map(record)
-            },
-            parties: { landmark, from, to, now in
-                try await reader().query(
-                    """
-                    SELECT starts_at, party_size FROM reservations
-                    WHERE landmark_id = ?1 AND starts_at >= ?2 AND starts_at < ?3
-                    AND \(SharedSQL.countsTowardCapacity(now: "?4"))
-                    """,
-                    [
-                        .text(landmark.description), .float(from.timeIntervalSince1970),
-                        .float(to.timeIntervalSince1970),
-                        .float(now.timeIntervalSince1970),
-                    ]
-                ).map { row in
-                    guard let startsAt = row.column("starts_at")?.double, let party = row.column("party_size")?.integer
-                    else { throw DatabaseError.corruptRow("a reservation at \(landmark) without a date or party size") }
-                    return (date: Date(timeIntervalSince1970: startsAt), partySize: party)
-                }
-            },
-            waitlists: { days in
-                let db = reader()
-                var lists: [BookingDay: [String]] = [:]
-                for day in days {
-                    let ids = try await db.query(
-                        """
-                        SELECT id FROM reservations
-                        WHERE \(SharedSQL.waitlisted()) AND landmark_id = ? AND starts_at >= ? AND starts_at < ?
-                        ORDER BY \(SharedSQL.waitlistOrder(in: .sqlite))
-                        """, [.text(day.landmark.description), .float(day.start), .float(day.end)]
-                    ).compactMap { $0.column("id")?.string }
-                    if !ids.isEmpty { lists[day] = ids }
-                }
-                return lists
-            },
-            storedResponse: { user, key in
-                try await storedResponse(reader(), user: user, key: key)
-            },
-            transact: { user, catalog, key, work in
-                let transaction = SQLiteTransaction(db: writeConnection, user: user, catalog: catalog)
-                defer { signal.ring(transaction.touched.all) }  // committed, or rolled back and touching none
-                return try await writer.perform { db in
-                    if let key, let kept = try await storedResponse(db, user: user, key: key.key) {
-                        return .replay(kept)
-                    }
-                    let (value, keep) = try await work(transaction)
-                    if let key, let keep { try await self.keep(keep, for: key, of: user, in: db) }
-                    try await SQLiteTransaction.stamp(transaction.touched.all, at: now(), in: db)
-                    return .done(value)
-                }
-            },
-            transactDay: { day, catalog, requests, more in
-                // One writer already: a group is one of its jobs, the day counted once for all of them.
-                let touched = TouchedUsers()
-                defer { signal.ring(touched.all) }
-                do {
-                    return try await writer.perform { db in
-                        let at = now()
-                        let base = SQLiteTransaction(db: db, user: .system, catalog: catalog)
-                        let ledger = DayLedger(
-                            day: day, booked: try await Booking.settle([day], now: at, in: base)[day] ?? 0, now: at)
-                        let all = requests + more()
-                        var kept: [KeyName: StoredResponse] = [:]
-                        for name in Set(all.compactMap(KeyName.init)) {
-                            kept[name] = try await storedResponse(db, user: name.user, key: name.key)
-                        }
-                        let decision = try await decideMembers(
-                            all, skipping: [], kept: kept, ledger: ledger,
-                            transaction: { SQLiteTransaction(db: db, user: $0, catalog: catalog) },
-                            accept: { own, reservations, entries in
-                                try await own.insert(reservations)
-                                try await own.append(entries)
-                                touched.insert(contentsOf: own.touched.all)
-                            })
-                        guard decision.done else { throw NothingDone(outcomes: decision.outcomes) }
-                        for (user, key, response) in decision.keep {
-                            try await self.keep(response, for: key, of: user, in: db)
-                        }
-                        touched.insert(contentsOf: base.touched.all)
-                        try await SQLiteTransaction.stamp(touched.all, at: now(), in: db)
-                        return decision.outcomes
-                    }
-                } catch let refused as NothingDone {
-                    return refused.outcomes
-                }
-            },
-            history: { user, id, limit in
-                var sql = """
-                    SELECT h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id WHERE h.user_id = ?
-                    """
-                var binds: [SQLiteData] = [.integer(Int(user.rawValue))]
-                if let id {
-                    sql += " AND h.reservation_id = ?"
-                    binds.append(.text(id.description))
-                }
-                // SQLite reads a negative LIMIT as none.
-                binds.append(.integer(limit ?? -1))
-                return try await reader().query(sql + " ORDER BY h.position DESC LIMIT ?", binds).map { row in
-                    try HistoryEntry(stored: row.column("entry")?.string, user: row.column("name")?.string)
-                }
-            },
-            purgeKeys: { cutoff in
-                try await writer.perform { db in
-                    try await db.query(
-                        "DELETE FROM idempotency_keys WHERE created_at < ? RETURNING key",
-                        [.float(cutoff.timeIntervalSince1970)]
-                    ).count
-                }
-            },
-            close: {
-                for connection in pool { try? await connection.close() }
-                try await writer.close()
-                lock?.release()
-            }
-        )
-        store.exclusive = serving
-        store.tokens = .sqlite(writer: writer, reader: reader, now: now)
-        store.calendars = .sqlite(writer: writer, reader: reader, now: now)
-        store.signal = signal
         let key = try await writeConnection.query("SELECT value FROM meta WHERE name = 'cursor_key'").first?
             .column("value")?.string
-        store.cursorKey = Array((key ?? "").utf8)
-        store.changes = { user, after, limit in
-            try await reader().query(
-                """
-                SELECT h.position, h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
-                WHERE h.user_id = ? AND h.position > ? ORDER BY h.position LIMIT ?
-                """, [.integer(Int(user.rawValue)), .integer(Int(after)), .integer(max(0, limit))]
-            ).map { row in
-                guard let position = row.column("position")?.integer else { throw DatabaseError.corruptRow("a change") }
-                return (
-                    Int64(position),
-                    try HistoryEntry(stored: row.column("entry")?.string, user: row.column("name")?.string)
-                )
-            }
-        }
-        store.newestChange = { user in
-            Int64(
-                try await reader().query(
-                    "SELECT last_position FROM users WHERE id = ?", [.integer(Int(user.rawValue))]
-                ).first?.column("last_position")?.integer ?? 0)
-        }
-        store.positionAfter = { user, sequence in
-            Int64(
-                try await reader().query(
-                    "SELECT COALESCE(MAX(position), 0) AS n FROM history WHERE user_id = ? AND seq <= ?",
-                    [.integer(Int(user.rawValue)), .integer(Int(sequence))]
-                ).first?.column("n")?.integer ?? 0)
-        }
-        return store
+        return ServerStore(
+            engine: SQLiteEngine(
+                writeConnection: writeConnection, writer: writer, readers: pool, signal: signal, lock: lock, now: now),
+            tokens: SQLiteTokens(writer: writer, readers: pool, now: now),
+            calendars: SQLiteCalendars(writer: writer, readers: pool, now: now), signal: signal, exclusive: serving,
+            cursorKey: Array((key ?? "").utf8))
     }
 
     /// A row of `ReservationRow.columns`, read by `ReservationField`.
@@ -281,5 +123,205 @@ public enum SQLiteStore {
             _ = try? await db.query("ROLLBACK")
             throw error
         }
+    }
+}
+
+/// The SQLite engine's operations (`StorageEngine`): reads on the readers, writes
+/// through the one writer, which also decides a landmark-day's group (`DayGrouping`).
+struct SQLiteEngine: DayGrouping {
+    let writeConnection: SQLiteConnection
+    let writer: SQLiteWriter
+    let readers: SQLiteReaders
+    let signal: ChangeSignal
+    /// The file's server lock, released at `close` (nil for `token create`).
+    let lock: ServerLock?
+    let now: @Sendable () -> Date
+
+    private func reader() -> SQLiteConnection { readers.next() }
+
+    func list(_ user: UserID) async throws -> [ReservationApiModel] {
+        try await reader().query(
+            "SELECT \(ReservationRow.columns) FROM reservations WHERE user_id = ? ORDER BY starts_at, id",
+            [.integer(Int(user.rawValue))]
+        ).map(SQLiteStore.record)
+    }
+
+    func get(_ user: UserID, _ id: Reservation.ID) async throws -> ReservationApiModel? {
+        try await reader().query(
+            "SELECT \(ReservationRow.columns) FROM reservations WHERE id = ? AND user_id = ?",
+            [.text(id.description), .integer(Int(user.rawValue))]
+        ).first.map(SQLiteStore.record)
+    }
+
+    func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
+        -> [(date: Date, partySize: Int)]
+    {
+        try await reader().query(
+            """
+            SELECT starts_at, party_size FROM reservations
+            WHERE landmark_id = ?1 AND starts_at >= ?2 AND starts_at < ?3
+            AND \(SharedSQL.countsTowardCapacity(now: "?4"))
+            """,
+            [
+                .text(landmark.description), .float(from.timeIntervalSince1970),
+                .float(to.timeIntervalSince1970),
+                .float(now.timeIntervalSince1970),
+            ]
+        ).map { row in
+            guard let startsAt = row.column("starts_at")?.double, let party = row.column("party_size")?.integer
+            else { throw DatabaseError.corruptRow("a reservation at \(landmark) without a date or party size") }
+            return (date: Date(timeIntervalSince1970: startsAt), partySize: party)
+        }
+    }
+
+    func waitlists(_ days: [BookingDay]) async throws -> [BookingDay: [String]] {
+        let db = reader()
+        var lists: [BookingDay: [String]] = [:]
+        for day in days {
+            let ids = try await db.query(
+                """
+                SELECT id FROM reservations
+                WHERE \(SharedSQL.waitlisted()) AND landmark_id = ? AND starts_at >= ? AND starts_at < ?
+                ORDER BY \(SharedSQL.waitlistOrder(in: .sqlite))
+                """, [.text(day.landmark.description), .float(day.start), .float(day.end)]
+            ).compactMap { $0.column("id")?.string }
+            if !ids.isEmpty { lists[day] = ids }
+        }
+        return lists
+    }
+
+    func storedResponse(_ user: UserID, _ key: String) async throws -> StoredResponse? {
+        try await SQLiteStore.storedResponse(reader(), user: user, key: key)
+    }
+
+    func transact(
+        _ user: UserID, _ catalog: LandmarkCatalog, _ key: IdempotencyKey?, _ work: @escaping ServerStore.Work
+    )
+        async throws -> Written<any Sendable>
+    {
+        let transaction = SQLiteTransaction(db: writeConnection, user: user, catalog: catalog)
+        defer { signal.ring(transaction.touched.all) }  // committed, or rolled back and touching none
+        return try await writer.perform { db in
+            if let key, let kept = try await SQLiteStore.storedResponse(db, user: user, key: key.key) {
+                return .replay(kept)
+            }
+            let (value, keep) = try await work(transaction)
+            if let key, let keep { try await SQLiteStore.keep(keep, for: key, of: user, in: db) }
+            try await SQLiteTransaction.stamp(transaction.touched.all, at: now(), in: db)
+            return .done(value)
+        }
+    }
+
+    func transactDay(
+        _ day: BookingDay, _ catalog: LandmarkCatalog, _ requests: [DayRequest],
+        _ more: @escaping @Sendable () -> [DayRequest]
+    ) async throws -> [DayOutcome?] {
+        // One writer already: a group is one of its jobs, the day counted once for all of them.
+        let touched = TouchedUsers()
+        defer { signal.ring(touched.all) }
+        do {
+            return try await writer.perform { db in
+                let at = now()
+                let base = SQLiteTransaction(db: db, user: .system, catalog: catalog)
+                let ledger = DayLedger(
+                    day: day, booked: try await Booking.settle([day], now: at, in: base)[day] ?? 0, now: at)
+                let all = requests + more()
+                var kept: [KeyName: StoredResponse] = [:]
+                for name in Set(all.compactMap(KeyName.init)) {
+                    kept[name] = try await SQLiteStore.storedResponse(db, user: name.user, key: name.key)
+                }
+                let decision = try await decideMembers(
+                    all, skipping: [], kept: kept, ledger: ledger,
+                    transaction: { SQLiteTransaction(db: db, user: $0, catalog: catalog) },
+                    accept: { own, reservations, entries in
+                        try await own.insert(reservations)
+                        try await own.append(entries)
+                        touched.insert(contentsOf: own.touched.all)
+                    })
+                guard decision.done else { throw NothingDone(outcomes: decision.outcomes) }
+                for (user, key, response) in decision.keep {
+                    try await SQLiteStore.keep(response, for: key, of: user, in: db)
+                }
+                touched.insert(contentsOf: base.touched.all)
+                try await SQLiteTransaction.stamp(touched.all, at: now(), in: db)
+                return decision.outcomes
+            }
+        } catch let refused as NothingDone {
+            return refused.outcomes
+        }
+    }
+
+    func history(_ user: UserID, _ id: Reservation.ID?, _ limit: Int?) async throws -> [HistoryEntry] {
+        var sql = """
+            SELECT h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id WHERE h.user_id = ?
+            """
+        var binds: [SQLiteData] = [.integer(Int(user.rawValue))]
+        if let id {
+            sql += " AND h.reservation_id = ?"
+            binds.append(.text(id.description))
+        }
+        // SQLite reads a negative LIMIT as none.
+        binds.append(.integer(limit ?? -1))
+        return try await reader().query(sql + " ORDER BY h.position DESC LIMIT ?", binds).map { row in
+            try HistoryEntry(stored: row.column("entry")?.string, user: row.column("name")?.string)
+        }
+    }
+
+    func purgeKeys(_ cutoff: Date) async throws -> Int {
+        try await writer.perform { db in
+            try await db.query(
+                "DELETE FROM idempotency_keys WHERE created_at < ? RETURNING key",
+                [.float(cutoff.timeIntervalSince1970)]
+            ).count
+        }
+    }
+
+    func close() async throws {
+        for connection in readers.pool { try? await connection.close() }
+        try await writer.close()
+        lock?.release()
+    }
+
+    func changes(_ user: UserID, _ after: Int64, _ limit: Int) async throws -> [(sequence: Int64, entry: HistoryEntry)]
+    {
+        try await reader().query(
+            """
+            SELECT h.position, h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
+            WHERE h.user_id = ? AND h.position > ? ORDER BY h.position LIMIT ?
+            """, [.integer(Int(user.rawValue)), .integer(Int(after)), .integer(max(0, limit))]
+        ).map { row in
+            guard let position = row.column("position")?.integer else { throw DatabaseError.corruptRow("a change") }
+            return (
+                Int64(position),
+                try HistoryEntry(stored: row.column("entry")?.string, user: row.column("name")?.string)
+            )
+        }
+    }
+
+    func newestChange(_ user: UserID) async throws -> Int64 {
+        Int64(
+            try await reader().query(
+                "SELECT last_position FROM users WHERE id = ?", [.integer(Int(user.rawValue))]
+            ).first?.column("last_position")?.integer ?? 0)
+    }
+
+    func positionAfter(_ user: UserID, _ sequence: Int64) async throws -> Int64 {
+        Int64(
+            try await reader().query(
+                "SELECT COALESCE(MAX(position), 0) AS n FROM history WHERE user_id = ? AND seq <= ?",
+                [.integer(Int(user.rawValue)), .integer(Int(sequence))]
+            ).first?.column("n")?.integer ?? 0)
+    }
+}
+
+/// The engine's read connections, taken in turn.
+final class SQLiteReaders: Sendable {
+    let pool: [SQLiteConnection]
+    private let turn = Atomic<Int>(0)
+
+    init(_ pool: [SQLiteConnection]) { self.pool = pool }
+
+    func next() -> SQLiteConnection {
+        pool[turn.wrappingAdd(1, ordering: .relaxed).oldValue % pool.count]
     }
 }
