@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 // jv_kind of src/jv.h.
 enum { KIND_INVALID = 0, KIND_NULL = 1, KIND_NUMBER = 4, KIND_STRING = 5 };
 
 typedef void (*error_callback)(void *, cjq_jv);
+typedef void (*nomem_callback)(void *);
 
 // libjq's functions, resolved once by cjq_load.
 static struct {
@@ -34,6 +36,7 @@ static struct {
     cjq_jv (*dump_string)(cjq_jv, int);
     cjq_jv (*invalid_get_msg)(cjq_jv);
     double (*number_value)(cjq_jv);
+    void (*nomem_handler)(nomem_callback, void *);
 } jq;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -77,6 +80,7 @@ static void load(void) {
     RESOLVE(dump_string, "jv_dump_string");
     RESOLVE(invalid_get_msg, "jv_invalid_get_msg");
     RESOLVE(number_value, "jv_number_value");
+    RESOLVE(nomem_handler, "jv_nomem_handler");
     load_status = 0;
 }
 
@@ -141,7 +145,27 @@ static void ignore_error(void *context, cjq_jv message) {
     jq.free(message);
 }
 
+static int nomem_status = 70;
+static char nomem_message[256] = "out of memory\n";
+
+// jq's allocator found no memory: nothing can be allocated, so one line and the exit code, at once.
+static void out_of_memory(void *context) {
+    (void)context;
+    ssize_t written = write(STDERR_FILENO, nomem_message, strlen(nomem_message));
+    (void)written;
+    _exit(nomem_status);
+}
+
+void cjq_on_out_of_memory(int status, const char *message) {
+    nomem_status = status;
+    snprintf(nomem_message, sizeof nomem_message, "%s\n", message);
+}
+
+// jq keeps the handler per thread: set on the thread about to allocate.
+static void guard_memory(void) { jq.nomem_handler(out_of_memory, NULL); }
+
 cjq_state *cjq_compile(const char *program, char *errors, size_t size) {
+    guard_memory();
     if (size > 0) errors[0] = 0;
     cjq_state *state = jq.init();
     if (state == NULL) {
@@ -164,16 +188,27 @@ void cjq_teardown(cjq_state *state) { jq.teardown(&state); }
 cjq_parser *cjq_parser_new(void) { return jq.parser_new(0); }
 void cjq_parser_free(cjq_parser *parser) { jq.parser_free(parser); }
 void cjq_parser_set_buf(cjq_parser *parser, const void *bytes, int length, int partial) {
+    guard_memory();
     jq.parser_set_buf(parser, (const char *)bytes, length, partial);
 }
-cjq_jv cjq_parser_next(cjq_parser *parser) { return jq.parser_next(parser); }
+cjq_jv cjq_parser_next(cjq_parser *parser) {
+    guard_memory();
+    return jq.parser_next(parser);
+}
 
-void cjq_start(cjq_state *state, cjq_jv input) { jq.start(state, input, 0); }
-cjq_jv cjq_next(cjq_state *state) { return jq.next(state); }
+void cjq_start(cjq_state *state, cjq_jv input) {
+    guard_memory();
+    jq.start(state, input, 0);
+}
+cjq_jv cjq_next(cjq_state *state) {
+    guard_memory();
+    return jq.next(state);
+}
 
 int cjq_is_valid(cjq_jv value) { return jq.get_kind(value) != KIND_INVALID; }
 
 char *cjq_output_text(cjq_jv value, size_t *length) {
+    guard_memory();
     if (jq.get_kind(value) == KIND_STRING) return copy_string(value, length);
     // Flags 0: compact, keys in their order (resv writes them sorted), no colour.
     cjq_jv dumped = jq.dump_string(value, 0);

@@ -1,5 +1,6 @@
 import CapacityModel
 import Foundation
+import ReservationCore
 import Testing
 
 /// `resv import` through the built binaries: an export of one store (`list --all --format
@@ -71,6 +72,160 @@ struct ImportEndToEndTests {
             let list = try store.resv(["list", "--all", "--json", "--jq", "length"], environment: environment)
             #expect(list.stdout == "3\n", "\(list.stderr)")
         }
+    }
+
+    /// A calendar as iCalendar writes it (CRLF), of these events' content lines.
+    static func calendar(_ events: [[String]]) -> String {
+        (["BEGIN:VCALENDAR", "VERSION:2.0"] + events.flatMap { ["BEGIN:VEVENT"] + $0 + ["END:VEVENT"] }
+            + ["END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// A day ahead as iCalendar's basic form (`20261201`).
+    static func basicDay(_ days: Int) -> String { String(visitAhead(days: days).prefix(10).filter { $0 != "-" }) }
+
+    /// A real calendar into a file store and a real server alike: what cannot be booked is
+    /// named and counted by reason, the rest booked (a weekly RRULE as one series), exit 1;
+    /// the dry run says the same and exits the same; twice adds nothing.
+    @Test func aRealCalendarBooksWhatItCanAndCountsTheRestOnAStoreAndAServer() throws {
+        let sandbox = try Sandbox()
+        let database = sandbox.directory.appendingPathComponent("server.sqlite").path
+        let token = try ServerProcess.createToken("importer", database: database)
+        let server = try ServerProcess(database: database)
+        defer { _ = server.stop() }
+        let onServer = [
+            "RESV_SERVER": "http://127.0.0.1:\(server.port)", "RESV_TOKEN": token,
+            "XDG_CACHE_HOME": sandbox.directory.appendingPathComponent("cache").path,
+        ]
+        let text = Self.calendar([
+            ["UID:single@example.org", "DTSTART:\(Self.basicDay(30))T100000Z", "SUMMARY:Half Dome"],
+            ["UID:allday@example.org", "DTSTART;VALUE=DATE:\(Self.basicDay(31))", "SUMMARY:Half Dome"],
+            [
+                "UID:weekly@example.org", "DTSTART:\(Self.basicDay(32))T100000", "RRULE:FREQ=WEEKLY;COUNT=3",
+                "SUMMARY:Crater Lake\\, party of 2",
+            ],
+            ["UID:nowhere@example.org", "DTSTART:\(Self.basicDay(33))T100000Z", "SUMMARY:Dinner"],
+            ["UID:negative@example.org", "DTSTART:\(Self.basicDay(34))T100000Z", "SUMMARY:Half Dome\\, party of -3"],
+            [
+                "UID:outlook@example.org", "DTSTART;TZID=W. Europe Standard Time:\(Self.basicDay(35))T100000",
+                "SUMMARY:Half Dome",
+            ],
+        ])
+        // Outlook's zone name is Berlin's zone (CLDR): 10:00 there, whatever the season.
+        var berlin = Calendar(identifier: .gregorian)
+        berlin.timeZone = TimeZone(identifier: "Europe/Berlin")!
+        let noon = try DateTime.parse(String(visitAhead(days: 35).prefix(10)) + "T12:00:00Z")
+        var parts = berlin.dateComponents([.year, .month, .day], from: noon)
+        parts.hour = 10
+        let outlook = DateTime.format(try #require(berlin.date(from: parts)))
+        let file = sandbox.directory.appendingPathComponent("calendar.ics")
+        try Data(text.utf8).write(to: file)
+        let counts =
+            "skipped 0 already there, 0 ended (0 cancelled, 0 past), 3 not booked (1 all-day, 1 landmark not found, "
+            + "1 party out of range)."
+        for environment in [[:], onServer] {
+            let dry = try sandbox.resv(["import", file.path, "--dry-run"], environment: environment)
+            #expect(dry.status == 1, "\(dry.stderr)")
+            #expect(
+                dry.stderrLines.dropLast().last == "Dry run, nothing changed: would import 5 events; " + counts[...])
+            let run = try sandbox.resv(["import", file.path], environment: environment)
+            #expect(run.status == 1, "\(run.stderr)")
+            #expect(run.stderrLines.count == 5, "\(run.stderr)")
+            #expect(run.stderrLines[0].hasPrefix("Not booked: event 'allday@example.org' (line 8): DTSTART"))
+            #expect(run.stderrLines[1].hasPrefix("Not booked: event 'nowhere@example.org' (line 19): SUMMARY 'Dinner'"))
+            #expect(run.stderrLines[2].hasPrefix("Not booked: event 'negative@example.org' (line 24): SUMMARY's party"))
+            #expect(run.stderrLines[3] == "Imported 5 events; " + counts[...])
+            #expect(run.stderrLines[4].hasPrefix("resv: 3 events were not booked (named above)"))
+            let list = try sandbox.resv(
+                [
+                    "list", "--all", "--json", "--jq",
+                    "[.[] | .partySize], ([.[] | .series // empty] | unique | length), (.[2].date)",
+                ],
+                environment: environment)
+            #expect(list.stdout == "[1,2,1,2,2]\n1\n\"\(outlook)\"\n", "\(list.stderr)")
+            let again = try sandbox.resv(["import", file.path], environment: environment)
+            #expect(again.stderrLines[3].hasPrefix("Imported 0 events; skipped 5 already there"), "\(again.stderr)")
+        }
+    }
+
+    /// A teammate's export on one server: their ids are theirs, so each event is refused and
+    /// counted (the line says --new-ids); with --new-ids they are booked as the importer's own,
+    /// and a second time adds nothing.
+    @Test func aTeammatesExportIsBookedAsOnesOwnWithNewIDs() throws {
+        let sandbox = try Sandbox()
+        let database = sandbox.directory.appendingPathComponent("server.sqlite").path
+        let alice = try ServerProcess.createToken("alice", database: database)
+        let bob = try ServerProcess.createToken("bob", database: database)
+        let server = try ServerProcess(database: database)
+        defer { _ = server.stop() }
+        func environment(_ token: String, _ name: String) -> [String: String] {
+            [
+                "RESV_SERVER": "http://127.0.0.1:\(server.port)", "RESV_TOKEN": token,
+                "XDG_CACHE_HOME": sandbox.directory.appendingPathComponent("cache-\(name)").path,
+            ]
+        }
+        for days in [30, 31] {
+            let run = try sandbox.resv(
+                ["reserve", "-l", "half dome", "-d", visitAhead(days: days), "-n", "2"],
+                environment: environment(alice, "a"))
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        let export = try sandbox.resv(["list", "--format", "ics"], environment: environment(alice, "a"))
+        let file = sandbox.directory.appendingPathComponent("alice.ics")
+        try Data(export.stdout.utf8).write(to: file)
+
+        let refused = try sandbox.resv(["import", file.path], environment: environment(bob, "b"))
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("(--new-ids books it as yours)"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("2 not booked (2 refused)"), "\(refused.stderr)")
+        let own = try sandbox.resv(["import", file.path, "--new-ids"], environment: environment(bob, "b"))
+        #expect(own.status == 0, "\(own.stderr)")
+        #expect(own.stderrLines == ["Imported 2 events; skipped 0 already there, 0 ended (0 cancelled, 0 past)."])
+        let again = try sandbox.resv(["import", file.path, "--new-ids"], environment: environment(bob, "b"))
+        #expect(again.stderrLines == ["Imported 0 events; skipped 2 already there, 0 ended (0 cancelled, 0 past)."])
+        for token in [alice, bob] {
+            let list = try sandbox.resv(["list", "--json", "--jq", "length"], environment: environment(token, token))
+            #expect(list.stdout == "2\n", "each has two of their own")
+        }
+    }
+
+    /// More events than one batch on a server holds (10,000): sent in batches the server
+    /// takes, each booked; with --strict refused naming the limit in events, nothing booked.
+    @Test func anImportLargerThanOneBatchIsSentInBatchesOrRefusedWithStrict() throws {
+        let sandbox = try Sandbox()
+        let database = sandbox.directory.appendingPathComponent("server.sqlite").path
+        let token = try ServerProcess.createToken("importer", database: database)
+        let server = try ServerProcess(database: database)
+        defer { _ = server.stop() }
+        let onServer = [
+            "RESV_SERVER": "http://127.0.0.1:\(server.port)", "RESV_TOKEN": token,
+            "XDG_CACHE_HOME": sandbox.directory.appendingPathComponent("cache").path,
+        ]
+        let count = 10_250
+        let days = (0..<5).map { Self.basicDay(30 + $0) }
+        let text = Self.calendar(
+            (0..<count).map { index in
+                [
+                    "UID:e\(index)@example.org",
+                    "DTSTART:\(days[index % 5])T\(String(format: "%02d", 16 + index % 4))0000Z",
+                    "SUMMARY:Golden Gate Bridge",
+                ]
+            })
+        let file = sandbox.directory.appendingPathComponent("large.ics")
+        try Data(text.utf8).write(to: file)
+        let strict = try sandbox.resv(["import", file.path, "--strict"], environment: onServer)
+        #expect(strict.status == 64, "\(strict.stderr.prefix(500))")
+        #expect(
+            strict.stderrLines == [
+                "resv: the file has 10250 events to book, more than one batch on a server holds (10000 events): "
+                    + "--strict books all or nothing in one batch; without it they are sent in batches; nothing was reserved"
+            ])
+        let none = try sandbox.resv(["list", "--all", "--json", "--jq", "length"], environment: onServer)
+        #expect(none.stdout == "0\n")
+        let run = try sandbox.resv(["import", file.path, "--json", "--jq", "length"], environment: onServer)
+        #expect(run.status == 0, "\(run.stderr.prefix(500))")
+        #expect(run.stderrLines == ["Imported 10250 events; skipped 0 already there, 0 ended (0 cancelled, 0 past)."])
+        let list = try sandbox.resv(["list", "--all", "--json", "--jq", "length"], environment: onServer)
+        #expect(list.stdout == "\(count)\n", "\(list.stderr.prefix(300))")
     }
 
     /// Two imports of one file into one store at once: each says what it booked, and together
