@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,13 +157,39 @@ static void out_of_memory(void *context) {
     _exit(nomem_status);
 }
 
+// Inside a call into jq (the machine runs under a lock: one call at a time).
+static volatile sig_atomic_t in_jq = 0;
+static struct sigaction previous[3];
+static const int guarded[3] = {SIGSEGV, SIGBUS, SIGABRT};
+
+// jq 1.6 does not always reach its out-of-memory handler when the heap is exhausted: it may
+// abort, or follow a pointer a failed allocation left. Inside jq that is the same end, said
+// once; anywhere else the signal goes to whoever handled it before (Swift's backtracer).
+static void crashed(int signal) {
+    if (in_jq) out_of_memory(NULL);
+    for (int index = 0; index < 3; index++) {
+        if (guarded[index] == signal) sigaction(signal, &previous[index], NULL);
+    }
+    if (signal == SIGABRT) raise(signal);
+}
+
 void cjq_on_out_of_memory(int status, const char *message) {
     nomem_status = status;
     snprintf(nomem_message, sizeof nomem_message, "%s\n", message);
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = crashed;
+    sigemptyset(&action.sa_mask);
+    for (int index = 0; index < 3; index++) sigaction(guarded[index], &action, &previous[index]);
 }
 
 // jq keeps the handler per thread: set on the thread about to allocate.
-static void guard_memory(void) { jq.nomem_handler(out_of_memory, NULL); }
+static void guard_memory(void) {
+    in_jq = 1;
+    jq.nomem_handler(out_of_memory, NULL);
+}
+
+static void unguard(void) { in_jq = 0; }
 
 cjq_state *cjq_compile(const char *program, char *errors, size_t size) {
     guard_memory();
@@ -175,6 +202,7 @@ cjq_state *cjq_compile(const char *program, char *errors, size_t size) {
     struct error_buffer buffer = {errors, size};
     jq.set_error_cb(state, collect_error, &buffer);
     int compiled = jq.compile(state, program);
+    unguard();
     jq.set_error_cb(state, ignore_error, NULL);
     if (!compiled) {
         jq.teardown(&state);
@@ -190,33 +218,45 @@ void cjq_parser_free(cjq_parser *parser) { jq.parser_free(parser); }
 void cjq_parser_set_buf(cjq_parser *parser, const void *bytes, int length, int partial) {
     guard_memory();
     jq.parser_set_buf(parser, (const char *)bytes, length, partial);
+    unguard();
 }
 cjq_jv cjq_parser_next(cjq_parser *parser) {
     guard_memory();
-    return jq.parser_next(parser);
+    cjq_jv value = jq.parser_next(parser);
+    unguard();
+    return value;
 }
 
 void cjq_start(cjq_state *state, cjq_jv input) {
     guard_memory();
     jq.start(state, input, 0);
+    unguard();
 }
 cjq_jv cjq_next(cjq_state *state) {
     guard_memory();
-    return jq.next(state);
+    cjq_jv value = jq.next(state);
+    unguard();
+    return value;
 }
 
 int cjq_is_valid(cjq_jv value) { return jq.get_kind(value) != KIND_INVALID; }
 
 char *cjq_output_text(cjq_jv value, size_t *length) {
     guard_memory();
-    if (jq.get_kind(value) == KIND_STRING) return copy_string(value, length);
-    // Flags 0: compact, keys in their order (resv writes them sorted), no colour.
-    cjq_jv dumped = jq.dump_string(value, 0);
-    if (jq.get_kind(dumped) != KIND_STRING) {
-        jq.free(dumped);
-        return NULL;
+    char *text = NULL;
+    if (jq.get_kind(value) == KIND_STRING) {
+        text = copy_string(value, length);
+    } else {
+        // Flags 0: compact, keys in their order (resv writes them sorted), no colour.
+        cjq_jv dumped = jq.dump_string(value, 0);
+        if (jq.get_kind(dumped) == KIND_STRING) {
+            text = copy_string(dumped, length);
+        } else {
+            jq.free(dumped);
+        }
     }
-    return copy_string(dumped, length);
+    unguard();
+    return text;
 }
 
 char *cjq_error_text(cjq_jv invalid) {

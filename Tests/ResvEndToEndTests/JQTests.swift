@@ -120,7 +120,7 @@ struct JQTests {
         #expect(run.stdout == "status=70\n", "\(run.stdout.prefix(200)) \(run.stderr.prefix(300))")
         #expect(
             run.stderrLines == [
-                "resv: --jq ran out of memory running the program; what it printed is all there is: "
+                "resv: --jq ran out of memory running the program (jq stopped); what it printed is all there is: "
                     + "narrow the program (limit(N; …), first(…)) or allow more memory"
             ], "\(run.stderr.prefix(300))")
     }

@@ -120,8 +120,8 @@ public struct DefinedTimeZone: Sendable {
 
     static let weekdays = ["SU": 1, "MO": 2, "TU": 3, "WE": 4, "TH": 5, "FR": 6, "SA": 7]
 
-    /// `19701025T030000` as a day and seconds into it.
-    static func wall(_ text: String) -> (CalendarDay, Int)? {
+    /// `19701025T030000` as a day and seconds into it; nil when it is not one.
+    public static func wall(_ text: String) -> (CalendarDay, Int)? {
         let chars = Array(text)
         guard chars.count == 15, chars[8] == "T",
             chars.enumerated().allSatisfy({ $0.offset == 8 || ($0.element.isASCII && $0.element.isNumber) }),

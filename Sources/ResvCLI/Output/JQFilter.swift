@@ -29,7 +29,7 @@ final class JQFilter: Sendable {
         // Once jq finds no memory nothing more can be allocated, here or in jq: one line and the code.
         cjq_on_out_of_memory(
             ExitStatus.internalError,
-            "resv: --jq ran out of memory running the program; what it printed is all there is: "
+            "resv: --jq ran out of memory running the program (jq stopped); what it printed is all there is: "
                 + "narrow the program (limit(N; …), first(…)) or allow more memory")
         machine = Mutex(Machine(state: state, parser: parser))
         self.output = output
