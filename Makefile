@@ -5,6 +5,8 @@
 #               of a Patroni cluster) and the docs check
 #   make install  release build of resv, its man page and completions under PREFIX (~/.local)
 #   make install-server  the same for resv-server
+#   make dist     release binaries (static Swift runtime, stripped, symbols in dist/*.debug)
+#                 and dist/resv_VERSION_amd64.deb, dist/resv-server_VERSION_amd64.deb (scripts/dist)
 #   make bench    whole-command timings against jq (Benchmarks/commands.sh), then the
 #                 in-process benchmarks (Benchmarks/Package.swift, ordo-one/benchmark)
 SHELL := /bin/bash
@@ -30,7 +32,7 @@ BENCH_PACKAGES := hyperfine jq time
 
 SERVER_RELEASE := swift build -c release --product resv-server --static-swift-stdlib --scratch-path .build-release
 
-.PHONY: deps test-deps build run test docs check-docs install install-server bench
+.PHONY: deps test-deps build run test docs check-docs install install-server dist bench
 
 deps:
 	@if ! dpkg -s $(PACKAGES) >/dev/null 2>&1; then \
@@ -51,17 +53,25 @@ run: build
 test: test-deps
 	# The house style (.swift-format), strictly: a warning fails the build.
 	swift format lint --strict --recursive Sources Tests Package.swift
+	# scripts/check-resolved's own cases (a pin outside Package.swift's range, one the sources
+	# have no tag of, …); .ci/run runs the check itself before anything is built.
+	scripts/check-resolved-test
 	swift build
 	# icalendar, which the tests read `--format ics` with, pinned in .build-venv/.
 	scripts/test-python -c ''
 	RESV_REQUIRE_POSTGRES=1 scripts/with-postgres swift test
 	scripts/schemathesis-check "$$(swift build --show-bin-path)/resv-server"
 	# A Patroni cluster's leader killed, a switchover, an instance killed, under load: nothing
-	# lost, no 5xx, every request answered (one run; `Benchmarks/failover.sh --runs 3` by hand).
+	# lost, no 5xx, every request answered (one run; `scripts/failover --runs 3` by hand).
 	# Its checks first, each shown red on a crafted log; the run at info, which logs the request
 	# lines the "never answered" check reads.
-	python3 Benchmarks/failover_checks_test.py
-	FAILOVER_LOG_LEVEL=info Benchmarks/failover.sh
+	python3 scripts/failover_checks_test.py
+	FAILOVER_LOG_LEVEL=info scripts/failover
+	# libFuzzer over the parsers, every target 30 s at once (scripts/fuzz TARGET 600 by hand);
+	# first its own check: the seeded trap must be found, or the fuzzer is not looking.
+	rm -rf .build-fuzz/findings/seeded-trap
+	scripts/fuzz seeded-trap 60 2>&1 | grep '^seeded-trap: FOUND .build-fuzz/findings/seeded-trap/crash-'
+	scripts/fuzz --all 30
 	scripts/generate-docs --check
 
 docs:
@@ -85,6 +95,10 @@ install-server: deps
 	install -Dm644 completions/resv-server.bash "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/resv-server"
 	install -Dm644 completions/resv-server.zsh "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_resv-server"
 	install -Dm644 completions/resv-server.fish "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/resv-server.fish"
+
+# The packages: scripts/dist (dpkg-deb, objcopy and strip: Debian's dpkg and binutils).
+dist: deps
+	scripts/dist
 
 bench: deps
 	@if ! dpkg -s $(BENCH_PACKAGES) >/dev/null 2>&1; then \

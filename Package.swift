@@ -12,6 +12,8 @@ let package = Package(
         // For the in-process benchmarks (Benchmarks/Package.swift) and other front ends.
         .library(name: "ReservationFile", targets: ["ReservationFile"]),
         .library(name: "ResvCLI", targets: ["ResvCLI"]),
+        // For the fuzz targets (Fuzz/Package.swift): the outbox reader.
+        .library(name: "ReservationHTTP", targets: ["ReservationHTTP"]),
         .executable(name: "resv-server", targets: ["resv-server"]),
         .library(name: "ReservationServer", targets: ["ReservationServer"]),
         .library(name: "ReservationStorage", targets: ["ReservationStorage"]),
@@ -75,6 +77,9 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                // The TLS configuration of a database connection, and its event loops.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // resv-server's HTTP layer: routes, authentication, idempotency, limits, metrics.
@@ -127,7 +132,9 @@ let package = Package(
         .testTarget(
             name: "ReservationFileTests",
             dependencies: ["CapacityModel", "ReservationCore", "ReservationFile", "FilePrimitives"]),
-        .testTarget(name: "ResvCLITests", dependencies: ["CapacityModel", "ResvCLI", "ResvTestFixtures"]),
+        .testTarget(
+            name: "ResvCLITests",
+            dependencies: ["CapacityModel", "ReservationCore", "ReservationHTTP", "ResvCLI", "ResvTestFixtures"]),
         .testTarget(
             name: "ReservationHTTPTests", dependencies: ["CapacityModel", "ReservationCore", "ReservationHTTP"]),
         .testTarget(

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# AsyncHTTPClient, the candidate issue 18 rejected, next to the libcurl-by-dlopen client:
-# build time, start-up and per-request time.
+# AsyncHTTPClient, the candidate remote mode rejected, next to the libcurl-by-dlopen client:
+# build time, start-up and per-request time (BENCHMARKS.md, "libcurl by dlopen vs
+# AsyncHTTPClient").
 #   Benchmarks/ahc-candidate.sh RESV RESV_SERVER
 # (or RESV_NEW and RESV_SERVER_NEW): a release resv and resv-server of this checkout.
 # Creates AHC_DIR (default /tmp/ahc, removed and made again; never committed): a package
@@ -24,7 +25,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 resv=${1:-${RESV_NEW:-}}
 server=${2:-${RESV_SERVER_NEW:-}}
 for bin in "$resv" "$server"; do
-  [ -x "$bin" ] || { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; echo "not an executable: '$bin'" >&2; exit 64; }
+  [ -x "$bin" ] || { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; echo "not an executable: '$bin'" >&2; exit 64; }
 done
 resv=$(realpath "$resv") server=$(realpath "$server")
 ahc=${AHC_DIR:-/tmp/ahc}

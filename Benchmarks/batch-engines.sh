@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Issue 29's figure: one 10,000-line `resv reserve --batch` over the 365 days of 2031 on a
-# file store, and the same batch through resv-server on PostgreSQL (and on SQLite), each
-# run on an empty store or database; hyperfine medians and the ratio to the file.
+# BENCHMARKS.md's "One booking engine": one 10,000-line `resv reserve --batch` over the 365
+# days of 2031 on a file store, and the same batch through resv-server on PostgreSQL (and on
+# SQLite), each run on an empty store or database; hyperfine medians and the ratio to the file.
 #
 #   Benchmarks/batch-engines.sh                 (starts a throwaway PostgreSQL itself)
 #

@@ -45,7 +45,7 @@ for label, median in ms.items():
     print(f"{label:36} median {median:8.1f} ms{ratio}")
 for n, mb in memory.items():
     print(f"{'peak memory of list, ' + str(n):36} {mb:8.0f} MB")
-# The targets of issue 8, for the sizes that were run.
+# The targets of BENCHMARKS.md ("After the speed-up", "Targets"), for the sizes that were run.
 checks = [("startup <= 10 ms", startup <= 10)]
 if "jq reference, 10000" in ms:
     ratio = ms["list --json --all, 10000"] / ms["jq reference, 10000"]

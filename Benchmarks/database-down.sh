@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# resv-server when its PostgreSQL goes away (issue 41): a server on a throwaway PostgreSQL
-# serves a booking; then PostgreSQL is stopped (-m immediate) and, RUNS times, the time
-# from the stop to the answer of the first GET /reservations and of `resv list` is printed,
-# with the status, the code and resv's message and exit code; then PostgreSQL is started
-# again and the time until a request is served again.
+# resv-server when its PostgreSQL goes away (BENCHMARKS.md, "The database going away"): a
+# server on a throwaway PostgreSQL serves a booking; then PostgreSQL is stopped (-m immediate)
+# and, RUNS times, the time from the stop to the answer of the first GET /reservations and of
+# `resv list` is printed, with the status, the code and resv's message and exit code; then
+# PostgreSQL is started again and the time until a request is served again.
 #   Benchmarks/database-down.sh [RUNS]      (default 3)
 # RESV_SERVER_BIN / RESV_BIN name builds (else the debug builds, built if needed). Needs the
 # postgresql package (as scripts/with-postgres), curl and jq; run as root or as a user who may

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Issue 41's figures: the change feed (`GET /changes?after=CURSOR&wait=30`, long poll) at team
-# scale on PostgreSQL. One throwaway PostgreSQL (scripts/with-postgres), three resv-server
-# instances on it, three users.
+# BENCHMARKS.md's "The feed at team scale" (docs/feed.md): the change feed
+# (`GET /changes?after=CURSOR&wait=30`, long poll) at team scale on PostgreSQL. One throwaway
+# PostgreSQL (scripts/with-postgres), three resv-server instances on it, three users.
 #
 # Writers: WRITERS loops per user (default 4), spread over the three instances, each a seeded
 # random mix of

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Issue 30's figures: what 100,000 changes of history cost a store of 20,000 reservations.
+# BENCHMARKS.md's "The file store's journal": what 100,000 changes of history cost a store
+# of 20,000 reservations.
 # Three layouts of the same reservations (generated, seeded):
 #   long    the journal reservations.json.history holds all 100,000 changes (what resv writes now)
 #   short   the journal holds only the last change (the same store "without history")

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Issue 31's figure: how long after a hold's `expiresAt` a server itself records its end
-# (and, in the same transaction, promotes the reservation waiting for its place), with no
-# request to prompt it. HOLDS holds of one (default 300; 3 to 7 s, spread over the seconds,
-# so that all are made and waited for before the first ends)
-# fill a day of a landmark of that capacity, as many wait for it; a poller reads the
+# BENCHMARKS.md's "A hold's end recorded by the server itself": how long after a hold's
+# `expiresAt` a server itself records its end (and, in the same transaction, promotes the
+# reservation waiting for its place), with no request to prompt it. HOLDS holds of one (default
+# 300; 3 to 7 s, spread over the seconds, so that all are made and waited for before the first
+# ends) fill a day of a landmark of that capacity, as many wait for it; a poller reads the
 # database every 20 ms (SQLite directly, PostgreSQL with psql) and notes when each hold is
 # first stored `expired` and its waiting one `confirmed`. Reported per engine: the delay
 # from `expiresAt` to the stored end, median, p99 and max (docs/contracts.md wants at most 2 s), and

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Issue 30's figure for reads: `resv list --json --all` of 100,000 reservations against
-# `jq -c '.reservations[]'` on the same file: hyperfine medians (time) and GNU time (peak
-# memory, median of 5), and the ratios to jq.
+# BENCHMARKS.md's "`list --json --all` against jq": `resv list --json --all` of 100,000
+# reservations against `jq -c '.reservations[]'` on the same file: hyperfine medians (time) and
+# GNU time (peak memory, median of 5), and the ratios to jq.
 #   Benchmarks/list-json.sh [N]        (default 100000)
 # Release build (as `make install` builds it). Needs hyperfine, jq and GNU time.
 source "$(dirname "$0")/common.sh"

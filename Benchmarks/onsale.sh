@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The on-sale day (issue 44): everyone books the same landmark-day at once, on PostgreSQL.
+# The on-sale day (docs/contracts.md, "On-sale (one hot landmark-day)"): everyone books the
+# same landmark-day at once, on PostgreSQL.
 #
 # One throwaway PostgreSQL on loopback (initdb in a temporary folder, a free port, as user
 # postgres when run as root; durable: fsync and synchronous_commit on, only max_connections

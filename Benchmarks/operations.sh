@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# resv-server's operations figures (issue 19), on SQLite, with wrk on loopback:
+# resv-server's operations figures (BENCHMARKS.md, "resv-server operations"), on SQLite, with
+# wrk on loopback:
 #   1. GET /reservations (a user with 100) and POST /reservations (a new durable booking
 #      each), requests/s and p50/p99, at 16 and 128 connections;
 #   2. 1,000 connections (500 silent, 500 stopped half-way through a request head) held

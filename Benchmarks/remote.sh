@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Issue 18's targets, two builds side by side (old = before, new = after), with hyperfine:
+# Remote mode's targets (BENCHMARKS.md, "Remote mode"), two builds side by side (old = before,
+# new = after), with hyperfine:
 #   1. `resv reserve --batch` of 1,000 lines against resv-server vs the same batch on a
 #      file store (target: HTTP ≤ 10× file);
 #   2. `resv list --json` of 1,000 reservations over HTTP vs one bare `curl` GET of
@@ -26,7 +27,7 @@ new_resv=${2:-${RESV_NEW:-}}
 old_server=${3:-${RESV_SERVER_OLD:-}}
 new_server=${4:-${RESV_SERVER_NEW:-}}
 for bin in "$old_resv" "$new_resv" "$old_server" "$new_server"; do
-  [ -x "$bin" ] || { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; echo "not an executable: '$bin'" >&2; exit 64; }
+  [ -x "$bin" ] || { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; echo "not an executable: '$bin'" >&2; exit 64; }
 done
 old_resv=$(realpath "$old_resv") new_resv=$(realpath "$new_resv")
 old_server=$(realpath "$old_server") new_server=$(realpath "$new_server")

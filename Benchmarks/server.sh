@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# resv-server under load on loopback, measured with wrk (issue 4's figures):
+# resv-server under load on loopback, measured with wrk (BENCHMARKS.md,
+# "resv-server under load"):
 #   GET /reservations of a user with 100 reservations, and POST /reservations
 #   (each a new, durable booking), on SQLite.
 #   Benchmarks/server.sh [SECONDS] [CONNECTIONS]     (defaults 10 s, 64 connections)

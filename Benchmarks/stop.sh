@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# resv-server stopping with long polls waiting (issue 41): N watchers' GET /changes?wait=60
-# held by one SQLite server, then SIGTERM; prints, per run, the time from the signal to the
-# process's exit and how many polls were answered 200 with no changes and their own cursor.
+# resv-server stopping with long polls waiting (BENCHMARKS.md, same title): N watchers'
+# GET /changes?wait=60 held by one SQLite server, then SIGTERM; prints, per run, the time from the
+# signal to the process's exit and how many polls were answered 200 with no changes and their
+# own cursor.
 #   Benchmarks/stop.sh [POLLS] [RUNS]      (default 100 polls, 5 runs)
 # RESV_SERVER_BIN=path uses a resv-server already built (else the debug build, built if needed).
 set -euo pipefail

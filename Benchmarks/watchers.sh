@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 32's figures: 1,000 concurrent `GET /changes` long polls on one resv-server (SQLite,
-# loopback). Reported:
+# BENCHMARKS.md's "1,000 watchers on one server": 1,000 concurrent `GET /changes` long polls
+# on one resv-server (SQLite, loopback). Reported:
 #   1. POST /reservations throughput (8 connections, 10 s) with no watcher;
 #   2. the same with 1,000 watchers of another user waiting (idle polls), and the server's
 #      memory (VmRSS) with them;

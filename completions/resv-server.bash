@@ -214,11 +214,15 @@ _resv-server_serve() {
     repeating_flags=()
     non_repeating_flags=(--no-metrics --version -h --help)
     repeating_options=()
-    non_repeating_options=(--database --host --port --log-level --landmarks --request-timeout --idle-timeout --rate-limit --max-holds-per-user --tls-cert --tls-key)
+    non_repeating_options=(--config --database --host --port --log-level --landmarks --request-timeout --idle-timeout --rate-limit --max-holds-per-user --tls-cert --tls-key --state-directory)
     __resv-server_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
+    '--config')
+        __resv-server_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
     '--database')
         return
         ;;
@@ -256,6 +260,10 @@ _resv-server_serve() {
         __resv-server_add_completions -o plusdirs -fX '!*.@(pem|key)'
         return
         ;;
+    '--state-directory')
+        __resv-server_add_completions -d
+        return
+        ;;
     esac
 }
 
@@ -286,11 +294,15 @@ _resv-server_token_create() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--database --scope --expires-in)
+    non_repeating_options=(--config --database --scope --expires-in)
     __resv-server_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
+    '--config')
+        __resv-server_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
     '--database')
         return
         ;;
@@ -308,11 +320,15 @@ _resv-server_token_list() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--database)
+    non_repeating_options=(--config --database)
     __resv-server_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
+    '--config')
+        __resv-server_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
     '--database')
         return
         ;;
@@ -323,11 +339,15 @@ _resv-server_token_revoke() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--database --id)
+    non_repeating_options=(--config --database --id)
     __resv-server_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
+    '--config')
+        __resv-server_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
     '--database')
         return
         ;;

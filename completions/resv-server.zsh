@@ -72,6 +72,7 @@ _resv-server_serve() {
     local -i ret=1
     local -ar ___log_level=('trace' 'debug' 'info' 'notice' 'warning' 'error' 'critical')
     local -ar arg_specs=(
+        '--config[A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; the token commands read only database); an option given wins over RESV_SERVER_<KEY> in the environment, which wins over the file (default\: $RESV_SERVER_CONFIG, else /etc/resv-server/config.json when it exists).]:file:_files -g '\''*.json'\'''
         '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL; a cluster'\''s hosts as libpq lists them (host1\:port,host2\:port,…/database?target_session_attrs=read-write)\: the one that takes writes is used, and found again after a failover.]:path-or-url:'
         '--host[The address to listen on.]:host:'
         '--port[The port to listen on; 0 picks a free one (the log says which).]:port:'
@@ -84,6 +85,7 @@ _resv-server_serve() {
         '--no-metrics[Do not serve /metrics (Prometheus text, open without a token; served by default).]'
         '--tls-cert[Serve HTTPS (TLS 1.2 and 1.3) with this PEM certificate chain; needs --tls-key. SIGHUP reloads both files.]:file:_files -g '\''*.pem *.crt'\'''
         '--tls-key[The PEM private key of --tls-cert'\''s certificate.]:file:_files -g '\''*.pem *.key'\'''
+        '--state-directory[Refuse to start (exit 73) unless this folder exists, belongs to the user the server runs as and no one else may write to it\: the state directory of a service (/var/lib/resv-server in the packages).]:folder:_files -/'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -127,6 +129,7 @@ _resv-server_token_create() {
     local -ar ___scope=('read' 'write' 'calendar')
     local -ar arg_specs=(
         ':name:'
+        '--config[A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; the token commands read only database); an option given wins over RESV_SERVER_<KEY> in the environment, which wins over the file (default\: $RESV_SERVER_CONFIG, else /etc/resv-server/config.json when it exists).]:file:_files -g '\''*.json'\'''
         '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL; a cluster'\''s hosts as libpq lists them (host1\:port,host2\:port,…/database?target_session_attrs=read-write)\: the one that takes writes is used, and found again after a failover.]:path-or-url:'
         '--scope[What the token may do\: write (everything), read (reads only) or calendar (the calendar address).]:scope:{__resv-server_complete "${___scope[@]}"}'
         '--expires-in[How long the token works\: a number with s, m, h or d (90m, 12h, 30d). Default\: until revoked.]:duration:'
@@ -141,6 +144,7 @@ _resv-server_token_create() {
 _resv-server_token_list() {
     local -i ret=1
     local -ar arg_specs=(
+        '--config[A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; the token commands read only database); an option given wins over RESV_SERVER_<KEY> in the environment, which wins over the file (default\: $RESV_SERVER_CONFIG, else /etc/resv-server/config.json when it exists).]:file:_files -g '\''*.json'\'''
         '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL; a cluster'\''s hosts as libpq lists them (host1\:port,host2\:port,…/database?target_session_attrs=read-write)\: the one that takes writes is used, and found again after a failover.]:path-or-url:'
         '--json[Print a JSON array of {id, user, scope, createdAt, lastUsedAt, expiresAt} instead of a table.]'
         '--version[Show the version.]'
@@ -155,6 +159,7 @@ _resv-server_token_revoke() {
     local -i ret=1
     local -ar arg_specs=(
         ':name:'
+        '--config[A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; the token commands read only database); an option given wins over RESV_SERVER_<KEY> in the environment, which wins over the file (default\: $RESV_SERVER_CONFIG, else /etc/resv-server/config.json when it exists).]:file:_files -g '\''*.json'\'''
         '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL; a cluster'\''s hosts as libpq lists them (host1\:port,host2\:port,…/database?target_session_attrs=read-write)\: the one that takes writes is used, and found again after a failover.]:path-or-url:'
         '--id[Revoke only the token of this id ('\''token list'\'' shows it).]:id:'
         '--version[Show the version.]'

@@ -608,7 +608,7 @@ _resv_log() {
 
 _resv_undo() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
+    non_repeating_flags=(-y --yes --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--idempotency-key --store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 0

@@ -109,7 +109,7 @@ _resv_list() {
         '*--status[Only reservations with this status; repeat for several.]:status:{__resv_complete "${___status[@]}"}'
         '--all[Include cancelled reservations and expired holds.]'
         '(--landmark -l)'{--landmark,-l}'[Only reservations at this landmark (id, id prefix, name or the starts of its words).]:landmark:{__resv_custom_complete ---completion list -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
-        '--from[Only reservations on or after this day or time, at each landmark (the date the table shows)\: 2026-12-01, today, +7d, -7d, 2026-12-01 10\:00.]:date:'
+        '--from[Only reservations on or after this day (all of it) or time, at each landmark (the date the table shows)\: 2026-12-01, today, tmrw, -7d, in 2 weeks, fri, next fri, dec 24, tomorrow at 10am.]:date:'
         '--to[Only reservations on or before this day (all of it) or time.]:date:'
         '--sort[The order\: date, landmark, party-size or status (default\: date).]:sort:{__resv_complete "${___sort[@]}"}'
         '--reverse[The opposite order (latest first with the default sort).]'
@@ -140,7 +140,7 @@ _resv_reserve() {
     local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
         '(--landmark -l)'{--landmark,-l}'[The landmark\: id, id prefix, name, or the starts of its words (golden gate).]:landmark:{__resv_custom_complete ---completion reserve -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
-        '(--date -d)'{--date,-d}'[When, at the landmark\: 2026-12-01 10\:00, tomorrow 09\:30, +3d 14\:00, next friday 10am, dec 24 10\:00, or with a zone 2026-12-01T10\:00\:00Z.]:date:'
+        '(--date -d)'{--date,-d}'[When, at the landmark\: 2026-12-01 10\:00, tomorrow at 9\:30 am, 10am fri, dec 24 noon, in 2 days 14\:00, or with a zone 2026-12-01T10\:00\:00Z.]:date:'
         '--note[A note kept with the reservation (at most 500 characters).]:text:'
         '(--party-size -n)'{--party-size,-n}'[How many people (1 to 10,000).]:n:'
         '--batch[Reserve every request in this file ('\''-'\'' for standard input), one JSON object per line.]:file:_files'
@@ -149,7 +149,7 @@ _resv_reserve() {
         '--waitlist[When the day is full, join its waitlist instead of being refused.]'
         '--every[Book a series\: a visit every day, week or month from --date.]:period:{__resv_complete "${___every[@]}"}'
         '--count[How many visits the series has (1 to 1000).]:n:'
-        '--until[The series'\'' last day, at the landmark\: 2027-01-31, +8w (its visits up to and including it).]:day:'
+        '--until[The series'\'' last day, at the landmark\: 2027-01-31, +8w, in 3 weeks, dec 24 (its visits up to and including it).]:day:'
         '--idempotency-key[On a server\: the Idempotency-Key of this booking, so a script that retries it never books twice (1 to 255 printable ASCII characters, no spaces; default\: a new key per run; a batch is one request with this key).]:key:'
         '--queue[On a server\: when it cannot be reached, keep the change in its outbox (status queued), sent by '\''resv sync'\'' or the next command that reaches it (default\: the config key queue).]'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
@@ -232,7 +232,7 @@ _resv_modify() {
     local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
         ':id:{__resv_custom_complete ---completion modify -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
-        '(--date -d)'{--date,-d}'[The new date, in the future, at the landmark\: 2026-12-01 10\:00, tomorrow 09\:30, next friday 10am, dec 24 10\:00, or with a zone 2026-12-01T10\:00\:00Z.]:date:'
+        '(--date -d)'{--date,-d}'[The new date, in the future, at the landmark\: 2026-12-01 10\:00, tomorrow at 9\:30 am, 10am fri, dec 24 noon, or with a zone 2026-12-01T10\:00\:00Z.]:date:'
         '(--party-size -n)'{--party-size,-n}'[The new number of people (1 to 10,000).]:n:'
         '(--landmark -l)'{--landmark,-l}'[The new landmark\: id, id prefix, name or the starts of its words.]:landmark:{__resv_custom_complete ---completion modify -- --landmark "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--note[A note kept with the reservation (at most 500 characters; "" removes it).]:text:'
@@ -264,7 +264,7 @@ _resv_log() {
     local -ar arg_specs=(
         ':id:{__resv_custom_complete ---completion log -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--limit[Show the newest this many changes (1 or more).]:n:'
-        '--from[Only changes made on or after this day or time\: 2026-12-01, today, -7d, 2026-12-01 10\:00.]:date:'
+        '--from[Only changes made on or after this day (all of it) or time, in TZ\: 2026-12-01, today, -7d, mon, dec 24, yesterday at noon.]:date:'
         '--to[Only changes made on or before this day (all of it) or time.]:date:'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
@@ -290,6 +290,7 @@ _resv_undo() {
     local -i ret=1
     local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
+        '(-y --yes)'{-y,--yes}'[Do not ask first, even on a terminal.]'
         '--idempotency-key[On a server\: the Idempotency-Key this change is sent under, so running the command again never makes it twice (1 to 255 printable ASCII characters, no spaces; default\: a new key per run).]:key:'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
@@ -395,7 +396,7 @@ _resv_availability() {
     local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
         ':landmark:{__resv_custom_complete ---completion availability -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
-        '--from[The first day at the landmark\: YYYY-MM-DD, today, tomorrow, +3d, +2w (a date-time counts as its day there); default today.]:day:'
+        '--from[The first day at the landmark\: YYYY-MM-DD, today, tmrw, +3d, in 2 weeks, fri, next fri, dec 24 (a date-time counts as its day there); default today.]:day:'
         '--to[The last day, as --from; default 13 days after the first.]:day:'
         '--calendar[Draw each month as a calendar (weeks as rows, from Monday), every day with the places left, coloured by how full it is on a terminal, marked without colour; default range\: today to the end of next month.]'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''

@@ -14,13 +14,13 @@ public enum HTTPBackendError: Error, Sendable, LocalizedError {
     /// An https server whose certificate did not verify (or no TLS handshake): nothing was sent.
     case untrusted(URL, String)
     /// 429 after every retry.
-    case rateLimited(URL)
+    case rateLimited(URL, retriedFor: String? = nil)
     /// 5xx after every retry.
     case serverError(URL, Int, String?)
     /// 503 `databaseUnavailable` after every retry: the server answers, its database does not.
-    case databaseUnavailable(URL)
+    case databaseUnavailable(URL, retriedFor: String? = nil)
     /// 503 `serverBusy` after every retry: the database kept breaking the transaction (deadlocks).
-    case serverBusy(URL)
+    case serverBusy(URL, retriedFor: String? = nil)
     /// A body that is not the JSON expected: truncated, HTML, the wrong shape.
     case badResponse(URL, String)
     /// A create, cancel or confirm answered with a record that does not map.
@@ -68,14 +68,18 @@ public enum HTTPBackendError: Error, Sendable, LocalizedError {
             let host = ServerOrigin(url).map(\.description) ?? url.redacted
             return "cannot trust \(host): \(why); nothing was sent (if it uses a private CA, give its certificate "
                 + "with --cacert FILE or 'cacert' in the config file's entry for it)"
-        case .rateLimited(let url):
-            return "the server at \(url.redacted) is rate limiting (429) and did not recover; retry later"
+        case .rateLimited(let url, let retried):
+            return "the server at \(url.redacted) is rate limiting (429)\(retried.map { " to \($0)" } ?? "") "
+                + "and did not recover; retry later"
         case .serverError(let url, let status, let reason):
             return "the server at \(url.redacted) failed (\(status)\(reason.map { ": \($0)" } ?? ""))"
-        case .databaseUnavailable(let url):
-            return "the server at \(url.redacted) cannot reach its database; retry later"
-        case .serverBusy(let url):
-            return "the server at \(url.redacted) is busy (its database broke the request under load); retry later"
+        case .databaseUnavailable(let url, let retried):
+            // The server answered every try: named as it answered, with how long resv kept asking.
+            return "the server at \(url.redacted) answered that its database is unavailable (503)"
+                + "\(retried.map { " to \($0)" } ?? ""); retry later"
+        case .serverBusy(let url, let retried):
+            return "the server at \(url.redacted) is busy (503: its database broke the request under load)"
+                + "\(retried.map { " to \($0)" } ?? ""); retry later"
         case .badResponse(let url, let why):
             return "the server at \(url.redacted) sent an invalid response: \(why)"
         case .invalidReservation(let why):

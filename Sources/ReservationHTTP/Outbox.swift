@@ -136,6 +136,11 @@ public struct Outbox: Sendable {
         } catch {
             throw .unreadable(path, error.localizedDescription)
         }
+        return try Self.items(from: data, path: path)
+    }
+
+    /// The items of an outbox file's bytes (what `items()` read from `path`).
+    static func items(from data: Data, path: String) throws(OutboxError) -> [OutboxItem] {
         guard case .object(let fields)? = try? JSONValue.parse(data), case .array(let items)? = fields["items"] else {
             throw .notJSON(path)
         }

@@ -41,6 +41,15 @@ struct ServerClient: Sendable {
             deadline.map { Double(($0 - clock.now) / .milliseconds(1)) / 1000 - extra }
         }
         var attempt = 1
+        let began = clock.now
+        /// The answer the last try had, when it is one a retry followed (429, 5xx): what the server
+        /// said, named when the command's time runs out, rather than "no answer".
+        var answered: HTTPResponseData?
+        /// "5 tries over 20 s": how often and how long the server was asked.
+        func retried() -> String {
+            let seconds = Int(((clock.now - began) / .milliseconds(1) / 1000).rounded())
+            return "\(attempt) tries " + (seconds == 0 ? "within a second" : "over \(seconds) s")
+        }
         /// Whether a try may have reached the server (sent, then no whole answer).
         var mayHaveArrived = false
         /// An unanswered create may still have been made: say how to finish it without booking twice.
@@ -63,7 +72,10 @@ struct ServerClient: Sendable {
         }
         while true {
             if let left = left() {
-                guard left > 0 else { return try await lost(timedOut) }
+                guard left > 0 else {
+                    if let answered { return try reply(answered, for: request, retriedFor: retried()) }
+                    return try await lost(timedOut)
+                }
                 request.timeout = left
             }
             let response: HTTPResponseData
@@ -71,6 +83,7 @@ struct ServerClient: Sendable {
                 response = try await transport.send(request)
                 ArrivalTrace.current?.note()
             } catch let failure as TransportFailure {
+                answered = nil
                 if failure == .tooLarge { throw tooLarge }  // a second try would be as large
                 // A certificate that did not verify will not verify on a second try; nothing was sent.
                 if case .untrusted(let why) = failure {
@@ -103,12 +116,13 @@ struct ServerClient: Sendable {
             if retryable, attempt < tries, response.status == 429 || (500..<600).contains(response.status) {
                 let delay = policy.delay(before: attempt, retryAfter: response.headers["retry-after"])
                 if (left(after: delay) ?? 1) > 0 {
+                    answered = response
                     try await policy.sleep(delay)
                     attempt += 1
                     continue
                 }
             }
-            return try reply(response, for: request)
+            return try reply(response, for: request, retriedFor: attempt > 1 ? retried() : nil)
         }
     }
 
@@ -172,7 +186,10 @@ struct ServerClient: Sendable {
             configuration.baseURL, "no answer within \(seconds) s (RESV_REQUEST_TIMEOUT bounds each command)")
     }
 
-    private func reply(_ response: HTTPResponseData, for request: HTTPRequestData) throws -> ServerReply {
+    /// `retriedFor`: how long tries went on before this answer, said with a failure that retries followed.
+    private func reply(_ response: HTTPResponseData, for request: HTTPRequestData, retriedFor: String? = nil)
+        throws -> ServerReply
+    {
         let json = response.body.isEmpty ? nil : try? JSONValue.parse(response.body)
         let reply = ServerReply(status: response.status, json: json, body: response.body)
         switch response.status {
@@ -186,11 +203,15 @@ struct ServerClient: Sendable {
         case 401, 403:
             throw HTTPBackendError.notAuthorised(configuration.baseURL, response.status, reply.reason)
         case 429:
-            throw HTTPBackendError.rateLimited(configuration.baseURL)
+            throw HTTPBackendError.rateLimited(configuration.baseURL, retriedFor: retriedFor)
         case 500..<600:
             // A server that answers is never "unreachable": its own failures are named as such.
-            if reply.code == .databaseUnavailable { throw HTTPBackendError.databaseUnavailable(configuration.baseURL) }
-            if reply.code == .serverBusy { throw HTTPBackendError.serverBusy(configuration.baseURL) }
+            if reply.code == .databaseUnavailable {
+                throw HTTPBackendError.databaseUnavailable(configuration.baseURL, retriedFor: retriedFor)
+            }
+            if reply.code == .serverBusy {
+                throw HTTPBackendError.serverBusy(configuration.baseURL, retriedFor: retriedFor)
+            }
             throw HTTPBackendError.serverError(configuration.baseURL, response.status, reply.reason)
         default:
             return reply

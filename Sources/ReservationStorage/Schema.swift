@@ -137,12 +137,14 @@ enum Schema {
             // Series (`reserve --every`): the series a reservation was booked in, set once.
             (9, ["ALTER TABLE reservations \(d.addColumn) series TEXT"]),
             (10, d == .postgres ? dayCounts : []),
-            // Scopes and public ids (issue 53): tokens made before are `write` (what every token
-            // could do), their id the first 8 hex digits of their hash; new ones get a random id.
+            // Scopes and public ids (docs/contracts.md, "Token scopes"): tokens made before are `write`
+            // (what every token could do), their id the first 8 hex digits of their hash; new ones get
+            // a random id.
             (11, tokenScopes(d)),
-            // The calendar feed's date follows commits (issue 54): when each user's newest change
-            // committed, moved on by every write that adds to their history (`CommitTime`). Before,
-            // the newest change a user's reservations show, as the feed's date was then.
+            // The calendar feed's date follows commits (docs/contracts.md, "Calendar subscriptions"):
+            // when each user's newest change committed, moved on by every write that adds to their
+            // history (`CommitTime`). Before, the newest change a user's reservations show, as the
+            // feed's date was then.
             (
                 12,
                 [
@@ -158,8 +160,8 @@ enum Schema {
     }
 
     /// Version 10, PostgreSQL only: the people booked on each landmark-day counted
-    /// (`day_counts`) instead of scanned (issue 44: the scan of an on-sale day's
-    /// rows was the largest cost under its lock). A row per landmark-day a count
+    /// (`day_counts`) instead of scanned (BENCHMARKS.md, "On-sale": the scan of an on-sale
+    /// day's rows was the largest cost under its lock). A row per landmark-day a count
     /// asked for (`PostgresTransaction.booked`, which makes it by one scan under the
     /// landmark's count lock), holding the people of its pending and confirmed
     /// reservations (`Reservation.Status.takingPlaces`; live holds are counted

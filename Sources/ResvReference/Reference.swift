@@ -4,8 +4,25 @@ import Foundation
 /// ENVIRONMENT, FILES and EXAMPLES sections are generated from it, and a test
 /// holds the README's exit-code table to it.
 public enum Reference {
-    /// The version of resv and resv-server, which ship together.
-    public static let version = "0.1.0"
+    /// The version of resv and resv-server, which ship together: the release's number
+    /// (0.1.0), or the Debian package's version `make dist` stamps into the binaries it
+    /// packages (`scripts/stamp-version` writes it over the `~`s of `versionStamp`, in
+    /// place, so a packaged binary says its package's version without being built again).
+    public static let version = stamped(versionStamp)
+
+    /// The stamp: its marker, the version, `~`s for a longer one, and an end.
+    static let versionStamp =
+        "@(#)resv-version:0.1.0~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~|"
+
+    /// The version the stamp holds: between the marker and the end, without the `~`s.
+    /// Not optimised, so that the compiler never reads the literal's text itself.
+    @inline(never) @_optimize(none)
+    static func stamped(_ stamp: String) -> String {
+        let bytes = Array(stamp.utf8)
+        guard let start = bytes.firstIndex(of: UInt8(ascii: ":")) else { return stamp }
+        let text = bytes[(start + 1)...].prefix { $0 != UInt8(ascii: "~") && $0 != UInt8(ascii: "|") }
+        return String(decoding: text, as: UTF8.self)
+    }
 
     /// An exit code: a short meaning for `--help`, and what causes it.
     public struct ExitCode: Sendable {

@@ -3,10 +3,37 @@ extension Reference {
     public static let serverManual = Manual(
         environment: [
             Item(
+                name: "RESV_SERVER_<KEY>",
+                text: """
+                    Any key of the configuration file, in capitals with - as _ (RESV_SERVER_DATABASE, \
+                    RESV_SERVER_PORT, RESV_SERVER_TLS_CERT, RESV_SERVER_NO_METRICS=true and the others): wins over the file, \
+                    an option given wins over it. A value that cannot be used is one line naming the variable, exit 78.
+                    """),
+            Item(
+                name: "RESV_SERVER_CONFIG",
+                text: "The configuration file, when --config is not given (empty: none, not even the default)."),
+            Item(
                 name: "TMPDIR",
-                text: "Where SQLite keeps temporary files for large sorts (default /tmp).")
+                text: "Where SQLite keeps temporary files for large sorts (default /tmp)."),
         ],
         files: [
+            Item(
+                name: "/etc/resv-server/config.json",
+                text: """
+                    The configuration file read when no other is named and it exists (the resv-server package's): \
+                    a JSON object whose keys are the long options of serve without their dashes (database, host, \
+                    port, log-level, landmarks, request-timeout, idle-timeout, rate-limit, max-holds-per-user, \
+                    no-metrics, tls-cert, tls-key, state-directory, token-recheck), each of the option's type; the \
+                    token commands read only database. Not JSON, not an object, an unknown key, a value of the wrong \
+                    type, a port outside 1-65535 or a database URL that does not parse: one line naming the file and \
+                    the key, exit 78, nothing started.
+                    """),
+            Item(
+                name: "/var/lib/resv-server",
+                text: """
+                    The package's state directory (state-directory in its configuration): the SQLite database, \
+                    the resv user's alone (0700); kept when the package is purged.
+                    """),
             Item(
                 name: "PATH.sqlite",
                 text: """
@@ -36,10 +63,17 @@ extension Reference {
             ),
             ExitCode(
                 code: ExitStatus.noInput, summary: "no input",
-                detail: "the --tls-cert or --tls-key file is missing or cannot be read"),
+                detail: "the --tls-cert or --tls-key file or the --config file named is missing or cannot be read"),
+            ExitCode(
+                code: ExitStatus.cannotWrite, summary: "state directory",
+                detail: "the --state-directory is missing, not a folder, another user's, or writable by others"),
             ExitCode(
                 code: ExitStatus.configuration, summary: "configuration",
-                detail: "the --tls-cert or --tls-key file is not PEM, or the key is not the certificate's"),
+                detail: """
+                    the --tls-cert or --tls-key file is not PEM, or the key is not the certificate's; the \
+                    configuration file or a RESV_SERVER_<KEY> variable cannot be used (not JSON, an unknown key, \
+                    a wrong type, a value out of range)
+                    """),
         ],
         examples: [
             Item(

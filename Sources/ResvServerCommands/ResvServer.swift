@@ -28,7 +28,17 @@ public enum ResvServerMain {
     /// Runs `arguments` (without the program name) and returns the exit status. The
     /// messages and statuses are swift-argument-parser's own (`exit(withError:)`),
     /// except that the bash completion script it prints is finished (see BashCompletionScript).
-    public static func run(_ arguments: [String], context: ServerCommandContext) async -> Int32 {
+    /// The settings of the configuration file and the environment are added to `given`
+    /// first (`ServerConfiguration`); one that cannot be used is one line and its status.
+    public static func run(_ given: [String], context: ServerCommandContext) async -> Int32 {
+        let arguments: [String]
+        do {
+            arguments = try ServerConfiguration.arguments(
+                given, environment: context.environment, defaultFile: context.defaultConfigFile)
+        } catch {
+            context.say(error.line)
+            return error.status
+        }
         do {
             let command = try ResvServer.parseAsRoot(arguments)
             if let command = command as? any ServerCommand {
@@ -57,8 +67,21 @@ public enum ResvServerMain {
     }
 }
 
-/// `--database`, which every command but the root takes.
+/// `--database` and `--config`, which every command but the root takes.
 struct DatabaseOptions: ParsableArguments {
+    /// Read by `ServerConfiguration` before the command line is parsed; here for help and completion.
+    @Option(
+        help: ArgumentHelp(
+            """
+            A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; \
+            the token commands read only database); an option given wins over RESV_SERVER_<KEY> in the \
+            environment, which wins over the file (default: $RESV_SERVER_CONFIG, else \
+            /etc/resv-server/config.json when it exists).
+            """,
+            valueName: "file"),
+        completion: .file(extensions: ["json"]))
+    var config: String?
+
     @Option(
         help: ArgumentHelp(
             """

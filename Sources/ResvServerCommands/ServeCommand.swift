@@ -78,6 +78,16 @@ struct Serve: ServerCommand {
         completion: .file(extensions: ["pem", "key"]))
     var tlsKey: String?
 
+    @Option(
+        help: ArgumentHelp(
+            """
+            Refuse to start (exit 73) unless this folder exists, belongs to the user the server runs as and no \
+            one else may write to it: the state directory of a service (/var/lib/resv-server in the packages).
+            """,
+            valueName: "folder"),
+        completion: .directory)
+    var stateDirectory: String?
+
     /// How long a token found in the database is trusted before it is checked
     /// again (so a revoked token stops within this time); for measurements.
     @Option(help: .hidden)
@@ -104,6 +114,22 @@ struct Serve: ServerCommand {
         }
     }
 
+    /// Every setting as the server uses it, for the debug log at start (the database's password redacted).
+    var settingsText: String {
+        let database =
+            (options.database.hasPrefix("postgres://") || options.database.hasPrefix("postgresql://"))
+            ? ((try? PostgresTarget(options.database).redacted) ?? "postgres://…") : options.database
+        let values: [(String, String?)] = [
+            ("database", database), ("host", host), ("port", String(port)), ("log-level", logLevel.rawValue),
+            ("landmarks", landmarks), ("request-timeout", String(requestTimeout)),
+            ("idle-timeout", String(idleTimeout)), ("rate-limit", rateLimit.map { String($0) }),
+            ("max-holds-per-user", String(maxHoldsPerUser)), ("no-metrics", String(noMetrics)),
+            ("tls-cert", tlsCert), ("tls-key", tlsKey), ("state-directory", stateDirectory),
+            ("token-recheck", String(tokenRecheck)),
+        ]
+        return values.map { "\($0.0)=\($0.1 ?? "none")" }.joined(separator: " ")
+    }
+
     /// The options the flags give.
     var serverOptions: ServerOptions {
         var options = ServerOptions()
@@ -117,6 +143,7 @@ struct Serve: ServerCommand {
     }
 
     func run(in context: ServerCommandContext) async throws {
+        if let stateDirectory { try Self.checkStateDirectory(stateDirectory, context: context) }
         // Read before the process-wide logging and metrics are set up, so a bad file costs nothing.
         let catalog: LandmarkCatalog
         do {
@@ -132,6 +159,7 @@ struct Serve: ServerCommand {
                 report: { [context] line in context.say(line) })
         }
         let logger = context.logger(logLevel.level)
+        logger.debug("settings: \(settingsText)", source: "resv_server")
         let host = host
         let port = port
         let scheme = settings.tls == nil ? "http" : "https"
@@ -159,6 +187,32 @@ struct Serve: ServerCommand {
 }
 
 extension Serve {
+    /// `--state-directory`: a folder of the server's user, which no one else may write to;
+    /// anything else is one line and exit 73, before the database is opened.
+    static func checkStateDirectory(_ path: String, context: ServerCommandContext) throws {
+        func refuse(_ why: String) -> ExitCode {
+            context.say("the state directory \(path) \(why); nothing was started")
+            return ExitCode(ExitStatus.cannotWrite)
+        }
+        var status = stat()
+        guard lstat(path, &status) == 0 else { throw refuse("does not exist") }
+        guard status.st_mode & S_IFMT == S_IFDIR else { throw refuse("is not a folder") }
+        let user = geteuid()
+        guard status.st_uid == user else {
+            throw refuse(
+                "belongs to \(Self.userName(status.st_uid)), not \(Self.userName(user)), the user resv-server runs as")
+        }
+        guard status.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
+            throw refuse("may be written by its group or others (chmod go-w, or 0700)")
+        }
+    }
+
+    /// A user's name and id, as "resv (uid 998)".
+    static func userName(_ id: uid_t) -> String {
+        guard let entry = getpwuid(id), let name = entry.pointee.pw_name else { return "uid \(id)" }
+        return "\(String(cString: name)) (uid \(id))"
+    }
+
     /// The certificate and key, read before anything starts: a file missing or
     /// unreadable is one line and exit 66, one not PEM or a key not the certificate's 78.
     static func identity(certificate: String, key: String, context: ServerCommandContext) throws -> TLSIdentity {

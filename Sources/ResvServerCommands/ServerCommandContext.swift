@@ -14,6 +14,10 @@ public struct ServerCommandContext: Sendable {
     public var now: @Sendable () -> Date
     /// The logger of a command that logs at `level` and above.
     public var logger: @Sendable (Logger.Level) -> Logger
+    /// The environment the `RESV_SERVER_<KEY>` settings are read from (`ServerConfiguration`).
+    public var environment: [String: String] = [:]
+    /// The configuration file read when none is named and it exists; none in tests.
+    public var defaultConfigFile: String?
 
     /// A context whose log is written to `messages`, as swift-log's stream handler writes it.
     public init(
@@ -39,6 +43,8 @@ public struct ServerCommandContext: Sendable {
         var context = ServerCommandContext(
             output: { print($0, terminator: "") },
             messages: { FileHandle.standardError.write(Data($0.utf8)) })
+        context.environment = ProcessInfo.processInfo.environment
+        context.defaultConfigFile = ServerConfiguration.defaultFile
         context.logger = { level in
             LoggingSystem.bootstrap { label in
                 var handler = StreamLogHandler.standardError(label: label)

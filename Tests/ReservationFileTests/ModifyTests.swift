@@ -15,16 +15,21 @@ struct ModifyTests {
     }
 
     static func service(_ kind: Kind, hall: Landmark) throws -> (ReservationService, URL?) {
+        try service(kind, landmarks: [hall])
+    }
+
+    static func service(_ kind: Kind, landmarks: [Landmark]) throws -> (ReservationService, URL?) {
         switch kind {
         case .memory:
-            return (.inMemory(catalog: LandmarkCatalog([hall]), now: { Date() }, clock: .continuous), nil)
+            return (.inMemory(catalog: LandmarkCatalog(landmarks), now: { Date() }, clock: .continuous), nil)
         case .file:
             let directory = FileManager.default.temporaryDirectory
                 .appendingPathComponent("resv-modify-\(UUID().uuidString.prefix(8))", isDirectory: true)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let url = directory.appendingPathComponent("store.json")
             let document = JSONValue.object([
-                "version": .integer(1), "reservations": .array([]), "landmarks": .array([LandmarkApiModel(hall).json]),
+                "version": .integer(1), "reservations": .array([]),
+                "landmarks": .array(landmarks.map { LandmarkApiModel($0).json }),
             ])
             try Data(document.encoded()).write(to: url)
             return (.jsonFile(JSONFileStore(url: url), now: { Date() }, clock: .continuous), url)
@@ -37,6 +42,39 @@ struct ModifyTests {
         let (service, _) = try Self.service(kind, hall: hall)
         let problems = try await ModifyCase.all[index].run(on: ModifyCase.backend(service), at: hall)
         #expect(problems.isEmpty, "\(problems)")
+    }
+
+    /// A hall in `zone`, with a fresh id.
+    static func hall(_ name: String, zone: String) -> Landmark {
+        Landmark(
+            id: Landmark.ID(UUID()), name: name, location: "Testville", description: "", category: .lakes,
+            capacity: 120, timeZone: TimeZone(identifier: zone))
+    }
+
+    /// A move to another landmark without a date keeps the visitor's clock (issue 60): 09:00 in
+    /// Los Angeles is 09:00 in New York, by the core's rule (`Booking.modify`), and recorded so.
+    @Test(arguments: Kind.allCases)
+    func aMoveKeepsTheTimeOfDay(kind: Kind) async throws {
+        let west = Self.hall("West Hall", zone: "America/Los_Angeles")
+        let east = Self.hall("East Hall", zone: "America/New_York")
+        let berlin = Self.hall("Berlin Hall", zone: "Europe/Berlin")
+        let (service, _) = try Self.service(kind, landmarks: [west, east, berlin])
+        // 2100-03-01 09:00 PST (17:00 UTC).
+        let nine = ModifyCase.date(0, hour: 17)
+        let created = try await service.reserve(
+            NewReservation(landmarkID: west.id, date: nine, partySize: 4, now: Date()))
+        let moved = try await service.modify(created.id, ReservationChange(landmark: east.id.description), 1)
+        #expect(moved.landmark.id == east.id)
+        #expect(DateTime.format(moved.date) == "2100-03-01T14:00:00Z", "09:00 EST")
+        // A date given is the date kept; a party change alone moves nothing.
+        let grown = try await service.modify(created.id, ReservationChange(partySize: 5), nil)
+        #expect(grown.date == moved.date)
+        let back = try await service.modify(
+            created.id, ReservationChange(date: nine, landmark: berlin.id.description), nil)
+        #expect(back.date == nine, "a date given is not moved")
+        let entries = try await service.history(created.id, nil)
+        let first = try #require(entries.last { $0.change == .modified })
+        #expect(first.before?.date == DateTime.format(nine) && first.after.date == DateTime.format(moved.date))
     }
 
     @Test(arguments: Kind.allCases)

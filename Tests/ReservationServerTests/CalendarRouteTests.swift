@@ -139,11 +139,11 @@ struct CalendarRouteTests {
         }
     }
 
-    /// A change whose request came before another's but committed after it (it waited for a
-    /// lock) is stamped with the older time; the feed's date still moves past a copy served
-    /// between the two commits, so a calendar that revalidates by date gets the new bytes
-    /// (issue 54). The late change is run as its route runs it: the rule, in the store's
-    /// transaction, handed the time its request came.
+    /// A change whose request came before another's but committed after it (it waited for a lock)
+    /// is stamped with the older time; the feed's date still moves past a copy served between the
+    /// two commits, so a calendar that revalidates by date gets the new bytes (docs/contracts.md,
+    /// "Calendar subscriptions": `Last-Modified`). The late change is run as its route runs it: the
+    /// rule, in the store's transaction, handed the time its request came.
     @Test(arguments: Engine.available)
     func aChangeCommittedLaterWithAnOlderStampMovesTheDate(engine: Engine) async throws {
         let clock = Self.clock()

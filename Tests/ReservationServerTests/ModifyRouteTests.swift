@@ -102,6 +102,42 @@ struct ModifyRouteTests {
         }
     }
 
+    /// A PATCH of the landmark alone keeps the visitor's clock (issue 60), by the same core rule as
+    /// the file store (`Booking.modify`): 09:00 in Los Angeles is 09:00 in New York; a time the new
+    /// landmark's clocks skip is refused (400 `invalidDate`) and changes nothing.
+    @Test(arguments: Engine.available)
+    func aMoveKeepsTheTimeOfDay(engine: Engine) async throws {
+        func hall(_ zone: String) throws -> Landmark {
+            Landmark(
+                id: Landmark.ID(UUID()), name: "Hall in \(zone)", location: "Testville", description: "",
+                category: .lakes, capacity: 120, timeZone: TimeZone(identifier: zone))
+        }
+        let west = try hall("America/Los_Angeles")
+        let east = try hall("America/New_York")
+        let berlin = try hall("Europe/Berlin")
+        try await withHarness(engine, catalog: LandmarkCatalog([west, east, berlin])) { h in
+            // 2100-03-01 09:00 PST.
+            let created = try await h.reserve(
+                h.alice, landmark: west.id.description, date: "2100-03-01T17:00:00Z", partySize: 2)
+            let id = try #require(created["id"] as? String)
+            let moved = try await h.call(
+                .patch, "/reservations/\(id)", token: h.alice, body: #"{"landmarkId":"\#(east.id)"}"#)
+            #expect(moved.status == .ok, "\(moved.text)")
+            #expect(moved.object["date"] as? String == "2100-03-01T14:00:00Z", "09:00 EST: \(moved.text)")
+            // 2100-03-14 02:30 in Berlin (CET) is an hour New York skips that day.
+            let early = try await h.reserve(
+                h.alice, landmark: berlin.id.description, date: "2100-03-14T01:30:00Z", partySize: 2)
+            let earlyID = try #require(early["id"] as? String)
+            let skipped = try await h.call(
+                .patch, "/reservations/\(earlyID)", token: h.alice, body: #"{"landmarkId":"\#(east.id)"}"#)
+            #expect(skipped.status == .badRequest, "\(skipped.text)")
+            #expect(skipped.code == .invalidDate)
+            #expect(skipped.reason?.contains("does not exist in America/New_York") == true, "\(skipped.text)")
+            let kept = try await h.call(.get, "/reservations/\(earlyID)", token: h.alice)
+            #expect(kept.object["version"] as? Int == 1)
+        }
+    }
+
     /// Twelve concurrent moves of 10 people onto a 120-place day holding 30 leave exactly 120.
     @Test(arguments: Engine.available)
     func concurrentMovesNeverOverfillTheDay(engine: Engine) async throws {

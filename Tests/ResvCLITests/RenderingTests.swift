@@ -16,7 +16,8 @@ struct RenderingTests {
         var date: String
         var partySize: Int
         var status: String
-        // Added by issue 20; absent when unknown (records older than them), as JSONEncoder leaves out nil.
+        // Added with modify and the history (c4e08e0, 9ca9439); absent when unknown (records older than them), as
+        // JSONEncoder leaves out nil.
         var createdAt: String?
         var note: String?
         var updatedAt: String?

@@ -41,6 +41,9 @@ struct BadInputTests {
         let cases: [([String], String)] = [
             (["lst"], "resv: unknown command 'lst': did you mean 'list' or 'log'? (see 'resv --help')"),
             (["reserv"], "resv: unknown command 'reserv': did you mean 'reserve'? (see 'resv --help')"),
+            // Words other tools use (issue 60): `edit` is modify, not the nearest spelling (wait).
+            (["edit", "1a2b"], "resv: unknown command 'edit': did you mean 'modify'? (see 'resv --help')"),
+            (["rm", "1a2b"], "resv: unknown command 'rm': did you mean 'cancel'? (see 'resv --help')"),
             (
                 ["--store", "x.json", "--offline", "lst"],
                 "resv: unknown command 'lst': did you mean 'list' or 'log'? (see 'resv --help')"

@@ -155,7 +155,13 @@ struct CapacityEndToEndTests {
         ),
         (
             ["availability", "Tiny Tower", "--to", "next week"],
-            "resv: --to 'next week' is not a day: give YYYY-MM-DD, today, tomorrow or +Nd, e.g. 2026-12-01"
+            "resv: --to 'next week' is not a day ('next week' is no word of a day): give YYYY-MM-DD, today, "
+                + "tmrw, +3d, -1w, in 2 weeks, fri, next fri or dec 24"
+        ),
+        (
+            ["availability", "Tiny Tower", "--from", "next wek"],
+            "resv: --from 'next wek' is not a day ('wek' is no word of a day): give YYYY-MM-DD, today, "
+                + "tmrw, +3d, -1w, in 2 weeks, fri, next fri or dec 24"
         ),
         (
             ["availability", "Tiny Tower", "--from", "2030-01-01", "--to", "2031-06-01"],

@@ -2,10 +2,11 @@ import CapacityModel
 import Foundation
 import Testing
 
-/// Promises of the file store that an attack on it found broken (issue 46),
-/// through the built binary: numbers at the edge of their type, holds that
-/// ended and the waitlists behind them as every read shows them, availability
-/// counted as capacity counts, and a refused batch's reasons in JSON.
+/// Promises of the file store that an attack on it found broken (fixed in 9180cd2
+/// and 15c1e44; docs/contracts.md, "JSON file store"), through the built binary:
+/// numbers at the edge of their type, holds that ended and the waitlists behind
+/// them as every read shows them, availability counted as capacity counts, and a
+/// refused batch's reasons in JSON.
 @Suite("File store promises", .ownThreads, .timeLimit(.minutes(15)))
 struct FileStorePromisesTests {
     static let halfDome = "937fea60-bb7b-4ee8-85da-c79962987917"

@@ -2,8 +2,9 @@ import CapacityModel
 import Foundation
 import Testing
 
-/// A value of any size, from anywhere, is quoted in a message by at most about
-/// 200 characters: the message stays one short line (issue 34).
+/// A value of any size, from anywhere, is quoted in a message by at most about 200
+/// characters: the message stays one short line (docs/contracts.md, "Backends and
+/// configuration").
 @Suite("Huge values in messages", .ownThreads, .timeLimit(.minutes(15)))
 struct HugeValueTests {
     static let huge = String(repeating: "x", count: 1_000_000)
@@ -47,7 +48,7 @@ struct HugeValueTests {
     }
 }
 
-/// A config value that cannot be a path, and a config that is not a file (issue 34).
+/// A config value that cannot be a path, and a config that is not a file (4ed91f8).
 @Suite("Configs that cannot be", .ownThreads, .timeLimit(.minutes(15)))
 struct StrangeConfigTests {
     @Test(arguments: [

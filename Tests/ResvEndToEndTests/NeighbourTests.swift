@@ -6,10 +6,11 @@ import Testing
     import Glibc
 #endif
 
-/// What another local user can plant beside the files resv keeps (issue 34),
-/// tried as root against files that belong to an unprivileged uid: a link or
-/// folder of theirs is never written through nor believed, a lock file of
-/// theirs is refused at once, and root's rewrite of their store keeps it theirs.
+/// What another local user can plant beside the files resv keeps
+/// (docs/contracts.md, "Backends and configuration" and "JSON file store"), tried
+/// as root against files that belong to an unprivileged uid: a link or folder of
+/// theirs is never written through nor believed, a lock file of theirs is refused
+/// at once, and root's rewrite of their store keeps it theirs.
 @Suite(
     "Files another user planted", .enabled(if: Requirement.root.isMet, "needs root, to make files of another user"),
     .ownThreads, .timeLimit(.minutes(15)))

@@ -2,10 +2,10 @@ import CapacityModel
 import Foundation
 import Testing
 
-/// Remote mode keeps every promise of the file store (issue 18): a batch is one
-/// request and leaves nothing behind, the same failure exits alike on both
-/// backends, the cache never contradicts this client's writes, and one deadline
-/// bounds a command.
+/// Remote mode keeps every promise of the file store (33af81f; docs/contracts.md,
+/// "HTTP backend (client) and server"): a batch is one request and leaves nothing
+/// behind, the same failure exits alike on both backends, the cache never
+/// contradicts this client's writes, and one deadline bounds a command.
 @Suite("Remote mode keeps the file store's promises", .ownThreads, .timeLimit(.minutes(15)))
 struct RemotePromisesTests {
     typealias Remote = RemoteTests.Remote

@@ -7,8 +7,9 @@ import Testing
     import Glibc
 #endif
 
-/// Issue 3's guarantees, checked on the built binary: concurrent writers,
-/// `kill -9` at random moments, a full and a read-only file system.
+/// The file store's guarantees (docs/contracts.md, "JSON file store"), checked on
+/// the built binary: concurrent writers, `kill -9` at random moments, a full and a
+/// read-only file system.
 @Suite("Store safety", .ownThreads, .timeLimit(.minutes(15)))
 struct StoreSafetyTests {
     @Test func eightProcessesTimes25ReservesAreAllKept() throws {

@@ -9,6 +9,55 @@ struct UndoEndToEndTests {
     static let hallID = ModifyEndToEndTests.hallID
     static let catalog = ModifyEndToEndTests.catalog
 
+    /// Issue 60: on a terminal `undo` shows the command it would take back and asks; anything but
+    /// y changes nothing; `--yes` does not ask; without a terminal on stdin it never asks.
+    @Test func undoOnATerminalShowsAndAsks() throws {
+        let sandbox = try Sandbox()
+        let made = try sandbox.resv("reserve", "-l", "half dome", "-d", "2030-12-01 09:00", "-n", "4", "--json")
+        let id = String(try #require(made.stdout.firstMatch(of: /"id" : "([0-9a-f]{8})/)?.1))
+        #expect(try sandbox.resv("modify", id, "-n", "6").status == 0)
+        func party() throws -> Int? {
+            let shown = try sandbox.resv("show", id, "--json")
+            return (try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])?["partySize"]
+                as? Int
+        }
+        func undo(_ arguments: [String], answer: String?) throws -> (transcript: String, status: Int32?) {
+            let terminal = try PseudoTerminal(Binary.resv.path, ["undo"] + arguments, environment: sandbox.environment)
+            if let answer {
+                try terminal.expect("Undo it? [y/N] ")
+                terminal.send(answer + "\n")
+            }
+            let status = terminal.waitForExit()
+            return (terminal.transcript, status)
+        }
+        let declined = try undo([], answer: "n")
+        #expect(declined.status == 0, "\(declined.transcript)")
+        #expect(declined.transcript.contains(#/Command [0-9a-f]{8} made \d{4}-\d\d-\d\d \d\d:\d\d UTC, 1 change:/#))
+        #expect(
+            declined.transcript.contains("  \(id)  modified   party 4 → 6\r\nUndo it? [y/N] "), "\(declined.transcript)"
+        )
+        #expect(declined.transcript.contains("Nothing was undone."))
+        #expect(try party() == 6)
+        let accepted = try undo([], answer: "Y")
+        #expect(accepted.status == 0, "\(accepted.transcript)")
+        #expect(accepted.transcript.contains("Undid command"), "\(accepted.transcript)")
+        #expect(try party() == 4)
+        // --yes: no question; the booking is taken back (cancelled).
+        let skipped = try undo(["--yes"], answer: nil)
+        #expect(skipped.status == 0, "\(skipped.transcript)")
+        #expect(!skipped.transcript.contains("Undo it?") && skipped.transcript.contains("Undid command"))
+        // Nothing left: refused before any question, as the backend refuses it.
+        let nothing = try undo([], answer: nil)
+        #expect(nothing.status == 1, "\(nothing.transcript)")
+        #expect(nothing.transcript.contains("nothing to undo"), "\(nothing.transcript)")
+        #expect(!nothing.transcript.contains("Undo it?"))
+        // Without a terminal on stdin, never a question (as before): the undo happens.
+        #expect(try sandbox.resv("reserve", "-l", "half dome", "-d", "2030-12-02 09:00", "-n", "1").status == 0)
+        let piped = try sandbox.resv(["undo"], stdin: "n\n")
+        #expect(piped.status == 0 && !piped.stderr.contains("Undo it?"), "\(piped.stderr)")
+        #expect(piped.stdout.hasPrefix("Undid command"), "\(piped.stdout)")
+    }
+
     static func batch(_ count: Int) -> String {
         (0..<count).map { index in
             #"{"landmarkId": "\#(hallID)", "date": "2100-03-0\#(1 + index % 5)T10:00:00Z", "partySize": 2}"#

@@ -215,5 +215,12 @@ struct WatchEndToEndTests {
         #expect(past.status == 1 && past.stderr.contains("re-read with resv list"), "\(past.stderr)")
         let all = try sandbox.resv("watch", "--after", "f0", "--no-follow", "--json")
         #expect(all.status == 0 && all.stdout.split(separator: "\n").count == 1, "\(all.stdout) \(all.stderr)")
+        // Without --after nothing can come (issue 60): said, with the cursor to start from later.
+        let now = try sandbox.resv("watch", "--no-follow")
+        #expect(now.status == 0 && now.stdout.isEmpty, "\(now.stdout)")
+        #expect(
+            now.stderr.hasPrefix(
+                "resv: --no-follow without --after prints the changes after now, and there are none yet; "
+                    + "to see them later: resv watch --after f1 --no-follow"), "\(now.stderr)")
     }
 }

@@ -104,7 +104,7 @@ struct ServerCommandTests {
             ["token", "create", " ", "--database", "DB"],
             """
             Error: the user name must be 1 to 200 characters, not blank
-            Usage: resv-server token create <name> --database <path-or-url> [--scope <scope>] [--expires-in <duration>]
+            Usage: resv-server token create <name> [--config <file>] --database <path-or-url> [--scope <scope>] [--expires-in <duration>]
               See 'resv-server token create --help' for more information.
 
             """
@@ -114,7 +114,7 @@ struct ServerCommandTests {
             """
             Error: The value '0d' is invalid for '--expires-in <duration>'
             Help:  --expires-in <duration>  How long the token works: a number with s, m, h or d (90m, 12h, 30d). Default: until revoked.
-            Usage: resv-server token create <name> --database <path-or-url> [--scope <scope>] [--expires-in <duration>]
+            Usage: resv-server token create <name> [--config <file>] --database <path-or-url> [--scope <scope>] [--expires-in <duration>]
               See 'resv-server token create --help' for more information.
 
             """
@@ -124,7 +124,7 @@ struct ServerCommandTests {
             """
             Error: Missing expected argument '<name>'
             Help:  <name>  The user's name, as 'token list' shows it.
-            Usage: resv-server token revoke <name> --database <path-or-url> [--id <id>]
+            Usage: resv-server token revoke <name> [--config <file>] --database <path-or-url> [--id <id>]
               See 'resv-server token revoke --help' for more information.
 
             """
@@ -133,7 +133,7 @@ struct ServerCommandTests {
             ["token", "list", "--database", "  "],
             """
             Error: --database needs an SQLite file path or a postgres:// URL
-            Usage: resv-server token list --database <path-or-url> [--json]
+            Usage: resv-server token list [--config <file>] --database <path-or-url> [--json]
               See 'resv-server token list --help' for more information.
 
             """

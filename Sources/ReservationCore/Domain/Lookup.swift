@@ -17,8 +17,10 @@ extension ReservationSnapshot {
         }
     }
 
-    /// The reservations of the series a user means by its full id or a unique prefix
-    /// of at least 4 hex digits (`cancel --series`), by date.
+    /// The reservations of the series a user means (`cancel --series`), by date: by the series'
+    /// id or a unique prefix of at least 4 hex digits, or by the id (or prefix) of one of its
+    /// visits, as `list` shows them. A prefix that names two series, or a series and a visit of
+    /// another, is ambiguous; a reservation in no series is said to be.
     public func series(matching text: String) throws(ReservationError) -> [Reservation] {
         let needle = text.lowercased()
         let hexDigits = needle.filter(\.isASCIIHexDigit).count
@@ -26,11 +28,19 @@ extension ReservationSnapshot {
             throw .invalidSeries(
                 "'\(text.quoted())' is not a series id: give the id or at least its first 4 hex digits")
         }
-        let members = reservations.filter { $0.series?.description.hasPrefix(needle) == true }
-        let series = Set(members.compactMap(\.series))
+        let visits = reservations.filter { $0.id.description.hasPrefix(needle) }
+        let series = Set(
+            reservations.compactMap { $0.series?.description.hasPrefix(needle) == true ? $0.series : nil }
+                + visits.compactMap(\.series))
         guard series.count <= 1 else { throw .ambiguousSeries(text, Array(series)) }
-        guard !members.isEmpty else { throw .seriesNotFound(text) }
-        return members.sortedByDate
+        guard let named = series.first else {
+            if visits.count == 1 {
+                let id = visits[0].id.short
+                throw .invalidSeries("reservation \(id) is in no series: cancel it alone with 'resv cancel \(id)'")
+            }
+            throw .seriesNotFound(text)
+        }
+        return reservations.filter { $0.series == named }.sortedByDate
     }
 }
 

@@ -136,7 +136,8 @@ public enum ReservationError: Error, Sendable, LocalizedError {
         case .invalidSeries(let why):
             return why
         case .seriesNotFound(let text):
-            return "no reservation is in a series matching '\(text.quoted())' (see 'resv show ID' for a series' id)"
+            return "no reservation is in a series matching '\(text.quoted())' "
+                + "(give a series' id or one of its visits' ids, as 'resv list' shows them)"
         case .ambiguousSeries(let text, let series):
             return "'\(text.quoted())' matches \(series.count) series: "
                 + "\(series.sorted().map(\.short).joined(separator: ", ")); give more digits"

@@ -302,10 +302,18 @@ public enum Booking {
         guard current.status.isActive else { throw ReservationError.cannotModifyCancelled(current) }
         let catalog = transaction.catalog
         let landmark = try change.landmark.map { text throws(ReservationError) in try catalog.landmark(matching: text) }
-        if let date = change.date, date <= now { throw ReservationError.dateInPast(date) }
+        // A move to another landmark without a new date keeps the visitor's clock: the same day and
+        // time of day at the new landmark (09:00 at Half Dome is 09:00 at the Brooklyn Bridge).
+        let date =
+            try change.date
+            ?? landmark.map { place throws(ReservationError) in
+                try TypedDate.sameWallTime(
+                    current.date, from: current.landmark.timeZone ?? .gmt, to: place.timeZone ?? .gmt)
+            }
+        if let date, date <= now, change.date != nil || date != current.date { throw ReservationError.dateInPast(date) }
         let note = change.note.map { $0.isEmpty ? nil : $0 } ?? current.note
         var target = current.changed(
-            landmark: landmark, date: change.date, partySize: change.partySize, note: .some(note), at: now)
+            landmark: landmark, date: date, partySize: change.partySize, note: .some(note), at: now)
         let moved = target.landmark.id != current.landmark.id || target.date != current.date
         guard moved || target.partySize != current.partySize || target.note != current.note else { return current }
         let day = BookingDay(target.date, at: target.landmark)
@@ -318,13 +326,13 @@ public enum Booking {
                     _ = try await count([day], now: now, in: transaction)
                     let list = try await transaction.waitlisted([day])[day] ?? []
                     target = current.changed(
-                        landmark: landmark, date: change.date, partySize: change.partySize, note: .some(note),
+                        landmark: landmark, date: date, partySize: change.partySize, note: .some(note),
                         waitlistOrder: Self.order(after: list), at: now)
                 }
             } else {
                 // No capacity where it goes: nothing to wait for.
                 target = current.changed(
-                    landmark: landmark, date: change.date, partySize: change.partySize,
+                    landmark: landmark, date: date, partySize: change.partySize,
                     status: current.requestedStatus ?? .confirmed, note: .some(note), at: now)
             }
         } else if moved || target.partySize > current.partySize, let capacity = target.landmark.capacity, let day {
@@ -396,6 +404,10 @@ public enum Booking {
         }
         try await transaction.update(targets)
         try await transaction.append(entries)
+        // A hold brought back after its end (its confirm taken back) ends now, in this
+        // transaction, as a sweep would have ended it: never a `held` past its time.
+        let ended = targets.filter { $0.status == .held && $0.expiresAt.map { $0 <= now } ?? false }
+        try await expire(ended.map(StoredReservation.init), now: now, in: transaction)
         // Places it gives back, and requests it puts back on a list, may let waitlisted ones in.
         var touched: [BookingDay] = []
         for step in steps {

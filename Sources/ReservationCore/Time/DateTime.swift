@@ -183,8 +183,14 @@ public struct DateParseError: Error, Sendable, Equatable, LocalizedError {
         case skippedByZone(String)
         /// Typed by a person, and none of the forms a person may type.
         case notTyped
+        /// Typed by a person: this word (or these words) is no day or time resv reads.
+        case unknownWord(String)
+        /// Typed by a person: a number alone where a time goes (`tomorrow 10`).
+        case bareHour(String)
         /// Typed by a person: a day without a time.
         case typedMissingTime
+        /// Typed by a person: a time without a day.
+        case typedMissingDay
     }
 
     public var input: String
@@ -206,10 +212,16 @@ public struct DateParseError: Error, Sendable, Equatable, LocalizedError {
         case .minuteOutOfRange(let minute): "minute \(minute) is out of range (00-59)"
         case .secondOutOfRange(let second): "second \(second) is out of range (00-59)"
         case .outsideFourDigitYears: "in UTC it falls outside the years 0000 to 9999"
-        case .notTyped:
-            "expected a date and time like 2026-12-01 10:00 (at the landmark), tomorrow 09:30, +3d 14:00, "
-                + "next friday 10am, dec 24 10:00 or 2026-12-01T10:00:00Z"
-        case .typedMissingTime: "a day alone is not enough: add a time, like 2026-12-01 10:00 or tomorrow 09:30"
+        case .notTyped: Self.forms
+        case .unknownWord(let word):
+            "'\(word.quoted(limit: 40))' is not a day or a time resv reads; \(Self.forms)"
+        case .bareHour(let hour): "'\(hour.quoted(limit: 40))' is not a time: write \(hour):00 or \(hour)am"
+        case .typedMissingTime:
+            "a day alone is not enough: add a time, like '\(Self.example(input, time: "10:00"))' or "
+                + "'\(Self.example(input, time: "at 9:30 pm"))'"
+        case .typedMissingDay:
+            "a time alone is not enough: add a day, like 'today \(Self.example(input, time: ""))' or "
+                + "'tomorrow \(Self.example(input, time: ""))'"
         case .skippedByZone(let zone):
             "that time does not exist in \(zone) (the clocks jump forward over it): give another"
         }
@@ -217,6 +229,19 @@ public struct DateParseError: Error, Sendable, Equatable, LocalizedError {
 
     public var errorDescription: String? {
         reason == .empty ? explanation : "invalid date '\(input.quoted())': \(explanation)"
+    }
+
+    /// The forms a person may type, as the words of a refusal.
+    static let forms =
+        "expected a date and time like 2026-12-01 10:00 (at the landmark), tomorrow 09:30, +3d 14:00, "
+        + "next friday 10am, dec 24 at noon, 10am in 2 days or 2026-12-01T10:00:00Z"
+
+    /// What was typed (cut short), with `time` after it: the example a refusal gives.
+    static func example(_ input: String, time: String) -> String {
+        var words = input.split(separator: " ")
+        if words.last?.lowercased() == "at" { words.removeLast() }
+        let typed = words.joined(separator: " ").quoted(limit: 40)
+        return time.isEmpty ? typed : typed + " " + time
     }
 
     static let monthNames = [

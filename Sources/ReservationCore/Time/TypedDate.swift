@@ -1,16 +1,22 @@
 import Foundation
 
 /// Dates as a person types them (`--date` of reserve and modify, `--from` and
-/// `--to` of list), resolved to one instant and then held to the same rules as
-/// records (docs/contracts.md, "Dates"). Records themselves never come through here:
-/// a store, a server or a batch line stays exactly as strict as `DateTime.parse`.
+/// `--to` of list, log and availability, `--until` of a series), resolved to one
+/// instant and then held to the same rules as records (docs/contracts.md, "Dates").
+/// Records themselves never come through here: a store, a server or a batch line
+/// stays exactly as strict as `DateTime.parse`.
 ///
-/// Forms, besides a full date-time with a zone (read exactly as a record):
-/// - `2026-12-01T08:00`, `2026-12-01T08:00:00`, `2026-12-01 08:00`: a wall time in `zone`;
-/// - `today 18:00`, `tomorrow 09:30`, `+3d 14:00`, `+2w 10:00`, `fri 09:00` or `next friday 09:00`
-///   (the next Friday, never today), `dec 24 10:00` or `24 december 10:00` (the next December 24):
-///   a day counted from `now` in `zone`, and a time (`10:00`, `9:30`, `10am`, `10:30 pm`).
-/// `yesterday` and `-1d` are read too: a caller then says the time is in the past.
+/// One grammar for every option: a day and a time, in either order, `at` before the time if
+/// one likes. Besides a full date-time with a zone (read exactly as a record):
+/// - a day: `2026-12-01`, `today`, `tomorrow` (`tmrw`), `yesterday`, `+3d`, `-1w`,
+///   `in 2 days`, `in 3 weeks`, `fri` or `next friday` (the next Friday, never today),
+///   `dec 24`, `24 december`, `jan 5 2028` (the next such day, or that year's);
+/// - a time: `10:00`, `9:30`, `10:00:30`, `10am`, `10:30 pm`, `noon`, `midnight` (00:00, the
+///   day's start);
+/// - together: `tomorrow 09:30`, `tomorrow at 10am`, `10am tomorrow`, `2026-12-24 9:30 pm`,
+///   `2026-12-01T08:00`: a wall time in `zone` on a day counted from `now` in `zone`.
+/// A filter takes a day alone as the whole day (`day`, `bound`); where an instant is needed
+/// (`resolve`) a day alone asks for a time, and a time alone for a day.
 /// A wall time that does not exist in the zone (the hour the clocks skip) is
 /// refused; one that exists twice (the hour they repeat) is the earlier.
 public enum TypedDate {
@@ -23,18 +29,13 @@ public enum TypedDate {
         case .missingTime, .notADateTime, .missingSeconds, .missingZone: break
         default: throw .invalidDate(strict)
         }
-        guard let typed = Typed(text) else {
-            switch strict.reason {
-            case .missingTime: throw .invalidDate(DateParseError(input: text, reason: .typedMissingTime))
-            case .notADateTime, .missingSeconds, .missingZone:
-                // A relative day without a time says so; anything else gets the forms.
-                let word = text.trimmingCharacters(in: .whitespaces).lowercased()
-                let dayAlone = relativeDays(word, allowPast: true) != nil || weekday(word) != nil
-                throw .invalidDate(DateParseError(input: text, reason: dayAlone ? .typedMissingTime : .notTyped))
-            default: throw .invalidDate(strict)
-            }
+        let phrase = try Phrase(text)
+        func fail(_ reason: DateParseError.Reason) -> ReservationError {
+            .invalidDate(DateParseError(input: text, reason: reason))
         }
-        let (day, time) = try typed.parts(text, now: now, zone: zone)
+        guard let named = phrase.day else { throw fail(.typedMissingDay) }
+        guard let time = phrase.time else { throw fail(.typedMissingTime) }
+        let day = try named.day(text, now: now, zone: zone)
         return try instant(day: day, time: time, zone: zone, text: text)
     }
 
@@ -46,36 +47,58 @@ public enum TypedDate {
             return false
         } catch {
             switch error.reason {
-            case .missingTime, .notADateTime, .missingSeconds, .missingZone: return Typed(text) != nil
+            case .missingTime, .notADateTime, .missingSeconds, .missingZone:
+                guard let phrase = try? Phrase(text) else { return false }
+                return phrase.day != nil && phrase.time != nil
             default: return false
             }
         }
     }
 
-    /// The day `text` names in `zone` (`--from`/`--to`): `2026-12-01`, `today`,
-    /// `tomorrow`, `+7d`, `-7d`, `+2w`; nil when it is no day (a caller may then
-    /// read a date-time).
+    /// The day `text` names in `zone` (`--from`/`--to`, `--until`): a day of the grammar
+    /// alone (`2026-12-01`, `today`, `tmrw`, `+7d`, `-7d`, `in 2 weeks`, `fri`, `next fri`,
+    /// `dec 24`); nil when it is no day alone (a caller may then read a date-time).
     public static func day(_ text: String, now: Date, zone: TimeZone) throws(ReservationError) -> CalendarDay? {
-        let word = text.trimmingCharacters(in: .whitespaces).lowercased()
-        if let day = CalendarDay(word) { return day }
-        let fields = word.split(separator: "-", omittingEmptySubsequences: false)
-        if word.count == 10, fields.count == 3, let year = Int(fields[0]), let month = Int(fields[1]),
-            let dayNumber = Int(fields[2])
-        {
-            // Shaped like a day but not one (2026-02-30): said as a date would be.
-            let reason: DateParseError.Reason =
-                (1...12).contains(month) ? .dayOutOfRange(dayNumber, month: month, year: year) : .monthOutOfRange(month)
-            throw .invalidDate(DateParseError(input: text, reason: reason))
-        }
-        guard let offset = relativeDays(word, allowPast: true) else { return nil }
-        return today(now, zone).adding(days: offset)
+        if let day = CalendarDay(text.trimmingCharacters(in: .whitespaces)) { return day }
+        // A day shaped right but not one (2026-02-30, dec 32) is refused as a date would be.
+        guard let phrase = try? Phrase(text), phrase.time == nil, let named = phrase.day else { return nil }
+        return try named.day(text, now: now, zone: zone)
     }
+
+    /// The word of `text` that is no day or time of the grammar (`wek` of `next wek`), if one is.
+    public static func strangeWord(_ text: String) -> String? {
+        do {
+            _ = try Phrase(text)
+            return nil
+        } catch {
+            guard case .invalidDate(let refusal) = error else { return nil }
+            switch refusal.reason {
+            case .unknownWord(let word), .bareHour(let word): return word
+            default: return nil
+            }
+        }
+    }
+
+    /// The day words a refusal lists.
+    public static let dayForms = "YYYY-MM-DD, today, tmrw, +3d, -1w, in 2 weeks, fri, next fri or dec 24"
 
     /// An end of a range (`--from`, `--to`): a day means all of it in `zone` (from
     /// its first second, or to its last), anything else a date-time as typed.
     public static func bound(_ text: String, end: Bool, now: Date, zone: TimeZone) throws(ReservationError) -> Date {
         guard let day = try day(text, now: now, zone: zone) else { return try resolve(text, now: now, zone: zone) }
         return end ? start(of: day.next, in: zone) - 1 : start(of: day, in: zone)
+    }
+
+    /// The instant whose wall clock in `to` reads what `date`'s reads in `from` (a visit moved to
+    /// another landmark keeps the visitor's clock: 09:00 at Half Dome is 09:00 at the Brooklyn
+    /// Bridge). A wall time `to` skips is refused, one it repeats is the earlier, as when typed.
+    public static func sameWallTime(_ date: Date, from: TimeZone, to: TimeZone) throws(ReservationError) -> Date {
+        guard from.identifier != to.identifier else { return date }
+        let wall = Int(date.timeIntervalSince1970.rounded(.down)) + from.secondsFromGMT(for: date)
+        let day = CalendarDay(daysSince1970: wall.floorDivided(by: 86_400))
+        let time = wall - day.daysSince1970 * 86_400
+        let text = "\(day) " + String(format: "%02d:%02d", time / 3600, time / 60 % 60)
+        return try instant(day: day, time: time, zone: to, text: text)
     }
 
     /// The first instant of `day` in `zone` (its midnight, or the first time after it that exists).
@@ -94,56 +117,50 @@ public enum TypedDate {
 
     // MARK: - Reading
 
-    /// The shape of a typed date: a calendar day or a relative one, and a time.
-    private enum Typed {
-        case absolute(year: Int, month: Int, day: Int, time: Substring)
-        case relative(days: Int, time: Substring)
-        case weekday(Int, time: Substring)  // 1 = Sunday, as Calendar counts
+    /// A day as a person names it: a calendar day, or one counted from today.
+    enum NamedDay: Equatable {
+        case absolute(year: Int, month: Int, day: Int)
+        case relative(days: Int)
+        case weekday(Int)  // 1 = Sunday, as Calendar counts
         /// `dec 24`, `24 december`: the next such day from today (this year's, else next year's).
-        case monthDay(month: Int, day: Int, year: Int?, time: Substring)
+        case monthDay(month: Int, day: Int, year: Int?)
 
-        init?(_ text: String) {
-            let text = text.trimmingCharacters(in: .whitespaces)
-            // YYYY-MM-DD, then T or a space (or several), then the time.
-            if text.count >= 15, let separator = text.dropFirst(10).first,
-                separator == "T" || separator == "t" || separator == " "
-            {
-                let date = text.prefix(10).split(separator: "-", omittingEmptySubsequences: false)
-                if date.count == 3, date[0].count == 4, date[1].count == 2, date[2].count == 2,
-                    let year = Int(date[0]), let month = Int(date[1]), let day = Int(date[2]),
-                    date.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
-                {
-                    self = .absolute(
-                        year: year, month: month, day: day,
-                        time: text.dropFirst(11).drop { $0 == " " })
-                    return
+        /// The words of a day, or nil: `2026-12-01`, `today`, `+3d`, `in 2 days`, `fri`,
+        /// `next fri`, `dec 24`, `24 dec 2027`.
+        init?(_ words: [String]) {
+            switch words.count {
+            case 1:
+                let word = words[0]
+                if let (year, month, day) = TypedDate.isoDay(word) {
+                    self = .absolute(year: year, month: month, day: day)
+                } else if let days = TypedDate.relativeDays(word, allowPast: true) {
+                    self = .relative(days: days)
+                } else if let weekday = TypedDate.weekday(word) {
+                    self = .weekday(weekday)
+                } else {
+                    return nil
                 }
-                // Not YYYY-MM-DD (`Jan 5 2028 10:00`): words.
-            }
-            var words = text.lowercased().split(separator: " ", omittingEmptySubsequences: true)
-            // The time is the last word, with its am or pm when that is a word of its own (10 am).
-            guard words.count >= 2, let last = words.popLast() else { return nil }
-            var time = last
-            if last == "am" || last == "pm" || last == "a.m." || last == "p.m.", let hour = words.popLast() {
-                time = Substring(String(hour) + last)
-            }
-            let day = words.map(String.init)
-            if day.count == 1, let days = TypedDate.relativeDays(day[0], allowPast: true) {
-                self = .relative(days: days, time: time)
-            } else if day.count == 1, let weekday = TypedDate.weekday(day[0]) {
-                self = .weekday(weekday, time: time)
-            } else if day.count == 2, day[0] == "next", let weekday = TypedDate.weekday(day[1]) {
+            case 2 where words[0] == "next":
                 // "next friday": the next Friday, never today (as "fri").
-                self = .weekday(weekday, time: time)
-            } else if (2...3).contains(day.count), let (month, dayNumber, year) = TypedDate.monthDay(day) {
-                self = .monthDay(month: month, day: dayNumber, year: year, time: time)
-            } else {
-                return nil
+                guard let weekday = TypedDate.weekday(words[1]) else { return nil }
+                self = .weekday(weekday)
+            case 3 where words[0] == "in":
+                // in 2 days, in 3 weeks (a hundred years at most, as +Nd).
+                let unit = ["day": 1, "days": 1, "week": 7, "weeks": 7][words[2]]
+                guard let unit, words[1].allSatisfy({ $0.isASCII && $0.isNumber }), words[1].count <= 5,
+                    let count = Int(words[1]), count * unit <= 36_600
+                else { return nil }
+                self = .relative(days: count * unit)
+            default:
+                guard (2...3).contains(words.count), let (month, day, year) = TypedDate.monthDay(words) else {
+                    return nil
+                }
+                self = .monthDay(month: month, day: day, year: year)
             }
         }
 
-        /// The calendar day and the second of the day.
-        func parts(_ text: String, now: Date, zone: TimeZone) throws(ReservationError) -> (CalendarDay, Int) {
+        /// The calendar day named, counted from `now` in `zone`.
+        func day(_ text: String, now: Date, zone: TimeZone) throws(ReservationError) -> CalendarDay {
             func fail(_ reason: DateParseError.Reason) -> ReservationError {
                 .invalidDate(DateParseError(input: text, reason: reason))
             }
@@ -154,25 +171,18 @@ public enum TypedDate {
                 }
                 return CalendarDay(year: year, month: month, day: dayNumber)
             }
-            let timeText: Substring
-            let day: CalendarDay
+            let today = TypedDate.today(now, zone)
             switch self {
-            case .absolute(let year, let month, let dayNumber, let time):
-                day = try checked(year, month, dayNumber)
-                timeText = time
-            case .relative(let days, let time):
-                day = TypedDate.today(now, zone).adding(days: days)
-                timeText = time
-            case .weekday(let weekday, let time):
-                let today = TypedDate.today(now, zone)
+            case .absolute(let year, let month, let dayNumber):
+                return try checked(year, month, dayNumber)
+            case .relative(let days):
+                return today.adding(days: days)
+            case .weekday(let weekday):
                 let ahead = (weekday - today.weekday + 7) % 7
-                day = today.adding(days: ahead == 0 ? 7 : ahead)
-                timeText = time
-            case .monthDay(let month, let dayNumber, let year?, let time):
-                day = try checked(year, month, dayNumber)
-                timeText = time
-            case .monthDay(let month, let dayNumber, nil, let time):
-                let today = TypedDate.today(now, zone)
+                return today.adding(days: ahead == 0 ? 7 : ahead)
+            case .monthDay(let month, let dayNumber, let year?):
+                return try checked(year, month, dayNumber)
+            case .monthDay(let month, let dayNumber, nil):
                 // A day no year has (February 30) is refused as this year's would be.
                 guard DateTime.daysIn(month: month, year: 2000) >= dayNumber else {
                     throw fail(.dayOutOfRange(dayNumber, month: month, year: today.year))
@@ -187,19 +197,113 @@ public enum TypedDate {
                         throw fail(.dayOutOfRange(dayNumber, month: month, year: year))
                     }
                 }
-                day = CalendarDay(year: year, month: month, day: dayNumber)
-                timeText = time
+                return CalendarDay(year: year, month: month, day: dayNumber)
             }
-            return (day, try TypedDate.secondOfDay(timeText, fail: fail))
         }
     }
 
-    /// `10:00`, `9:30`, `10:00:30`, `10am`, `10:30pm`, `12am` (midnight): the second of the day.
+    /// What a person typed, read as a day and a second of the day, either of which may be
+    /// missing; words that are neither are refused, the first such word named.
+    struct Phrase {
+        var day: NamedDay?
+        var time: Int?
+
+        init(_ text: String) throws(ReservationError) {
+            func fail(_ reason: DateParseError.Reason) -> ReservationError {
+                .invalidDate(DateParseError(input: text, reason: reason))
+            }
+            var trimmed = text.trimmingCharacters(in: .whitespaces)
+            // 2026-12-01T08:00 is 2026-12-01 08:00.
+            if TypedDate.isoDay(String(trimmed.prefix(10))) != nil, trimmed.count > 10,
+                let separator = trimmed.dropFirst(10).first, separator == "T" || separator == "t"
+            {
+                trimmed = String(trimmed.prefix(10)) + " " + String(trimmed.dropFirst(11))
+            }
+            var words = trimmed.lowercased().split(separator: " ").map(String.init)
+            guard !words.isEmpty else { throw fail(.empty) }
+            // The time: last (tomorrow 10am, tomorrow at 9:30 pm) or first (10am tomorrow, at noon fri).
+            var timeWords: [String] = []
+            if let count = TypedDate.timeLength(words.suffix(2)) {
+                timeWords = Array(words.suffix(count))
+                words.removeLast(count)
+                if words.last == "at" { words.removeLast() }
+            } else if words.last == "at" {
+                // "tomorrow at": the time is missing, as in "tomorrow".
+                words.removeLast()
+            } else {
+                if words.first == "at" { words.removeFirst() }
+                if let count = TypedDate.timeLength(words.prefix(2), first: true) {
+                    timeWords = Array(words.prefix(count))
+                    words.removeFirst(count)
+                }
+            }
+            if !timeWords.isEmpty { time = try TypedDate.secondOfDay(Substring(timeWords.joined()), fail: fail) }
+            guard !words.isEmpty else {
+                if timeWords.isEmpty { throw fail(.typedMissingDay) }
+                return
+            }
+            if let named = NamedDay(words) {
+                day = named
+                return
+            }
+            // Not a day: name the first word that is no word of a day, or the ones that do not go together.
+            if timeWords.isEmpty, let last = words.last, (1...2).contains(last.count),
+                last.allSatisfy({ $0.isASCII && $0.isNumber }), NamedDay(Array(words.dropLast())) != nil
+            {
+                throw fail(.bareHour(last))
+            }
+            let stranger = words.first {
+                !TypedDate.isDayWord($0) && !TypedDate.isTimeWord($0) && !TypedDate.meridiems.contains($0)
+            }
+            throw fail(.unknownWord(stranger ?? words.joined(separator: " ")))
+        }
+    }
+
+    /// How many of `words` (the last two, or with `first` the first two) are a time:
+    /// `10:00`, `10am`, `noon`, or a number and `am`/`pm` (`9:30 pm`).
+    static func timeLength(_ words: ArraySlice<String>, first: Bool = false) -> Int? {
+        let pair = Array(words)
+        if pair.count == 2, startsWithDigit(pair[0]), meridiems.contains(pair[1]) { return 2 }
+        guard let word = first ? pair.first : pair.last, isTimeWord(word) else { return nil }
+        return 1
+    }
+
+    static let meridiems = ["am", "pm", "a.m.", "p.m."]
+
+    static func startsWithDigit(_ word: String) -> Bool { word.first.map { $0.isASCII && $0.isNumber } ?? false }
+
+    /// A word shaped as a time (`10:00`, `10am`, `noon`), its numbers unchecked.
+    static func isTimeWord(_ word: String) -> Bool {
+        word == "noon" || word == "midnight"
+            || (startsWithDigit(word) && (word.contains(":") || meridiems.contains { word.hasSuffix($0) }))
+    }
+
+    /// A word that may be part of a day: a day's word, a month's, a number, `next`, `in`, a unit.
+    static func isDayWord(_ word: String) -> Bool {
+        if ["next", "in", "day", "days", "week", "weeks"].contains(word) { return true }
+        if isoDay(word) != nil || relativeDays(word, allowPast: true) != nil || weekday(word) != nil { return true }
+        return monthDay([word, "1"]) != nil || monthDay(["jan", word]) != nil || monthDay(["jan", "1", word]) != nil
+    }
+
+    /// `YYYY-MM-DD` shaped (four, two and two digits), its numbers unchecked.
+    static func isoDay(_ word: String) -> (Int, Int, Int)? {
+        let fields = word.split(separator: "-", omittingEmptySubsequences: false)
+        guard word.count == 10, fields.count == 3, fields[0].count == 4, fields[1].count == 2, fields[2].count == 2,
+            fields.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            let year = Int(fields[0]), let month = Int(fields[1]), let day = Int(fields[2])
+        else { return nil }
+        return (year, month, day)
+    }
+
+    /// `10:00`, `9:30`, `10:00:30`, `10am`, `10:30pm`, `12am` and `midnight` (00:00), `noon`:
+    /// the second of the day.
     static func secondOfDay(_ text: Substring, fail: (DateParseError.Reason) -> ReservationError)
         throws(ReservationError)
         -> Int
     {
         var clock = text.lowercased().replacingOccurrences(of: ".", with: "")
+        if clock == "noon" { return 12 * 3600 }
+        if clock == "midnight" { return 0 }
         var half: Int?  // 0 before noon, 12 after
         for (suffix, hours) in [("am", 0), ("pm", 12)] where clock.hasSuffix(suffix) {
             clock.removeLast(2)
@@ -211,7 +315,7 @@ public enum TypedDate {
             fields.dropFirst().allSatisfy({ $0.count == 2 }),
             fields.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
             var hour = Int(fields[0])
-        else { throw fail(.notTyped) }
+        else { throw fail(.unknownWord(String(text))) }
         let minute = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
         let second = fields.count > 2 ? Int(fields[2]) ?? 0 : 0
         if let half {
@@ -257,11 +361,11 @@ public enum TypedDate {
         return weekdays.firstIndex { $0.hasPrefix(word) }.map { $0 + 1 }
     }
 
-    /// `today` 0, `tomorrow` 1, `+Nd` N, `+Nw` 7N; `-Nd`, `-Nw` and `yesterday` too when `allowPast`.
+    /// `today` 0, `tomorrow` (`tmrw`) 1, `+Nd` N, `+Nw` 7N; `-Nd`, `-Nw` and `yesterday` too when `allowPast`.
     static func relativeDays(_ word: String, allowPast: Bool) -> Int? {
         switch word {
         case "today": return 0
-        case "tomorrow": return 1
+        case "tomorrow", "tmrw": return 1
         case "yesterday": return allowPast ? -1 : nil
         default: break
         }

@@ -26,8 +26,8 @@ struct AvailabilityCommand: ResvCommand, PrintsData {
 
     @Option(
         help: ArgumentHelp(
-            "The first day at the landmark: YYYY-MM-DD, today, tomorrow, +3d, +2w (a date-time counts as its "
-                + "day there); default today.",
+            "The first day at the landmark: YYYY-MM-DD, today, tmrw, +3d, in 2 weeks, fri, next fri, dec 24 "
+                + "(a date-time counts as its day there); default today.",
             valueName: "day"))
     var from: String?
 
@@ -99,16 +99,17 @@ struct AvailabilityCommand: ResvCommand, PrintsData {
         return end
     }
 
-    /// A day the user typed, at the landmark (its calendar's zone): `YYYY-MM-DD`, `today`,
-    /// `tomorrow`, `+7d`, `-1w`, or a date-time taken as its day there.
+    /// A day the user typed, at the landmark (its calendar's zone): a day of the typed grammar
+    /// (`YYYY-MM-DD`, `today`, `tmrw`, `+7d`, `-1w`, `in 2 weeks`, `fri`, `dec 24`), or a date-time
+    /// taken as its day there.
     static func day(_ text: String, option: String, in calendar: Calendar, now: Date) throws(ReservationError)
         -> CalendarDay
     {
         if let day = try TypedDate.day(text, now: now, zone: calendar.timeZone) { return day }
-        guard let date = try? DateTime.parse(text) else {
-            throw .invalidDays(
-                "\(option) '\(text.quoted())' is not a day: give YYYY-MM-DD, today, tomorrow or +Nd, e.g. 2026-12-01")
+        if let date = try? TypedDate.resolve(text, now: now, zone: calendar.timeZone) {
+            return CalendarDay(date, in: calendar)
         }
-        return CalendarDay(date, in: calendar)
+        let word = TypedDate.strangeWord(text).map { " ('\($0.quoted(limit: 40))' is no word of a day)" } ?? ""
+        throw .invalidDays("\(option) '\(text.quoted())' is not a day\(word): give \(TypedDate.dayForms)")
     }
 }

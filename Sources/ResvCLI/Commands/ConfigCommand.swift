@@ -123,7 +123,9 @@ struct ConfigCommand: ParsableCommand {
             let width = rows.map(\.0.count).max() ?? 0
             for (name, shown, setting) in rows {
                 let padded = name.padding(toLength: width, withPad: " ", startingAt: 0)
-                context.output.write("\(padded)  \(shown)  (\(setting.origin))\n")
+                // A store beside a server in use is not what commands read: said on its line.
+                let idle = name == SettingKey.store.rawValue && settings.chosenServer != nil ? "; not in use" : ""
+                context.output.write("\(padded)  \(shown)  (\(setting.origin)\(idle))\n")
             }
             let backend =
                 settings.chosenServer.map { "server \(URL.redacting($0.value))" } ?? "file \(settings.store.value)"

@@ -17,6 +17,7 @@ struct ListCommand: ResvCommand, PrintsData {
 
             Examples:
               resv list --from today --to +7d
+              resv list --from fri --to 'next fri'
               resv list --status pending --landmark 'half dome' --json | jq length
             """)
 
@@ -45,8 +46,8 @@ struct ListCommand: ResvCommand, PrintsData {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Only reservations on or after this day or time, at each landmark (the date the table shows): "
-                + "2026-12-01, today, +7d, -7d, 2026-12-01 10:00.",
+            "Only reservations on or after this day (all of it) or time, at each landmark (the date the table "
+                + "shows): 2026-12-01, today, tmrw, -7d, in 2 weeks, fri, next fri, dec 24, tomorrow at 10am.",
             valueName: "date"))
     var from: String?
 

@@ -33,7 +33,8 @@ struct LogCommand: ResvCommand, PrintsData {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Only changes made on or after this day or time: 2026-12-01, today, -7d, 2026-12-01 10:00.",
+            "Only changes made on or after this day (all of it) or time, in TZ: 2026-12-01, today, -7d, "
+                + "mon, dec 24, yesterday at noon.",
             valueName: "date"))
     var from: String?
 

@@ -12,7 +12,9 @@ struct ModifyCommand: ResvCommand, PrintsData {
             that step, so a party of 100 on a 120-place day can grow to 110, and a move to \
             another day frees the old day at once. A change that does not fit changes \
             nothing and exits 1 with the numbers. Cancelled reservations cannot be modified. \
-            --note "" removes the note.
+            --note "" removes the note. A move to another landmark without --date keeps the \
+            visit's time of day there: 09:00 at Half Dome becomes 09:00 at the Brooklyn Bridge, \
+            in its zone (said on stderr); a time the new landmark's clocks skip is refused.
 
             The reservation must still be as it was read: when it changed in between (another \
             resv, another client of the server), nothing changes and resv says so (exit 1).
@@ -30,9 +32,8 @@ struct ModifyCommand: ResvCommand, PrintsData {
     @Option(
         name: .shortAndLong, parsing: .unconditional,
         help: ArgumentHelp(
-            "The new date, in the future, at the landmark: 2026-12-01 10:00, tomorrow 09:30, next friday 10am, "
-                + "dec 24 10:00, or with "
-                + "a zone 2026-12-01T10:00:00Z.", valueName: "date"))
+            "The new date, in the future, at the landmark: 2026-12-01 10:00, tomorrow at 9:30 am, 10am fri, "
+                + "dec 24 noon, or with a zone 2026-12-01T10:00:00Z.", valueName: "date"))
     var date: String?
 
     @Option(
@@ -108,6 +109,16 @@ struct ModifyCommand: ResvCommand, PrintsData {
             {
                 // Only places given up can promote anyone.
                 await context.reportPromotions(madeBy: [target.id], service: service, options.output)
+            }
+            let newZone = modified.landmark.timeZone ?? .gmt
+            let oldZone = target.landmark.timeZone ?? .gmt
+            if renderer.format == .table, date == nil, modified.landmark.id != target.landmark.id,
+                newZone.identifier != oldZone.identifier
+            {
+                // The instant moved with the landmark; say so in both landmarks' words.
+                context.say(
+                    "Kept the time of day at \(modified.landmark.name): \(Renderer.time(modified.date, in: newZone)) "
+                        + "(was \(Renderer.time(target.date, in: oldZone)) at \(target.landmark.name)).")
             }
             if renderer.format == .table, modified.version == target.version {
                 context.say("Reservation \(modified.id.short) already had these values: nothing changed.")

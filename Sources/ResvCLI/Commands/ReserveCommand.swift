@@ -11,8 +11,10 @@ struct ReserveCommand: ResvCommand, PrintsData {
         discussion: """
             The landmark is its id, a unique prefix of its id, its name in any case, or the starts \
             of its words: golden gate (see 'resv landmarks'). The date, in the future, is a time at the landmark as \
-            you would say it: 2026-12-01 08:00, today 18:00, tomorrow 9:30, tomorrow 10am, +3d 14:00, \
-            fri 09:00 or next friday 09:00 (the next Friday), dec 24 10:00 (the next December 24); or, \
+            you would say it: a day (2026-12-01, today, tomorrow or tmrw, +3d, in 2 days, in 3 weeks, \
+            fri or next friday: the next Friday, dec 24: the next December 24) and a time (08:00, 9:30, \
+            10am, 9:30 pm, noon, midnight: 00:00) in either order, at before the time if you like: \
+            2026-12-01 08:00, tomorrow at 10am, 10am tomorrow, 2026-12-24 9:30 pm; or, \
             with a zone, 2026-12-01T10:00:00Z. A time the \
             landmark's clocks skip is refused; one they repeat is the earlier.
 
@@ -55,9 +57,8 @@ struct ReserveCommand: ResvCommand, PrintsData {
     @Option(
         name: .shortAndLong, parsing: .unconditional,
         help: ArgumentHelp(
-            "When, at the landmark: 2026-12-01 10:00, tomorrow 09:30, +3d 14:00, next friday 10am, dec 24 10:00, "
-                + "or with a zone "
-                + "2026-12-01T10:00:00Z.", valueName: "date"))
+            "When, at the landmark: 2026-12-01 10:00, tomorrow at 9:30 am, 10am fri, dec 24 noon, in 2 days 14:00, "
+                + "or with a zone 2026-12-01T10:00:00Z.", valueName: "date"))
     var date: String?
 
     @Option(
@@ -103,7 +104,8 @@ struct ReserveCommand: ResvCommand, PrintsData {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "The series' last day, at the landmark: 2027-01-31, +8w (its visits up to and including it).",
+            "The series' last day, at the landmark: 2027-01-31, +8w, in 3 weeks, dec 24 (its visits up to and "
+                + "including it).",
             valueName: "day"))
     var until: String?
 
@@ -208,8 +210,9 @@ struct ReserveCommand: ResvCommand, PrintsData {
             end = .count(count)
         } else if let until {
             guard let day = try TypedDate.day(until, now: now, zone: place.timeZone ?? .gmt) else {
+                let word = TypedDate.strangeWord(until).map { " ('\($0.quoted(limit: 40))' is no word of a day)" }
                 throw ReservationError.invalidSeries(
-                    "--until takes a day (2027-01-31, tomorrow, +8w), not '\(until.quoted(limit: 40))'")
+                    "--until takes a day (\(TypedDate.dayForms)), not '\(until.quoted(limit: 40))'\(word ?? "")")
             }
             end = .until(day)
         } else {

@@ -19,10 +19,17 @@ struct UndoCommand: ResvCommand, PrintsData {
             that has passed (exit 1). Run it again to go further back; there is no redo. On a \
             server, your commands only.
 
+            On a terminal it first shows the command it would take back (each change, as 'resv \
+            log' words it) and asks; anything but y or yes undoes nothing (exit 0). --yes skips \
+            the question; with stdin not a terminal (a script, a pipe) it never asks.
+
             Examples:
               resv undo
-              resv undo --json | jq -r .undid
+              resv undo --yes --json | jq -r .undid
             """)
+
+    @Flag(name: [.short, .long], help: "Do not ask first, even on a terminal.")
+    var yes = false
 
     @OptionGroup var key: IdempotencyKeyOption
     @OptionGroup var options: CommonOptions
@@ -38,6 +45,11 @@ struct UndoCommand: ResvCommand, PrintsData {
         // What waits before, to say whom the undo promotes (a cancel taken back frees nothing,
         // a booking taken back may).
         let before = try? await service.fetch()
+        var shown: String?
+        if context.input.isTerminal, !yes {
+            guard let command = try await confirmed(service, in: context) else { return }
+            shown = command
+        }
         let result: UndoResult
         do {
             result = try await service.undo()
@@ -46,6 +58,12 @@ struct UndoCommand: ResvCommand, PrintsData {
             throw CLIError.undoRefused(ExitStatus.message(for: error))
         }
         LogCommand.warn(skipped: result.skippedHistory, in: context)
+        if let shown, shown != result.command {
+            // Another command of yours came between the question and the undo, and was the newest.
+            context.say(
+                "resv: note: command \(result.command.prefix(8)) was taken back, not \(shown.prefix(8)) as shown: "
+                    + "it was made meanwhile")
+        }
         let renderer = Renderer(options.output, context: context)
         switch renderer.format {
         case .json:
@@ -69,5 +87,44 @@ struct UndoCommand: ResvCommand, PrintsData {
                 before: before, changed: Set(result.changes.map(\.reservationID)), service: service,
                 options.output)
         }
+    }
+
+    /// Shows the command an undo would take back now and asks; its id when the answer is yes,
+    /// nil when it is not (said). Nothing to undo is refused as the backend refuses it.
+    private func confirmed(_ service: ReservationService, in context: CommandContext) async throws -> String? {
+        var undone: Set<String> = []
+        var entries: [HistoryEntry] = []
+        // Newest first, as `Undo.lastCommand` reads it; a command's changes are recorded together.
+        let skipped = try await service.eachChange(nil, nil) { entry in
+            if let found = entries.first?.command {
+                guard entry.command == found else { return false }
+                entries.append(entry)
+            } else if Undo.isUndoable(entry, undone: &undone) {
+                entries.append(entry)
+            }
+            return true
+        }
+        LogCommand.warn(skipped: skipped, in: context)
+        guard let newest = entries.first else { throw ReservationError.nothingToUndo }
+        let renderer = Renderer(options.output, context: context)
+        let catalog = try await service.landmarks()
+        let count = entries.count
+        var lines = [
+            "Command \(newest.command.prefix(8)) made \(renderer.localDate(newest.at)), "
+                + "\(count) change\(count == 1 ? "" : "s"):"
+        ]
+        for entry in entries.reversed() {
+            let change = entry.change.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
+            let detail = LogCommand.detail(entry, catalog: catalog, renderer: renderer)
+            lines.append("  \(entry.reservationID.short)  \(change)  \(detail)".terminalSafe)
+        }
+        context.messages.write(lines.joined(separator: "\n") + "\nUndo it? [y/N] ")
+        let answer = context.input.readLine()?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard answer == "y" || answer == "yes" else {
+            if answer == nil { context.messages.write("\n") }
+            context.say("Nothing was undone.")
+            return nil
+        }
+        return newest.command
     }
 }

@@ -61,6 +61,13 @@ struct WatchCommand: ResvCommand, PrintsData {
         var feed = Feed(service: service, deadline: deadline)
         var cursor: String
         if let after { cursor = after } else { cursor = try await feed.start() }
+        if noFollow, after == nil {
+            // From now on and not following: nothing can come. Said, with the cursor to start from later.
+            context.say(
+                "resv: --no-follow without --after prints the changes after now, and there are none yet; "
+                    + "to see them later: resv watch --after \(cursor) --no-follow")
+            return
+        }
         var catalog = LandmarkCatalog([])
         if !json {
             // The server's names, or a wait for it: the cache is not read while the server answers.

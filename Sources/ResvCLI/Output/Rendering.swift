@@ -195,14 +195,22 @@ struct Renderer {
             shape.write(reservation, to: &writer, depth: depth)
         }
         write(list: reservations, element: element, shape: Self.reservationShape, to: output) {
-            let header = ["ID", "DATE", "LANDMARK", "PARTY", "STATUS"]
-            let rows = reservations.map { reservation in
+            var header = ["ID", "DATE", "LANDMARK", "PARTY", "STATUS"]
+            var rows = reservations.map { reservation in
                 [
                     Cell(reservation.id.short), Cell(visitDate(reservation.date, at: reservation.landmark)),
                     Cell(reservation.landmark.name, cuts: true),
                     Cell(String(reservation.partySize), alignRight: true),
                     Cell(statusText(reservation), style: style(for: reservation.status), cuts: true),
                 ]
+            }
+            // A SERIES column when one of them is a series' visit: the series' short id, what
+            // `cancel --series` takes (as it takes any of its visits' ids).
+            if reservations.contains(where: { $0.series != nil }) {
+                header.append("SERIES")
+                for (index, reservation) in reservations.enumerated() {
+                    rows[index].append(Cell(reservation.series?.short ?? "-"))
+                }
             }
             // A NOTE column when one of them has a note, its line breaks written out: whole in a
             // pipe; on a terminal in the room the other columns leave, cut with "…", and left out

@@ -241,7 +241,8 @@ public enum ResvMain {
         } catch {
             let status = ExitStatus.code(for: error)
             context.fail(
-                ExitStatus.message(for: error), code: ExitStatus.errorCode(for: error), status: status,
+                localTimes(ExitStatus.message(for: error), of: error, in: context.timeZone),
+                code: ExitStatus.errorCode(for: error), status: status,
                 lines: (error as? BatchError)?.lines ?? [])
             return status
         }
@@ -332,10 +333,29 @@ public enum ResvMain {
 
     /// "unknown command 'lst': did you mean 'list'? (see 'resv --help')" (in the REPL, 'help').
     private static func unknownCommand(_ name: String, context: CommandContext) -> String {
-        let close = Words.closest(to: name, among: subcommandNames.filter { $0 != "help" })
+        // Words other tools use for a command come before spelling (edit is not wait, but modify).
+        let close =
+            synonyms[name.lowercased()].map { [$0] }
+            ?? Words.closest(to: name, among: subcommandNames.filter { $0 != "help" })
         let guess = close.isEmpty ? "" : ": did you mean " + close.map { "'\($0)'" }.joined(separator: " or ") + "?"
         return "unknown command '\(name.quoted())'\(guess) (see '\(context.inRepl ? "help" : "resv --help")')"
     }
+
+    /// A refusal's stamps (`2026-11-24T18:10:00Z`) as the table shows times (`2026-11-24 10:10
+    /// PST`, in `TZ`): a hold's end, from this machine's rules or a server's words alike.
+    static func localTimes(_ message: String, of error: any Error, in zone: TimeZone) -> String {
+        guard (error as? ReservationError)?.code == .holdExpired else { return message }
+        return message.replacing(#/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/#) { match in
+            (try? DateTime.parse(String(match.output))).map { Renderer.time($0, in: zone) } ?? String(match.output)
+        }
+    }
+
+    /// What other tools (gh, Taskwarrior, khal, git) call resv's commands.
+    static let synonyms = [
+        "edit": "modify", "change": "modify", "update": "modify", "move": "modify", "book": "reserve",
+        "add": "reserve", "new": "reserve", "delete": "cancel", "remove": "cancel", "rm": "cancel", "ls": "list",
+        "history": "log", "done": "confirm",
+    ]
 
     private static var subcommandNames: [String] {
         Resv.configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]

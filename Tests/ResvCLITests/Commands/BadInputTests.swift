@@ -31,13 +31,15 @@ struct BadInputTests {
         Case(arguments: reserve(date: "2030-12-01"), status: 64, message: "a day alone is not enough: add a time"),
         Case(
             arguments: reserve(date: "2030-12-01 10:00 PST"), status: 64,
-            message: "expected a date and time like 2026-12-01 10:00 (at the landmark)"),
+            message: "'pst' is not a day or a time resv reads; expected a date and time like 2026-12-01 10:00"),
         Case(arguments: reserve(date: "2030-12-01T10:00:00+25:00"), status: 64, message: "the time zone must be"),
         Case(arguments: reserve(date: "2020-12-01T10:00:00Z"), status: 64, message: "is in the past"),
         Case(arguments: reserve(date: ""), status: 64, message: "a date is required"),
         Case(
             arguments: reserve(date: "next tuesday"), status: 64,
-            message: "expected a date and time like 2026-12-01 10:00 (at the landmark)"),
+            message: "a day alone is not enough: add a time, like 'next tuesday 10:00'"),
+        Case(arguments: reserve(date: "noon"), status: 64, message: "a time alone is not enough: add a day"),
+        Case(arguments: reserve(date: "in 2 hours"), status: 64, message: "'hours' is not a day or a time"),
         // Party sizes.
         Case(arguments: reserve(partySize: "0"), status: 64, message: "party size 0 is invalid"),
         Case(arguments: reserve(partySize: "-1"), status: 64, message: "party size -1 is invalid"),
@@ -52,7 +54,11 @@ struct BadInputTests {
         Case(arguments: ["list", "--status", "archived"], status: 64, message: "'archived' is invalid for '--status"),
         Case(arguments: ["list", "--format", "xml"], status: 64, message: "'xml' is invalid for '--format"),
         Case(arguments: ["list", "--json", "--format", "ndjson"], status: 64, message: "disagree"),
-        Case(arguments: ["list", "--from", "the other day"], status: 64, message: "invalid date 'the other day'"),
+        Case(
+            arguments: ["list", "--from", "the other day"], status: 64,
+            message: "invalid date 'the other day': 'the' is not a day or a time"),
+        Case(arguments: ["list", "--to", "next wek"], status: 64, message: "'wek' is not a day or a time"),
+        Case(arguments: ["log", "--from", "tmrw at 25:00"], status: 64, message: "hour 25 is out of range"),
         Case(arguments: ["list", "--to", "2026-02-30"], status: 64, message: "day 30 does not exist in February 2026"),
         Case(
             arguments: ["list", "--from", "2030-02-01T00:00:00Z", "--to", "2030-01-01T00:00:00Z"], status: 64,

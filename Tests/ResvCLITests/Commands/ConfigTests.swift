@@ -45,6 +45,18 @@ struct ConfigTests {
         }
     }
 
+    /// Issue 60: with a server in use, the store's line says it is not, rather than "(default)" alone.
+    @Test func aStoreBesideAServerInUseIsSaidToBeIdle() async throws {
+        let setup = try Setup()
+        let alone = await setup.resv("config", "list")
+        let storeLine = alone.stdout.split(separator: "\n").first { $0.hasPrefix("store ") }
+        #expect(storeLine?.hasSuffix("(default)") == true, "\(alone.stdout)")
+        let served = await setup.resv(["config", "list"], environment: ["RESV_SERVER": "http://127.0.0.1:1"])
+        let idle = served.stdout.split(separator: "\n").first { $0.hasPrefix("store ") }
+        #expect(idle?.hasSuffix("(default; not in use)") == true, "\(served.stdout)")
+        #expect(served.stderr.contains("using the server http://127.0.0.1:1"), "\(served.stderr)")
+    }
+
     @Test func eachLayerOverridesTheOneBelow() async throws {
         let setup = try Setup()
         let data = setup.sandbox.directory.appendingPathComponent("data/resv/reservations.json").path

@@ -73,7 +73,7 @@ struct ImportTests {
     }
 
     /// A cancelled visit never comes back as an appointment, and a second import never doubles:
-    /// the story of issue 47 (7 → 14).
+    /// what README.md tells of calcurse, which does both (7 appointments become 14).
     @Test func cancelledVisitsStaySkippedAndASecondImportDoublesNothing() async throws {
         let events = (1...7).map { day in
             [

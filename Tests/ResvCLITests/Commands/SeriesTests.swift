@@ -230,4 +230,64 @@ struct SeriesTests {
             #expect(try await Self.statuses(sandbox) == ["cancelled", "confirmed"])
         }
     }
+
+    /// Issue 60: `list` marks a series' visits (a SERIES column, only when one is listed; JSON's
+    /// `series` as before), and `cancel --series` takes the id (or a prefix) of any of its visits.
+    @Test(arguments: Backend.allCases)
+    func aSeriesIsInSightAndAnyVisitNamesIt(backend: Backend) async throws {
+        let sandbox = try Sandbox(backend, clock: TestClock(Sandbox.defaultNow))
+        let lone = try Self.object(
+            await sandbox.resv("reserve", "-l", "half dome", "-d", "2029-06-01 09:00", "-n", "1", "--json").stdout)
+        let loneID = try #require(lone["id"] as? String)
+        let before = await sandbox.resv("list")
+        #expect(before.stdout.hasPrefix("ID ") && !before.stdout.contains("SERIES"), "\(before.stdout)")
+        let made = try Self.array(
+            await sandbox.resv(
+                "reserve", "-l", "half dome", "-d", "2029-06-02 10:00", "-n", "2", "--every", "week", "--count", "3",
+                "--json"))
+        let ids = made.compactMap { $0["id"] as? String }
+        let series = try #require(made.first?["series"] as? String)
+        let table = await sandbox.resv("list")
+        let lines = table.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.contains(/STATUS +SERIES$/) == true, "\(table.stdout)")
+        for id in ids {
+            let row = lines.first { $0.hasPrefix(id.prefix(8)) }
+            #expect(row?.hasSuffix(series.prefix(8)) == true, "\(table.stdout)")
+        }
+        #expect(lines.first { $0.hasPrefix(loneID.prefix(8)) }?.hasSuffix(" -") == true, "\(table.stdout)")
+        let json = try Self.array(await sandbox.resv("list", "--json"))
+        #expect(json.map { $0["series"] as? String } == [nil, series, series, series])
+
+        let run = await sandbox.resv("cancel", "--series", String(ids[1].prefix(6)))
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("Cancelled 3 of series \(series.prefix(8))'s 3 visits"), "\(run.stderr)")
+        #expect(try await Self.statuses(sandbox) == ["confirmed", "cancelled", "cancelled", "cancelled"])
+        let alone = await sandbox.resv("cancel", "--series", String(loneID.prefix(8)))
+        alone.expectUsageError(
+            containing: "reservation \(loneID.prefix(8)) is in no series: cancel it alone with "
+                + "'resv cancel \(loneID.prefix(8))'", "\(backend): in no series")
+        #expect(try await Self.statuses(sandbox) == ["confirmed", "cancelled", "cancelled", "cancelled"])
+    }
+
+    /// A prefix that is one series' id and a visit's id of another names two series: refused.
+    @Test func aPrefixOfASeriesAndOfAnotherSeriesVisitIsAmbiguous() async throws {
+        let first = "abcd0000-0000-4000-8000-000000000001"
+        let second = "eeee0000-0000-4000-8000-000000000002"
+        let visit = "abcd0000-0000-4000-8000-0000000000ff"
+        let seed = """
+            {"version": 1, "reservations": [
+              {"id": "\(UUID())", "landmarkId": "\(Fixture.halfDome)", "date": "2030-06-01T16:00:00Z", "partySize": 1, "status": "confirmed", "series": "\(first)"},
+              {"id": "\(visit)", "landmarkId": "\(Fixture.halfDome)", "date": "2030-06-02T16:00:00Z", "partySize": 1, "status": "confirmed", "series": "\(second)"}
+            ]}
+            """
+        for backend in Backend.allCases {
+            let sandbox = try Sandbox(backend, seed: seed)
+            let ambiguous = await sandbox.resv("cancel", "--series", "abcd0000")
+            #expect(ambiguous.status == 1, "\(ambiguous.stderr)")
+            #expect(ambiguous.stderr.contains("'abcd0000' matches 2 series: abcd0000, eeee0000"), "\(ambiguous.stderr)")
+            #expect(try await Self.statuses(sandbox) == ["confirmed", "confirmed"])
+            #expect(await sandbox.resv("cancel", "--series", visit).status == 0)
+            #expect(try await Self.statuses(sandbox) == ["confirmed", "cancelled"])
+        }
+    }
 }

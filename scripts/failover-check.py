@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Load, faults and checks of Benchmarks/failover.sh (issue 43). Standard library only.
+"""Load, faults and checks of scripts/failover (docs/testing.md, "A failover").
+Standard library only.
 
-Run by failover.sh with the path of its setup.json (the cluster's nodes, the two
+Run by scripts/failover with the path of its setup.json (the cluster's nodes, the two
 resv-server instances, the users' tokens). While writer threads of each user book and
 cancel through both instances and a watcher per user long-polls GET /changes, it kills
 the Patroni leader (patroni and postmaster, SIGKILL), brings the node back, switches the
@@ -18,7 +19,7 @@ Every invariant it prints is a check that fails the run, named in its line (fail
 holds those that read logs and answers; failover_checks_test.py shows each one red): a 5xx other
 than 503 databaseUnavailable/serverBusy (502 and 504 too, though the request is retried), a
 thread that died, a server log line at error level, a request a running instance never answered
-(computed from the request lines logged at info: failover.sh's default), an empty kept
+(computed from the request lines logged at info: scripts/failover's default), an empty kept
 day-count table after bookings were made.
 """
 import collections, datetime, http.client, json, os, random, signal, statistics, subprocess

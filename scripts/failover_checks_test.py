@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Each check of failover_checks.py shown red on a crafted input, and green on a good one:
-`python3 Benchmarks/failover_checks_test.py` (in `make test`, before the failover itself)."""
+`python3 scripts/failover_checks_test.py` (in `make test`, before the failover itself)."""
 import os
 import sys
 import threading

@@ -1,6 +1,6 @@
-"""The checks of Benchmarks/failover-check.py that read what the run left behind: answers, server
+"""The checks of scripts/failover-check.py that read what the run left behind: answers, server
 logs, the kept day counts, the threads. Pure functions over text and numbers, so each can be shown
-red on a crafted input (Benchmarks/failover_checks_test.py, run by `make test`). Standard library only.
+red on a crafted input (scripts/failover_checks_test.py, run by `make test`). Standard library only.
 
 Each returns the failures it finds, one line each naming the check; an empty list when it holds.
 """
