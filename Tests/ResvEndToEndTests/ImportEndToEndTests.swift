@@ -173,10 +173,21 @@ struct ImportEndToEndTests {
         let file = sandbox.directory.appendingPathComponent("alice.ics")
         try Data(export.stdout.utf8).write(to: file)
 
+        // The dry run asks the server: it names the ids Alice holds as the real run refuses them.
+        let dry = try sandbox.resv(["import", file.path, "--dry-run"], environment: environment(bob, "b"))
         let refused = try sandbox.resv(["import", file.path], environment: environment(bob, "b"))
+        #expect(dry.status == 1, "\(dry.stderr)")
         #expect(refused.status == 1, "\(refused.stderr)")
-        #expect(refused.stderr.contains("(--new-ids books it as yours)"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("2 not booked (2 refused)"), "\(refused.stderr)")
+        #expect(refused.stderrLines.count == 4, "\(refused.stderr)")
+        #expect(dry.stderrLines.prefix(2) == refused.stderrLines.prefix(2), "\(dry.stderr)")
+        #expect(refused.stderrLines[0].hasSuffix("(--new-ids books it as yours)."), "\(refused.stderr)")
+        let counts = "skipped 0 already there, 0 ended (0 cancelled, 0 past), 2 not booked (2 refused)."
+        #expect(
+            dry.stderrLines.dropFirst(2) == [
+                "Dry run, nothing changed: would import 0 events; " + counts[...],
+                "resv: 2 events would not be booked (named above), the rest would be: --strict imports all or nothing",
+            ])
+        #expect(refused.stderrLines[2] == "Imported 0 events; " + counts[...])
         let own = try sandbox.resv(["import", file.path, "--new-ids"], environment: environment(bob, "b"))
         #expect(own.status == 0, "\(own.stderr)")
         #expect(own.stderrLines == ["Imported 2 events; skipped 0 already there, 0 ended (0 cancelled, 0 past)."])
@@ -186,6 +197,64 @@ struct ImportEndToEndTests {
             let list = try sandbox.resv(["list", "--json", "--jq", "length"], environment: environment(token, token))
             #expect(list.stdout == "2\n", "each has two of their own")
         }
+        // A day Alice filled: the dry run counts her bookings, as the import does.
+        let filled = try sandbox.resv(
+            ["reserve", "-l", "half dome", "-d", visitAhead(days: 40), "-n", "300"],
+            environment: environment(alice, "a"))
+        #expect(filled.status == 0, "\(filled.stderr)")
+        let mine = sandbox.directory.appendingPathComponent("mine.ics")
+        try Data(
+            Self.calendar([["UID:mine@example.org", "DTSTART:\(Self.basicDay(40))T180000Z", "SUMMARY:Half Dome"]]).utf8
+        ).write(to: mine)
+        for flags in [["--dry-run"], []] {
+            let full = try sandbox.resv(["import", mine.path] + flags, environment: environment(bob, "b"))
+            #expect(full.status == 1, "\(flags): \(full.stderr)")
+            #expect(
+                full.stderrLines.first?.hasPrefix("Not booked: event 'mine@example.org' (line 3): Half Dome is full")
+                    == true, "\(flags): \(full.stderr)")
+        }
+    }
+
+    /// The same calendar imported into a file store and into a server gives the same ids, so
+    /// the store's export imported into the server afterwards is the one booking it already
+    /// has: nothing twice. (The ids once folded the server's user in, and these were two.)
+    @Test func anEventMovedFromAFileStoreToAServerIsOneBooking() throws {
+        let sandbox = try Sandbox()
+        let database = sandbox.directory.appendingPathComponent("server.sqlite").path
+        let token = try ServerProcess.createToken("importer", database: database)
+        let server = try ServerProcess(database: database)
+        defer { _ = server.stop() }
+        let onServer = [
+            "RESV_SERVER": "http://127.0.0.1:\(server.port)", "RESV_TOKEN": token,
+            "XDG_CACHE_HOME": sandbox.directory.appendingPathComponent("cache").path,
+        ]
+        let file = sandbox.directory.appendingPathComponent("calendar.ics")
+        try Data(
+            Self.calendar([
+                ["UID:hike@example.org", "DTSTART:\(Self.basicDay(30))T100000Z", "SUMMARY:Half Dome\\, party of 2"],
+                [
+                    "UID:weekly@example.org", "DTSTART:\(Self.basicDay(31))T100000Z", "RRULE:FREQ=WEEKLY;COUNT=2",
+                    "SUMMARY:Crater Lake",
+                ],
+            ]).utf8
+        ).write(to: file)
+        for environment in [[:], onServer] {
+            let run = try sandbox.resv(["import", file.path], environment: environment)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stderrLines == ["Imported 3 events; skipped 0 already there, 0 ended (0 cancelled, 0 past)."])
+        }
+        let ids = try [[:], onServer].map { environment in
+            try sandbox.resv(["list", "--json", "--jq", "[.[].id]"], environment: environment).stdout
+        }
+        #expect(ids[0] == ids[1], "the same ids on the file store and on the server")
+        let export = try sandbox.resv("list", "--all", "--format", "ics")
+        let moved = sandbox.directory.appendingPathComponent("store.ics")
+        try Data(export.stdout.utf8).write(to: moved)
+        let run = try sandbox.resv(["import", moved.path], environment: onServer)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderrLines == ["Imported 0 events; skipped 3 already there, 0 ended (0 cancelled, 0 past)."])
+        let list = try sandbox.resv(["list", "--all", "--json", "--jq", "length"], environment: onServer)
+        #expect(list.stdout == "3\n", "one booking each, not two")
     }
 
     /// More events than one batch on a server holds (10,000): sent in batches the server
@@ -271,7 +340,10 @@ struct ImportEndToEndTests {
         #expect(raced > 0, "in no round did the imports overlap")
     }
 
-    @Test func aFullDayBooksNothingAndADryRunChangesNothing() throws {
+    /// A full day: with --strict the whole file books nothing (exit 1, only a full day refused
+    /// it); without, the event that does not fit is named and counted and the other booked,
+    /// exit 1; a dry run says and exits the same, changing nothing.
+    @Test func aFullDayBooksNothingWithStrictAndADryRunChangesNothing() throws {
         let sandbox = try Sandbox()
         #expect(try sandbox.resv("reserve", "-l", "golden gate", "-d", visitAhead(days: 5), "-n", "1").status == 0)
         let before = try sandbox.storeBytes()
@@ -284,15 +356,22 @@ struct ImportEndToEndTests {
             ].joined(separator: "\r\n") + "\r\n"
         let file = sandbox.directory.appendingPathComponent("full.ics")
         try Data(text.utf8).write(to: file)
-        let refused = try sandbox.resv("import", file.path)
+        let refused = try sandbox.resv("import", file.path, "--strict")
         #expect(refused.status == 1, "\(refused.stderr)")
         #expect(refused.stdout.isEmpty)
         #expect(refused.stderrLines.count == 2)
         #expect(refused.stderr.contains("resv: line 7: event 'b@example.org': Half Dome is full"), "\(refused.stderr)")
         #expect(try sandbox.storeBytes() == before)
 
+        let full = "Not booked: event 'b@example.org' (line 7): Half Dome is full on "
+        let counts = "skipped 0 already there, 0 ended (0 cancelled, 0 past), 1 not booked (1 refused)."
         let dry = try sandbox.resv("import", file.path, "--dry-run")
-        #expect(dry.status == 1, "a dry run refuses as the import would")
+        #expect(dry.status == 1, "a dry run refuses as the import would: \(dry.stderr)")
+        #expect(dry.stderrLines.count == 3, "\(dry.stderr)")
+        #expect(dry.stderrLines.first?.hasPrefix(full) == true, "\(dry.stderr)")
+        #expect(dry.stderrLines.dropFirst().first == "Dry run, nothing changed: would import 1 event; " + counts[...])
+        #expect(dry.stdout.split(separator: "\n").count == 2, "a header and a's row: \(dry.stdout)")
+        #expect(try sandbox.storeBytes() == before)
         let fine = try sandbox.resv(
             "import", "-", "--format", "ics", "--dry-run",
             stdin: text.replacingOccurrences(of: "party of 299", with: "party of 9"))
@@ -300,6 +379,17 @@ struct ImportEndToEndTests {
         #expect(fine.stdout.split(separator: "\n").count == 3, "a header and two rows: \(fine.stdout)")
         #expect(fine.stderrLines.first?.hasPrefix("Dry run, nothing changed: would import 2 events") == true)
         #expect(try sandbox.storeBytes() == before)
+
+        let run = try sandbox.resv("import", file.path)
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderrLines.count == 3, "\(run.stderr)")
+        #expect(run.stderrLines.first?.hasPrefix(full) == true, "\(run.stderr)")
+        #expect(run.stderrLines.dropFirst().first == "Imported 1 event; " + counts[...])
+        #expect(
+            run.stderrLines.last
+                == "resv: 1 event was not booked (named above), the rest were: --strict imports all or nothing")
+        let list = try sandbox.resv("list", "--json", "--jq", "[.[] | .partySize]")
+        #expect(list.stdout == "[1,2]\n", "\(list.stderr)")
     }
 
     @Test func hostileFilesAreOneLineAndAnExitCode() throws {

@@ -19,7 +19,8 @@ struct ReservationRoutes: Sendable {
 
     /// The largest body a route takes: a batch route's or any other's.
     static func bodyLimit(of path: String) -> Int {
-        ["/reservations/batch", "/reservations/cancel", "/reservations/confirm"].contains(path)
+        ["/reservations/batch", "/reservations/batch/dry-run", "/reservations/cancel", "/reservations/confirm"]
+            .contains(path)
             ? batchBodyLimit : bodyLimit
     }
     /// An `Idempotency-Key` is 1 to 255 visible ASCII characters.

@@ -17,8 +17,8 @@ struct ImportCommand: ResvCommand, PrintsData {
             INTERVAL=1, COUNT or UNTIL, EXDATEs) is one series, each visit its own reservation.
 
             An event already there (its id is one of your reservations: resv's own id, or the id made \
-            from another calendar's UID and your user) is skipped, so importing a file twice adds \
-            nothing. An event that has ended (cancelled, expired, or its date passed) is skipped and \
+            from another calendar's UID, the same on every backend) is skipped, so importing a file \
+            twice adds nothing, nor does importing a store's export into a server after the file. An event that has ended (cancelled, expired, or its date passed) is skipped and \
             counted, never booked. An event that cannot be booked is named on stderr and counted by \
             reason: all-day, repeating beyond --every, landmark not found, two DTSTARTs, party out of \
             range, unreadable, refused (a full day, an id another user has); the rest is booked and \
@@ -31,9 +31,9 @@ struct ImportCommand: ResvCommand, PrintsData {
             the file twice still adds nothing.
 
             The format is the file's extension (.ics, .csv); for standard input ('-') give --format \
-            ics or csv, which then names the input (the output is the table). --dry-run reads and \
-            checks everything against your reservations now, prints what would be booked and what not, \
-            and exits as the import would, changing nothing.
+            ics or csv, which then names the input (the output is the table). --dry-run asks the \
+            backend what the import would do now (a server counts every user's bookings and ids), \
+            prints what would be booked and what not, and exits as the import would, changing nothing.
 
             Examples:
               resv list --all --format ics > visits.ics && resv --store other.json import visits.ics
@@ -87,7 +87,8 @@ struct ImportCommand: ResvCommand, PrintsData {
         let data = try read(context)
         var output = options.output
         if output.format == .ics || output.format == .csv { output.format = nil }  // it named the input
-        let service = try context.service(options.backend)
+        let backend = try context.backend(options.backend)
+        let service = backend.service
         let user = try await serverUser(context)
         let entries: [ImportFile.Entry]
         do {
@@ -110,7 +111,8 @@ struct ImportCommand: ResvCommand, PrintsData {
         for entry in entries.flatMap({
             $0.visits(in: catalog, now: now, changed: $0.uid.map(changed.contains) ?? false)
         }) {
-            if there.contains(entry.id) {
+            // Under the id either choice of --new-ids makes: an earlier import's, with or without it.
+            if there.contains(entry.id) || entry.otherID.map(there.contains) == true {
                 plan.skip(entry, "already there (\(entry.id.short))", \.already)
                 continue
             }
@@ -134,7 +136,8 @@ struct ImportCommand: ResvCommand, PrintsData {
         }
         if output.verbose { for line in plan.skipped { context.say(line) } }
         let onServer = try context.settings(options.backend).chosenServer != nil
-        let (made, found) = try await book(&plan, on: service, snapshot: snapshot, now: now, onServer: onServer)
+        let (made, found) = try await book(
+            &plan, on: service, asking: backend.server?.wouldReserve, snapshot: snapshot, now: now, onServer: onServer)
         plan.already += found
         let renderer = Renderer(output, context: context)
         renderer.write(reservations: made, to: context.output)
@@ -194,15 +197,19 @@ struct ImportCommand: ResvCommand, PrintsData {
     }
 
     /// Books the plan's requests in batches the server takes (`BatchLimit`; one on the file
-    /// store, and for --dry-run on a copy of what the backend holds). With --strict, or when
+    /// store), or for --dry-run asks the server in the same batches (on the file store: runs
+    /// them on a copy of what it holds). With --strict, or when
     /// the file itself is at fault, throws every refused event at once (and refuses a plan a
     /// server would need more than one batch for, all or nothing being one batch); else the
     /// events the backend refuses (a full day) are taken out of the plan, counted, and the
     /// rest of that batch sent again.
     private func book(
-        _ plan: inout Plan, on service: ReservationService, snapshot: ReservationSnapshot, now: Date, onServer: Bool
+        _ plan: inout Plan, on service: ReservationService,
+        asking server: (@Sendable ([NewReservation]) async throws -> [Reservation])?, snapshot: ReservationSnapshot,
+        now: Date, onServer: Bool
     ) async throws -> (made: [Reservation], found: Int) {
-        let batched = onServer && !dryRun
+        // A dry run on a server is asked of it in the same batches.
+        let batched = onServer
         if strict, batched, plan.booking.count > BatchLimit.requests {
             throw CLIError.importTooLarge(events: plan.booking.count, limit: BatchLimit.requests)
         }
@@ -213,7 +220,8 @@ struct ImportCommand: ResvCommand, PrintsData {
         repeat {
             let end = batched ? Self.batchEnd(plan.booking, from: start) : plan.booking.count
             do {
-                let booked = try await bookOnce(plan, start..<end, on: service, snapshot: snapshot, now: now)
+                let booked = try await bookOnce(
+                    plan, start..<end, on: service, asking: server, snapshot: snapshot, now: now)
                 made += booked.made
                 found += booked.found
                 start = end
@@ -232,13 +240,18 @@ struct ImportCommand: ResvCommand, PrintsData {
         return (made, found)
     }
 
-    /// Where the batch that starts at `start` ends: at most `BatchLimit.requests` requests,
-    /// and a body well under `BatchLimit.bytes` (a request's JSON is counted at its most: a
-    /// note's every byte escaped).
+    /// How many requests one batch of an import holds on a server: a tenth of what the server
+    /// takes (`BatchLimit.requests`), so that each batch is answered well within the client's
+    /// request timeout (30 s) on a busy server, as one of 10,000 may not be.
+    static let batchSize = 1_000
+
+    /// Where the batch that starts at `start` ends: at most `batchSize` requests, and a body
+    /// well under `BatchLimit.bytes` (a request's JSON is counted at its most: a note's every
+    /// byte escaped).
     static func batchEnd(_ booking: [(entry: ImportFile.Entry, request: NewReservation)], from start: Int) -> Int {
         var end = start
         var bytes = 0
-        while end < booking.count, end - start < BatchLimit.requests {
+        while end < booking.count, end - start < batchSize {
             bytes += 512 + 6 * (booking[end].request.note?.utf8.count ?? 0)
             if bytes > BatchLimit.bytes - (64 << 10), end > start { break }
             end += 1
@@ -253,7 +266,9 @@ struct ImportCommand: ResvCommand, PrintsData {
     }
 
     private func bookOnce(
-        _ plan: Plan, _ range: Range<Int>, on service: ReservationService, snapshot: ReservationSnapshot, now: Date
+        _ plan: Plan, _ range: Range<Int>, on service: ReservationService,
+        asking server: (@Sendable ([NewReservation]) async throws -> [Reservation])?, snapshot: ReservationSnapshot,
+        now: Date
     ) async throws -> (made: [Reservation], found: Int) {
         let requests = plan.booking[range].map(\.request)
         var failures = plan.refused
@@ -272,6 +287,10 @@ struct ImportCommand: ResvCommand, PrintsData {
                 let found = tally.found
                 made.removeAll { found.contains($0.id) }
                 alreadyThere = found.count
+            } else if !requests.isEmpty, let server {
+                // Nothing is written: the server runs the batch as it would (every user's bookings
+                // and ids counted) and rolls it back.
+                made = try await server(requests)
             } else if !requests.isEmpty {
                 // Nothing is written: the backend's own checks run on a copy of the user's reservations.
                 let ledger = ReservationLedger(

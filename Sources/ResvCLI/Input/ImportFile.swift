@@ -55,8 +55,13 @@ enum ImportFile {
         var kind = Unbookable.unreadable
         /// A repeating event's rule (RRULE that `--every` can book): `visits(in:now:)` makes its visits.
         var rule: Rule?
-        /// The text its name-based id is made of (the user and the UID), and its visits' ids and series'.
+        /// The text its name-based id is made of (the UID; with --new-ids the user and the UID),
+        /// and its visits' ids and series'.
         var idBase = ""
+        /// The id the other choice of --new-ids makes (and the text of its visits' ids), when it is
+        /// another: an event booked under it is already there.
+        var otherID: Reservation.ID?
+        var otherBase: String?
         /// The event's UID, as the file says it (a CSV row has none).
         var uid: String?
         /// It has an RRULE, RDATE or EXRULE: its start alone does not say whether it has ended.
@@ -258,6 +263,7 @@ extension ImportFile.Entry {
                 visit.series = series
                 let named = Self.stamp(date, in: utc ? .gmt : zone) + (utc ? "Z" : "")
                 visit.id = Reservation.ID(NameBasedID.uuid(idBase + "\n" + named))
+                visit.otherID = otherBase.map { Reservation.ID(NameBasedID.uuid($0 + "\n" + named)) }
                 visit.origin = "\(origin) on \(Self.day(of: date, in: zone))"
                 return visit
             }
@@ -393,12 +399,18 @@ extension ImportFile {
         let location = event.text("LOCATION")
         // The first problem found is the one said; its kind is how the skipped events are counted.
         var problems: [(error: ReservationError, kind: Unbookable)] = []
-        let own = newIDs ? nil : uid.flatMap(resvID)
-        let idBase = [
-            user, uid ?? "no UID: \(event.first("DTSTART")?.value ?? "")\n\(summary ?? "")\n\(location ?? "")",
-        ]
-        .joined(separator: "\n")
-        let id = own ?? Reservation.ID(NameBasedID.uuid(idBase + (recurrence.map { "\n" + $0 } ?? "")))
+        // The UID alone names the event (the same id on every backend); --new-ids folds the user in.
+        func named(_ fresh: Bool) -> (id: Reservation.ID, base: String) {
+            let base = [
+                fresh ? user : "",
+                uid ?? "no UID: \(event.first("DTSTART")?.value ?? "")\n\(summary ?? "")\n\(location ?? "")",
+            ]
+            .joined(separator: "\n")
+            let own = fresh ? nil : uid.flatMap(resvID)
+            return (own ?? Reservation.ID(NameBasedID.uuid(base + (recurrence.map { "\n" + $0 } ?? ""))), base)
+        }
+        let (id, idBase) = named(newIDs)
+        let other = named(!newIDs)
         var landmark = LandmarkHint.words(location: location, summary: summary)
         if let text = event.first("X-RESV-LANDMARK")?.value, let landmarkID = Landmark.ID(text) {
             landmark = .id(landmarkID, name: summary.map { ownName($0) })
@@ -481,7 +493,8 @@ extension ImportFile {
             line: event.line, origin: "event '\((uid ?? "without a UID").prefix(80))'", id: id, landmark: landmark,
             start: start, partySize: partySize, status: status, note: note?.isEmpty == true ? nil : note,
             series: series, problem: problems.first?.error, kind: problems.first?.kind ?? .unreadable, rule: rule,
-            idBase: idBase, uid: uid, repeats: repeats, changesVisit: recurrence != nil)
+            idBase: idBase, otherID: other.id == id ? nil : other.id, otherBase: other.id == id ? nil : other.base,
+            uid: uid, repeats: repeats, changesVisit: recurrence != nil)
     }
 
     /// A party size as written (`X-RESV-PARTY-SIZE`, "party of N", a CSV's `partySize`): a
@@ -698,8 +711,14 @@ extension ImportFile {
                     .typed(landmarkName ?? field("landmarkId") ?? "")
                 }
             let given = field("id")
-            let idBase = [user, "csv", given ?? record.fields.joined(separator: "\u{1F}")].joined(separator: "\n")
-            let id = (newIDs ? nil : given.flatMap { Reservation.ID($0) }) ?? Reservation.ID(NameBasedID.uuid(idBase))
+            // As an event's: the row's id (or the row) alone, with --new-ids and the user's name.
+            func named(_ fresh: Bool) -> Reservation.ID {
+                let base = [fresh ? user : "", "csv", given ?? record.fields.joined(separator: "\u{1F}")]
+                return (fresh ? nil : given.flatMap { Reservation.ID($0) })
+                    ?? Reservation.ID(NameBasedID.uuid(base.joined(separator: "\n")))
+            }
+            let id = named(newIDs)
+            let otherID = named(!newIDs)
             var partySize = 1
             var kind = Unbookable.unreadable
             if let text = field("partySize") {
@@ -733,7 +752,7 @@ extension ImportFile {
             return Entry(
                 line: record.line, origin: "row \(record.line)", id: id, landmark: landmark, start: start,
                 partySize: partySize, status: status, note: field("note"), series: series, problem: problem,
-                kind: kind, idBase: idBase)
+                kind: kind, otherID: otherID == id ? nil : otherID)
         }
     }
 }
