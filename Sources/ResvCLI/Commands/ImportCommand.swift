@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ReservationCore
+import ReservationHTTP
 import ResvReference
 
 struct ImportCommand: ResvCommand, PrintsData {
@@ -279,9 +280,14 @@ struct ImportCommand: ResvCommand, PrintsData {
         do {
             if !dryRun && failures.isEmpty {
                 let tally = Booking.Tally()
+                // Each batch has the whole request timeout (RESV_REQUEST_TIMEOUT), as each item of
+                // `resv sync` has: it bounds a command, and 10,000 events in batches take longer.
                 made =
                     requests.isEmpty
-                    ? [] : try await Booking.$tally.withValue(tally) { try await service.reserve(requests) }
+                    ? []
+                    : try await CommandDeadline.$start.withValue(.now) {
+                        try await Booking.$tally.withValue(tally) { try await service.reserve(requests) }
+                    }
                 // Booked since the list was read (another import of the same file, on a file store,
                 // whose rule runs here and so counts): already there, not this run's.
                 let found = tally.found
@@ -290,7 +296,7 @@ struct ImportCommand: ResvCommand, PrintsData {
             } else if !requests.isEmpty, let server {
                 // Nothing is written: the server runs the batch as it would (every user's bookings
                 // and ids counted) and rolls it back.
-                made = try await server(requests)
+                made = try await CommandDeadline.$start.withValue(.now) { try await server(requests) }
             } else if !requests.isEmpty {
                 // Nothing is written: the backend's own checks run on a copy of the user's reservations.
                 let ledger = ReservationLedger(
