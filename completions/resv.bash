@@ -1552,7 +1552,7 @@ _resv_calendar_reset() {
 
 _resv_import() {
     repeating_flags=()
-    non_repeating_flags=(--dry-run --offline --json --verbose -v --no-pager --version -h --help)
+    non_repeating_flags=(--dry-run --strict --new-ids --offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 1

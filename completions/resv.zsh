@@ -83,7 +83,7 @@ _resv() {
             'sync:Send the changes queued while the server could not be reached (--queue).'
             'outbox:List the changes queued for the server (--queue), or drop one.'
             'calendar:Print the secret URL calendar apps subscribe to, or make a new one.'
-            'import:Book the events of an iCalendar (.ics) or CSV file, all or nothing.'
+            'import:Book the events of an iCalendar (.ics) or CSV file: what can be booked, the rest counted.'
             'completion:Print the shell completion script for bash, zsh or fish.'
             'help:Show subcommand help information.'
         )
@@ -884,7 +884,9 @@ _resv_import() {
     local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
     local -ar arg_specs=(
         ':file:_files -g '\''*.ics *.csv'\'''
-        '--dry-run[Read and check everything, print what would be booked, and change nothing.]'
+        '--dry-run[Check everything against your reservations, print what would be booked, and change nothing.]'
+        '--strict[All or nothing\: an event that cannot be booked refuses the whole file.]'
+        '--new-ids[Book every event as a new reservation of yours (a teammate'\''s export), not under its own id.]'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion import -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'

@@ -2,14 +2,17 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 // jv_kind of src/jv.h.
 enum { KIND_INVALID = 0, KIND_NULL = 1, KIND_NUMBER = 4, KIND_STRING = 5 };
 
 typedef void (*error_callback)(void *, cjq_jv);
+typedef void (*nomem_callback)(void *);
 
 // libjq's functions, resolved once by cjq_load.
 static struct {
@@ -34,6 +37,7 @@ static struct {
     cjq_jv (*dump_string)(cjq_jv, int);
     cjq_jv (*invalid_get_msg)(cjq_jv);
     double (*number_value)(cjq_jv);
+    void (*nomem_handler)(nomem_callback, void *);
 } jq;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -77,6 +81,7 @@ static void load(void) {
     RESOLVE(dump_string, "jv_dump_string");
     RESOLVE(invalid_get_msg, "jv_invalid_get_msg");
     RESOLVE(number_value, "jv_number_value");
+    RESOLVE(nomem_handler, "jv_nomem_handler");
     load_status = 0;
 }
 
@@ -141,7 +146,53 @@ static void ignore_error(void *context, cjq_jv message) {
     jq.free(message);
 }
 
+static int nomem_status = 70;
+static char nomem_message[256] = "out of memory\n";
+
+// jq's allocator found no memory: nothing can be allocated, so one line and the exit code, at once.
+static void out_of_memory(void *context) {
+    (void)context;
+    ssize_t written = write(STDERR_FILENO, nomem_message, strlen(nomem_message));
+    (void)written;
+    _exit(nomem_status);
+}
+
+// Inside a call into jq (the machine runs under a lock: one call at a time).
+static volatile sig_atomic_t in_jq = 0;
+static struct sigaction previous[3];
+static const int guarded[3] = {SIGSEGV, SIGBUS, SIGABRT};
+
+// jq 1.6 does not always reach its out-of-memory handler when the heap is exhausted: it may
+// abort, or follow a pointer a failed allocation left. Inside jq that is the same end, said
+// once; anywhere else the signal goes to whoever handled it before (Swift's backtracer).
+static void crashed(int signal) {
+    if (in_jq) out_of_memory(NULL);
+    for (int index = 0; index < 3; index++) {
+        if (guarded[index] == signal) sigaction(signal, &previous[index], NULL);
+    }
+    if (signal == SIGABRT) raise(signal);
+}
+
+void cjq_on_out_of_memory(int status, const char *message) {
+    nomem_status = status;
+    snprintf(nomem_message, sizeof nomem_message, "%s\n", message);
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = crashed;
+    sigemptyset(&action.sa_mask);
+    for (int index = 0; index < 3; index++) sigaction(guarded[index], &action, &previous[index]);
+}
+
+// jq keeps the handler per thread: set on the thread about to allocate.
+static void guard_memory(void) {
+    in_jq = 1;
+    jq.nomem_handler(out_of_memory, NULL);
+}
+
+static void unguard(void) { in_jq = 0; }
+
 cjq_state *cjq_compile(const char *program, char *errors, size_t size) {
+    guard_memory();
     if (size > 0) errors[0] = 0;
     cjq_state *state = jq.init();
     if (state == NULL) {
@@ -151,6 +202,7 @@ cjq_state *cjq_compile(const char *program, char *errors, size_t size) {
     struct error_buffer buffer = {errors, size};
     jq.set_error_cb(state, collect_error, &buffer);
     int compiled = jq.compile(state, program);
+    unguard();
     jq.set_error_cb(state, ignore_error, NULL);
     if (!compiled) {
         jq.teardown(&state);
@@ -164,24 +216,47 @@ void cjq_teardown(cjq_state *state) { jq.teardown(&state); }
 cjq_parser *cjq_parser_new(void) { return jq.parser_new(0); }
 void cjq_parser_free(cjq_parser *parser) { jq.parser_free(parser); }
 void cjq_parser_set_buf(cjq_parser *parser, const void *bytes, int length, int partial) {
+    guard_memory();
     jq.parser_set_buf(parser, (const char *)bytes, length, partial);
+    unguard();
 }
-cjq_jv cjq_parser_next(cjq_parser *parser) { return jq.parser_next(parser); }
+cjq_jv cjq_parser_next(cjq_parser *parser) {
+    guard_memory();
+    cjq_jv value = jq.parser_next(parser);
+    unguard();
+    return value;
+}
 
-void cjq_start(cjq_state *state, cjq_jv input) { jq.start(state, input, 0); }
-cjq_jv cjq_next(cjq_state *state) { return jq.next(state); }
+void cjq_start(cjq_state *state, cjq_jv input) {
+    guard_memory();
+    jq.start(state, input, 0);
+    unguard();
+}
+cjq_jv cjq_next(cjq_state *state) {
+    guard_memory();
+    cjq_jv value = jq.next(state);
+    unguard();
+    return value;
+}
 
 int cjq_is_valid(cjq_jv value) { return jq.get_kind(value) != KIND_INVALID; }
 
 char *cjq_output_text(cjq_jv value, size_t *length) {
-    if (jq.get_kind(value) == KIND_STRING) return copy_string(value, length);
-    // Flags 0: compact, keys in their order (resv writes them sorted), no colour.
-    cjq_jv dumped = jq.dump_string(value, 0);
-    if (jq.get_kind(dumped) != KIND_STRING) {
-        jq.free(dumped);
-        return NULL;
+    guard_memory();
+    char *text = NULL;
+    if (jq.get_kind(value) == KIND_STRING) {
+        text = copy_string(value, length);
+    } else {
+        // Flags 0: compact, keys in their order (resv writes them sorted), no colour.
+        cjq_jv dumped = jq.dump_string(value, 0);
+        if (jq.get_kind(dumped) == KIND_STRING) {
+            text = copy_string(dumped, length);
+        } else {
+            jq.free(dumped);
+        }
     }
-    return copy_string(dumped, length);
+    unguard();
+    return text;
 }
 
 char *cjq_error_text(cjq_jv invalid) {

@@ -35,6 +35,9 @@ public struct ServerBackend: Sendable {
     /// The outbox of the token's user, asking the server whose the token is when that is
     /// not written down yet; nil without one.
     public let ownOutbox: @Sendable () async -> Outbox?
+    /// What booking these requests would make now, asked of the server (every user's bookings
+    /// and ids counted) and changing nothing: `resv import --dry-run`.
+    public let wouldReserve: @Sendable ([NewReservation]) async throws -> [Reservation]
 
     public init(_ configuration: HTTPBackendConfiguration, transport: HTTPTransport) {
         let calls = HTTPCalls(
@@ -43,6 +46,7 @@ public struct ServerBackend: Sendable {
         sync = { outbox in try await calls.sync(outbox) }
         remembered = { try await calls.remembered() }
         ownOutbox = { await calls.ownOutbox() }
+        wouldReserve = { requests in try await calls.wouldReserve(requests) }
         var service = ReservationService(
             landmarks: { try await calls.catalog() },
             fetch: { try await calls.fetch() },

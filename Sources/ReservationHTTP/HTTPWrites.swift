@@ -58,6 +58,29 @@ extension HTTPCalls {
         return created
     }
 
+    /// What `reserve` would make of `requests` now, asked of the server and changing nothing
+    /// (`POST /reservations/batch/dry-run`, even for one: its transaction is rolled back):
+    /// the reservations it would make, or the refusal it would meet, as `reserve` throws it.
+    func wouldReserve(_ requests: [NewReservation]) async throws -> [Reservation] {
+        try online()
+        let catalog = try await catalog()
+        let bodies = try Self.createBodies(requests, catalog)
+        guard !bodies.isEmpty else { return [] }
+        let route = "reservations/batch/dry-run"
+        let reply = try await client.send("POST", route, body: .object(["reservations": .array(bodies)]))
+        guard reply.status == 200 else {
+            if reply.code == .batchRejected, case .array(let items)? = reply.json?["failures"] {
+                throw ReservationError.batchRejected(
+                    try batchFailures(items, of: bodies.count, route: route), total: requests.count)
+            }
+            throw client.refusal(reply, "POST /\(route)")
+        }
+        guard case .array(let items)? = reply.json, items.count == bodies.count else {
+            throw client.badShape("POST /\(route) did not answer one reservation per request")
+        }
+        return try items.map { try reservation($0, catalog) }
+    }
+
     /// The wire requests, each landmark resolved once to its id; any that does
     /// not resolve refuses the whole batch, every such line named.
     private static func createBodies(_ requests: [NewReservation], _ catalog: LandmarkCatalog) throws -> [JSONValue] {

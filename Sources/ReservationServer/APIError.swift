@@ -194,7 +194,10 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             let reason: String =
                 switch error.status {
                 case .notFound: "no route \(request.method) \(LoggedPath.of(request))"
-                case .contentTooLarge: "the request body is larger than \(ReservationRoutes.bodyLimit) bytes"
+                case .contentTooLarge:
+                    "the request body is larger than \(ReservationRoutes.bodyLimit(of: request.uri.path)) bytes"
+                        + (ReservationRoutes.bodyLimit(of: request.uri.path) == ReservationRoutes.batchBodyLimit
+                            ? " (a batch holds at most \(ReservationRoutes.batchLimit) requests)" : "")
                 default: error.status.reasonPhrase.lowercased()
                 }
             return try APIError(error.status, reason).response(from: request, context: context)

@@ -30,6 +30,7 @@ enum RouteScopes {
         Rule(method: .get, path: "/changes", action: "read the change feed", scopes: reads),
         Rule(method: .post, path: "/reservations", action: "change reservations", scopes: changes),
         Rule(method: .post, path: "/reservations/batch", action: "change reservations", scopes: changes),
+        Rule(method: .post, path: "/reservations/batch/dry-run", action: "change reservations", scopes: changes),
         Rule(method: .post, path: "/reservations/cancel", action: "change reservations", scopes: changes),
         Rule(method: .post, path: "/reservations/confirm", action: "change reservations", scopes: changes),
         Rule(method: .post, path: "/reservations/:id/confirm", action: "change reservations", scopes: changes),

@@ -40,6 +40,43 @@ struct BatchRouteTests {
         }
     }
 
+    /// `POST /reservations/batch/dry-run`: the batch as the server would run it now (another
+    /// user's bookings fill the day, another user's id is refused), answered and rolled back:
+    /// nothing stored, no history, and the same batch then booked for real as it said.
+    @Test(arguments: Engine.available)
+    func aDryRunAnswersWhatTheBatchWouldDoAndKeepsNothing(engine: Engine) async throws {
+        try await withHarness(engine) { h in
+            let date = Fixture.futureDate()
+            let taken = UUID().uuidString.lowercased()
+            let alices = #"{"landmarkId":"\#(Fixture.halfDome)","date":"\#(date)","partySize":299,"id":"\#(taken)"}"#
+            #expect(try await h.call(.post, "/reservations", token: h.alice, body: alices).status == .created)
+            let history = try await h.call(.get, "/history", token: h.bob).text
+            let fresh = UUID().uuidString.lowercased()
+            let mine = #"{"landmarkId":"\#(Fixture.goldenGate)","date":"\#(date)","partySize":2,"id":"\#(fresh)"}"#
+            let refused = try await h.call(
+                .post, "/reservations/batch/dry-run", token: h.bob,
+                body: Self.batch([
+                    mine, alices.replacingOccurrences(of: "299", with: "1"), Fixture.body(Fixture.halfDome, date, 2),
+                ]))
+            #expect(refused.status == .badRequest, "\(refused.text)")
+            #expect(refused.code == .batchRejected)
+            let failures = try #require(refused.object["failures"] as? [[String: Any]])
+            #expect(failures.compactMap { $0["request"] as? Int } == [2, 3], "\(refused.text)")
+            #expect(failures.compactMap { $0["code"] as? String } == ["reservationIdInUse", "noCapacity"])
+
+            let fits = Self.batch([mine, Fixture.body(Fixture.halfDome, date, 1)])
+            let would = try await h.call(.post, "/reservations/batch/dry-run", token: h.bob, body: fits)
+            #expect(would.status == .ok, "\(would.text)")
+            #expect(would.array.map { $0["partySize"] as? Int } == [2, 1])
+            #expect(would.array.first?["id"] as? String == fresh)
+            #expect(try await h.call(.get, "/reservations", token: h.bob).array.isEmpty, "nothing kept")
+            #expect(try await h.call(.get, "/history", token: h.bob).text == history)
+            let made = try await h.call(.post, "/reservations/batch", token: h.bob, body: fits)
+            #expect(made.status == .created, "\(made.text)")
+            #expect(made.array.map { $0["id"] as? String }.first == fresh)
+        }
+    }
+
     @Test(arguments: Engine.available)
     func invalidLinesAreNamedAndNothingIsBooked(engine: Engine) async throws {
         try await withHarness(engine) { h in

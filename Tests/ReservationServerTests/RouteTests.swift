@@ -211,6 +211,13 @@ struct RouteTests {
             let fits = Fixture.body(Fixture.goldenGate, Fixture.futureDate(), 2)
             let padded = fits + String(repeating: " ", count: ReservationRoutes.bodyLimit - fits.utf8.count)
             #expect(try await h.call(.post, "/reservations", token: h.alice, body: padded).status == .created)
+            // A batch's limit is its own, and its refusal names it and the batch's limit in requests.
+            let batch = #"{"reservations": []}"# + String(repeating: " ", count: ReservationRoutes.batchBodyLimit)
+            let large = try await h.call(.post, "/reservations/batch", token: h.alice, body: batch)
+            #expect(large.status == .contentTooLarge)
+            #expect(
+                large.reason?.contains("larger than 8388608 bytes (a batch holds at most 10000 requests)") == true,
+                "\(large.text)")
         }
     }
 

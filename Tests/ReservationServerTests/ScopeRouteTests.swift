@@ -47,6 +47,9 @@ struct ScopeRouteTests {
             method: .post, path: "/reservations/batch", body: #"{"reservations":[\#(booking)]}"#, allowed: [.write],
             action: "change reservations"),
         Route(
+            method: .post, path: "/reservations/batch/dry-run", body: #"{"reservations":[\#(booking)]}"#,
+            allowed: [.write], action: "change reservations"),
+        Route(
             method: .post, path: "/reservations/confirm", body: #"{"ids":["ID"]}"#, allowed: [.write],
             action: "change reservations"),
         Route(

@@ -98,4 +98,30 @@ struct JQTests {
         #expect(try sandbox.resv("list", "--json", "--jq", "length").stdout == "0\n")
         #expect(try sandbox.resv("list", "--format", "json", "--jq", "length").stdout == "0\n")
     }
+
+    /// A program that never ends prints each result as jq makes it, so `head` gets its lines and
+    /// resv ends when the reader goes: by SIGPIPE as other tools, or, where SIGPIPE is ignored,
+    /// quietly on EPIPE (exit 0, nothing on stderr).
+    @Test func aProgramThatNeverEndsPrintsAsItGoesAndEndsWithItsReader() throws {
+        let (sandbox, _) = try Self.twoReservations()
+        let run = try sandbox.shell("resv list --jq 'repeat(1)' | head -3; echo \"status=${PIPESTATUS[0]}\"")
+        #expect(run.stdout.hasPrefix("1\n1\n1\nstatus="), "\(run.stdout.prefix(200))")
+        #expect(["status=141\n", "status=0\n"].contains(String(run.stdout.dropFirst(6))), "\(run.stdout.prefix(200))")
+        let ignored = try sandbox.shell(
+            "trap '' PIPE; resv list --jq '.[].partySize, repeat(\"x\")' | head -4; echo \"status=${PIPESTATUS[0]}\"")
+        #expect(ignored.stdout == "3\n2\nx\nx\nstatus=0\n", "\(ignored.stdout.prefix(200))")
+        #expect(ignored.stderr.isEmpty, "\(ignored.stderr.prefix(300))")
+    }
+
+    /// A program that exhausts the memory it may have is one line and exit 70, never a signal.
+    @Test func aProgramOutOfMemoryIsOneLineAndExit70() throws {
+        let (sandbox, _) = try Self.twoReservations()
+        let run = try sandbox.shell("ulimit -v 1500000; resv list --jq '[range(1e9)] | length'; echo \"status=$?\"")
+        #expect(run.stdout == "status=70\n", "\(run.stdout.prefix(200)) \(run.stderr.prefix(300))")
+        #expect(
+            run.stderrLines == [
+                "resv: --jq ran out of memory running the program (jq stopped); what it printed is all there is: "
+                    + "narrow the program (limit(N; …), first(…)) or allow more memory"
+            ], "\(run.stderr.prefix(300))")
+    }
 }

@@ -58,6 +58,20 @@ struct ParityTests {
             {"landmarkId": "Crater Lake", "date": "\(nextDay("18"))", "partySize": 4, "status": "pending"}
             {"landmarkId": "Lake Tahoe", "date": "\(nextDay("19"))", "partySize": 5, "note": "a note from a batch"}
             """
+        let basic = { (text: String) in text.filter { $0 != "-" && $0 != ":" } }
+        let calendar =
+            ([
+                "BEGIN:VCALENDAR", "VERSION:2.0",
+                "BEGIN:VEVENT", "UID:bridge@example.org", "DTSTART:\(basic(at("21")))", "SUMMARY:Golden Gate Bridge",
+                "END:VEVENT",
+                "BEGIN:VEVENT", "UID:allday@example.org", "DTSTART;VALUE=DATE:\(basic(day))", "SUMMARY:Half Dome",
+                "END:VEVENT",
+                "BEGIN:VEVENT", "UID:weekly@example.org", "DTSTART;TZID=America/Los_Angeles:\(basic(day))T080000",
+                "RRULE:FREQ=WEEKLY;COUNT=2", "SUMMARY:Lake Tahoe\\, party of 2", "END:VEVENT",
+                "BEGIN:VEVENT", "UID:full@example.org", "DTSTART:\(basic(at("22")))",
+                "SUMMARY:Half Dome\\, party of 20",
+                "END:VEVENT", "END:VCALENDAR",
+            ] as [String]).joined(separator: "\r\n") + "\r\n"
         var steps: [Step] = [
             Step(arguments: ["landmarks", "--json"], exit: 0),
             Step(arguments: ["list", "--json"], exit: 0, output: "[]\n"),
@@ -130,9 +144,15 @@ struct ParityTests {
             Step(arguments: ["log", "--json"], exit: 0),
             Step(arguments: ["log", "{dome}", "--json"], exit: 0),
             Step(arguments: ["log", "--limit", "2", "--json"], exit: 0),
+            // A calendar: what cannot be booked (all day, a full day) named and counted, the rest
+            // booked (a weekly RRULE as one series); the dry run says the same; twice adds nothing.
+            Step(arguments: ["import", "-", "--format", "ics", "--dry-run"], stdin: calendar, exit: 1),
+            Step(arguments: ["import", "-", "--format", "ics"], stdin: calendar, exit: 1),
+            Step(arguments: ["import", "-", "--format", "ics"], stdin: calendar, exit: 1),
+            Step(arguments: ["list", "--json"], exit: 0),
         ]
-        // Back to the start: twelve commands changed something; the thirteenth undo finds nothing.
-        steps += Array(repeating: Step(arguments: ["undo", "--json"], exit: 0), count: 12)
+        // Back to the start: thirteen commands changed something; the fourteenth undo finds nothing.
+        steps += Array(repeating: Step(arguments: ["undo", "--json"], exit: 0), count: 13)
         steps += [
             Step(arguments: ["undo", "--json"], exit: 1),
             Step(arguments: ["list", "--json"], exit: 0, output: "[]\n"),

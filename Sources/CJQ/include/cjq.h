@@ -44,6 +44,12 @@ void cjq_parser_set_buf(cjq_parser *parser, const void *bytes, int length, int p
 /// with a message (cjq_error_text) for text that is not JSON.
 cjq_jv cjq_parser_next(cjq_parser *parser);
 
+/// When jq cannot allocate memory (its jv allocator, which otherwise aborts): `message`
+/// (copied, up to 255 bytes) written to stderr and the process ended with `status`, the
+/// only thing left to do once the heap is exhausted. Takes effect on each thread that
+/// then parses or runs the program.
+void cjq_on_out_of_memory(int status, const char *message);
+
 /// Runs the program on `input` (consumed); its results come from cjq_next.
 void cjq_start(cjq_state *state, cjq_jv input);
 /// The next result; invalid when there are no more (no message) or the program failed.

@@ -28,6 +28,24 @@ public enum ICalendarReader {
         public func text(_ name: String) -> String? { first(name).map { ICalendarReader.unescaped($0.value) } }
     }
 
+    /// A `VTIMEZONE`: its `TZID`, the line its `BEGIN` is on, and its `STANDARD` and
+    /// `DAYLIGHT` observances (`kind` the component's name), each its properties in order.
+    public struct TimeZoneDefinition: Sendable, Hashable {
+        public var line: Int
+        public var tzid: String?
+        public var observances: [(kind: String, properties: [Property])]
+
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.line == rhs.line && lhs.tzid == rhs.tzid && lhs.observances.map(\.kind) == rhs.observances.map(\.kind)
+                && lhs.observances.map(\.properties) == rhs.observances.map(\.properties)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(line)
+            hasher.combine(tzid)
+        }
+    }
+
     /// Why the bytes are not a calendar: the line, and what is wrong there.
     public struct Failure: Error, Sendable, Equatable {
         public var line: Int
@@ -35,7 +53,13 @@ public enum ICalendarReader {
     }
 
     /// The events of a calendar, in the order they are written.
-    public static func events(_ data: Data) throws(Failure) -> [Event] {
+    public static func events(_ data: Data) throws(Failure) -> [Event] { try calendar(data).events }
+
+    /// The events of a calendar, in the order they are written, and its time zones' definitions.
+    public static func calendar(_ data: Data) throws(Failure) -> (
+        events: [Event], timeZones: [TimeZoneDefinition]
+    ) {
+        var zones: [TimeZoneDefinition] = []
         var lines = unfolded(data)
         if let first = lines.first, first.bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             lines[0].bytes.removeFirst(3)  // a byte order mark some writers put first
@@ -61,6 +85,12 @@ public enum ICalendarReader {
                 if component == "VEVENT" && stack == ["VCALENDAR"] {
                     current = Event(line: line.number, properties: [])
                 }
+                if component == "VTIMEZONE" && stack == ["VCALENDAR"] {
+                    zones.append(TimeZoneDefinition(line: line.number, tzid: nil, observances: []))
+                }
+                if stack == ["VCALENDAR", "VTIMEZONE"], !zones.isEmpty {
+                    zones[zones.count - 1].observances.append((component, []))
+                }
                 stack.append(component)
                 guard stack.count <= 16 else { throw Failure(line: line.number, reason: "components nested too deep") }
             case "END":
@@ -78,13 +108,22 @@ public enum ICalendarReader {
                 }
             default:
                 if stack == ["VCALENDAR", "VEVENT"] { current?.properties.append(property) }
+                if stack == ["VCALENDAR", "VTIMEZONE"], property.name == "TZID", !zones.isEmpty {
+                    zones[zones.count - 1].tzid = property.value
+                }
+                if stack.count == 3, stack.prefix(2) == ["VCALENDAR", "VTIMEZONE"], !zones.isEmpty,
+                    !zones[zones.count - 1].observances.isEmpty
+                {
+                    let last = zones[zones.count - 1].observances.count - 1
+                    zones[zones.count - 1].observances[last].properties.append(property)
+                }
             }
         }
         guard sawCalendar else { throw Failure(line: 1, reason: "no BEGIN:VCALENDAR: not an iCalendar file") }
         guard stack.isEmpty else {
             throw Failure(line: lines.last?.number ?? 1, reason: "BEGIN:\(stack.last ?? "") is never ended")
         }
-        return events
+        return (events, zones)
     }
 
     /// A TEXT value unescaped (RFC 5545 3.3.11): `\\`, `\;`, `\,`, `\n` and `\N`.

@@ -13,6 +13,7 @@ struct BatchController: Sendable {
     var endpoints: RouteCollection<AuthenticatedContext> {
         RouteCollection(context: AuthenticatedContext.self)
             .post("/reservations/batch", use: createBatch)
+            .post("/reservations/batch/dry-run", use: dryRunBatch)
             .post("/reservations/cancel", use: cancelBatch)
             .post("/reservations/confirm", use: confirmBatch)
     }
@@ -40,6 +41,35 @@ struct BatchController: Sendable {
                 ServerMetrics.bookingsMade.increment(by: reservations.count)
                 return .json(status: .created, body: Wire.body(reservations))
             })
+    }
+
+    /// `POST /reservations/batch/dry-run`, the body of a batch: the batch run as it would be
+    /// now (every user's bookings counted, ids other users hold refused) in a transaction
+    /// rolled back after: 200 with the reservations it would make, or the refusal it would
+    /// meet. Nothing is written or kept (an `Idempotency-Key` is not read). A route of its
+    /// own, so that a server without it answers 404 and never books what was only asked.
+    @Sendable func dryRunBatch(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let user = context.user
+        let backend = backend
+        let body = try await RouteBackend.body(of: request, upTo: ReservationRoutes.batchBodyLimit)
+        let json = try RouteBackend.parsed(Result { () throws(JSONSyntaxError) in try JSONValue.parse(body) })
+        let requests = try Self.newReservations(json, backend: backend)
+        let at = backend.now()
+        do {
+            _ = try await backend.write(user) { [maxHolds = backend.maxHolds] transaction -> Bool in
+                throw WouldMake(
+                    reservations: try await Booking.reserve(
+                        requests, now: at, holdLimit: maxHolds, in: transaction))
+            }
+        } catch let made as WouldMake {
+            return .json(status: .ok, body: Wire.body(made.reservations))
+        }
+        throw APIError(.internalServerError, "a dry run's transaction was not rolled back")
+    }
+
+    /// What a dry run would make, thrown so that its transaction is rolled back.
+    private struct WouldMake: Error {
+        var reservations: [Reservation]
     }
 
     /// A batch's requests, each checked as one create is; any refused refuses them all.

@@ -13,9 +13,16 @@ struct ReservationRoutes: Sendable {
     /// The largest request body accepted; larger ones get 413.
     static let bodyLimit = 64 * 1024
     /// The largest body of a batch route: room for `batchLimit` requests.
-    static let batchBodyLimit = 8 << 20
+    static let batchBodyLimit = BatchLimit.bytes
     /// The most requests (or ids) one batch route takes.
-    static let batchLimit = 10_000
+    static let batchLimit = BatchLimit.requests
+
+    /// The largest body a route takes: a batch route's or any other's.
+    static func bodyLimit(of path: String) -> Int {
+        ["/reservations/batch", "/reservations/batch/dry-run", "/reservations/cancel", "/reservations/confirm"]
+            .contains(path)
+            ? batchBodyLimit : bodyLimit
+    }
     /// An `Idempotency-Key` is 1 to 255 visible ASCII characters.
     static let maxKeyLength = 255
 

@@ -1,5 +1,6 @@
 import CJQ
 import Foundation
+import ResvReference
 import Synchronization
 
 /// `--jq PROGRAM` (docs/contracts.md, "Command line"): the JSON a command writes to stdout,
@@ -25,6 +26,11 @@ final class JQFilter: Sendable {
             cjq_teardown(state)
             throw CLIError.jqFailed("out of memory")
         }
+        // Once jq finds no memory nothing more can be allocated, here or in jq: one line and the code.
+        cjq_on_out_of_memory(
+            ExitStatus.internalError,
+            "resv: --jq ran out of memory running the program (jq stopped); what it printed is all there is: "
+                + "narrow the program (limit(N; …), first(…)) or allow more memory")
         machine = Mutex(Machine(state: state, parser: parser))
         self.output = output
     }
@@ -41,24 +47,27 @@ final class JQFilter: Sendable {
     var sink: TextSink {
         var sink = TextSink { [self] text in write(text) }
         sink.takeFailure = output.takeFailure
+        sink.isClosed = output.isClosed
         return sink
     }
 
     private func write(_ text: String) {
         var text = text
-        let failed = text.withUTF8 { bytes in
+        let output = output
+        let stopped = text.withUTF8 { bytes in
             machine.withLock { machine in
-                output.write(machine.read(bytes, partial: true))
-                return machine.failure != nil
+                machine.read(bytes, partial: true, to: output)
+                return machine.failure != nil || output.isClosed()
             }
         }
-        if failed, let stop = stop.withLock({ $0.take() }) { stop() }
+        if stopped, let stop = stop.withLock({ $0.take() }) { stop() }
     }
 
     /// The end of the command's output: the last text read; the first failure thrown.
     func finish() throws {
+        let output = output
         let failure = machine.withLock { machine in
-            output.write(machine.read(UnsafeBufferPointer(start: nil, count: 0), partial: false))
+            machine.read(UnsafeBufferPointer(start: nil, count: 0), partial: false, to: output)
             return machine.failure
         }
         if let failure { throw failure }
@@ -77,6 +86,8 @@ final class JQFilter: Sendable {
             }
         } catch {
             if let failure = machine.withLock({ $0.failure }) { throw failure }
+            // The reader has gone: stopped quietly, as a program whose output is closed does.
+            if output.isClosed() { return }
             throw error
         }
     }
@@ -89,10 +100,10 @@ final class JQFilter: Sendable {
         /// After a failure or `halt`, the rest of the output is not read.
         var ended = false
 
-        /// The results of the JSON texts `bytes` completes, a line each.
-        mutating func read(_ bytes: UnsafeBufferPointer<UInt8>, partial: Bool) -> String {
-            var text = ""
-            guard !ended else { return text }
+        /// The results of the JSON texts `bytes` completes, each a line written to `output` as
+        /// jq makes it (a program that never ends prints as it goes), until the reader is gone.
+        mutating func read(_ bytes: UnsafeBufferPointer<UInt8>, partial: Bool, to output: TextSink) {
+            guard !ended else { return }
             // jv_parser_set_buf takes an int length; the end of the output is an empty piece (not NULL,
             // which jq takes for no piece yet).
             var start = 0
@@ -111,17 +122,16 @@ final class JQFilter: Sendable {
                         }
                         break
                     }
-                    run(value, into: &text)
+                    run(value, into: output)
                 }
-            } while start < bytes.count
-            return text
+            } while start < bytes.count && !ended
         }
 
         private static let empty: StaticString = ""
 
-        private mutating func run(_ input: cjq_jv, into text: inout String) {
+        private mutating func run(_ input: cjq_jv, into output: TextSink) {
             cjq_start(state, input)
-            while true {
+            while !ended {
                 let result = cjq_next(state)
                 guard cjq_is_valid(result) != 0 else {
                     if let message = Self.take(cjq_error_text(result)) { return fail(.jqFailed(message)) }
@@ -136,7 +146,10 @@ final class JQFilter: Sendable {
                 var length = 0
                 guard let bytes = cjq_output_text(result, &length) else { return fail(.jqFailed("out of memory")) }
                 defer { free(bytes) }
-                text += String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self) + "\n"
+                output.write(
+                    String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self) + "\n")
+                // The reader has gone (`| head`): nothing more is read or run, quietly.
+                if output.isClosed() { ended = true }
             }
         }
 

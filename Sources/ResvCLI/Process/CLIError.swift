@@ -62,6 +62,10 @@ public enum CLIError: Error, Sendable, LocalizedError {
     /// A profile (`--profile`, RESV_PROFILE, the config file's `"profile"`) the config file does not have.
     case unknownProfile(String, String, known: [String])
 
+    /// `resv import` without --strict booked what it could and left this many events out (counted above).
+    case importIncomplete(notBooked: Int, dryRun: Bool)
+    /// `resv import --strict` on a server: more events than one batch (all or nothing) holds.
+    case importTooLarge(events: Int, limit: Int)
     /// `resv sync`: the server refused this many queued changes (kept in the outbox).
     case outboxRefused(Int)
     /// `resv outbox drop`: no queued change, or several, match the id.
@@ -151,6 +155,12 @@ public enum CLIError: Error, Sendable, LocalizedError {
             "reservation \(id) is still \(has), not \(wanted), after \(seconds) s"
         case .waitCannotSucceed(let id, let wanted, let has):
             "reservation \(id) is \(has): it can no longer become \(wanted); stopped waiting"
+        case .importTooLarge(let events, let limit):
+            "the file has \(events) events to book, more than one batch on a server holds (\(limit) events): "
+                + "--strict books all or nothing in one batch; without it they are sent in batches; nothing was reserved"
+        case .importIncomplete(let count, let dryRun):
+            "\(count) event\(count == 1 ? "" : "s") \(dryRun ? "would not be" : count == 1 ? "was not" : "were not") booked "
+                + "(named above), the rest \(dryRun ? "would be" : "were"): --strict imports all or nothing"
         case .outboxRefused(let count):
             count == 0
                 ? "the outbox holds changes the server refused: 'resv outbox' lists them, 'resv outbox drop ID' drops one"

@@ -418,6 +418,9 @@ public struct TextSink: Sendable {
     /// The first error a write met since the last call (an errno), which the
     /// command's caller turns into exit 74; a closed pipe is not one.
     public var takeFailure: @Sendable () -> Int32? = { nil }
+    /// Whether the reader has gone (a closed pipe: `resv list --jq 'repeat(1)' | head`), so a
+    /// writer that could go on for ever stops.
+    public var isClosed: @Sendable () -> Bool = { false }
 
     public init(write: @escaping @Sendable (String) -> Void) { self.write = write }
 
@@ -428,12 +431,15 @@ public struct TextSink: Sendable {
     /// dropped, so a full disk is reported once, not written around.
     private static func descriptor(_ fd: Int32) -> TextSink {
         let failure = Atomic<Int32>(0)
+        let closed = Atomic<Bool>(false)
         var sink = TextSink { text in
-            guard failure.load(ordering: .relaxed) == 0 else { return }
+            guard failure.load(ordering: .relaxed) == 0, !closed.load(ordering: .relaxed) else { return }
             let error = writeAll(fd, text)
             // A closed pipe (`resv list | head`) is the reader's choice: quiet.
+            if error == EPIPE { closed.store(true, ordering: .relaxed) }
             if error != 0, error != EPIPE { failure.store(error, ordering: .relaxed) }
         }
+        sink.isClosed = { closed.load(ordering: .relaxed) }
         sink.takeFailure = {
             let error = failure.exchange(0, ordering: .relaxed)
             return error == 0 ? nil : error

@@ -28,12 +28,13 @@ extension ExitStatus {
         case let error as CLIError:
             switch error {
             case .invalidSetting, .emptyRange, .nestedRepl, .unreadableInput, .batchRejected, .invalidConfig,
-                .offlineNeedsServer, .noServerUser, .unknownSetting, .tokenOnCommandLine, .unknownProfile, .pastDate:
+                .offlineNeedsServer, .noServerUser, .unknownSetting, .tokenOnCommandLine, .unknownProfile, .pastDate,
+                .importTooLarge:
                 return usage
             case .insecureConfig, .notLoggedIn: return notAuthorised
             case .tokenInClear, .noServerToLogIn, .noTokenGiven: return usage
             case .settingNotSet, .batchRefused, .seriesRefused, .waitTimedOut, .waitCannotSucceed, .undoRefused,
-                .outboxRefused,
+                .outboxRefused, .importIncomplete,
                 .noQueuedChange:
                 return refused
             case .outboxNeedsServer, .calendarNeedsServer: return usage
