@@ -13,7 +13,8 @@
 #   cluster_write_node I PG REST ETCD PG_CONNECT REST_CONNECT   node I's patroni.yml: PostgreSQL
 #                             on PG and REST on REST; Patroni reaches etcd at ETCD; the others
 #                             reach this node at PG_CONNECT and REST_CONNECT (the same ports, or
-#                             a proxy's in front of them)
+#                             a proxy's in front of them; `use_proxies`: Patroni talks to etcd
+#                             at ETCD only, never at the client URL etcd advertises)
 #   cluster_start_nodes       starts the three, waits for a leader, a sync standby and 3 running
 #   cluster_tokens URL USER...   one token per user into the array `tokens`
 #   cluster_start_server I PORT URL   resv-server instance I (pids/serverI.pid, serverI.log)
@@ -150,6 +151,7 @@ restapi:
   connect_address: 127.0.0.1:$rest_connect
 etcd3:
   hosts: 127.0.0.1:$etcd
+  use_proxies: true
 bootstrap:
   dcs:
     ttl: 10

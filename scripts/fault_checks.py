@@ -141,11 +141,12 @@ def stale_reads(reads, writes):
 
 
 def outage(events, fault_began):
-    """The outage a fault made, from requests sent from its start on: events (sent, answered, ok),
-    ok False for a request with an indeterminate outcome (no answer, a timeout, a 5xx). None when
-    none failed; else (first failure, seconds from it to the first success answered after it and
-    sent no earlier than it, None when none came), both from the answers' times."""
-    failed = sorted((answered, sent) for sent, answered, ok in events if not ok and sent >= fault_began)
+    """The outage a fault made, from requests answered from its start on (those under way when it
+    began too): events (sent, answered, ok), ok False for a request with an indeterminate outcome
+    (no answer, a timeout, a 5xx). None when none failed; else (first failure, seconds from it to
+    the first success answered after it and sent no earlier than it, None when none came), both
+    from the answers' times."""
+    failed = sorted((answered, sent) for sent, answered, ok in events if not ok and answered >= fault_began)
     if not failed:
         return None
     first, first_sent = failed[0]

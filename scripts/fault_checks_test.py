@@ -106,11 +106,14 @@ class Feed(unittest.TestCase):
 
 class Outage(unittest.TestCase):
     def test_from_the_first_failure_to_the_first_success_after_it(self):
-        events = [(9.0, 9.1, True), (10.0, 10.2, True), (10.5, 12.5, False), (11.0, 13.0, False),
-                  (12.6, 14.0, True), (13.0, 13.5, True)]
+        events = [(8.0, 9.9, False), (9.0, 9.1, True), (10.0, 10.2, True), (10.5, 12.5, False),
+                  (11.0, 13.0, False), (12.6, 14.0, True), (13.0, 13.5, True)]
         first, seconds = checks.outage(events, 10.0)
         self.assertAlmostEqual(first, 2.5)
         self.assertAlmostEqual(seconds, 1.0)  # 13.5: sent after the first failure was, answered after it
+
+    def test_a_request_under_way_when_the_fault_began_counts(self):
+        self.assertEqual(checks.outage([(9.0, 11.0, False), (11.5, 12.0, True)], 10.0), (1.0, 1.0))
 
     def test_no_failure_is_no_outage_and_no_success_is_none(self):
         self.assertIsNone(checks.outage([(10.0, 10.1, True)], 10.0))

@@ -590,7 +590,7 @@ for phase, fault in enumerate(setup["faults"]):
 
     for line in found:
         fail(line)
-    outages = [checks.outage([a for a in attempts if t0 <= a[0] <= t1 + 60], t0) for t0, t1 in windows]
+    outages = [checks.outage([a for a in attempts if a[1] >= t0 and a[0] <= t1 + 60], t0) for t0, t1 in windows]
     counts = collections.Counter(op["outcome"] for op in phase_ops)
     made = sum(1 for op in phase_ops if op["outcome"] == "indeterminate" and op.get("made"))
     over = sum(line.startswith(checks.CAPACITY) for line in found)
