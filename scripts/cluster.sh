@@ -54,6 +54,9 @@ cluster_prepare() {
 
   cp "$server_src" "$work/bin/resv-server"
   server=$work/bin/resv-server
+  # A configuration file of its own, empty: never the machine's /etc/resv-server/config.json.
+  echo '{}' >"$work/server-config.json"
+  export RESV_SERVER_CONFIG=$work/server-config.json
   [ "$pg_user" = postgres ] && chown postgres: "$work"
 
   # Free loopback ports, all distinct.

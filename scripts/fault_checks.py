@@ -128,15 +128,15 @@ def append_only(reads, final):
 def stale_reads(reads, writes):
     """No read begun after a write was acknowledged misses it: reads (name, began, list) of full
     feeds, writes (acknowledged at, [written keys: (reservation, version)])."""
-    failures = []
+    failures, named = [], set()
     for name, began, read in reads:
         have = {written_key(k) for k in read}
         for acked, keys in writes:
             if acked < began:
-                missing = [k for k in keys if tuple(k) not in have]
-                if missing:
+                missing = [tuple(k) for k in keys if tuple(k) not in have]
+                if missing and missing[0] not in named:  # each write named once, by its first stale read
+                    named.add(missing[0])
                     failures.append(f"{STALE}: {name}, begun {began - acked:.3f} s after {missing[0]} was acknowledged, lacks it")
-                    break
     return failures
 
 

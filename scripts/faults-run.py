@@ -155,6 +155,7 @@ def writer(u, j, phase):
             op["outcome"], op["written"] = "indeterminate", []
         else:
             op["outcome"], op["written"] = "refused", []
+            op["code"] = answer.get("code") if isinstance(answer, dict) else None
             if status not in (404, 409, 412):
                 fail(f"unexpected answer to {kind}: {status} {answer!r:.200}")
         with lock:
@@ -603,6 +604,8 @@ for phase, fault in enumerate(setup["faults"]):
               "feedGaps": gaps, "feedDuplicates": twice,
               "outages": [None if o is None else (None if o[1] is None else round(o[1], 2)) for o in outages],
               "outagesNeverBack": sum(1 for o in outages if o is not None and o[1] is None),
+              "refusedBy": dict(collections.Counter(f"{op['status']} {op.get('code')}" for op in phase_ops
+                                                    if op["outcome"] == "refused")),
               "kinds": dict(collections.Counter(op["kind"] for op in phase_ops if op["outcome"] == "acknowledged")),
               "failures": failures[failures_before:]}
     reports.append(report)
@@ -613,6 +616,7 @@ for phase, fault in enumerate(setup["faults"]):
           f"{report['indeterminate']} (made {made}, not made {report['indeterminate'] - made}); lost {lost}; "
           f"over capacity {over}; feed gaps {gaps}, duplicates {twice}; outage {outage_text}", flush=True)
     print(f"  acknowledged by kind: {', '.join(f'{k} {n}' for k, n in sorted(report['kinds'].items()))}; "
+          f"refused by answer: {', '.join(f'{k} {n}' for k, n in sorted(report['refusedBy'].items())) or 'none'}; "
           f"reads checked {len(phase_reads) + len(final_reads)}; "
           + ("every invariant holds" if not report["failures"] else f"{len(report['failures'])} failure(s)"), flush=True)
 
