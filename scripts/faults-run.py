@@ -10,7 +10,8 @@ last), the load stops, every indeterminate request is resolved, and the checker
 and readers (one a user, re-reading the user's whole feed from the start) run the whole time.
 
 A request's outcome: acknowledged (2xx), refused (4xx: nothing done), or indeterminate (no
-answer, a timeout, a 5xx or 429, after three tries under its Idempotency-Key on three instances).
+answer, a timeout, a 5xx or 429, after three tries under its Idempotency-Key on three instances,
+or after one for a third of them).
 Every booking carries an id the client made, so the final read says whether an indeterminate one
 was made; POST /settle {"key"} settles the rest (and every other indeterminate change).
 Exit 0 when every invariant holds for every fault, 1 naming each that failed.
@@ -38,6 +39,7 @@ DAYS = {RAINIER: [first_day + datetime.timedelta(days=k) for k in range(2)],
         TURTLE: [first_day + datetime.timedelta(days=k) for k in range(6)]}
 at = lambda day: f"{day.isoformat()}T20:00:00Z"
 
+BOOKINGS = ("book", "hold", "waitlist", "series")
 lock = threading.Lock()
 failures = []
 ops = []              # every operation: dict(user, kind, id, key, sent, answered, outcome, status, attempts, written)
@@ -117,6 +119,8 @@ def written(kind, answer):
     """The changes an acknowledged answer says were made, as (reservation, version) names."""
     if kind == "undo":
         return [checks.written_key(checks.change_key(c)) for c in (answer or {}).get("changes", [])]
+    if kind == "series" and isinstance(answer, list):
+        return [(r["id"].lower(), r.get("version")) for r in answer if isinstance(r, dict) and "id" in r]
     if isinstance(answer, dict) and "id" in answer:
         return [(answer["id"].lower(), answer.get("version"))]
     return []
@@ -131,11 +135,14 @@ def writer(u, j, phase):
     token = tokens[u]
     mine, held = [], []
 
-    def send(kind, method, path, body=None, rid=None):
+    def send(kind, method, path, body=None, rid=None, ids=None):
         nonlocal instance
         key = f"faults-{uuid.UUID(int=rng.getrandbits(128), version=4)}"
-        op = {"user": u, "kind": kind, "id": rid, "key": key, "sent": now(), "attempts": 0, "phase": phase}
-        for attempt in range(3):
+        op = {"user": u, "kind": kind, "id": rid, "ids": ids or ([rid] if kind in BOOKINGS else []), "key": key,
+              "sent": now(), "attempts": 0, "phase": phase}
+        # One client in three gives up after the first try: its change is left indeterminate for
+        # the final read and POST /settle to resolve; the others try three instances.
+        for attempt in range(rng.choice((1, 3, 3))):
             op["attempts"] += 1
             sent = now()
             status, answer = client.request(instance, method, path, token, body, {"Idempotency-Key": key})
@@ -175,9 +182,24 @@ def writer(u, j, phase):
         if op["outcome"] == "acknowledged":
             (held if isinstance(answer, dict) and answer.get("status") == "held" else mine).append(rid)
 
+    def series():
+        # Three visits a day apart at Turtle Rock, one all-or-nothing batch under one key
+        # (what `resv reserve --every day --count 3` sends).
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        first = rng.randrange(len(DAYS[TURTLE]) - 2)
+        size = rng.randint(1, 4)
+        visits = [{"id": str(uuid.UUID(int=rng.getrandbits(128), version=4)), "landmarkId": TURTLE,
+                   "date": at(DAYS[TURTLE][first + k]), "partySize": size, "series": sid} for k in range(3)]
+        ids = [v["id"] for v in visits]
+        op, _ = send("series", "POST", "/reservations/batch", {"reservations": visits}, None, ids)
+        if op["outcome"] == "acknowledged":
+            mine.extend(ids)
+
     while not stop_writing.is_set():
         roll = rng.random()
-        if roll < 0.35 or not mine:
+        if roll < 0.05:
+            series()
+        elif roll < 0.35 or not mine:
             book("book")
         elif roll < 0.45:
             book("hold") if len(held) < 8 else book("book")
@@ -547,18 +569,18 @@ for phase, fault in enumerate(setup["faults"]):
     settled = {}
     unresolved = [op for op in all_ops if op["outcome"] == "indeterminate" and "made" not in op]
     for op in unresolved:
-        if op["kind"] in ("book", "hold", "waitlist") and op["id"] in stored:
+        if op["kind"] in BOOKINGS and all(rid in stored for rid in op["ids"]):
             op["made"] = True
             continue
         status, answer = client.request(0, "POST", "/settle", tokens[op["user"]], {"key": op["key"]}, timeout=15)
         if status == 200 and isinstance(answer, dict):
             op["made"] = bool(answer.get("made"))
-        if op["kind"] in ("book", "hold", "waitlist"):
-            settled[op["id"]] = op.get("made")
+        for rid in op["ids"]:
+            settled[rid] = op.get("made")
 
-    bookings = [op for op in all_ops if op["kind"] in ("book", "hold", "waitlist")]
-    acked = {op["id"] for op in bookings if op["outcome"] == "acknowledged"}
-    unknown = {op["id"] for op in bookings if op["outcome"] == "indeterminate"}
+    bookings = [op for op in all_ops if op["kind"] in BOOKINGS]
+    acked = {rid for op in bookings if op["outcome"] == "acknowledged" for rid in op["ids"]}
+    unknown = {rid for op in bookings if op["outcome"] == "indeterminate" for rid in op["ids"]}
     found = []
     found += checks.lost_bookings(acked, stored)
     found += [f"{checks.LOST}: {rid} settled as made but not read back" for rid, made in settled.items()
@@ -591,6 +613,7 @@ for phase, fault in enumerate(setup["faults"]):
 
     for line in found:
         fail(line)
+    bookings_made, bookings_not_made = checks.resolve(unknown, stored, settled)
     outages = [checks.outage([a for a in attempts if a[1] >= t0 and a[0] <= t1 + 60], t0) for t0, t1 in windows]
     counts = collections.Counter(op["outcome"] for op in phase_ops)
     made = sum(1 for op in phase_ops if op["outcome"] == "indeterminate" and op.get("made"))
@@ -600,7 +623,8 @@ for phase, fault in enumerate(setup["faults"]):
               "requests": http_requests[0] - http_before, "operations": len(phase_ops),
               "acknowledged": counts["acknowledged"], "refused": counts["refused"],
               "indeterminate": counts["indeterminate"], "indeterminateMade": made,
-              "indeterminateNotMade": counts["indeterminate"] - made, "lost": lost, "overCapacity": over,
+              "indeterminateNotMade": counts["indeterminate"] - made,
+              "indeterminateBookingsSoFar": {"made": bookings_made, "notMade": bookings_not_made}, "lost": lost, "overCapacity": over,
               "feedGaps": gaps, "feedDuplicates": twice,
               "outages": [None if o is None else (None if o[1] is None else round(o[1], 2)) for o in outages],
               "outagesNeverBack": sum(1 for o in outages if o is not None and o[1] is None),
@@ -613,7 +637,8 @@ for phase, fault in enumerate(setup["faults"]):
                             for o in outages)
     print(f"{fault}: {report['requests']} requests ({report['operations']} operations) in {report['seconds']} s, "
           f"{cycle} fault(s); acknowledged {report['acknowledged']}, refused {report['refused']}, indeterminate "
-          f"{report['indeterminate']} (made {made}, not made {report['indeterminate'] - made}); lost {lost}; "
+          f"{report['indeterminate']} (made {made}, not made {report['indeterminate'] - made}; bookings so far: "
+          f"{bookings_made} made, {bookings_not_made} not); lost {lost}; "
           f"over capacity {over}; feed gaps {gaps}, duplicates {twice}; outage {outage_text}", flush=True)
     print(f"  acknowledged by kind: {', '.join(f'{k} {n}' for k, n in sorted(report['kinds'].items()))}; "
           f"refused by answer: {', '.join(f'{k} {n}' for k, n in sorted(report['refusedBy'].items())) or 'none'}; "
