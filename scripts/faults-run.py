@@ -343,8 +343,9 @@ def stop_node(node):
 
 def recover(old=None):
     """Waits for a healthy cluster (a leader, a sync standby, three running); a node that does not
-    rejoin within 45 s (an old leader whose WAL went past the new one's) is wiped and started again."""
-    if wait_for(cluster.healthy, 45):
+    rejoin within 20 s (an old leader whose WAL went past the new one's: no pg_rewind here) is wiped
+    and started again."""
+    if wait_for(cluster.healthy, 20):
         return True
     roles = cluster.roles()
     stuck = [name for name, (role, state) in roles.items() if state not in ("running", "streaming")]
@@ -356,7 +357,7 @@ def recover(old=None):
         cluster.restart_node(node)
     if wait_for(cluster.healthy, 120):
         return True
-    fail(f"setup: the cluster was not healthy again within 165 s: {cluster.roles()}")
+    fail(f"setup: the cluster was not healthy again within 140 s: {cluster.roles()}")
     return False
 
 
@@ -389,11 +390,11 @@ def fault_pause(cycle):
     else:
         postmaster = cluster.postmaster_pid(node)
         what, pids = "PostgreSQL", [postmaster] + cluster.children(postmaster)
-    note(f"SIGSTOP of the leader {node['name']}'s {what} ({len(pids)} process(es)) for {ttl + 5} s")
+    note(f"SIGSTOP of the leader {node['name']}'s {what} ({len(pids)} process(es)) for {ttl + 3} s")
     stopped(pids)
     for pid in pids:
         os.kill(pid, signal.SIGSTOP)
-    time.sleep(ttl + 5)
+    time.sleep(ttl + 3)
     for pid in pids:
         try:
             os.kill(pid, signal.SIGCONT)
@@ -407,9 +408,9 @@ def fault_pause(cycle):
 def fault_partition_leader(cycle):
     node = leader_node()
     routes = node_routes(node["name"])
-    note(f"partition: the leader {node['name']} cut from etcd and the replicas for {ttl + 5} s")
+    note(f"partition: the leader {node['name']} cut from etcd and the replicas for {ttl + 3} s")
     proxy(f"set {routes} blackhole")
-    time.sleep(ttl + 5)
+    time.sleep(ttl + 3)
     proxy(f"set {routes} open")
     note(f"healed; leader now {cluster.leader()}")
     return node["name"], 0
@@ -418,9 +419,9 @@ def fault_partition_leader(cycle):
 def fault_one_way(cycle):
     node = leader_node()
     routes = node_routes(node["name"])
-    note(f"one-way: {node['name']}'s answers from etcd and its bytes to the replicas held for {ttl + 5} s")
+    note(f"one-way: {node['name']}'s answers from etcd and its bytes to the replicas held for {ttl + 3} s")
     proxy(f"set {routes} oneway hold=down")
-    time.sleep(ttl + 5)
+    time.sleep(ttl + 3)
     proxy(f"set {routes} open")
     note(f"healed; leader now {cluster.leader()}")
     return node["name"], 0
@@ -514,7 +515,7 @@ for phase, fault in enumerate(setup["faults"]):
             if not wait_for(lambda: server_health(k), 60):
                 fail(f"setup: resv-server instance {k} not healthy 60 s after the fault")
         cycle += 1
-        time.sleep(2)
+        time.sleep(1)
     stop_writing.set()
     for t in writers:
         t.join(60)
