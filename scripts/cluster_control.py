@@ -26,6 +26,11 @@ class Cluster:
                 continue
         return None
 
+    def members(self):
+        """GET /cluster's members (name, role, state, lag, timeline...); [] when no node answers."""
+        state = self.state()
+        return state.get("members", []) if state else []
+
     def roles(self):
         """{member name: (role, state)}; {} when no node answers."""
         state = self.state()

@@ -342,23 +342,45 @@ def stop_node(node):
 
 
 def recover(old=None):
-    """Waits for a healthy cluster (a leader, a sync standby, three running); a node that does not
-    rejoin within 20 s (an old leader whose WAL went past the new one's: no pg_rewind here) is wiped
-    and started again."""
+    """Waits for a healthy cluster (a leader, a sync standby, three running). A node that has not
+    rejoined within 20 s is wiped and started again (a base backup; there is no pg_rewind here): a
+    member other than the leader not running, or missing, or a replica that is not the sync
+    standby and has no measured lag (an old leader whose WAL went past the new one's). The leader
+    is never wiped (its commits may be on no other node), and nothing is while there is none."""
     if wait_for(cluster.healthy, 20):
         return True
-    roles = cluster.roles()
-    stuck = [name for name, (role, state) in roles.items() if state not in ("running", "streaming")]
-    stuck += [n["name"] for n in setup["nodes"] if n["name"] not in roles]
-    for name in sorted(set(stuck or ([old] if old else []))):
-        note(f"{name} did not rejoin ({roles.get(name)}): wiped and started again")
+    if not wait_for(cluster.leader, 60):
+        fail(f"setup: no leader within 80 s of the fault's end: {cluster.roles()}")
+        return False
+    leader = cluster.leader()
+    stuck = set()
+    for m in cluster.members():
+        if m["name"] == leader or m.get("role") in ("leader", "sync_standby"):
+            continue
+        if m.get("state") not in ("running", "streaming") or not isinstance(m.get("lag"), int):
+            stuck.add(m["name"])
+    stuck |= {n["name"] for n in setup["nodes"]} - {m["name"] for m in cluster.members()}
+    wipe(stuck - {leader})
+    if wait_for(cluster.healthy, 30):
+        return True
+    # Still no sync standby: the old leader, when it is not the leader now, and every replica that
+    # is not the sync standby.
+    leader = cluster.leader()
+    if leader is not None:
+        wipe(({m["name"] for m in cluster.members() if m.get("role") not in ("leader", "sync_standby")}
+              | ({old} if old else set())) - {leader} - stuck)
+    if wait_for(cluster.healthy, 120):
+        return True
+    fail(f"setup: the cluster was not healthy again within 230 s: {cluster.roles()}")
+    return False
+
+
+def wipe(names):
+    for name in sorted(names):
+        note(f"{name} did not rejoin ({cluster.roles().get(name)}): wiped and started again")
         node = cluster.node(name)
         stop_node(node)
         cluster.restart_node(node)
-    if wait_for(cluster.healthy, 120):
-        return True
-    fail(f"setup: the cluster was not healthy again within 140 s: {cluster.roles()}")
-    return False
 
 
 def leader_node():
