@@ -35,8 +35,18 @@ start = time.monotonic()
 RAINIER, TURTLE = "12b84d1a-6e75-4c9a-a791-778746bf7bcd", "cada0a12-4d1c-4c72-ad20-9d2741c35bd3"
 CAPACITIES = {RAINIER: 120, TURTLE: 150}
 first_day = datetime.datetime.now(datetime.timezone.utc).date() + datetime.timedelta(days=30)
-DAYS = {RAINIER: [first_day + datetime.timedelta(days=k) for k in range(2)],
-        TURTLE: [first_day + datetime.timedelta(days=k) for k in range(6)]}
+
+
+# Each fault books days of its own (a week later than the fault before), so a long run's days do
+# not all fill during the first fault and leave the others mostly refusals.
+
+
+def days_of(phase):
+    first = first_day + datetime.timedelta(days=7 * phase)
+    return {RAINIER: [first + datetime.timedelta(days=k) for k in range(2)],
+            TURTLE: [first + datetime.timedelta(days=k) for k in range(6)]}
+
+
 at = lambda day: f"{day.isoformat()}T20:00:00Z"
 
 BOOKINGS = ("book", "hold", "waitlist", "series")
@@ -134,6 +144,7 @@ def writer(u, j, phase):
     instance = (u + j) % INSTANCES
     token = tokens[u]
     mine, held = [], []
+    DAYS = days_of(phase)
 
     def send(kind, method, path, body=None, rid=None, ids=None):
         nonlocal instance
@@ -611,7 +622,7 @@ for phase, fault in enumerate(setup["faults"]):
     found += checks.untold_bookings(stored, acked, unknown)
     records = [(r["landmarkId"].lower(), r["date"][:10], r["partySize"], r["status"]) for r in stored.values()]
     availability = []
-    for landmark, days in DAYS.items():
+    for landmark, days in ((landmark, days) for p in range(phase + 1) for landmark, days in days_of(p).items()):
         status, rows = client.request(0, "GET", f"/landmarks/{landmark}/availability?from={days[0]}&to={days[-1]}",
                                       tokens[0])
         if status == 200:
