@@ -27,11 +27,13 @@ import re, sys, threading, time, urllib.parse, urllib.request, uuid
 
 sys.dont_write_bytecode = True  # no __pycache__ left in the repository
 import failover_checks  # noqa: E402
+from cluster_control import Cluster  # noqa: E402
 
 setup = json.load(open(sys.argv[1]))
 work, runs, load, writers_per_user = setup["work"], setup["runs"], setup["load"], setup["writers"]
 users, tokens, ports = setup["users"], setup["tokens"], setup["serverPorts"]
 nodes = setup["nodes"]
+patroni = Cluster(setup)
 start = time.monotonic()
 
 RAINIER, RAINIER_CAPACITY = "12b84d1a-6e75-4c9a-a791-778746bf7bcd", 120      # Mount Rainier
@@ -280,34 +282,7 @@ def key_of(change):
 
 # --- the cluster ------------------------------------------------------------------------------
 
-def cluster():
-    for node in nodes:
-        try:
-            return json.load(urllib.request.urlopen(f"http://127.0.0.1:{node['rest']}/cluster", timeout=1))
-        except Exception:
-            continue
-    return None
-
-
-def roles():
-    state = cluster()
-    if not state:
-        return {}
-    return {m["name"]: (m.get("role"), m.get("state")) for m in state.get("members", [])}
-
-
-def leader():
-    for name, (role, state) in roles().items():
-        if role == "leader" and state == "running":
-            return name
-    return None
-
-
-def healthy():
-    r = roles()
-    return (len(r) == 3 and any(role == "leader" for role, _ in r.values())
-            and any(role == "sync_standby" for role, _ in r.values())
-            and all(state in ("running", "streaming") for _, state in r.values()))
+roles, leader, healthy = patroni.roles, patroni.leader, patroni.healthy
 
 
 def wait_for(condition, seconds, what):
@@ -340,49 +315,7 @@ def watch_cluster():
         time.sleep(0.25)
 
 
-def pidfile(name):
-    return os.path.join(work, "pids", f"{name}.pid")
-
-
-def read_pid(path):
-    try:
-        return int(open(path).read().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def spawn(command, log, name, as_postgres):
-    """Starts COMMAND (as postgres when asked and root), its pid in pids/NAME.pid for the cleanup."""
-    if as_postgres and setup["pgUser"] == "postgres" and os.geteuid() == 0:
-        command = ["runuser", "-u", "postgres", "--"] + command
-    process = subprocess.Popen(command, stdout=open(log, "ab"), stderr=subprocess.STDOUT, cwd="/",
-                               start_new_session=True)
-    pid = process.pid
-    if command[0] == "runuser":
-        open(pidfile(name + "-wrapper"), "w").write(str(pid))
-        for _ in range(100):
-            try:
-                children = open(f"/proc/{pid}/task/{pid}/children").read().split()
-            except OSError:
-                children = []
-            if children:
-                pid = int(children[0])
-                break
-            time.sleep(0.05)
-    open(pidfile(name), "w").write(str(pid))
-    return process
-
-
-def alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A killed child of this process stays a zombie until waited for.
-    try:
-        return open(f"/proc/{pid}/stat").read().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
+pidfile, read_pid, spawn, alive = patroni.pidfile, patroni.read_pid, patroni.spawn, patroni.alive
 
 
 def kill_leader():
@@ -407,10 +340,7 @@ def kill_leader():
 
 
 def restart_node(node):
-    index = nodes.index(node) + 1
-    # Its postgres may have written past what the new leader has: a fresh base backup, not a rewind.
-    subprocess.run(["rm", "-rf", node["data"]], check=True)
-    spawn(["patroni", node["config"]], node["log"], f"patroni{index}", as_postgres=True)
+    patroni.restart_node(node)
     note(f"{node['name']}: wiped and started again")
 
 

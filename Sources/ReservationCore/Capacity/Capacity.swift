@@ -12,9 +12,18 @@ public enum Capacity {
     }
 
     /// Whether `requested` more people fit beside `booked` (overflow never fits).
+    ///
+    /// `RESV_SEEDED_BUG_NO_CAPACITY_CHECK` is the fault suite's negative control
+    /// (`scripts/faults --seed-bug no-capacity-check`, which builds with it into
+    /// `.build-seeded` only): everything fits, so its capacity invariant must fail.
+    /// No shipped build defines it.
     public static func fits(_ requested: Int, booked: Int, capacity: Int) -> Bool {
-        let (total, overflow) = booked.addingReportingOverflow(requested)
-        return !overflow && total <= capacity
+        #if RESV_SEEDED_BUG_NO_CAPACITY_CHECK
+            return true
+        #else
+            let (total, overflow) = booked.addingReportingOverflow(requested)
+            return !overflow && total <= capacity
+        #endif
     }
 
     /// The calendar day a reservation counts against: [start, end) and its
