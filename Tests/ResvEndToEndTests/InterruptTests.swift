@@ -99,8 +99,8 @@ extension ReplTests {
         #expect(help.contains("exit, quit"))
         #expect(!help.contains("USAGE: resv"), "the shell's usage is not the REPL's")
         #expect(!help.contains("  repl "), "repl is not a command inside the REPL")
-        // `re` is only `reserve` now; `rep` completes to nothing.
-        terminal.send("re" + tab)
+        // `res` is only `reserve` (`re` is also `redo`); `rep` completes to nothing.
+        terminal.send("res" + tab)
         try terminal.expect("reserve ")
         terminal.send(ctrlU + "rep" + tab + tab + ctrlU + "help\r")
         let offered = try terminal.expect("exit, quit")
