@@ -4,7 +4,7 @@ import Testing
 @testable import ReservationCore
 
 /// Calendar days, ranges of them, and the places taken and left per day.
-@Suite("Availability", .timeLimit(.minutes(15)))
+@Suite("Availability", .timeLimit(.minutes(30)))
 struct AvailabilityTests {
     // MARK: Calendar days, case by case
 

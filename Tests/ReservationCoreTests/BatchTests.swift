@@ -5,7 +5,7 @@ import Testing
 
 /// Batch reserve on the ledger: all or nothing, every failure with its index,
 /// and capacity counted across the batch.
-@Suite("Batch reserve", .timeLimit(.minutes(15)))
+@Suite("Batch reserve", .timeLimit(.minutes(30)))
 struct BatchTests {
     @Test func everyRequestIsBookedInOrder() async throws {
         var ledger = ReservationLedger(records: [], catalog: .builtIn)
@@ -183,7 +183,7 @@ struct BatchTests {
 }
 
 /// Reading a create request from untrusted JSON: every field, every wrong type.
-@Suite("Create request from JSON", .timeLimit(.minutes(15)))
+@Suite("Create request from JSON", .timeLimit(.minutes(30)))
 struct CreateRequestJSONTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var json: String

@@ -6,7 +6,7 @@ import Testing
 /// A calendar file's own time zones: Windows' names mapped to IANA zones by CLDR's table,
 /// and a `VTIMEZONE` read as the file defines it (yearly rules by the nth weekday, a fixed
 /// offset, the skipped and repeated hours), or refused naming what is not read.
-@Suite("Calendar time zones", .timeLimit(.minutes(15)))
+@Suite("Calendar time zones", .timeLimit(.minutes(30)))
 struct CalendarZoneTests {
     @Test(arguments: [
         ("W. Europe Standard Time", "Europe/Berlin"), ("Eastern Standard Time", "America/New_York"),

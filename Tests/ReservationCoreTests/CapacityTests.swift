@@ -4,7 +4,7 @@ import Testing
 @testable import ReservationCore
 
 /// The per-day capacity of docs/contracts.md, on Half Dome (300 people a day, America/Los_Angeles).
-@Suite("Capacity", .timeLimit(.minutes(15)))
+@Suite("Capacity", .timeLimit(.minutes(30)))
 struct CapacityTests {
     /// Reserves `party` people at Half Dome on `date` and expects a refusal with these numbers.
     func expectRefusal(

@@ -87,7 +87,7 @@ enum DateFixtures {
     ]
 }
 
-@Suite("Date parsing and formatting", .timeLimit(.minutes(15)))
+@Suite("Date parsing and formatting", .timeLimit(.minutes(30)))
 struct DateTimeTests {
     @Test(arguments: DateFixtures.accepted)
     func acceptedDateParsesToItsInstant(_ example: DateFixtures.Accepted) throws {

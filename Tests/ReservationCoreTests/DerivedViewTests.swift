@@ -4,7 +4,7 @@ import Testing
 @testable import ReservationCore
 
 /// `.active`, `.pending`, `.confirmed`, `.cancelled` and `.sortedByDate`.
-@Suite("Derived views", .timeLimit(.minutes(15)))
+@Suite("Derived views", .timeLimit(.minutes(30)))
 struct DerivedViewTests {
     /// Five reservations out of date order, with every status.
     static func mixed() throws -> [Reservation] {

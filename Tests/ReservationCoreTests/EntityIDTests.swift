@@ -4,7 +4,7 @@ import Testing
 @testable import ReservationCore
 
 /// Ids are parsed and written by hand for speed; Foundation's UUID is the reference.
-@Suite("Entity ids", .timeLimit(.minutes(15)))
+@Suite("Entity ids", .timeLimit(.minutes(30)))
 struct EntityIDTests {
     @Test(arguments: [
         "5a1b2c3d-0000-4000-8000-000000000001",

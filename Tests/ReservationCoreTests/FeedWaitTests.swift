@@ -8,7 +8,7 @@ import Testing
 /// waits on the clock it is handed: the test holds it and moves it, so a wait
 /// is seen to last exactly its length and a change is seen at the next look,
 /// with no time passing on the machine's clock.
-@Suite("The in-process feed waits on a clock it is handed", .timeLimit(.minutes(15)))
+@Suite("The in-process feed waits on a clock it is handed", .timeLimit(.minutes(30)))
 struct FeedWaitTests {
     @Test func aPollWithNothingNewWaitsItsWholeLengthOnTheClockThenAnswersTheSameCursor() async throws {
         let clock = HeldWaitClock()

@@ -12,7 +12,7 @@ import Testing
 /// exactly once, no waiter left out that fits. Broken twins of the engine's reads
 /// (a count one short, a waitlist read backwards, the ended holds read twice) must
 /// each be caught, or the explorer is not looking.
-@Suite("Every interleaving of a few clients", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Every interleaving of a few clients", .ownThreads, .timeLimit(.minutes(30)))
 struct InterleavingTests {
     enum Step: Sendable, CustomStringConvertible {
         case hold(Int)

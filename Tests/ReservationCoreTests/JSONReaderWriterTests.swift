@@ -6,7 +6,7 @@ import Testing
 /// The store's own JSON reader and writer, held to Foundation's JSONSerialization
 /// and JSONEncoder (the code they replaced) on generated values, and to RFC 8259
 /// case by case.
-@Suite("JSON reader and writer", .timeLimit(.minutes(15)))
+@Suite("JSON reader and writer", .timeLimit(.minutes(30)))
 struct JSONReaderWriterTests {
     // MARK: Accepted, case by case
 
@@ -277,7 +277,7 @@ struct ValueGenerator {
 /// Mutated texts: the reader never crashes, and accepts exactly what
 /// JSONSerialization accepts, but for trailing commas, which Foundation on
 /// Linux takes and RFC 8259 does not.
-@Suite("JSON reader on mutated text", .timeLimit(.minutes(15)))
+@Suite("JSON reader on mutated text", .timeLimit(.minutes(30)))
 struct JSONReaderMutationTests {
     static let seeds = [
         JSONReaderWriterTests.storeSeed,

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReservationCore
 
-@Suite("JSON values", .timeLimit(.minutes(15)))
+@Suite("JSON values", .timeLimit(.minutes(30)))
 struct JSONValueTests {
     static let storeText = """
         {

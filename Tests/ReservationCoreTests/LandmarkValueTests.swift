@@ -4,7 +4,7 @@ import Testing
 @testable import ReservationCore
 
 /// A landmark keeps its fields in a shared box; it must still behave as a value.
-@Suite("Landmark values", .timeLimit(.minutes(15)))
+@Suite("Landmark values", .timeLimit(.minutes(30)))
 struct LandmarkValueTests {
     static func make(capacity: Int? = 20, zone: String? = "America/Denver", name: String = "Test Peak") -> Landmark {
         Landmark(

@@ -5,7 +5,7 @@ import Testing
 
 /// `ReservationLedger` edits stored records in place: unknown fields and
 /// records that do not map survive every change.
-@Suite("Reservation ledger", .timeLimit(.minutes(15)))
+@Suite("Reservation ledger", .timeLimit(.minutes(30)))
 struct LedgerTests {
     static let keptID = "5a1b2c3d-0000-4000-8000-000000000001"
 

@@ -4,7 +4,7 @@ import Testing
 @testable import ReservationCore
 
 /// `TZ` as the C library reads it: POSIX forms are zones, not UTC; their offsets count west.
-@Suite("TZ as the C library reads it", .timeLimit(.minutes(15)))
+@Suite("TZ as the C library reads it", .timeLimit(.minutes(30)))
 struct LocalZoneTests {
     let now = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18
     let utc = TimeZone(identifier: "UTC")!

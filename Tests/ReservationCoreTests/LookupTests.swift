@@ -4,7 +4,7 @@ import Testing
 @testable import ReservationCore
 
 /// Finding a reservation by id or unique prefix, as git finds a commit.
-@Suite("Reservation lookup", .timeLimit(.minutes(15)))
+@Suite("Reservation lookup", .timeLimit(.minutes(30)))
 struct ReservationLookupTests {
     static let a = "abcd1234-0000-4000-8000-000000000001"
     static let b = "abcd5678-0000-4000-8000-000000000002"
@@ -93,7 +93,7 @@ struct ReservationLookupTests {
 }
 
 /// Finding a landmark by id, unique prefix or name, and the fixed built-in ids.
-@Suite("Landmark lookup", .timeLimit(.minutes(15)))
+@Suite("Landmark lookup", .timeLimit(.minutes(30)))
 struct LandmarkLookupTests {
     @Test(arguments: [
         Fixture.halfDomeID, Fixture.halfDomeID.uppercased(), "937f", "937fea60", "937FEA60-BB7B",

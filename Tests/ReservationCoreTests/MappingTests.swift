@@ -4,7 +4,7 @@ import Testing
 @testable import ReservationCore
 
 /// The one mapping from `ReservationApiModel` to `Reservation`: one test per rule.
-@Suite("Reservation mapping", .timeLimit(.minutes(15)))
+@Suite("Reservation mapping", .timeLimit(.minutes(30)))
 struct MappingTests {
     @Test func validRecordMapsEveryField() throws {
         let record = Fixture.record(
@@ -367,7 +367,7 @@ struct MappingTests {
 }
 
 /// Mapping of `LandmarkApiModel` to `Landmark`, and of a whole landmark list.
-@Suite("Landmark mapping", .timeLimit(.minutes(15)))
+@Suite("Landmark mapping", .timeLimit(.minutes(30)))
 struct LandmarkMappingTests {
     static func api(
         id: String? = "aaaa0000-0000-4000-8000-000000000001", name: String? = "Test Peak",

@@ -7,7 +7,7 @@ import Testing
 /// time at the landmark on each day, week or month, across the landmark's clock
 /// changes; a skipped time refuses; a repeated one is the earlier; a month without
 /// the day has no visit; `--count` and `--until` bounds.
-@Suite("Series dates", .timeLimit(.minutes(15)))
+@Suite("Series dates", .timeLimit(.minutes(30)))
 struct RecurrenceTests {
     let losAngeles = TimeZone(identifier: "America/Los_Angeles")!
     let paris = TimeZone(identifier: "Europe/Paris")!

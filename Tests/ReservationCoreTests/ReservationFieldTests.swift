@@ -6,7 +6,7 @@ import Testing
 /// The wire model and the ledger against the one description of a reservation's
 /// fields (`ReservationField.stored`); the SQL engines are checked in
 /// `ReservationServerTests`.
-@Suite("The wire model and the ledger follow ReservationField", .timeLimit(.minutes(15)))
+@Suite("The wire model and the ledger follow ReservationField", .timeLimit(.minutes(30)))
 struct ReservationFieldTests {
     let landmark = LandmarkCatalog.builtIn.landmarks[0]
     let at = Date(timeIntervalSince1970: 1_900_000_000)

@@ -4,7 +4,7 @@ import Testing
 @testable import ReservationCore
 
 /// `ReservationService.inMemory` behaves like a real backend on a fixed clock.
-@Suite("In-memory service", .timeLimit(.minutes(15)))
+@Suite("In-memory service", .timeLimit(.minutes(30)))
 struct ServiceTests {
     @Test func cancellingTheMiddleOfThreeKeepsTheOthersActiveAndTheHistory() async throws {
         let service = Fixture.service()
@@ -256,7 +256,7 @@ struct ServiceTests {
 }
 
 /// `NewReservation` from a wire request: the same rules and the one date parser.
-@Suite("Create requests", .timeLimit(.minutes(15)))
+@Suite("Create requests", .timeLimit(.minutes(30)))
 struct CreateRequestTests {
     @Test func wireRequestBecomesANewReservation() throws {
         let request = CreateReservationRequest(
@@ -329,7 +329,7 @@ struct CreateRequestTests {
 }
 
 /// `ReservationService.unimplemented`: every endpoint fails loudly, naming itself.
-@Suite("Unimplemented service", .timeLimit(.minutes(15)))
+@Suite("Unimplemented service", .timeLimit(.minutes(30)))
 struct UnimplementedServiceTests {
     enum Endpoint: String, CaseIterable, Sendable {
         case landmarks, fetch, reserve, cancel, confirm

@@ -7,7 +7,7 @@ import Testing
 /// clock, the landmark's zone, and the instant (or the refusal's words). The
 /// clock is handed in; expected instants were worked out by hand and checked
 /// with Python's `zoneinfo`.
-@Suite(.timeLimit(.minutes(15)))
+@Suite(.timeLimit(.minutes(30)))
 struct TypedDateTests {
     /// Tuesday 2026-11-24 16:00 UTC: 08:00 in Los Angeles, 17:00 in Berlin.
     static let tuesday = Date(timeIntervalSince1970: 1_795_536_000)

@@ -5,7 +5,7 @@ import Testing
 
 /// `Undo`'s rules on their own, where the backends' table cannot reach: which
 /// command is taken back, and dates that have passed by the time of the undo.
-@Suite("Undo's rules", .timeLimit(.minutes(15)))
+@Suite("Undo's rules", .timeLimit(.minutes(30)))
 struct UndoPlanTests {
     static let id = Reservation.ID(UUID())
 

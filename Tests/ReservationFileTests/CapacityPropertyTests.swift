@@ -8,7 +8,7 @@ import Testing
 /// Random reserve/cancel/confirm/modify/undo sequences never leave a day above
 /// capacity, and every answer agrees with the model: on the file store and in
 /// memory; and several clients of one store at once keep every day's sum.
-@Suite("Capacity model: file and memory", .timeLimit(.minutes(15)))
+@Suite("Capacity model: file and memory", .timeLimit(.minutes(30)))
 struct CapacityPropertyTests {
     static let now = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28
     static let seeds: [UInt64] = [1, 2, 3, 20_261_121]

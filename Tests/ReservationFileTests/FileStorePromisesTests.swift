@@ -12,7 +12,7 @@ import Testing
 /// The file store's promises (docs/contracts.md, "JSON file store") on real files, with
 /// the clock handed in: a read of a journal whose uncommitted tail a writer cuts, reads
 /// that settle the holds that ended, and a watcher that sees a hold end as it waits.
-@Suite("File store promises: journal and holds", .timeLimit(.minutes(15)))
+@Suite("File store promises: journal and holds", .timeLimit(.minutes(30)))
 struct FileStorePromisesFileTests {
     let directory: URL
     let url: URL

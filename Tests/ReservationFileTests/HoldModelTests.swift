@@ -8,7 +8,7 @@ import Testing
 /// Random holds, waitlist requests, bookings, cancels, confirms and moves of
 /// the clock, checked step by step against the hold model: on the file store
 /// and in memory, where each write first ends the holds that have ended.
-@Suite("Hold model: file and memory", .timeLimit(.minutes(15)))
+@Suite("Hold model: file and memory", .timeLimit(.minutes(30)))
 struct HoldModelTests {
     static let seeds: [UInt64] = [1, 2, 3, 20_261_124]
 

@@ -5,7 +5,7 @@ import Testing
 @testable import ReservationCore
 @testable import ReservationFile
 
-@Suite("JSON file store", .timeLimit(.minutes(15)))
+@Suite("JSON file store", .timeLimit(.minutes(30)))
 struct JSONFileStoreTests {
     let directory: URL
     let url: URL

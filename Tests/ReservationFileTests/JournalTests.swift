@@ -8,7 +8,7 @@ import Testing
 /// The store's history in its journal (`NAME.history`), on real files: what a
 /// write appends, what a kill leaves and the next write replaces, an older
 /// store's history moved, lines another program wrote, and the size limit.
-@Suite("Store journal", .timeLimit(.minutes(15)))
+@Suite("Store journal", .timeLimit(.minutes(30)))
 struct JournalTests {
     let directory: URL
     let url: URL
@@ -231,7 +231,7 @@ struct JournalTests {
 
 /// Read-only commands map a store's records as the parser reads them; what they
 /// see is what the whole-file reading of a write sees, whatever the file's order.
-@Suite("Store records mapped as they are read", .timeLimit(.minutes(15)))
+@Suite("Store records mapped as they are read", .timeLimit(.minutes(30)))
 struct StreamedSnapshotTests {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("resv-stream-\(UUID().uuidString).json")
 

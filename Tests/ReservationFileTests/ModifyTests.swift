@@ -7,7 +7,7 @@ import Testing
 
 /// The modify table (Tests/CapacityModel/ModifyCases.swift) on the memory and
 /// file backends, and what the file keeps of a change.
-@Suite("Modify on memory and file", .timeLimit(.minutes(15)))
+@Suite("Modify on memory and file", .timeLimit(.minutes(30)))
 struct ModifyTests {
     enum Kind: String, CaseIterable, CustomTestStringConvertible {
         case memory, file

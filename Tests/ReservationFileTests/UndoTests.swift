@@ -7,7 +7,7 @@ import Testing
 
 /// The undo table (Tests/CapacityModel/UndoCases.swift) on the memory and file
 /// backends, and what the file keeps of an undo.
-@Suite("Undo on memory and file", .timeLimit(.minutes(15)))
+@Suite("Undo on memory and file", .timeLimit(.minutes(30)))
 struct UndoTests {
     /// One case on one backend; memory has no "someone else" (no other program
     /// writes its records), so the cases that need one run on the file only.

@@ -7,7 +7,7 @@ import Testing
 
 /// The HTTP backend over a scripted transport: what it sends, what it retries,
 /// how long it waits, and what each answer becomes.
-@Suite("HTTP backend", .timeLimit(.minutes(15)))
+@Suite("HTTP backend", .timeLimit(.minutes(30)))
 struct HTTPServiceTests {
     static let base = URL(string: "http://server.test")!
     static let landmarks =

@@ -6,7 +6,7 @@ import Testing
 
 /// The user's strings that become headers (the Idempotency-Key, the token) are
 /// printable ASCII without spaces, or nothing is sent at all.
-@Suite("Header values from the user", .timeLimit(.minutes(15)))
+@Suite("Header values from the user", .timeLimit(.minutes(30)))
 struct HeaderValueTests {
     static let injected = "k\r\nX-Injected: yes"
     static let badKeys = [

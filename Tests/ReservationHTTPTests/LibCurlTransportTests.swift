@@ -10,7 +10,7 @@ import Testing
 
 /// `HTTPTransport.libcurl` against real servers on loopback ports: what it
 /// sends, what it reads, how every failure ends, and that connections are reused.
-@Suite("libcurl transport", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("libcurl transport", .ownThreads, .timeLimit(.minutes(30)))
 struct LibCurlTransportTests {
     static let transport = HTTPTransport.libcurl(connectTimeout: 5, requestTimeout: 30)
 
@@ -227,7 +227,7 @@ struct LibCurlTransportTests {
 /// `resv undo` applied twice behind a proxy that dropped its answer). The server answers a
 /// GET and keeps its connection; it reads any other request and closes without a word, as
 /// a proxy that forwarded a request and lost its answer does.
-@Suite("libcurl transport: no silent second sending", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("libcurl transport: no silent second sending", .ownThreads, .timeLimit(.minutes(30)))
 struct LibCurlResendTests {
     /// Each request line the server read, with its place on its connection (1: the first).
     static func droppingChanges(_ seen: Recorder<[(line: String, place: Int)]>) throws -> LoopbackServer {

@@ -4,7 +4,7 @@ import Testing
 @testable import ReservationHTTP
 
 /// A server URL's user name and password never reach a message.
-@Suite("Server URLs in messages", .timeLimit(.minutes(15)))
+@Suite("Server URLs in messages", .timeLimit(.minutes(30)))
 struct RedactionTests {
     @Test(arguments: [
         ("http://ada:secret@host:8080/x", "http://host:8080/x"),

@@ -10,7 +10,7 @@ import Testing
 
 /// A server's answer is read up to `HTTPTransport.largestBody` and no further,
 /// and the cache never keeps more than that.
-@Suite("Response size limit", .timeLimit(.minutes(15)))
+@Suite("Response size limit", .timeLimit(.minutes(30)))
 struct ResponseLimitTests {
     static let limit = HTTPTransport.largestBody
 

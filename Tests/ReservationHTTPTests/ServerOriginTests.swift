@@ -5,7 +5,7 @@ import Testing
 
 /// The origin a token belongs to, rule by rule: spellings of one server are one origin,
 /// anything else another; which hosts are this machine.
-@Suite("Server origins", .timeLimit(.minutes(15)))
+@Suite("Server origins", .timeLimit(.minutes(30)))
 struct ServerOriginTests {
     @Test(arguments: [
         ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),

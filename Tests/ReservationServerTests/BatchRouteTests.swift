@@ -7,7 +7,7 @@ import Testing
 @testable import ReservationStorage
 
 /// The batch routes: one request and one transaction, all or nothing, on every engine.
-@Suite("Batch routes", .timeLimit(.minutes(15)))
+@Suite("Batch routes", .timeLimit(.minutes(30)))
 struct BatchRouteTests {
     static func batch(_ bodies: [String]) -> String { #"{"reservations":["# + bodies.joined(separator: ",") + "]}" }
     static func ids(_ ids: [String]) -> String {

@@ -16,7 +16,7 @@ import Testing
 /// Calendar subscriptions on every engine (docs/contracts.md, "Calendar
 /// subscriptions"): the address, its reset, the feed's bytes, and its
 /// validators, on a clock the test moves.
-@Suite("Calendar subscriptions", .timeLimit(.minutes(15)))
+@Suite("Calendar subscriptions", .timeLimit(.minutes(30)))
 struct CalendarRouteTests {
     /// A whole second, so stored times and HTTP dates agree.
     static func clock() -> TestClock {

@@ -9,7 +9,7 @@ import Testing
 
 /// Capacity on the server: a configured catalog, `GET /landmarks/{id}/availability`,
 /// replays and status changes against the count, and the capacity model with two users.
-@Suite("Capacity routes", .timeLimit(.minutes(15)))
+@Suite("Capacity routes", .timeLimit(.minutes(30)))
 struct CapacityRouteTests {
     /// A landmark of `capacity` places a day in Auckland, with a fresh id (PostgreSQL is shared).
     static func tower(capacity: Int = 5) -> Landmark {

@@ -13,7 +13,7 @@ import Testing
 /// `GET /changes` on every engine (docs/contracts.md, "Watching changes"): the
 /// caller's own changes after a cursor, in order, the system's included; a
 /// long poll woken by a commit; cursors good only for their user and database.
-@Suite("The change feed on the server", .timeLimit(.minutes(15)))
+@Suite("The change feed on the server", .timeLimit(.minutes(30)))
 struct ChangeRouteTests {
     static func page(_ h: Harness, _ token: String, after: String? = nil, wait: Int = 0) async throws -> Reply {
         var query = ["wait=\(wait)"]

@@ -13,7 +13,7 @@ import Testing
 /// `POST /reservations` with an `id` the client made (docs/contracts.md, "Offline"):
 /// what `resv sync` sends, so a sync killed after the server answered and run
 /// again books nothing twice.
-@Suite("A client's id on POST /reservations", .timeLimit(.minutes(15)))
+@Suite("A client's id on POST /reservations", .timeLimit(.minutes(30)))
 struct ClientIDTests {
     static func body(_ landmark: String, _ date: String, _ party: Int, id: String, extra: String = "") -> String {
         #"{"landmarkId":"\#(landmark)","date":"\#(date)","partySize":\#(party),"id":"\#(id)"\#(extra)}"#

@@ -14,7 +14,7 @@ import Testing
 /// servers' SQL is made from the same statuses (`SharedSQL`). Here the SQL runs
 /// on stored rows of every status, on each side of a hold's end and of the
 /// party-size bound, and must pick exactly what the core's definitions pick.
-@Suite("The SQL of the rules agrees with the core's definitions", .timeLimit(.minutes(15)))
+@Suite("The SQL of the rules agrees with the core's definitions", .timeLimit(.minutes(30)))
 struct ConditionTests {
     static let now = 1_900_000_000.0
 

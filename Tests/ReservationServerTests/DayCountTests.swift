@@ -10,7 +10,7 @@ import Testing
 /// every kind of change, by the routes or by another program's SQL, each kept
 /// count is what a scan of the day's rows says, and the day refuses and admits
 /// as it did when it was scanned.
-@Suite("Kept day counts on PostgreSQL", .timeLimit(.minutes(15)))
+@Suite("Kept day counts on PostgreSQL", .timeLimit(.minutes(30)))
 struct DayCountTests {
     /// Every kept count that differs from a scan of its day (pending and confirmed,
     /// party sizes the domain allows), as text; none when all agree. One statement,

@@ -10,7 +10,7 @@ import Testing
 /// Holds and waitlists through the routes, on every engine, on a clock the
 /// test moves (docs/contracts.md, "Holds and waitlists"). Serialized: a sweep ends
 /// every user's due holds, and on PostgreSQL the tests share one database.
-@Suite("Holds and waitlists on the server", .serialized, .timeLimit(.minutes(15)))
+@Suite("Holds and waitlists on the server", .serialized, .timeLimit(.minutes(30)))
 struct HoldRouteTests {
     static let halfDome = Fixture.halfDome  // 300 a day
 

@@ -6,7 +6,7 @@ import Testing
 @testable import ReservationServer
 @testable import ReservationStorage
 
-@Suite("Idempotency and concurrency", .timeLimit(.minutes(15)))
+@Suite("Idempotency and concurrency", .timeLimit(.minutes(30)))
 struct IdempotencyTests {
     @Test(arguments: Engine.available)
     func sameKeySameBodyReplaysTheFirstResponse(engine: Engine) async throws {

@@ -10,7 +10,7 @@ import Testing
 /// Every change under an `Idempotency-Key` is made once (docs/contracts.md, "Exactly once"):
 /// sent again, as a client does when its answer was lost, it is answered with the first
 /// answer and changes nothing more; the key with another request is 422. On every engine.
-@Suite("Keyed changes: made once, answered again", .timeLimit(.minutes(15)))
+@Suite("Keyed changes: made once, answered again", .timeLimit(.minutes(30)))
 struct KeyedChangeTests {
     /// One keyed change sent twice: the second answer is the first's, replayed, and `check`
     /// sees the store after both.

@@ -8,7 +8,7 @@ import Testing
 @testable import ReservationStorage
 
 /// `PATCH /reservations/{id}` on every engine: the modify table, If-Match, and concurrency.
-@Suite("Modify route", .timeLimit(.minutes(15)))
+@Suite("Modify route", .timeLimit(.minutes(30)))
 struct ModifyRouteTests {
     static func backend(_ h: Harness) -> ModifyCase.Backend {
         ModifyCase.Backend(

@@ -14,7 +14,7 @@ import Testing
 /// The on-sale day (docs/contracts.md, "On-sale"): the bookings of one
 /// landmark-day decided in groups, one transaction a group, each keeping its
 /// own outcome in arrival order; the wait for a group bounded.
-@Suite("On-sale: one landmark-day booked by many at once", .timeLimit(.minutes(15)))
+@Suite("On-sale: one landmark-day booked by many at once", .timeLimit(.minutes(30)))
 struct OnSaleTests {
     /// A landmark of its own (new id, UTC) with `capacity`, so tests sharing the database never count each other.
     static func stage(capacity: Int) -> Landmark {

@@ -7,7 +7,7 @@ import Testing
 
 /// `openapi/resv-server.yaml` and the router agree on the routes, so a new route
 /// cannot ship undocumented (schemathesis then checks what each one answers).
-@Suite("The OpenAPI document", .timeLimit(.minutes(15)))
+@Suite("The OpenAPI document", .timeLimit(.minutes(30)))
 struct OpenAPIDocumentTests {
     /// "METHOD /path" of every operation under `paths:` (`{id}` as the router writes it).
     static func documentedOperations() throws -> Set<String> {

@@ -16,7 +16,7 @@ import Testing
 
 /// `--database` with libpq's host list: each rule of the URL case by case, the host
 /// chosen among them, and the pool moving when the host in use is lost.
-@Suite("A PostgreSQL cluster's hosts", .timeLimit(.minutes(15)))
+@Suite("A PostgreSQL cluster's hosts", .timeLimit(.minutes(30)))
 struct PostgresClusterTests {
     @Test(arguments: [
         (

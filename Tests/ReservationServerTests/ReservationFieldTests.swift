@@ -9,7 +9,7 @@ import Testing
 /// engines' statements are made from it. Here the schema, what each engine
 /// reads back and the server's answers are held to the same description, so
 /// a field added to one and not the others fails here.
-@Suite("Every engine stores the fields ReservationField describes", .timeLimit(.minutes(15)))
+@Suite("Every engine stores the fields ReservationField describes", .timeLimit(.minutes(30)))
 struct ReservationFieldTests {
     @Test(arguments: Engine.available.filter { $0 != .memory })
     func theSchemaHasTheDescribedColumns(engine: Engine) async throws {

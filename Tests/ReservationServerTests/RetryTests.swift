@@ -15,7 +15,7 @@ import Testing
 /// A transaction PostgreSQL breaks (a deadlock, a serialization failure) runs
 /// again inside the server; a request never answers 500 for one, and when the
 /// retries run out it answers 503 with `Retry-After` (docs/contracts.md, "At team scale (several instances, one database)").
-@Suite("Deadlocks and retries", .timeLimit(.minutes(15)))
+@Suite("Deadlocks and retries", .timeLimit(.minutes(30)))
 struct RetryTests {
     /// Two transactions that lock two keys in opposite orders, each waiting for
     /// the other to hold its first: PostgreSQL breaks the deadlock by failing
@@ -130,7 +130,7 @@ final class Rendezvous: Sendable {
 /// a token answers 503 `databaseUnavailable` with `Retry-After` once its patience
 /// has passed (none here), without touching the store; when a probe finds it
 /// again, requests are served.
-@Suite("A database that cannot be reached", .timeLimit(.minutes(15)))
+@Suite("A database that cannot be reached", .timeLimit(.minutes(30)))
 struct DatabaseGateTests {
     @Test func whileTheProbeFailsRequestsAre503AndServedWhenItAnswersAgain() async throws {
         var store = MemoryStore.open(catalog: .builtIn, now: { Date() })

@@ -7,7 +7,7 @@ import Testing
 @testable import ReservationServer
 @testable import ReservationStorage
 
-@Suite("Routes", .timeLimit(.minutes(15)))
+@Suite("Routes", .timeLimit(.minutes(30)))
 struct RouteTests {
     @Test(arguments: Engine.available)
     func healthNeedsNoToken(engine: Engine) async throws {
@@ -313,14 +313,14 @@ struct RouteTests {
 
 /// `make test` sets RESV_REQUIRE_POSTGRES: there, a missing PostgreSQL must
 /// fail the run rather than quietly test SQLite alone.
-@Test(.timeLimit(.minutes(15))) func postgresIsPresentWhenRequired() {
+@Test(.timeLimit(.minutes(30))) func postgresIsPresentWhenRequired() {
     if ProcessInfo.processInfo.environment["RESV_REQUIRE_POSTGRES"] == "1" {
         #expect(
             Engine.available.contains(.postgres), "RESV_TEST_POSTGRES_URL is not set: run under scripts/with-postgres")
     }
 }
 
-@Suite("List cache", .timeLimit(.minutes(15)))
+@Suite("List cache", .timeLimit(.minutes(30)))
 struct ListCacheTests {
     @Test(arguments: Engine.available)
     func listsFollowEveryChange(engine: Engine) async throws {

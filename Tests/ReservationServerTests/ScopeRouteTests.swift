@@ -13,7 +13,7 @@ import Testing
 /// Token scopes at the routes: every route behind a token, called with a read, a
 /// calendar and a write token of one user, is allowed or 403 `forbidden` as this
 /// table says (written here, apart from the server's `RouteScopes`, which it checks).
-@Suite("Token scopes at the routes", .timeLimit(.minutes(15)))
+@Suite("Token scopes at the routes", .timeLimit(.minutes(30)))
 struct ScopeRouteTests {
     /// One route: its method, a path and body to call it with (`ID` becomes a
     /// reservation of the user), and the scopes allowed to call it.

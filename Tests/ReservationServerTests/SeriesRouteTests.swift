@@ -8,7 +8,7 @@ import Testing
 /// A series on the server (`resv reserve --every` sends one batch, each request
 /// carrying the series' id): kept on every engine, answered, never changed by a
 /// modify, refused as a whole when one day is full, and refused when it is no UUID.
-@Suite("A series on the server", .timeLimit(.minutes(15)))
+@Suite("A series on the server", .timeLimit(.minutes(30)))
 struct SeriesRouteTests {
     static func request(_ landmark: String, _ date: String, _ party: Int, series: String) -> String {
         #"{"landmarkId":"\#(landmark)","date":"\#(date)","partySize":\#(party),"series":"\#(series)"}"#

@@ -8,7 +8,7 @@ import Testing
 
 /// Generated hostile requests against the router: every one gets an HTTP
 /// answer from the documented set, and the server (this process) never traps.
-@Suite("Generated hostile requests to resv-server", .timeLimit(.minutes(15)))
+@Suite("Generated hostile requests to resv-server", .timeLimit(.minutes(30)))
 struct ServerFuzzTests {
     static let numbers = [
         "9223372036854775807", "-9223372036854775808", "9223372036854775808", "1e308", "0", "-1", "1", "10000",

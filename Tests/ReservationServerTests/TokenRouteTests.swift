@@ -13,7 +13,7 @@ import Testing
 /// Tokens as the routes see them, on a clock the test moves: an expired token
 /// is refused at its expiry, and a revoked one within the cache's lifetime. The clock
 /// starts on a whole second and moves by halves, so every time is exact in a `Double`.
-@Suite("Token routes", .timeLimit(.minutes(15)))
+@Suite("Token routes", .timeLimit(.minutes(30)))
 struct TokenRouteTests {
     @Test(arguments: Engine.available)
     func aTokenStopsAtItsExpiry(engine: Engine) async throws {

@@ -8,7 +8,7 @@ import Testing
 /// Schema 11 on a database of schema 10 (tokens without scope or id): every token
 /// stays, as `write` (what it could do before), with the first 8 hex digits of its
 /// hash as its id; tokens made after get a scope and an id of their own.
-@Suite("Token scopes in an upgraded database", .timeLimit(.minutes(15)))
+@Suite("Token scopes in an upgraded database", .timeLimit(.minutes(30)))
 struct TokenSchemaTests {
     @Test func tokensOfASchemaTenDatabaseBecomeWrite() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(

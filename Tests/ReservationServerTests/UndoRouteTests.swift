@@ -11,7 +11,7 @@ import Testing
 
 /// `POST /undo` and `GET /history` on every engine: the undo table, one user's
 /// commands only, and the history kept in the change's own transaction.
-@Suite("Undo and history routes", .timeLimit(.minutes(15)))
+@Suite("Undo and history routes", .timeLimit(.minutes(30)))
 struct UndoRouteTests {
     /// The table's operations over HTTP as alice; "someone else" is bob, and an
     /// edit behind the history's back is an UPDATE on the SQLite file (an admin's fix).

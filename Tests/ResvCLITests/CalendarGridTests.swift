@@ -6,7 +6,7 @@ import Testing
 
 /// `availability --calendar`: months as grids from Monday, each day's places left,
 /// coloured on a terminal and marked without colour, a legend after.
-@Suite("Availability as a month calendar", .timeLimit(.minutes(15)))
+@Suite("Availability as a month calendar", .timeLimit(.minutes(30)))
 struct CalendarGridTests {
     static func day(_ text: String, taken: Int, capacity: Int? = 300) -> DayAvailability {
         DayAvailability(day: CalendarDay(text)!, capacity: capacity, taken: taken)

@@ -7,7 +7,7 @@ import Testing
 /// resv's CSV columns and `--json` keys against the one description of a
 /// reservation's fields (`ReservationField.stored`): every field an answer
 /// carries is there, beside the landmark written out.
-@Suite("CSV and --json carry every answered field", .timeLimit(.minutes(15)))
+@Suite("CSV and --json carry every answered field", .timeLimit(.minutes(30)))
 struct OutputFieldsTests {
     let answered = Set(ReservationField.stored.filter(\.answered).compactMap(\.key))
 

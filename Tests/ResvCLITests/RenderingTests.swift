@@ -7,7 +7,7 @@ import Testing
 
 /// `--json` output is a contract: the direct JSON writer must print, byte for
 /// byte, what JSONEncoder printed for the same shapes before it.
-@Suite("JSON output", .timeLimit(.minutes(15)))
+@Suite("JSON output", .timeLimit(.minutes(30)))
 struct RenderingTests {
     /// The reservation shape as it was encoded with JSONEncoder.
     struct EncodedReservation: Encodable {
@@ -113,7 +113,7 @@ struct RenderingTests {
 
 /// Times as a ticket shows them: the wall time and the zone's own abbreviation
 /// from the tz database, where it has one (CEST, not GMT+2), else GMT±H.
-@Suite(.timeLimit(.minutes(15)))
+@Suite(.timeLimit(.minutes(30)))
 struct ZoneNameTests {
     static let winter = Date(timeIntervalSince1970: 1_796_119_200)  // 2026-12-01T10:00:00Z
     static let summer = Date(timeIntervalSince1970: 1_782_900_000)  // 2026-07-01T10:00:00Z
@@ -144,7 +144,7 @@ struct ZoneNameTests {
 }
 
 /// Tables on a terminal fit its width: the columns that may be cut are cut first, with "…".
-@Suite("Tables fitted to the terminal's width", .timeLimit(.minutes(15)))
+@Suite("Tables fitted to the terminal's width", .timeLimit(.minutes(30)))
 struct TableWidthTests {
     @Test(arguments: [
         ("Half Dome", 9), ("", 0), ("東京タワー", 10), ("Café", 4), ("Cafe\u{301}", 4), ("🏔️ Rainier", 10),
@@ -198,7 +198,7 @@ struct TableWidthTests {
 }
 
 /// A note is a column of `list` that a terminal's width cuts, as it cuts a name.
-@Suite("The note column", .timeLimit(.minutes(15)))
+@Suite("The note column", .timeLimit(.minutes(30)))
 struct NoteColumnTests {
     @Test func aLongNoteIsCutToTheTerminalNeverWrapped() throws {
         let landmark = try #require(Landmark.builtIn.first)

@@ -2,7 +2,7 @@ import Testing
 
 @testable import ResvCLI
 
-@Suite("Shell-style splitting of REPL lines", .timeLimit(.minutes(15)))
+@Suite("Shell-style splitting of REPL lines", .timeLimit(.minutes(30)))
 struct ShellWordsTests {
     @Test(arguments: [
         ("list", ["list"]),
@@ -46,7 +46,7 @@ struct ShellWordsTests {
     }
 }
 
-@Suite("REPL completion from the command tree; data from the shells' completion functions", .timeLimit(.minutes(15)))
+@Suite("REPL completion from the command tree; data from the shells' completion functions", .timeLimit(.minutes(30)))
 struct CompleterTests {
     let completer = Completer(toolInfo: ResvDescribed._dumpHelp())
 

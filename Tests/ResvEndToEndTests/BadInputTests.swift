@@ -5,7 +5,7 @@ import Testing
 
 /// The built binary agrees with the bad-input table (Tests/ResvCLITests/Commands/BadInputTests.swift,
 /// run in process): a few representative cases, through the real exit status and stderr.
-@Suite("Bad input", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Bad input", .ownThreads, .timeLimit(.minutes(30)))
 struct BadInputTests {
     static func reserve(date: String = "2030-12-01T10:00:00Z", partySize: String = "2") -> [String] {
         ["reserve", "--landmark", "Half Dome", "--date", date, "--party-size", partySize]

@@ -10,7 +10,7 @@ import Testing
 /// named like commands: Tab never turns a command, an option or a value into a
 /// folder, completes file names where a file is expected, and takes the names
 /// it offers (from a store, or a server's cache) as data, never as code.
-@Suite("Bash completion in a real bash", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Bash completion in a real bash", .ownThreads, .timeLimit(.minutes(30)))
 struct BashCompletionTests {
     /// A folder to complete in: the folders `list/`, `config/` and `data/`, the
     /// files `stores.json` and `notes.txt`, and a store of its own.

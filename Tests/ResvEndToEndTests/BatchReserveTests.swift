@@ -6,7 +6,7 @@ import Testing
 /// `resv reserve --batch` through the built binary: one locked write that another process
 /// never sees half done, stdin from a pipe, progress on a terminal, and the exit codes.
 /// The table of batch cases runs in process (Tests/ResvCLITests/Commands/BatchReserveTests.swift).
-@Suite("Batch reserve", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Batch reserve", .ownThreads, .timeLimit(.minutes(30)))
 struct BatchReserveTests {
     func write(_ lines: [String], in sandbox: Sandbox, name: String = "batch.ndjson") throws -> String {
         let path = sandbox.directory.appendingPathComponent(name).path

@@ -5,7 +5,7 @@ import Testing
 /// Calendar subscriptions (docs/contracts.md, "Calendar subscriptions"): `resv calendar
 /// url|reset` against a server that misbehaves as the client must not, and the feed read
 /// by real clients: curl's conditional requests, vdirsyncer's `http` storage and khal.
-@Suite("Calendar subscriptions", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Calendar subscriptions", .ownThreads, .timeLimit(.minutes(30)))
 struct CalendarTests {
     typealias Remote = RemoteTests.Remote
 

@@ -10,7 +10,7 @@ import Testing
 /// Capacity as users meet it: many `resv` processes at once on a small
 /// landmark, a server hit by 100 concurrent creates, `resv availability`,
 /// and the capacity model driven through the binary against a server.
-@Suite("Capacity, end to end", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Capacity, end to end", .ownThreads, .timeLimit(.minutes(30)))
 struct CapacityEndToEndTests {
     /// A catalog with a 10-place landmark in Auckland (UTC+13 in December) and
     /// one without a limit; `towerID` fresh when PostgreSQL is shared.

@@ -4,7 +4,7 @@ import Testing
 
 /// What a change says to the person who made it, through the built `resv`: whom it promoted,
 /// why an undo is refused, and the note wherever the reservation is shown.
-@Suite("Changes in words: promotions, undo refusals, notes", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Changes in words: promotions, undo refusals, notes", .ownThreads, .timeLimit(.minutes(30)))
 struct ChangeWordsTests {
     /// A store whose Zed Rock takes 10 people a day.
     func sandbox() throws -> Sandbox {

@@ -6,7 +6,7 @@ import Testing
 /// What the built binary does as one process among others: its JSON piped into jq, and no
 /// colour when stdout is a pipe. The commands themselves run in process
 /// (Tests/ResvCLITests/Commands/CommandTests.swift).
-@Suite("Commands, run as a user runs them", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Commands, run as a user runs them", .ownThreads, .timeLimit(.minutes(30)))
 struct CommandTests {
     @Test func listJSONPipesIntoJq() throws {
         let sandbox = try Sandbox()

@@ -5,7 +5,7 @@ import Testing
 /// One source of completion candidates, tried in real bash, zsh and fish (the
 /// scripts in `completions/`) and in the REPL in a pseudo-terminal: the same
 /// words for the same command line, after options typed before the command too.
-@Suite("One completion source in bash, zsh, fish and the REPL", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("One completion source in bash, zsh, fish and the REPL", .ownThreads, .timeLimit(.minutes(30)))
 struct CompletionSourceTests {
     /// A store with one reservation of each kind Tab tells apart, an empty store in
     /// `RESV_STORE` (so only `--store` finds them), and a config file with two profiles.

@@ -4,7 +4,7 @@ import Testing
 
 /// The words Tab offers, as each shell and the REPL get them from the built `resv`: a
 /// landmark's name from data never reaches the terminal raw, and names match in any case.
-@Suite("Completion words: safe, in any case", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Completion words: safe, in any case", .ownThreads, .timeLimit(.minutes(30)))
 struct CompletionWordsTests {
     /// A store whose catalog holds a hostile name (clear screen, OSC 52 clipboard, BEL, CR),
     /// and a plain one.

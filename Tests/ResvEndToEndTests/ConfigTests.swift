@@ -5,7 +5,7 @@ import Testing
 
 /// Settings through the built binary; the rest of the table runs in process
 /// (Tests/ResvCLITests/Commands/ConfigTests.swift), as do the profiles (ProfileTests.swift there).
-@Suite("Configuration", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Configuration", .ownThreads, .timeLimit(.minutes(30)))
 struct ConfigTests {
     /// A sandbox whose config file is `config/resv/config.json`, without RESV_STORE.
     struct Setup {

@@ -5,7 +5,7 @@ import Testing
 /// A script that asked for JSON gets its failure as JSON on stderr, one line:
 /// `{"error": {"code", "exitCode", "message"}}`, with the server's codes
 /// (docs/contracts.md, "Command line"); without JSON asked for, the one line of text.
-@Suite("Errors as JSON", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Errors as JSON", .ownThreads, .timeLimit(.minutes(30)))
 struct ErrorJSONTests {
     /// The one line of stderr as `{"error": {...}}`.
     static func error(_ run: Run) throws -> [String: Any] {

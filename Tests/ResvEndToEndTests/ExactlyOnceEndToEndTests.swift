@@ -6,7 +6,7 @@ import Testing
 /// `resv-server`) is made once, and resv says what happened (docs/contracts.md, "Exactly
 /// once"): each change command carries an `Idempotency-Key`, sends it again when no answer
 /// came, and the server answers the second sending with the first's answer.
-@Suite("Exactly once when answers are lost", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Exactly once when answers are lost", .ownThreads, .timeLimit(.minutes(30)))
 struct ExactlyOnceEndToEndTests {
     static var engines: [String] {
         ["sqlite"] + (ProcessInfo.processInfo.environment["RESV_TEST_POSTGRES_URL"] == nil ? [] : ["postgres"])

@@ -6,7 +6,7 @@ import Testing
 /// `--format csv` and `--format ics`, read back by Python's csv module and by the icalendar
 /// package (a real RFC 5545 parser), over `Fixture.exportStore`. Refused formats and
 /// `list --sort/--reverse/--limit` run in process (Tests/ResvCLITests/Commands/ExportFormatTests.swift).
-@Suite("Formats other tools read", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Formats other tools read", .ownThreads, .timeLimit(.minutes(30)))
 struct ExportFormatTests {
     /// Rows as Python's csv module reads `text` (header first).
     static func pythonCSV(_ text: String, in sandbox: Sandbox) throws -> [[String]] {

@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// FaultServer itself, driven by curl and by URLSession, before the CLI's fault tests rely on it.
-@Suite("FaultServer", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("FaultServer", .ownThreads, .timeLimit(.minutes(30)))
 struct FaultServerTests {
     // MARK: Well-formed replies
 

@@ -7,7 +7,7 @@ import Testing
 /// numbers at the edge of their type, holds that ended and the waitlists behind
 /// them as every read shows them, availability counted as capacity counts, and a
 /// refused batch's reasons in JSON.
-@Suite("File store promises", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("File store promises", .ownThreads, .timeLimit(.minutes(30)))
 struct FileStorePromisesTests {
     static let halfDome = "937fea60-bb7b-4ee8-85da-c79962987917"
 

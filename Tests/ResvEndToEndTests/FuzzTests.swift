@@ -2,7 +2,7 @@ import CapacityModel
 import Foundation
 import Testing
 
-@Suite("Generated hostile stores: resv answers with an exit code, never a trap", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Generated hostile stores: resv answers with an exit code, never a trap", .ownThreads, .timeLimit(.minutes(30)))
 struct FuzzTests {
     static let documented: Set<Int32> = [0, 1, 64, 65, 69, 73, 74, 75]
 

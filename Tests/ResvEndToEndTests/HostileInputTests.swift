@@ -7,7 +7,7 @@ import Testing
 /// each gets a one-line message and its documented exit code, and stored
 /// data is never changed behind the user's back.
 @Suite(
-    "Hostile input: numbers, dates, output and stores that resv did not write", .ownThreads, .timeLimit(.minutes(15)))
+    "Hostile input: numbers, dates, output and stores that resv did not write", .ownThreads, .timeLimit(.minutes(30)))
 struct HostileInputTests {
     static let tahoe = "Lake Tahoe"
 
@@ -154,7 +154,7 @@ struct HostileInputTests {
 }
 
 /// Small answers that were wrong or unclear, each as a user met it.
-@Suite("Clear answers to small mistakes", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Clear answers to small mistakes", .ownThreads, .timeLimit(.minutes(30)))
 struct SmallMistakeTests {
     @Test func anUnknownOptionIsNamedEvenWhenRequiredOnesAreMissing() throws {
         let run = try Sandbox().resv("reserve", "--bogus")

@@ -5,7 +5,7 @@ import Testing
 /// A value of any size, from anywhere, is quoted in a message by at most about 200
 /// characters: the message stays one short line (docs/contracts.md, "Backends and
 /// configuration").
-@Suite("Huge values in messages", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Huge values in messages", .ownThreads, .timeLimit(.minutes(30)))
 struct HugeValueTests {
     static let huge = String(repeating: "x", count: 1_000_000)
     /// As long as one argument may be (Linux: 128 KiB).
@@ -49,7 +49,7 @@ struct HugeValueTests {
 }
 
 /// A config value that cannot be a path, and a config that is not a file (4ed91f8).
-@Suite("Configs that cannot be", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Configs that cannot be", .ownThreads, .timeLimit(.minutes(30)))
 struct StrangeConfigTests {
     @Test(arguments: [
         (#"{"store": "a\u0000b"}"#, #"store='a\0b' is invalid: expected a path without a NUL character"#),

@@ -8,7 +8,7 @@ import Testing
 /// (`show --json`, note included); twice adds nothing; one full day books nothing; a dry
 /// run changes nothing; a hostile file is one line and an exit code, the store untouched.
 /// Each mapping rule is a case in process (Tests/ResvCLITests/Commands/ImportTests.swift).
-@Suite("Import end to end", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Import end to end", .ownThreads, .timeLimit(.minutes(30)))
 struct ImportEndToEndTests {
     /// What `show --json` says of a reservation that a new booking does not make anew.
     static func shown(_ run: Run) throws -> [String: String] {

@@ -4,7 +4,7 @@ import Testing
 
 /// `--jq EXPR` through the built binary and the system's libjq (Debian's libjq1): results a
 /// line, strings raw, other values compact JSON; a bad expression or a failing program exit 64.
-@Suite("--jq", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("--jq", .ownThreads, .timeLimit(.minutes(30)))
 struct JQTests {
     /// A sandbox with two reservations, a day apart (so `list` has them in this order), the
     /// first with a note holding a quote and a line break; their ids.

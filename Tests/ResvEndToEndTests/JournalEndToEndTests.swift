@@ -5,7 +5,7 @@ import Testing
 /// The journal as a user meets it through the built `resv`: exit codes and
 /// messages for what another program did to it, the size limit on a write,
 /// and a long history streamed.
-@Suite("Store journal, end to end", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Store journal, end to end", .ownThreads, .timeLimit(.minutes(30)))
 struct JournalEndToEndTests {
     static let reserve = ["reserve", "-l", "Lake Tahoe", "-d", "2030-01-01T10:00:00Z", "-n", "1"]
 

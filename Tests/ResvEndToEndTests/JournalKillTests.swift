@@ -10,7 +10,7 @@ import Testing
 /// batch killed at random moments, and after each the store parses, every change a
 /// command acknowledged is there, each reservation's `version` is its number of
 /// journal entries, and `log` shows no line of a change that did not land.
-@Suite("Journal under kill -9", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Journal under kill -9", .ownThreads, .timeLimit(.minutes(30)))
 struct JournalKillTests {
     /// The store and the changes of the journal that landed (numbered up to the store's `lastChange`).
     struct State {

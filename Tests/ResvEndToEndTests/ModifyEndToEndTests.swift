@@ -4,7 +4,7 @@ import Testing
 
 /// `resv modify` as users meet it: on a file and on a real server, twelve
 /// processes moving parties onto one day at once, and a stale If-Match.
-@Suite("Modify, end to end", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Modify, end to end", .ownThreads, .timeLimit(.minutes(30)))
 struct ModifyEndToEndTests {
     static let hallID = "33333333-2222-4333-8444-555555555555"
     static let catalog = """

@@ -13,7 +13,7 @@ import Testing
 /// at once, and root's rewrite of their store keeps it theirs.
 @Suite(
     "Files another user planted", .enabled(if: Requirement.root.isMet, "needs root, to make files of another user"),
-    .ownThreads, .timeLimit(.minutes(15)))
+    .ownThreads, .timeLimit(.minutes(30)))
 struct NeighbourTests {
     static let other: uid_t = 4242
     static let group: gid_t = 4343

@@ -8,7 +8,7 @@ import Testing
 
 /// What an operator of `resv-server` relies on (docs/contracts.md, "Server operations"),
 /// against the built binary on a loopback port and real databases.
-@Suite("resv-server operations", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("resv-server operations", .ownThreads, .timeLimit(.minutes(30)))
 struct OperationsTests {
     static let halfDome = "937fea60-bb7b-4ee8-85da-c79962987917"  // capacity 300 a day
 
@@ -326,7 +326,7 @@ func sendHalfARequest(_ socket: Int32) {
 }
 
 /// Three servers on one PostgreSQL database, as a team runs them behind a balancer.
-@Suite("resv-server instances on one PostgreSQL", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("resv-server instances on one PostgreSQL", .ownThreads, .timeLimit(.minutes(30)))
 struct InstancesTests {
     /// 90 concurrent requests for parties of 10 (room for 30 of them), spread over
     /// three instances, book exactly the capacity; a key used on one instance gets

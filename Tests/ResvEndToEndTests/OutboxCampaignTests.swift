@@ -10,7 +10,7 @@ import Testing
 /// order, every refused item is kept with its reason, and no chain held back another: each
 /// reservation is exactly what applying its own items in order (stopping at the first
 /// refusal) makes of it. Seeds: `RESV_CAMPAIGN_SEEDS` (comma-separated), else two.
-@Suite("Offline: a randomized outbox campaign", .serialized, .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Offline: a randomized outbox campaign", .serialized, .ownThreads, .timeLimit(.minutes(30)))
 struct OutboxCampaignTests {
     static var seeds: [UInt64] {
         let given = ProcessInfo.processInfo.environment["RESV_CAMPAIGN_SEEDS"]?.split(separator: ",")

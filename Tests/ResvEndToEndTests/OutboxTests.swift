@@ -7,7 +7,7 @@ import Testing
 /// cannot be reached for in its outbox; `resv sync` (or any command that reaches
 /// the server) sends it; the server decides each; a sync killed at any moment,
 /// or a server killed under it, loses nothing and books nothing twice.
-@Suite("Offline: the outbox", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Offline: the outbox", .ownThreads, .timeLimit(.minutes(30)))
 struct OutboxTests {
     /// A server on one SQLite file and one port, stopped and started again as a test needs.
     final class Site: @unchecked Sendable {

@@ -6,7 +6,7 @@ import Testing
 /// server over SQLite and over PostgreSQL: the same exit codes, the same
 /// stderr and the same output, ids and times aside. The rules are written
 /// once (`Booking`); this is what shows it from outside.
-@Suite("Parity of the engines", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Parity of the engines", .ownThreads, .timeLimit(.minutes(30)))
 struct ParityTests {
     /// A command of the script, the status it must exit with, and names for
     /// the reservations its `--json` output holds (in order), used as `{NAME}`

@@ -3,7 +3,7 @@ import Foundation
 import ResvTestFixtures
 import Testing
 
-@Suite("Several processes, terminals and shipped files", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Several processes, terminals and shipped files", .ownThreads, .timeLimit(.minutes(30)))
 struct ProcessTests {
     @Test func aLockHeldByAnotherProcessExits75WithinTheBound() throws {
         let sandbox = try Sandbox()

@@ -5,7 +5,7 @@ import Testing
 /// `resv redo` as users meet it (issue 60): it takes back the last undo while nothing changed
 /// since, on a file and on a real server, asks on a terminal as `undo` does, and refuses with
 /// one line when there is nothing to redo.
-@Suite("Redo, end to end", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Redo, end to end", .ownThreads, .timeLimit(.minutes(30)))
 struct RedoEndToEndTests {
     static let catalog = ModifyEndToEndTests.catalog
 

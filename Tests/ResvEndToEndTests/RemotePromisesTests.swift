@@ -6,7 +6,7 @@ import Testing
 /// "HTTP backend (client) and server"): a batch is one request and leaves nothing
 /// behind, the same failure exits alike on both backends, the cache never
 /// contradicts this client's writes, and one deadline bounds a command.
-@Suite("Remote mode keeps the file store's promises", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Remote mode keeps the file store's promises", .ownThreads, .timeLimit(.minutes(30)))
 struct RemotePromisesTests {
     typealias Remote = RemoteTests.Remote
 

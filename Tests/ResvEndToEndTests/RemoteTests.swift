@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `resv` against a server: the real `resv-server`, and a misbehaving one.
-@Suite("resv with --server", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("resv with --server", .ownThreads, .timeLimit(.minutes(30)))
 struct RemoteTests {
     /// A server with two users, and `resv` runs configured for one of them.
     final class Remote: @unchecked Sendable {
@@ -190,7 +190,7 @@ struct RemoteTests {
 }
 
 /// Each failure of a server, and the exit code and message it gets.
-@Suite("resv against a misbehaving server", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("resv against a misbehaving server", .ownThreads, .timeLimit(.minutes(30)))
 struct FaultTests {
     static let landmarks =
         #"[{"id":"7c6984ff-188e-417e-b476-ec5f30b8d745","name":"Golden Gate Bridge","location":"San Francisco, CA","description":"","category":"bridges","isFeatured":true}]"#

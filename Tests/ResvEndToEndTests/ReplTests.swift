@@ -3,7 +3,7 @@ import Foundation
 import ResvTestFixtures
 import Testing
 
-@Suite("resv repl, in a pseudo-terminal and from a pipe", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("resv repl, in a pseudo-terminal and from a pipe", .ownThreads, .timeLimit(.minutes(30)))
 struct ReplTests {
     let tab = "\t"
     let ctrlC = "\u{03}"

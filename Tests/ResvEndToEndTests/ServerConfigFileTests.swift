@@ -6,7 +6,7 @@ import Testing
 /// from the file, from the environment over the file, from a flag over both (read back from
 /// the settings line the server logs at debug level when it starts), and each bad input
 /// refused with one line naming the file (or variable) and the key, exit 78, nothing started.
-@Suite("resv-server's configuration file", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("resv-server's configuration file", .ownThreads, .timeLimit(.minutes(30)))
 struct ServerConfigFileTests {
     /// A folder of the test's own: the files a configuration names.
     final class Folder {

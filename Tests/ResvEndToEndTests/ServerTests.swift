@@ -8,7 +8,7 @@ import Testing
 
 /// `resv-server` run as a user runs it: the built binary on a free loopback
 /// port, spoken to with curl and URLSession.
-@Suite("resv-server binary", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("resv-server binary", .ownThreads, .timeLimit(.minutes(30)))
 struct ServerTests {
     static var databases: [String] {
         ["sqlite"] + (ProcessInfo.processInfo.environment["RESV_TEST_POSTGRES_URL"] == nil ? [] : ["postgres"])

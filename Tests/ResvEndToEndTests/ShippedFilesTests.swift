@@ -6,7 +6,7 @@ import Testing
 
 /// completions/ and man/: generated from the command tree, current, and working
 /// in the programs that read them (bash, groff).
-@Suite("Shipped completions and man page", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Shipped completions and man page", .ownThreads, .timeLimit(.minutes(30)))
 struct ShippedFilesTests {
     static func committed(_ path: String) throws -> String {
         try String(contentsOf: Binary.packageRoot.appendingPathComponent(path), encoding: .utf8)

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Small things a new user meets first, through the built `resv`.
-@Suite("First steps: -v, did you mean, a mistyped store, tokens, ended holds", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("First steps: -v, did you mean, a mistyped store, tokens, ended holds", .ownThreads, .timeLimit(.minutes(30)))
 struct SmallerPromisesTests {
     @Test func dashVAloneIsTheVersion() throws {
         let sandbox = try Sandbox()

@@ -10,7 +10,7 @@ import Testing
 /// The file store's guarantees (docs/contracts.md, "JSON file store"), checked on
 /// the built binary: concurrent writers, `kill -9` at random moments, a full and a
 /// read-only file system.
-@Suite("Store safety", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Store safety", .ownThreads, .timeLimit(.minutes(30)))
 struct StoreSafetyTests {
     @Test func eightProcessesTimes25ReservesAreAllKept() throws {
         let sandbox = try Sandbox()

@@ -10,7 +10,7 @@ import Testing
 /// Store paths that are links, not files at all, read-only or huge, and a
 /// lock path that is a link, on the built binary: one line, the documented
 /// exit code, the store untouched, and no wait on a FIFO.
-@Suite("Strange store files", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Strange store files", .ownThreads, .timeLimit(.minutes(30)))
 struct StrangeStoreTests {
     static let reserve = ["reserve", "-l", "Lake Tahoe", "-d", "2030-01-01T10:00:00Z", "-n", "1"]
 

@@ -6,7 +6,7 @@ import Testing
 /// database record it: each hold's end once and each waiting reservation's
 /// promotion once, however the instances' sweeps meet, with instances killed
 /// (SIGKILL) while they sweep and started again (docs/contracts.md, "Holds and waitlists").
-@Suite("Hold sweeps of instances on one PostgreSQL", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Hold sweeps of instances on one PostgreSQL", .ownThreads, .timeLimit(.minutes(30)))
 struct SweepInstancesTests {
     static var database: String? { ProcessInfo.processInfo.environment["RESV_TEST_POSTGRES_URL"] }
 

@@ -6,7 +6,7 @@ import Testing
 /// (`--cacert`, or kept by `login --cacert`) it works; without it, with another CA, with an
 /// expired certificate or another host's, it refuses in one line, exit 69, and the server
 /// logs no request: nothing was sent. curl, given the same files, agrees with each verdict.
-@Suite("resv over TLS", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("resv over TLS", .ownThreads, .timeLimit(.minutes(30)))
 struct TLSClientTests {
     /// The test's CAs and pairs (`TLSTests.Certificates`), and two more pairs signed by the
     /// first CA: one expired in 2020, one for another host only.
@@ -160,7 +160,7 @@ struct TLSClientTests {
 
 /// A token's scope as resv says it: a read token lists, and a change is one line naming the
 /// scope, exit 77, nothing changed (the server's 403 `forbidden`).
-@Suite("resv with a scoped token", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("resv with a scoped token", .ownThreads, .timeLimit(.minutes(30)))
 struct ScopedTokenEndToEndTests {
     @Test func aReadTokenReadsAndAChangeIsRefusedNamingItsScope() async throws {
         let sandbox = try Sandbox()

@@ -6,7 +6,7 @@ import Testing
 /// here with openssl (a CA of the test's own, a server certificate for 127.0.0.1 and
 /// localhost), spoken to with curl and openssl s_client. Waits are for lines the server
 /// writes (it says when it has reloaded), never for a time.
-@Suite("resv-server over TLS", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("resv-server over TLS", .ownThreads, .timeLimit(.minutes(30)))
 struct TLSTests {
     /// A folder with two CAs, each with a server certificate and key, and the database.
     final class Certificates {

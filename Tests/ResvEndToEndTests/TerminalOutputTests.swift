@@ -4,7 +4,7 @@ import Testing
 
 /// What a person at a terminal sees: tables cut to its width, never wrapped, and a
 /// pager for an answer taller than the screen; a pipe gets neither.
-@Suite("Tables that fit and the pager, in a pseudo-terminal", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Tables that fit and the pager, in a pseudo-terminal", .ownThreads, .timeLimit(.minutes(30)))
 struct TerminalOutputTests {
     /// A store of `count` reservations at Golden Gate Bridge (the longest name of the catalog but one).
     func sandbox(reservations count: Int) throws -> Sandbox {

@@ -7,7 +7,7 @@ import Testing
 /// listeners, the token's server and another one on another port, and every mix of config
 /// file, profile, RESV_TOKEN, RESV_SERVER and --server a user may type. The other listener
 /// must never see an Authorization header.
-@Suite("Trust: a token goes only to its own server", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Trust: a token goes only to its own server", .ownThreads, .timeLimit(.minutes(30)))
 struct TrustEndToEndTests {
     static let token = "resv_home_secret"
 

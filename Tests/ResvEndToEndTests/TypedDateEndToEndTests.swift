@@ -4,7 +4,7 @@ import Testing
 
 /// Dates as people type them, through the built `resv`: a time is the landmark's,
 /// whatever `TZ` says, and so is a day of `list` (the date its table shows); a day of `log` is the reader's (`TZ`).
-@Suite("Dates as typed", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Dates as typed", .ownThreads, .timeLimit(.minutes(30)))
 struct TypedDateEndToEndTests {
     func date(_ run: Run) throws -> String {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
@@ -138,7 +138,7 @@ struct TypedDateEndToEndTests {
 }
 
 /// `TZ` as the C library reads it, through the built `resv`: the times of changes are shown in it.
-@Suite("TZ in POSIX forms", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("TZ in POSIX forms", .ownThreads, .timeLimit(.minutes(30)))
 struct PosixTZEndToEndTests {
     @Test func changesAreShownInTheZoneTZNames() throws {
         let sandbox = try Sandbox()
@@ -183,7 +183,7 @@ struct PosixTZEndToEndTests {
 }
 
 /// Date words people type, and a time that has passed said where the visit is.
-@Suite("Date words as people type them", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Date words as people type them", .ownThreads, .timeLimit(.minutes(30)))
 struct DateWordsEndToEndTests {
     @Test(arguments: ["next friday 10:00", "Dec 24 10:00", "tomorrow 10am", "24 december 9:30 pm"])
     func aDateAsPeopleTypeItBooks(_ typed: String) throws {
@@ -219,7 +219,7 @@ struct DateWordsEndToEndTests {
 /// Issue 60: one grammar of dates through the built `resv`: the words `reserve` reads are the words
 /// `list`, `log` and `availability` filter by and `--until` ends a series with; a day word alone is
 /// all of that day, and where a time is needed a day alone asks for one.
-@Suite("One grammar of dates", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("One grammar of dates", .ownThreads, .timeLimit(.minutes(30)))
 struct OneDateGrammarEndToEndTests {
     static func records(_ run: Run) throws -> [[String: Any]] {
         try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]], "\(run)")

@@ -4,7 +4,7 @@ import Testing
 
 /// `resv undo` and `resv log` as users meet them: a batch of 50 taken back in
 /// one step on a file and on a real server, with the same words and exit codes.
-@Suite("Undo and log, end to end", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Undo and log, end to end", .ownThreads, .timeLimit(.minutes(30)))
 struct UndoEndToEndTests {
     static let hallID = ModifyEndToEndTests.hallID
     static let catalog = ModifyEndToEndTests.catalog

@@ -5,7 +5,7 @@ import Testing
 
 /// `resv` trusts neither what a server says (its headers, its sizes) nor the
 /// strings a user hands it for a request (keys, tokens, URLs with passwords).
-@Suite("resv against untrusted servers and strings", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("resv against untrusted servers and strings", .ownThreads, .timeLimit(.minutes(30)))
 struct UntrustedServerTests {
     /// Runs `resv` with `server` (a URL) as RESV_SERVER, in a sandbox of its own.
     func resv(_ server: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil)

@@ -5,7 +5,7 @@ import Testing
 
 /// `make dist` stamps the package's version into built binaries (scripts/stamp-version):
 /// the stamped copy says it with --version, the build itself says Reference.version.
-@Suite("The version stamp of packaged binaries", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("The version stamp of packaged binaries", .ownThreads, .timeLimit(.minutes(30)))
 struct VersionStampTests {
     @Test(arguments: [Binary.resv, Binary.server])
     func aStampedBinarySaysItsVersion(binary: URL) throws {

@@ -6,7 +6,7 @@ import Testing
 /// reserve --waitlist` processes at once on a day with 20 places left, then
 /// places freed, on a store file and on a server (SQLite, and PostgreSQL when
 /// the tests have one).
-@Suite("Waitlist, end to end", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Waitlist, end to end", .ownThreads, .timeLimit(.minutes(30)))
 struct WaitlistEndToEndTests {
     static var backends: [String] { ["file"] + ServerTests.databases }
 

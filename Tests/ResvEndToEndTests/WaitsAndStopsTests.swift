@@ -10,7 +10,7 @@ import Testing
 /// Waits that wait, and a server that stops or loses its database (docs/contracts.md,
 /// "At team scale (several instances, one database)"): `resv wait` past
 /// RESV_REQUEST_TIMEOUT, a wait that can no longer succeed, a 503 of a server whose database is away, SIGTERM with long polls waiting, a port taken.
-@Suite("Waits that wait, and a server that stops", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Waits that wait, and a server that stops", .ownThreads, .timeLimit(.minutes(30)))
 struct WaitsAndStopsTests {
     static let waiting = "5eed4444-4444-4444-8444-444444444444"
 

@@ -7,7 +7,7 @@ import Testing
 /// of another process once and in order while its server is killed and
 /// started again, on SQLite and across three instances on PostgreSQL; a
 /// watch of a store file; a wait for a promotion.
-@Suite("Watch and wait, end to end", .ownThreads, .timeLimit(.minutes(15)))
+@Suite("Watch and wait, end to end", .ownThreads, .timeLimit(.minutes(30)))
 struct WatchEndToEndTests {
     /// A port nothing listens on now (the kernel's choice, then let go), for a server started again on it.
     static func freePorts(_ count: Int) throws -> [Int] {

@@ -5,7 +5,7 @@ import Testing
 
 /// The configuration file read when none is named (`/etc/resv-server/config.json` in the
 /// process; a file of the test's own here, through `ServerCommandContext.defaultConfigFile`).
-@Suite("resv-server's default configuration file", .timeLimit(.minutes(15)))
+@Suite("resv-server's default configuration file", .timeLimit(.minutes(30)))
 struct ConfigDefaultFileTests {
     static func run(
         _ arguments: [String], defaultFile: String?, environment: [String: String] = [:]

@@ -10,7 +10,7 @@ import Testing
 /// `resv-server`'s commands run in this process, on a temporary SQLite file,
 /// with their output captured: the same parse, run, messages and statuses as
 /// the binary (ResvEndToEndTests runs that).
-@Suite("resv-server commands, in the process", .timeLimit(.minutes(15)))
+@Suite("resv-server commands, in the process", .timeLimit(.minutes(30)))
 struct ServerCommandTests {
     /// What one command line printed and returned.
     struct Run {

@@ -6,7 +6,7 @@ import Testing
 
 /// `token create --scope`, `token list`'s ids and scopes, `token revoke --id`, and
 /// names with control characters, run in this process on a temporary SQLite file.
-@Suite("resv-server token commands: scopes, ids, names", .timeLimit(.minutes(15)))
+@Suite("resv-server token commands: scopes, ids, names", .timeLimit(.minutes(30)))
 struct TokenCommandTests {
     typealias Sandbox = ServerCommandTests.Sandbox
 

@@ -6,7 +6,7 @@ import Testing
 /// `availability --from/--to` take days as people type them, at the landmark:
 /// the clock held at 2026-11-24 23:30 UTC, which is already the 25th in
 /// Auckland and still the 24th in California.
-@Suite("Availability days as typed", .timeLimit(.minutes(15)))
+@Suite("Availability days as typed", .timeLimit(.minutes(30)))
 struct AvailabilityDaysTests {
     static let now = Date(timeIntervalSince1970: 1_795_563_000)  // 2026-11-24T23:30:00Z
 

@@ -4,7 +4,7 @@ import Testing
 
 /// Every bad input gets its documented exit code, one line on stderr, nothing
 /// on stdout, and leaves the store unchanged (a file byte for byte).
-@Suite("Bad input", .timeLimit(.minutes(15)))
+@Suite("Bad input", .timeLimit(.minutes(30)))
 struct BadInputTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var arguments: [String]

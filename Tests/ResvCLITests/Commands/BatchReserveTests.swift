@@ -4,7 +4,7 @@ import Testing
 
 /// `resv reserve --batch`: NDJSON requests, all written in one write or none.
 /// What a backend answers (landmarks, capacity, what it holds after) is tested on each.
-@Suite("Batch reserve", .timeLimit(.minutes(15)))
+@Suite("Batch reserve", .timeLimit(.minutes(30)))
 struct BatchReserveTests {
     func write(_ lines: [String], in sandbox: Sandbox, name: String = "batch.ndjson") throws -> String {
         try sandbox.file(name, lines.joined(separator: "\n") + "\n")

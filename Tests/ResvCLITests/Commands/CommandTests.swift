@@ -4,7 +4,7 @@ import Testing
 
 /// Commands run as a user runs them, in this process over the JSON file store and in memory.
 /// What needs a process (a pipe into jq, no colour on a pipe) is in ResvEndToEndTests.
-@Suite("Commands, run as a user runs them", .timeLimit(.minutes(15)))
+@Suite("Commands, run as a user runs them", .timeLimit(.minutes(30)))
 struct CommandTests {
     @Test(arguments: Backend.allCases)
     func reserveListCancelByPrefixListAll(_ backend: Backend) async throws {

@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// Settings: flag > environment > config file > default, and `resv config`.
-@Suite("Configuration", .timeLimit(.minutes(15)))
+@Suite("Configuration", .timeLimit(.minutes(30)))
 struct ConfigTests {
     /// A sandbox whose config file is `config/resv/config.json`, without RESV_STORE.
     struct Setup {

@@ -5,7 +5,7 @@ import Testing
 /// `--format` refusals and `list --sort/--reverse/--limit`, in this process over the JSON file
 /// store and in memory. The CSV and iCalendar that Python's csv module and the icalendar
 /// package read back are in ResvEndToEndTests.
-@Suite("Formats other tools read", .timeLimit(.minutes(15)))
+@Suite("Formats other tools read", .timeLimit(.minutes(30)))
 struct ExportFormatTests {
     @Test(arguments: Backend.allCases)
     func formatsACommandCannotPrintAreRefusedInOneLine(_ backend: Backend) async throws {

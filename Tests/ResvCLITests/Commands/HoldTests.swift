@@ -8,7 +8,7 @@ import Testing
 /// Holds and waitlists as commands, on the file store and in memory, on a
 /// clock the test moves: a hold reads expired once it ends, the next write
 /// records its end and promotes from the waitlist, and bad durations are 64.
-@Suite("Holds and waitlists, as commands", .timeLimit(.minutes(15)))
+@Suite("Holds and waitlists, as commands", .timeLimit(.minutes(30)))
 struct HoldTests {
     static let date = "2030-06-01T18:00:00Z"  // Mount Rainier: 120 a day
 

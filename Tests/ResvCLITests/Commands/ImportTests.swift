@@ -5,7 +5,7 @@ import Testing
 /// `resv import FILE`: resv's own exports come back exactly, other calendars' events by
 /// their words; ended events are skipped and counted, those already there skipped, the
 /// rest one batch, all or nothing. Each mapping rule is a case of its own.
-@Suite("Import", .timeLimit(.minutes(15)))
+@Suite("Import", .timeLimit(.minutes(30)))
 struct ImportTests {
     static let halfDome = "937fea60-bb7b-4ee8-85da-c79962987917"
 

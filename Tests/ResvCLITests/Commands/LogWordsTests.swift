@@ -4,7 +4,7 @@ import Testing
 
 /// `resv log` in a person's words: landmark names and times as `list` shows them, not
 /// the stored ids and ISO strings; one case per kind of change.
-@Suite("resv log, in words", .timeLimit(.minutes(15)))
+@Suite("resv log, in words", .timeLimit(.minutes(30)))
 struct LogWordsTests {
     @Test(arguments: Backend.allCases)
     func everyKindOfChangeIsNamedInWords(_ backend: Backend) async throws {

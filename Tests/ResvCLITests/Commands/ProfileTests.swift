@@ -4,7 +4,7 @@ import Testing
 
 /// Profiles (`--profile`, RESV_PROFILE, `resv config use`) and options before the subcommand,
 /// in this process over JSON file stores (a profile chooses a store or a server).
-@Suite("Profiles and options anywhere", .timeLimit(.minutes(15)))
+@Suite("Profiles and options anywhere", .timeLimit(.minutes(30)))
 struct ProfileTests {
     typealias Setup = ConfigTests.Setup
 

@@ -10,7 +10,7 @@ import Testing
 /// memory, on the sandbox's clock: a series at one wall time across a clock change,
 /// all or nothing against each day's capacity, the series named by show, log and
 /// CSV, and the visits ahead cancelled while those that passed stay.
-@Suite("Series, as commands", .timeLimit(.minutes(15)))
+@Suite("Series, as commands", .timeLimit(.minutes(30)))
 struct SeriesTests {
     static func array(_ run: Run) throws -> [[String: Any]] {
         try #require(

@@ -10,7 +10,7 @@ import Testing
 /// How many requests `cancel`, `confirm` and `modify` make on a server: a whole id goes
 /// straight to its request, with no read of the user's whole list; a prefix is resolved in
 /// that list as before. What they print is the same either way.
-@Suite("Requests a whole id saves on a server", .timeLimit(.minutes(15)))
+@Suite("Requests a whole id saves on a server", .timeLimit(.minutes(30)))
 struct ServerRequestTests {
     /// The routes `resv` uses, answered as a server would from an in-memory service (the
     /// same rules), every request counted as "METHOD /path"; the server, the backend and the
