@@ -99,6 +99,21 @@ struct ExactlyOnceEndToEndTests {
     }
 
     @Test(arguments: engines)
+    func aRedoWhoseAnswerIsLostTakesBackOneUndo(engine: String) async throws {
+        let setup = try Setup(engine) { $0.hasPrefix("POST /redo ") }
+        _ = try setup.book(3)
+        #expect(try setup.resv("undo").status == 0)
+        let redo = try setup.resv("redo")
+        #expect(redo.status == 0, "\(redo.stderr)")
+        #expect(setup.proxy.dropped.count == 1, "the first answer was lost: \(setup.proxy.seen)")
+        #expect(setup.proxy.seen.filter { $0.hasPrefix("POST /redo ") }.count == 2, "sent again")
+        let active = try await setup.stored().filter { $0["status"] as? String != "cancelled" }
+        #expect(active.count == 3, "the undo taken back once")
+        let again = try setup.resv("redo")
+        #expect(again.status == 1, "nothing left to redo: \(again.stderr)")
+    }
+
+    @Test(arguments: engines)
     func aModifyWhoseAnswerIsLostIsMadeOnceAndSaidSo(engine: String) async throws {
         let setup = try Setup(engine) { $0.hasPrefix("PATCH ") }
         let id = try #require(try setup.book(1).first)
