@@ -126,78 +126,63 @@ struct CalendarTests {
         #expect(log.contains("/calendar/"), "the requests are logged, without it")
     }
 
+    /// The README's vdirsyncer and khal configurations, as copied: each block is the README's text,
+    /// only its example URL replaced by this server's, written where the README says to put it
+    /// (`~/.config/vdirsyncer/config`, `~/.config/khal/config`, with HOME a fresh folder), then
+    /// the README's commands (`vdirsyncer discover resv`, answering y; `vdirsyncer sync`; khal).
     @Test(
         .enabled(
             if: Requirement.vdirsyncer.isMet && Requirement.khal.isMet, "needs vdirsyncer and khal (make test-deps)"))
-    func vdirsyncerSubscribesAndKhalShowsTheVisits() throws {
+    func theReadmesVdirsyncerAndKhalSnippetsWorkAsCopied() throws {
         let remote = try Remote()
         let day = visitAhead(days: 25)
         #expect(try remote.resv("reserve", "-l", "half dome", "-d", day, "-n", "3").status == 0)
         #expect(try remote.resv("reserve", "-l", "turtle rock", "-d", day, "-n", "1", "--note", "sunrise").status == 0)
         let url = try Self.url(remote)
-        let folder = remote.sandbox.directory
-        let config = folder.appendingPathComponent("vdirsyncer.conf")
-        try Data(
-            """
-            [general]
-            status_path = "\(folder.path)/status/"
-
-            [pair resv]
-            a = "resv_remote"
-            b = "resv_local"
-            collections = null
-
-            [storage resv_remote]
-            type = "http"
-            url = "\(url)"
-
-            [storage resv_local]
-            type = "filesystem"
-            path = "\(folder.path)/calendar/"
-            fileext = ".ics"
-
-            """.utf8
-        ).write(to: config)
-        try FileManager.default.createDirectory(
-            at: folder.appendingPathComponent("calendar"), withIntermediateDirectories: true)
-        let environment = ["HOME": folder.path, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"]
-        // vdirsyncer learns the pair's collections once (`discover`), then syncs.
+        let readme = try String(contentsOf: Binary.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let vdirsyncer = try Self.block(in: readme, after: "For khal, vdirsyncer keeps a local copy:")
+        let khal = try Self.block(in: readme, after: "point khal at that folder in")
+        let example = "https://resv.example.com/calendar/SECRET.ics"
+        #expect(vdirsyncer.contains(example), "the README's example URL changed: \(vdirsyncer)")
+        let home = remote.sandbox.directory.appendingPathComponent("home")
+        func write(_ text: String, to path: String) throws {
+            let file = home.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: file)
+        }
+        try write(vdirsyncer.replacingOccurrences(of: example, with: url), to: ".config/vdirsyncer/config")
+        try write(khal, to: ".config/khal/config")
+        let environment = [
+            "HOME": home.path, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC",
+        ]
+        // `discover` asks whether to make the local folder: the README says to answer y.
         let discover = try runProcess(
-            "/usr/bin/vdirsyncer", ["-c", config.path, "discover", "resv"], environment: environment, stdin: nil)
+            "/usr/bin/vdirsyncer", ["discover", "resv"], environment: environment, stdin: "y\n")
         #expect(discover.status == 0, "\(discover.stdout) \(discover.stderr)")
-        let sync = try runProcess(
-            "/usr/bin/vdirsyncer", ["-c", config.path, "sync"], environment: environment, stdin: nil)
+        let sync = try runProcess("/usr/bin/vdirsyncer", ["sync"], environment: environment, stdin: nil)
         #expect(sync.status == 0, "\(sync.stdout) \(sync.stderr)")
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("calendar").path)
+        let folder = home.appendingPathComponent(".local/share/calendars/resv")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         #expect(files.filter { $0.hasSuffix(".ics") }.count == 2, "\(files)")
-        let khalConfig = folder.appendingPathComponent("khal.conf")
-        try Data(
-            """
-            [calendars]
-            [[resv]]
-            path = \(folder.path)/calendar/
-            [locale]
-            local_timezone = UTC
-            default_timezone = UTC
-            timeformat = %H:%M
-            dateformat = %Y-%m-%d
-            longdateformat = %Y-%m-%d
-            datetimeformat = %Y-%m-%d %H:%M
-            longdatetimeformat = %Y-%m-%d %H:%M
-
-            """.utf8
-        ).write(to: khalConfig)
-        let date = String(day.prefix(10))
-        let list = try runProcess(
-            "/usr/bin/khal", ["-c", khalConfig.path, "list", date, "1d"], environment: environment, stdin: nil)
+        let list = try runProcess("/usr/bin/khal", ["list", "today", "30d"], environment: environment, stdin: nil)
         #expect(list.status == 0, "\(list.stderr)")
-        #expect(list.stdout.contains("Half Dome, party of 3"), "\(list.stdout)")
+        #expect(list.stdout.contains("Half Dome, party of 3"), "\(list.stdout) \(list.stderr)")
         #expect(list.stdout.contains("Turtle Rock, party of 1"), "\(list.stdout)")
         // A second sync after nothing changed changes nothing.
-        let again = try runProcess(
-            "/usr/bin/vdirsyncer", ["-c", config.path, "sync"], environment: environment, stdin: nil)
+        let again = try runProcess("/usr/bin/vdirsyncer", ["sync"], environment: environment, stdin: nil)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(
             !again.stdout.contains("Copying") && !again.stderr.contains("Copying"), "nothing to copy: \(again.stderr)")
+    }
+
+    /// The first fenced block after `marker` in `text`: its lines between the fences.
+    static func block(in text: String, after marker: String) throws -> String {
+        let at = try #require(text.range(of: marker), "the README says \(marker)")
+        let rest = text[at.upperBound...]
+        let open = try #require(rest.range(of: "```"), "a block follows \(marker)")
+        let body = rest[open.upperBound...].drop { $0 != "\n" }.dropFirst()
+        let close = try #require(body.range(of: "\n```"), "the block after \(marker) ends")
+        return String(body[..<close.lowerBound]) + "\n"
     }
 }

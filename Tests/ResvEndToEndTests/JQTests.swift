@@ -124,4 +124,48 @@ struct JQTests {
                     + "narrow the program (limit(N; …), first(…)) or allow more memory"
             ], "\(run.stderr.prefix(300))")
     }
+
+    /// The README's jq lines (`| jq` and `--jq`), run as copied by bash with the built `resv` first
+    /// on PATH, on a store of two reservations: each ends 0, prints what the README shows it printing
+    /// and nothing on stderr. Only what a copy cannot keep is changed: the README's example id
+    /// prefix (`b37c`) becomes the first reservation's, its example date a date ahead. The `watch`
+    /// lines never end, so they are left to WatchEndToEndTests.
+    @Test func theReadmesJqLinesRunAsCopied() throws {
+        let (sandbox, ids) = try Self.twoReservations()
+        let readme = try String(contentsOf: Binary.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let lines = readme.split(separator: "\n").filter { $0.hasPrefix("$ ") && $0.contains("jq") }
+            .map { String($0.dropFirst(2)) }.filter { !$0.hasPrefix("resv watch") }
+        var environment = sandbox.environment
+        environment["PATH"] = Binary.resv.deletingLastPathComponent().path + ":/usr/bin:/bin"
+        func run(_ line: String) throws -> Run {
+            let script =
+                "set -o pipefail\n"
+                + line.replacingOccurrences(of: "b37c", with: String(ids[0].prefix(4)))
+                .replacingOccurrences(of: "2026-12-01 08:00", with: "2031-12-01 08:00")
+            let run = try runProcess("/bin/bash", ["-c", script], environment: environment, stdin: nil)
+            #expect(run.status == 0 && run.stderr.isEmpty, "\(line): \(run.status) \(run.stderr)")
+            return run
+        }
+        let expected: [(line: String, check: (String) -> Bool)] = [
+            (
+                #"resv list --all --json | jq -r '.[] | "\(.id[0:8]) \(.landmark.name) \(.status)"'"#,
+                { $0 == ids.map { "\($0.prefix(8)) Half Dome confirmed\n" }.joined() }
+            ),
+            ("resv list --jq '.[].id'", { $0 == ids.map { $0 + "\n" }.joined() }),
+            ("resv show b37c --jq .partySize", { $0 == "3\n" }),
+            ("resv list --jq '.[0] | {id, status}'", { $0 == #"{"id":"\#(ids[0])","status":"confirmed"}"# + "\n" }),
+            (
+                #"id=$(resv reserve -l "Half Dome" -d "2026-12-01 08:00" -n 6 --waitlist --json | jq -r .id)"#,
+                { $0.isEmpty }
+            ),
+        ]
+        #expect(lines == expected.map(\.line), "the README's jq lines changed: test them here")
+        for (line, check) in expected where lines.contains(line) {
+            let output = try run(line).stdout
+            #expect(check(output), "\(line) printed \(output)")
+        }
+        // The waitlist line's `$id` is the new reservation's whole id.
+        let id = try run(expected[4].line + "\necho \"$id\"").stdout.trimmingCharacters(in: .newlines)
+        #expect(try sandbox.resv("show", id, "--jq", ".partySize").stdout == "6\n", "\(id)")
+    }
 }
