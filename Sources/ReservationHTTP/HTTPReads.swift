@@ -66,6 +66,7 @@ extension HTTPCalls {
                 reservations: snapshot.reservations + queued, rejected: snapshot.rejected, catalog: catalog)
             snapshot.queued = Set(queued.map(\.id))
         }
+        snapshot.queuedChanges = queuedChanges(over: snapshot)
         snapshot.source = source
         // The server counts waitlist positions; a hold that ended reads as expired here at once.
         return snapshot.settled(at: configuration.now(), countPositions: false)
@@ -82,6 +83,7 @@ extension HTTPCalls {
         snapshot = ReservationSnapshot(
             reservations: snapshot.reservations + queued, rejected: snapshot.rejected, catalog: catalog)
         snapshot.queued = Set(queued.map(\.id))
+        snapshot.queuedChanges = queuedChanges(over: snapshot)
         return snapshot.settled(at: configuration.now(), countPositions: false)
     }
 

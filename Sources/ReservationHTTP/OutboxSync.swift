@@ -8,13 +8,26 @@ public struct Queued: Error, Sendable {
     public let reservations: [Reservation]
     /// The outbox's items that hold the change.
     public let items: [OutboxItem]
-    /// Those of `reservations` whose change waits (all but a queued booking cancelled, so dropped).
+    /// Those of `reservations` that are bookings waiting (all but one cancelled, so dropped).
     public var waiting: Set<Reservation.ID> = []
+    /// The changes waiting for those of `reservations` the server has, each as it would leave it.
+    public var changes: [Reservation.ID: QueuedChange] = [:]
 
     init(reservations: [Reservation], items: [OutboxItem], dropped: Set<Reservation.ID> = []) {
         self.reservations = reservations
         self.items = items
         waiting = Set(reservations.map(\.id)).subtracting(dropped)
+    }
+}
+
+extension Queued {
+    /// This with the changes `outbox` now holds for its reservations the server has (a
+    /// queued booking edited in place has none: it is still a booking waiting).
+    func withChanges(from outbox: Outbox, _ catalog: LandmarkCatalog, at now: Date) -> Queued {
+        var queued = self
+        queued.changes = outbox.changes(over: reservations, catalog, at: now)
+        queued.waiting.subtract(queued.changes.keys)
+        return queued
     }
 }
 
@@ -281,6 +294,10 @@ extension HTTPCalls {
         let at = configuration.now()
         var item = OutboxItem(
             kind: .reserve, id: id.description, reservation: id.description, key: key, queuedAt: at, request: body)
+        // One never sent that the server is sure to refuse is refused now, not queued.
+        if !sent, let booking = try Self.queuedReservation(item, catalog) {
+            try Self.refuseOverCapacity(booking.landmark, partySize: booking.partySize)
+        }
         if sent { item.markSent() }
         try await outbox.update { $0.append(item) }
         return Queued(reservations: [try Self.queuedReservation(item, catalog)].compactMap { $0 }, items: [item])
@@ -301,9 +318,22 @@ extension HTTPCalls {
             createdAt: at, updatedAt: at, version: 1)
     }
 
+    /// Refuses (`noCapacity`, exit 1) a party larger than the landmark's whole day, by the
+    /// catalog this client has: the server would refuse it whenever it arrived. A party that
+    /// fits the day is queued whatever is booked: only the server knows how full it is.
+    static func refuseOverCapacity(_ landmark: Landmark, partySize: Int) throws {
+        guard let capacity = landmark.capacity, partySize > capacity else { return }
+        throw ReservationError.noCapacity(landmark, day: "", requested: partySize, booked: 0)
+    }
+
     /// The bookings waiting in the outbox (not refused), as reservations.
     func queuedBookings(_ catalog: LandmarkCatalog) -> [Reservation] {
         outbox?.bookings(catalog) ?? []
+    }
+
+    /// The changes waiting in the outbox for `snapshot`'s reservations (`Outbox.changes`).
+    func queuedChanges(over snapshot: ReservationSnapshot) -> [Reservation.ID: QueuedChange] {
+        outbox?.changes(over: snapshot.reservations, snapshot.catalog, at: configuration.now()) ?? [:]
     }
 
     /// Cancels or confirms `ids` in the outbox: a queued booking not yet sent is
@@ -315,7 +345,7 @@ extension HTTPCalls {
         let kind: OutboxItem.Kind = verb == "cancel" ? .cancel : .confirm
         let cached = cachedRecords()
         let at = configuration.now()
-        return try await outbox.update { items in
+        let queued = try await outbox.update { items in
             var shown: [Reservation] = []
             var changed: [OutboxItem] = []
             var dropped: Set<Reservation.ID> = []
@@ -350,6 +380,7 @@ extension HTTPCalls {
             }
             return Queued(reservations: shown, items: changed, dropped: dropped)
         }
+        return queued.withChanges(from: outbox, catalog, at: at)
     }
 
     /// Modifies `id` in the outbox: a queued booking not yet sent has its request changed;
@@ -360,7 +391,15 @@ extension HTTPCalls {
     ) async throws -> Queued {
         let at = configuration.now()
         let cached = cachedRecords()
-        return try await outbox.update { items in
+        // A party or a landmark changed so that the party is larger than the landmark's day.
+        if change.partySize != nil || change.landmark != nil {
+            let known = cached[id] ?? queuedBookings(catalog).first { $0.id == id }
+            let landmark = try change.landmark.map { try catalog.landmark(matching: $0) } ?? known?.landmark
+            if let landmark, let partySize = change.partySize ?? known?.partySize {
+                try Self.refuseOverCapacity(landmark, partySize: partySize)
+            }
+        }
+        let queued = try await outbox.update { items in
             if let index = items.firstIndex(where: {
                 $0.kind == .reserve && $0.reservationID == id && !$0.sent && $0.refusal == nil
             }) {
@@ -379,6 +418,7 @@ extension HTTPCalls {
             items.append(item)
             return Queued(reservations: [cached[id]].compactMap { $0 }, items: [item])
         }
+        return queued.withChanges(from: outbox, catalog, at: at)
     }
 
     /// The cached list's reservations by id, and those this client made or changed lately
@@ -408,5 +448,66 @@ extension Outbox {
     public func bookings(_ catalog: LandmarkCatalog) -> [Reservation] {
         guard let items = try? items() else { return [] }
         return items.filter { $0.refusal == nil }.compactMap { try? HTTPCalls.queuedReservation($0, catalog) }
+    }
+}
+
+extension Outbox {
+    /// The cancels, confirms and modifies waiting in it (not refused) for `reservations` (the
+    /// server's as last read, and the queued bookings), by reservation, in the order queued: each
+    /// with the reservation as they would leave it, what `list`, `show` and Tab show beside
+    /// the server's values. The server decides each when it arrives; this is only what was asked.
+    public func changes(over reservations: [Reservation], _ catalog: LandmarkCatalog, at now: Date)
+        -> [Reservation.ID: QueuedChange]
+    {
+        guard let items = try? items() else { return [:] }
+        let known = Dictionary(reservations.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var changes: [Reservation.ID: QueuedChange] = [:]
+        for item in items where item.refusal == nil {
+            guard let id = item.reservationID, let before = changes[id]?.after ?? known[id],
+                let kind = item.kind, let (made, after) = Self.apply(item, kind, to: before, catalog, at: now)
+            else { continue }
+            changes[id] = QueuedChange(kinds: (changes[id]?.kinds ?? []) + [made], after: after)
+        }
+        return changes
+    }
+
+    /// What one queued change asks of `reservation`; nil for a booking (shown on its own) or
+    /// a modify whose fields this resv cannot read.
+    private static func apply(
+        _ item: OutboxItem, _ kind: OutboxItem.Kind, to reservation: Reservation, _ catalog: LandmarkCatalog,
+        at now: Date
+    ) -> (QueuedChange.Kind, Reservation)? {
+        let at = item.queuedAt ?? now
+        switch kind {
+        case .reserve: return nil
+        case .cancel: return (.cancel, reservation.changed(status: .cancelled, at: at))
+        case .confirm: return (.confirm, reservation.changed(status: .confirmed, at: at))
+        case .modify:
+            guard case .object(let fields)? = item.request else { return nil }
+            var landmark: Landmark?
+            var date: Date?
+            var partySize: Int?
+            var note: String?? = .none
+            for (field, value) in fields {
+                switch (field, value) {
+                case ("landmarkId", .string(let text)):
+                    guard let found = try? catalog.landmark(matching: text) else { return nil }
+                    landmark = found
+                case ("date", .string(let text)):
+                    guard let parsed = try? DateTime.parse(text) else { return nil }
+                    date = parsed
+                case ("partySize", .integer(let size)):
+                    guard let size = Int(exactly: size) else { return nil }
+                    partySize = size
+                // An empty note removes it (`modify --note ""`).
+                case ("note", .string(let text)): note = .some(text.isEmpty ? nil : text)
+                default: return nil
+                }
+            }
+            return (
+                .modify,
+                reservation.changed(landmark: landmark, date: date, partySize: partySize, note: note, at: at)
+            )
+        }
     }
 }

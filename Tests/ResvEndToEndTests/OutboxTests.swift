@@ -219,6 +219,89 @@ struct OutboxTests {
         #expect(list.first { $0["id"] as? String == otherID }?["status"] as? String == "cancelled")
     }
 
+    /// A change queued for a reservation the server has shows beside the server's values, marked
+    /// queued: `list` (the table, and `--json`'s `queued`), `show`, Tab's descriptions; `resv outbox`
+    /// says what each item asks for. Without `--queue`, the unreachable server's refusal says
+    /// `--queue`; with it, a party larger than the landmark's whole day is refused, not queued.
+    @Test func queuedChangesShowBesideTheServersValuesUntilSent() async throws {
+        let site = try Site()
+        let day = visitAhead(days: 60)
+        let made = try site.resv("reserve", "-l", "half dome", "-d", day, "-n", "2", "--note", "ramp", "--json")
+        let id = try #require((try Self.json(made) as? [String: Any])?["id"] as? String)
+        let other = try site.resv("reserve", "-l", "turtle rock", "-d", day, "-n", "1", "--json")
+        let otherID = try #require((try Self.json(other) as? [String: Any])?["id"] as? String)
+        #expect(try site.resv("list").status == 0)
+        site.stop()
+
+        // Without --queue nothing is kept, and the message says how it could be.
+        let refused = try site.resv("cancel", String(otherID.prefix(8)))
+        #expect(refused.status == 69, "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("nothing was changed: with --queue the cancel waits in the outbox"),
+            "\(refused.stderr)")
+        #expect(site.items().isEmpty)
+        // A party larger than Half Dome's day (300) would be refused whenever it arrived.
+        for run in [
+            try site.resv("reserve", "-l", "half dome", "-d", day, "-n", "301", "--queue"),
+            try site.resv("modify", String(id.prefix(8)), "-n", "301", "--queue"),
+        ] {
+            #expect(run.status == 1, "\(run.stderr)")
+            #expect(
+                run.stderr.hasSuffix("\nresv: a party of 301 is larger than Half Dome's capacity of 300 a day\n"),
+                "\(run.stderr)")
+        }
+        #expect(site.items().isEmpty)
+
+        let modify = try site.resv("modify", String(id.prefix(8)), "-n", "4", "--note", "", "--queue")
+        #expect(modify.status == 0, "\(modify.stderr)")
+        #expect(modify.stdout.contains("Party     2 → 4\n"), "\(modify.stdout)")
+        #expect(modify.stdout.contains("Status    confirmed (queued)\n"), "\(modify.stdout)")
+        #expect(try site.resv("cancel", String(otherID.prefix(8)), "--queue").status == 0)
+
+        let table = try site.resv("list").stdout
+        let rows = table.split(separator: "\n")
+        let row = try #require(rows.first { $0.hasPrefix(id.prefix(8)) }, "\(table)")
+        #expect(row.contains("2 → 4") && row.contains("confirmed (queued)"), "\(row)")
+        let otherRow = try #require(rows.first { $0.hasPrefix(otherID.prefix(8)) }, "\(table)")
+        #expect(otherRow.contains("confirmed → cancelled (queued)"), "\(otherRow)")
+
+        // --json: the server's values as they are, the queued ones beside them.
+        let list = try #require(try Self.json(site.resv("list", "--json")) as? [[String: Any]])
+        let mine = try #require(list.first { $0["id"] as? String == id })
+        #expect(
+            mine["partySize"] as? Int == 2 && mine["note"] as? String == "ramp"
+                && mine["status"] as? String == "confirmed")
+        let queued = try #require(mine["queued"] as? [String: Any], "\(mine)")
+        #expect(queued["changes"] as? [String] == ["modify"] && queued["partySize"] as? Int == 4, "\(queued)")
+        #expect(queued.keys.contains("note") && queued["note"] is NSNull, "the note removed: \(queued)")
+        #expect(Set(queued.keys) == ["changes", "partySize", "note"], "\(queued)")
+        let theirs = try #require(list.first { $0["id"] as? String == otherID })
+        #expect(theirs["status"] as? String == "confirmed")
+        #expect(theirs["queued"] as? NSDictionary == ["changes": ["cancel"], "status": "cancelled"], "\(theirs)")
+
+        let show = try site.resv("show", String(id.prefix(8))).stdout
+        #expect(show.contains("Party     2 → 4\n") && show.contains("Note      ramp → (none)\n"), "\(show)")
+        #expect(show.contains("Queued    modify, sent when the server is reached"), "\(show)")
+
+        let outbox = try site.resv("outbox").stdout
+        #expect(outbox.contains("party of 4, note removed, if still version 1"), "\(outbox)")
+        #expect(outbox.contains("REQUEST"), "\(outbox)")
+
+        // Tab in fish: the description has the queued status beside the server's.
+        let tab = try site.sandbox.resv(
+            ["---completion", "modify", "--", "positional@0", "2", "0", "resv", "modify", ""],
+            environment: site.environment.merging(["SAP_SHELL": "fish", "SAP_SHELL_VERSION": "3"]) { $1 })
+        #expect(tab.stdout.contains("confirmed → cancelled (queued)"), "\(tab.stdout) \(tab.stderr)")
+
+        // Sent, the server's values are the new ones and nothing is queued beside them.
+        try site.start()
+        #expect(try site.resv("sync").status == 0)
+        let after = try #require(try Self.json(site.resv("list", "--all", "--json")) as? [[String: Any]])
+        let sent = try #require(after.first { $0["id"] as? String == id })
+        #expect(sent["partySize"] as? Int == 4 && sent["note"] == nil && sent["queued"] == nil, "\(sent)")
+        #expect(after.first { $0["id"] as? String == otherID }?["status"] as? String == "cancelled")
+    }
+
     @Test func theServerDecidesEachAsItArrivesAndARefusalStaysUntilDropped() async throws {
         let site = try Site()
         #expect(try site.resv("list").status == 0)

@@ -10,6 +10,9 @@ public struct ReservationSnapshot: Sendable {
     /// Reservations among `reservations` that are only asked for: bookings waiting in a
     /// server's outbox (`--queue`), shown with status `queued`.
     public var queued: Set<Reservation.ID> = []
+    /// Changes waiting in that outbox for reservations the server has (a queued cancel,
+    /// confirm or modify), by reservation: shown beside the server's values, marked queued.
+    public var queuedChanges: [Reservation.ID: QueuedChange] = [:]
 
     public init(reservations: [Reservation], rejected: [RejectedRecord], catalog: LandmarkCatalog) {
         self.reservations = reservations
@@ -97,6 +100,7 @@ extension ReservationSnapshot {
         var settled = ReservationSnapshot(reservations: reservations, rejected: rejected, catalog: catalog)
         settled.source = source
         settled.queued = queued
+        settled.queuedChanges = queuedChanges
         return settled
     }
 }

@@ -15,7 +15,7 @@ extension JSONWriter {
     public mutating func writeReservation(
         id: String, landmark: LandmarkField, date: String, partySize: Int, status: String, note: String?,
         createdAt: String?, updatedAt: String?, version: Int, expiresAt: String? = nil,
-        waitlistPosition: Int? = nil, series: String? = nil, depth: Int
+        waitlistPosition: Int? = nil, series: String? = nil, queued: JSONValue? = nil, depth: Int
     ) {
         beginObject()
         if let createdAt {
@@ -44,6 +44,10 @@ extension JSONWriter {
         }
         key("partySize", depth: depth)
         write(partySize)
+        if let queued {
+            key("queued", depth: depth)
+            write(queued, depth: depth + 1)
+        }
         if let series {
             key("series", depth: depth)
             write(string: series)

@@ -49,7 +49,9 @@ struct OutboxCommand: ParsableCommand {
         commandName: "outbox",
         abstract: "List the changes queued for the server (--queue), or drop one.",
         discussion: """
-            Each queued change with its id, kind, reservation, when it was queued, and its state: \
+            Each queued change with its id, kind, reservation, when it was queued, what it asks \
+            for (a booking's landmark, date and party; a modify's new values; the version a change \
+            is made against), and its state: \
             waiting, sent (sent once, its answer not yet had: it is sent again, and books nothing \
             twice), or refused with the server's code and reason. The outbox is a file per server \
             under $XDG_STATE_HOME/resv/outbox/.
@@ -68,21 +70,23 @@ struct OutboxCommand: ParsableCommand {
         @OptionGroup var options: CommonOptions
 
         func run(in context: CommandContext) async throws {
-            let (outbox, _) = try context.outboxBackend(options, connecting: false)
+            let (outbox, catalog) = try context.outboxAndCatalog(options)
             let items = try outbox.items()
             let renderer = Renderer(options.output, context: context)
+            let request = { (item: OutboxItem) in OutboxCommand.request(item, catalog, renderer) }
             renderer.write(
-                list: items, json: OutboxCommand.json, shape: OutboxCommand.shape, to: context.output
+                list: items, json: OutboxCommand.json, shape: OutboxCommand.shape(request), to: context.output
             ) {
                 let rows = items.map { item in
                     [
                         Renderer.Cell(String(item.id.prefix(8))), Renderer.Cell(item.kind?.rawValue ?? "unknown"),
                         Renderer.Cell(String((item.reservationID?.description ?? "?").prefix(8))),
                         Renderer.Cell(item.queuedAt.map(renderer.localDate) ?? "?"),
-                        Renderer.Cell(OutboxCommand.state(item), cuts: true),
+                        Renderer.Cell(request(item), cuts: true), Renderer.Cell(OutboxCommand.state(item), cuts: true),
                     ]
                 }
-                return renderer.table(header: ["ID", "KIND", "RESERVATION", "QUEUED", "STATE"], rows: rows)
+                return renderer.table(
+                    header: ["ID", "KIND", "RESERVATION", "QUEUED", "REQUEST", "STATE"], rows: rows)
             }
             if items.isEmpty, renderer.format == .table { context.say("Nothing queued for \(outbox.server.redacted).") }
         }
@@ -152,16 +156,41 @@ struct OutboxCommand: ParsableCommand {
         return item.sent ? "sent, answer not had" : "waiting"
     }
 
-    static var shape: Renderer.Shape<OutboxItem> {
+    static func shape(_ request: @escaping (OutboxItem) -> String) -> Renderer.Shape<OutboxItem> {
         Renderer.Shape(
-            csvColumns: ["id", "kind", "reservation", "queuedAt", "state"],
+            csvColumns: ["id", "kind", "reservation", "queuedAt", "request", "state"],
             csvFields: { item in
                 [
                     item.id, item.kind?.rawValue, item.reservationID?.description, item.queuedAt.map(DateTime.format),
-                    state(item),
+                    request(item), state(item),
                 ]
             },
             event: nil)
+    }
+
+    /// What an item asks for, in the words `show` uses: a booking's landmark (by name when the
+    /// cached catalog has it), date at the landmark and party; a modify's new values; a cancel or
+    /// confirm the version it is made against. "-" when there is nothing more to say.
+    static func request(_ item: OutboxItem, _ catalog: LandmarkCatalog?, _ renderer: Renderer) -> String {
+        guard let kind = item.kind else { return "-" }
+        var parts: [String] = []
+        let fields: [String: JSONValue]
+        if case .object(let object)? = item.request { fields = object } else { fields = [:] }
+        var landmark: Landmark?
+        if case .string(let text)? = fields["landmarkId"] {
+            landmark = try? catalog?.landmark(matching: text)
+            parts.append(landmark?.name ?? "landmark \(text)")
+        }
+        if case .string(let text)? = fields["date"], let date = try? DateTime.parse(text) {
+            parts.append(landmark.map { renderer.visitDate(date, at: $0) } ?? DateTime.format(date))
+        }
+        if case .integer(let size)? = fields["partySize"] { parts.append("party of \(size)") }
+        if case .string(let status)? = fields["status"] { parts.append(status) }
+        if case .string(let note)? = fields["note"] {
+            parts.append(note.isEmpty ? "note removed" : "note \"\(note)\"")
+        }
+        if kind != .reserve, let version = item.version { parts.append("if still version \(version)") }
+        return parts.isEmpty ? "-" : parts.joined(separator: ", ").terminalSafe
     }
 }
 
@@ -169,11 +198,25 @@ extension CommandContext {
     /// The outbox of the server in use and (when `connecting`) its backend's calls.
     func outboxBackend(_ options: CommonOptions, connecting: Bool = true) throws -> (Outbox, ServerBackend) {
         if options.backend.offline, connecting { throw HTTPBackendError.offlineChange }
+        let (configuration, transport, outbox) = try outboxConfiguration(options)
+        return (outbox, ServerBackend(configuration, transport: transport))
+    }
+
+    /// The outbox of the server in use and the catalog its cache holds (nil when none is), never
+    /// the network: what `resv outbox` names a queued booking's landmark with.
+    func outboxAndCatalog(_ options: CommonOptions) throws -> (Outbox, LandmarkCatalog?) {
+        let (configuration, _, outbox) = try outboxConfiguration(options)
+        return (outbox, configuration.cache?.records("landmarks").map { LandmarkCatalog(records: $0.records) })
+    }
+
+    private func outboxConfiguration(_ options: CommonOptions) throws -> (
+        HTTPBackendConfiguration, HTTPTransport, Outbox
+    ) {
         let settings = try settings(options.backend)
         guard let server = settings.chosenServer else { throw CLIError.outboxNeedsServer }
         let (configuration, transport) = try httpBackend(server, settings, options.backend)
         guard let outbox = configuration.outbox else { throw CLIError.outboxNeedsServer }
-        return (outbox, ServerBackend(configuration, transport: transport))
+        return (configuration, transport, outbox)
     }
 
     /// Says on stderr what a sending of the outbox did: each refusal on a line of its own.
@@ -218,6 +261,10 @@ extension CommandContext {
             try await body(context)
         } catch let queued as Queued {
             context.show(queued, options, verb: verb)
+        } catch HTTPBackendError.unavailable(let url, let why) where !context.queue {
+            // Nothing was sent: say how the change could wait instead.
+            throw CLIError.unreachableChange(
+                ExitStatus.message(for: HTTPBackendError.unavailable(url, why)), verb: verb)
         }
     }
 
@@ -225,6 +272,7 @@ extension CommandContext {
     /// status `queued`, on stdout; what happened on stderr.
     func show(_ queued: Queued, _ options: OutputOptions, verb: String) {
         shownQueued.add(queued.waiting)
+        shownQueued.add(changes: queued.changes)
         let renderer = Renderer(options, context: self)
         if queued.reservations.count == 1, verb == "reserve" || verb == "modify" {
             output.write(renderer.reservation(queued.reservations[0]))

@@ -113,11 +113,15 @@ enum ShellCompletion {
         let catalog = LandmarkCatalog(records: landmarkRecords)
         let cached = ReservationSnapshot(records: records, catalog: catalog)
         // The bookings waiting in the outbox have ids to complete too.
-        let queued = context.outbox(url, token: settings.token?.value).bookings(catalog).filter { booking in
+        let outbox = context.outbox(url, token: settings.token?.value)
+        let queued = outbox.bookings(catalog).filter { booking in
             !cached.reservations.contains { $0.id == booking.id }
         }
-        return ReservationSnapshot(
+        var snapshot = ReservationSnapshot(
             reservations: cached.reservations + queued, rejected: cached.rejected, catalog: catalog)
+        snapshot.queued = Set(queued.map(\.id))
+        snapshot.queuedChanges = outbox.changes(over: snapshot.reservations, catalog, at: context.now())
+        return snapshot
     }
 
     /// A word as the shell will pass it: the scripts hand words over verbatim,
@@ -143,15 +147,23 @@ extension ReservationSnapshot {
         -> [(id: String, description: String?)]
     {
         let shortCounts = Dictionary(grouping: reservations, by: \.id.short).mapValues(\.count)
-        let renderer = Renderer(format: .table, colour: false, timeZone: .current, now: now)
+        var renderer = Renderer(format: .table, colour: false, timeZone: .current, now: now)
+        renderer.queuedChanges = queuedChanges
         return reservations.sortedByDate.compactMap { reservation in
             let settled = reservation.settled(at: now)
             guard ids.admits(settled.status) else { return nil }
             let id =
                 shortCounts[reservation.id.short, default: 0] > 1 ? reservation.id.description : reservation.id.short
             guard described else { return (id, nil) }
+            // A change queued for it shows beside the server's values, marked queued.
+            let after = queuedChanges[reservation.id]?.after
+            let status =
+                queued.contains(reservation.id)
+                ? Renderer.queuedStatus
+                : settled.status.rawValue + (after.map { renderer.queuedStatus(settled, $0) } ?? "")
             let description = [
-                settled.landmark.name, renderer.visitDate(settled.date, at: settled.landmark), settled.status.rawValue,
+                renderer.beside(settled, after, \.landmark.name),
+                renderer.beside(settled, after) { renderer.visitDate($0.date, at: $0.landmark) }, status,
             ].joined(separator: ", ")
             return (id, description)
         }

@@ -16,8 +16,13 @@ struct ReservationJSONWriter {
     private var landmarks: [Landmark.ID: [UInt8]] = [:]
     /// Bookings waiting in the outbox: status `queued` (docs/contracts.md, "Offline").
     var queued: Set<Reservation.ID> = []
+    /// Changes waiting in the outbox for reservations the server has: `queued` beside its values.
+    var queuedChanges: [Reservation.ID: QueuedChange] = [:]
 
-    init(queued: Set<Reservation.ID> = []) { self.queued = queued }
+    init(queued: Set<Reservation.ID> = [], changes: [Reservation.ID: QueuedChange] = [:]) {
+        self.queued = queued
+        self.queuedChanges = changes
+    }
 
     mutating func write(_ reservation: Reservation, to writer: inout JSONWriter, depth: Int) {
         let landmark = landmarkText(reservation.landmark, pretty: writer.pretty, depth: depth + 1)
@@ -28,7 +33,17 @@ struct ReservationJSONWriter {
             createdAt: reservation.createdAt.map(DateTime.format),
             updatedAt: reservation.updatedAt.map(DateTime.format),
             version: reservation.version, expiresAt: reservation.expiresAt.map(DateTime.format),
-            waitlistPosition: reservation.waitlistPosition, series: reservation.series?.description, depth: depth)
+            waitlistPosition: reservation.waitlistPosition, series: reservation.series?.description,
+            queued: queuedJSON(reservation), depth: depth)
+    }
+
+    /// `"queued": {"changes": ["modify", …], FIELD: NEW VALUE…}`: the changes waiting for it and the
+    /// fields they would change, beside the server's values (docs/contracts.md, "Offline").
+    private func queuedJSON(_ reservation: Reservation) -> JSONValue? {
+        guard let change = queuedChanges[reservation.id] else { return nil }
+        var fields: [String: JSONValue] = ["changes": .array(change.kinds.map { .string($0.rawValue) })]
+        for (field, value) in change.changedFields(from: reservation) { fields[field] = value }
+        return .object(fields)
     }
 
     private mutating func landmarkText(_ landmark: Landmark, pretty: Bool, depth: Int) -> [UInt8] {
@@ -55,6 +70,8 @@ struct Renderer {
     let width: Int?
     /// Bookings waiting in a server's outbox, shown with status `queued`.
     var queued: Set<Reservation.ID> = []
+    /// Changes waiting in it for reservations the server has, shown beside its values.
+    var queuedChanges: [Reservation.ID: QueuedChange] = [:]
 
     /// The status a queued booking shows: never on the wire, never stored.
     static let queuedStatus = "queued"
@@ -65,6 +82,7 @@ struct Renderer {
             format: options.resolvedFormat, colour: context.usesColour, timeZone: chosen ?? context.timeZone,
             visitZone: chosen, now: context.now(), width: context.terminalSize()?.columns)
         queued = context.queued
+        queuedChanges = context.queuedChanges
     }
 
     /// `timeZone` for the times of changes; `visitZone` for visits, nil for each at its landmark.
@@ -174,7 +192,7 @@ struct Renderer {
             write(reservations: [reservation], to: sink)
             return text.withLock { $0 }
         }
-        var shape = ReservationJSONWriter(queued: queued)
+        var shape = ReservationJSONWriter(queued: queued, changes: queuedChanges)
         return single(writing: { writer in shape.write(reservation, to: &writer, depth: 0) }, human: human)
     }
 
@@ -190,17 +208,19 @@ struct Renderer {
 
     /// Reservations as a list; each landmark's JSON is made once, not once per reservation.
     func write(reservations: [Reservation], to output: TextSink) {
-        var shape = ReservationJSONWriter(queued: queued)
+        var shape = ReservationJSONWriter(queued: queued, changes: queuedChanges)
         func element(_ writer: inout JSONWriter, _ reservation: Reservation, _ depth: Int) {
             shape.write(reservation, to: &writer, depth: depth)
         }
         write(list: reservations, element: element, shape: Self.reservationShape, to: output) {
             var header = ["ID", "DATE", "LANDMARK", "PARTY", "STATUS"]
             var rows = reservations.map { reservation in
-                [
-                    Cell(reservation.id.short), Cell(visitDate(reservation.date, at: reservation.landmark)),
-                    Cell(reservation.landmark.name, cuts: true),
-                    Cell(String(reservation.partySize), alignRight: true),
+                let after = queuedChanges[reservation.id]?.after
+                return [
+                    Cell(reservation.id.short),
+                    Cell(beside(reservation, after) { visitDate($0.date, at: $0.landmark) }),
+                    Cell(beside(reservation, after, \.landmark.name), cuts: true),
+                    Cell(beside(reservation, after) { String($0.partySize) }, alignRight: true),
                     Cell(statusText(reservation), style: style(for: reservation.status), cuts: true),
                 ]
             }
@@ -232,18 +252,26 @@ struct Renderer {
     }
 
     func details(_ reservation: Reservation) -> String {
+        let change = queuedChanges[reservation.id]
+        let after = change?.after
         var lines: [(String, String)] = [
             ("ID", reservation.id.description),
-            ("Landmark", "\(reservation.landmark.name) (\(reservation.landmark.location))".terminalSafe),
-            ("Date", visitDate(reservation.date, at: reservation.landmark)),
-            ("Party", String(reservation.partySize)),
+            (
+                "Landmark",
+                beside(reservation, after) { "\($0.landmark.name) (\($0.landmark.location))" }.terminalSafe
+            ),
+            ("Date", beside(reservation, after) { visitDate($0.date, at: $0.landmark) }),
+            ("Party", beside(reservation, after) { String($0.partySize) }),
             (
                 "Status",
                 paint(
                     queued.contains(reservation.id) ? Self.queuedStatus : reservation.status.rawValue,
-                    style(for: reservation.status))
+                    style(for: reservation.status)) + (after.map { queuedStatus(reservation, $0) } ?? "")
             ),
         ]
+        if let change {
+            lines.append(("Queued", "\(change.summary), sent when the server is reached ('resv outbox')"))
+        }
         if let expiresAt = reservation.expiresAt {
             lines.append((reservation.status == .held ? "Expires" : "Expired", localDate(expiresAt)))
         }
@@ -252,7 +280,7 @@ struct Renderer {
             let position = reservation.waitlistPosition.map { "position \($0), " } ?? ""
             lines.append(("Waitlist", "\(position)\(then) when places free"))
         }
-        if let note = reservation.note { lines.append(("Note", note.terminalSafe)) }
+        if let note = beside(reservation, after, optional: \.note) { lines.append(("Note", note.terminalSafe)) }
         if let series = reservation.series { lines.append(("Series", series.description)) }
         if let createdAt = reservation.createdAt { lines.append(("Created", localDate(createdAt))) }
         if let updatedAt = reservation.updatedAt { lines.append(("Updated", localDate(updatedAt))) }
@@ -263,6 +291,36 @@ struct Renderer {
     /// A status as a table shows it: a hold with its end, a waitlisted one with its position.
     func statusText(_ reservation: Reservation) -> String {
         if queued.contains(reservation.id) { return Self.queuedStatus }
+        if let after = queuedChanges[reservation.id]?.after {
+            return settledStatusText(reservation) + queuedStatus(reservation, after)
+        }
+        return settledStatusText(reservation)
+    }
+
+    /// What a change queued for it would make of its status: " → cancelled (queued)", or
+    /// " (queued)" when its status stays.
+    func queuedStatus(_ reservation: Reservation, _ after: Reservation) -> String {
+        (after.status == reservation.status ? "" : " → \(after.status.rawValue)") + " (queued)"
+    }
+
+    /// A field's text, and when a queued change would change it, "then → now": the server's
+    /// value beside the one asked for.
+    func beside(_ reservation: Reservation, _ after: Reservation?, _ text: (Reservation) -> String) -> String {
+        let now = text(reservation)
+        guard let after, case let then = text(after), then != now else { return now }
+        return "\(now) → \(then)"
+    }
+
+    /// An optional field (the note) the same way: "(none)" stands for no value beside one.
+    func beside(_ reservation: Reservation, _ after: Reservation?, optional field: (Reservation) -> String?)
+        -> String?
+    {
+        let now = field(reservation)
+        guard let after, case let then = field(after), then != now else { return now }
+        return "\(now ?? "(none)") → \(then ?? "(none)")"
+    }
+
+    private func settledStatusText(_ reservation: Reservation) -> String {
         switch reservation.status {
         case .held:
             guard let end = reservation.expiresAt else { return "held" }

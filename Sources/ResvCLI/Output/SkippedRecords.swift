@@ -8,7 +8,7 @@ extension CommandContext {
     func fetch(from service: ReservationService, _ options: CommonOptions) async throws -> ReservationSnapshot {
         let snapshot = try await service.fetch()
         reportSkipped(snapshot, verbose: options.output.verbose)
-        shownQueued.add(snapshot.queued)
+        shownQueued.add(snapshot)
         return snapshot
     }
 
@@ -25,7 +25,7 @@ extension CommandContext {
             guard let server = backend.server, let known = try? await server.remembered(),
                 (try? reservations(matching: texts, in: known)) != nil
             else { throw error }
-            shownQueued.add(known.queued)
+            shownQueued.add(known)
             return known
         }
     }

@@ -53,6 +53,8 @@ public enum CLIError: Error, Sendable, LocalizedError {
     /// A reservation id the cache of a server does not hold, read because the server
     /// cannot be reached (its reason) or with `--offline` (nil): the truth is unknown.
     case notCached(String, age: String, unreachable: String?)
+    /// A change the server could not be reached for, without `--queue`: why, and the verb.
+    case unreachableChange(String, verb: String)
     /// A typed date that has passed (as shown at the landmark); with the id of the reservation `modify` would move.
     case pastDate(String, moving: String?)
     /// A store named by hand (flag, environment, config file) in a folder that does not exist.
@@ -141,6 +143,9 @@ public enum CLIError: Error, Sendable, LocalizedError {
             "'\(key.quoted())' is not a setting: use one of \(SettingKey.allCases.map(\.rawValue).joined(separator: ", "))"
         case .notCached(let text, let age, let unreachable?):
             "\(unreachable); its answers cached \(age) have no reservation matching '\(text.quoted())'"
+        case .unreachableChange(let why, let verb):
+            "\(why); nothing was changed: with --queue the \(verb) waits in the outbox and is sent when the "
+                + "server is reached"
         case .notCached(let text, let age, nil):
             "--offline: the server's answers cached \(age) have no reservation matching '\(text.quoted())'; "
                 + "run without --offline to ask the server"

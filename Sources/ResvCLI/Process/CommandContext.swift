@@ -46,6 +46,8 @@ public struct CommandContext: Sendable {
     var queue = false
     /// Bookings waiting in the outbox among what this command shows (status `queued`).
     var queued: Set<Reservation.ID> { shownQueued.ids }
+    /// Changes waiting in the outbox for the reservations this command shows.
+    var queuedChanges: [Reservation.ID: QueuedChange] { shownQueued.changes }
     /// The queued bookings this command's reads found (`fetch(from:_:)`), for its output.
     let shownQueued = QueuedIDs()
     /// The line of a REPL script (`resv repl < file`) this command came from, for its error message.
@@ -457,6 +459,17 @@ public struct TextSink: Sendable {
 /// Ids of bookings waiting in an outbox, as a command's reads find them.
 final class QueuedIDs: Sendable {
     private let storage = Mutex<Set<Reservation.ID>>([])
+    private let changeStorage = Mutex<[Reservation.ID: QueuedChange]>([:])
     var ids: Set<Reservation.ID> { storage.withLock { $0 } }
+    /// The changes queued for reservations the server has, by reservation.
+    var changes: [Reservation.ID: QueuedChange] { changeStorage.withLock { $0 } }
     func add(_ ids: Set<Reservation.ID>) { storage.withLock { $0.formUnion(ids) } }
+    /// The bookings and the changes a snapshot's outbox holds.
+    func add(_ snapshot: ReservationSnapshot) {
+        add(snapshot.queued)
+        add(changes: snapshot.queuedChanges)
+    }
+    func add(changes: [Reservation.ID: QueuedChange]) {
+        changeStorage.withLock { $0.merge(changes) { _, new in new } }
+    }
 }

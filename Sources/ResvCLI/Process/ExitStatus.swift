@@ -43,7 +43,7 @@ extension ExitStatus {
             case .jqNotInstalled: return unavailable
             case .jqUnreadableOutput: return internalError
             case .unwritableConfig, .noStoreFolder: return cannotWrite
-            case .notCached: return unavailable
+            case .notCached, .unreachableChange: return unavailable
             case .configLocked: return temporary
             case .notImportable: return dataError
             }
