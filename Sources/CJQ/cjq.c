@@ -148,6 +148,7 @@ static void ignore_error(void *context, cjq_jv message) {
 
 static int nomem_status = 70;
 static char nomem_message[256] = "out of memory\n";
+static char crash_message[256] = "jq stopped\n";
 
 // jq's allocator found no memory: nothing can be allocated, so one line and the exit code, at once.
 static void out_of_memory(void *context) {
@@ -166,25 +167,60 @@ static const int guarded[3] = {SIGSEGV, SIGBUS, SIGABRT};
 // abort, or follow a pointer a failed allocation left. Inside jq that is the same end, said
 // once; anywhere else the signal goes to whoever handled it before (Swift's backtracer).
 static void crashed(int signal) {
-    if (in_jq) out_of_memory(NULL);
+    if (in_jq && signal == SIGABRT) out_of_memory(NULL);
+    if (in_jq) {
+        // A fault inside jq: memory ran out under it, or its C stack did (a value nested too
+        // deep for jv_dump's recursion); this runs on the thread's alternate stack.
+        ssize_t written = write(STDERR_FILENO, crash_message, strlen(crash_message));
+        (void)written;
+        _exit(nomem_status);
+    }
     for (int index = 0; index < 3; index++) {
         if (guarded[index] == signal) sigaction(signal, &previous[index], NULL);
     }
     if (signal == SIGABRT) raise(signal);
 }
 
-void cjq_on_out_of_memory(int status, const char *message) {
+void cjq_on_out_of_memory(int status, const char *message, const char *crash) {
     nomem_status = status;
     snprintf(nomem_message, sizeof nomem_message, "%s\n", message);
+    snprintf(crash_message, sizeof crash_message, "%s\n", crash);
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_handler = crashed;
+    // On the alternate stack (`guard_stack`): a stack overflow leaves no room on the thread's own.
+    action.sa_flags = SA_ONSTACK;
     sigemptyset(&action.sa_mask);
     for (int index = 0; index < 3; index++) sigaction(guarded[index], &action, &previous[index]);
 }
 
+// An alternate signal stack for the thread about to call into jq, once per thread, so that
+// `crashed` can run when jq overflows the thread's stack; a thread that has one keeps it.
+static __thread int has_alternate_stack = 0;
+static void guard_stack(void) {
+    if (has_alternate_stack) return;
+    stack_t current;
+    if (sigaltstack(NULL, &current) == 0 && !(current.ss_flags & SS_DISABLE)) {
+        has_alternate_stack = 1;
+        return;
+    }
+    size_t size = 64 * 1024;
+    void *memory = malloc(size);
+    if (memory == NULL) return;
+    stack_t stack;
+    memset(&stack, 0, sizeof stack);
+    stack.ss_sp = memory;
+    stack.ss_size = size;
+    if (sigaltstack(&stack, NULL) == 0) {
+        has_alternate_stack = 1;  // kept for the thread's life: a pool thread runs jq again
+    } else {
+        free(memory);
+    }
+}
+
 // jq keeps the handler per thread: set on the thread about to allocate.
 static void guard_memory(void) {
+    guard_stack();
     in_jq = 1;
     jq.nomem_handler(out_of_memory, NULL);
 }

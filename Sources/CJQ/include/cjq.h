@@ -46,9 +46,11 @@ cjq_jv cjq_parser_next(cjq_parser *parser);
 
 /// When jq cannot allocate memory (its jv allocator, which otherwise aborts): `message`
 /// (copied, up to 255 bytes) written to stderr and the process ended with `status`, the
-/// only thing left to do once the heap is exhausted. Takes effect on each thread that
-/// then parses or runs the program.
-void cjq_on_out_of_memory(int status, const char *message);
+/// only thing left to do once the heap is exhausted. A fault inside jq (SIGSEGV, SIGBUS:
+/// memory ran out under it, or a value nested too deep overflowed its C stack, handled on
+/// an alternate stack each thread is given) writes `crash` instead, with the same status.
+/// Takes effect on each thread that then parses or runs the program.
+void cjq_on_out_of_memory(int status, const char *message, const char *crash);
 
 /// Runs the program on `input` (consumed); its results come from cjq_next.
 void cjq_start(cjq_state *state, cjq_jv input);

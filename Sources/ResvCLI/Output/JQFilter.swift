@@ -30,7 +30,9 @@ final class JQFilter: Sendable {
         cjq_on_out_of_memory(
             ExitStatus.internalError,
             "resv: --jq ran out of memory running the program (jq stopped); what it printed is all there is: "
-                + "narrow the program (limit(N; …), first(…)) or allow more memory")
+                + "narrow the program (limit(N; …), first(…)) or allow more memory",
+            "resv: --jq stopped inside jq: memory ran out, or a value was nested too deep for its stack; what "
+                + "it printed is all there is: narrow the program (limit(N; …), first(…))")
         machine = Mutex(Machine(state: state, parser: parser))
         self.output = output
     }
