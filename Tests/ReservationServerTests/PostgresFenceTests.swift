@@ -136,19 +136,28 @@ final class PrivatePostgres: Sendable {
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Runs a program (as postgres when root) to its end: posix_spawn and waitpid, its output
+    /// through a file (not Foundation's `Process`, whose child went unreaped here under runuser).
     @discardableResult
     private func run(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: asPostgres ? "/usr/sbin/runuser" : arguments[0])
-        process.arguments = asPostgres ? ["-u", "postgres", "--"] + arguments : Array(arguments.dropFirst())
-        process.currentDirectoryURL = URL(fileURLWithPath: "/")
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "\(arguments.joined(separator: " ")): \(text)")
+        let argv = asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + arguments : arguments
+        let output = "\(folder)/output-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let cArguments = argv.map { strdup($0) } + [nil]
+        defer { for argument in cArguments { free(argument) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
+        try #require(spawned == 0, "\(argv[0]): \(String(cString: strerror(spawned)))")
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        try #require(status == 0, "\(arguments.joined(separator: " ")) (wait status \(status)): \(text)")
         return text
     }
 

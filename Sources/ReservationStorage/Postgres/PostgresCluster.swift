@@ -388,7 +388,8 @@ public final class PostgresCluster: Sendable {
         let timeout = fenceTimeout
         try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
-                try await fence.value
+                // Awaiting a task's value does not end on cancellation: abandoned when the time is up.
+                try await abandonable { try await fence.value }
                 return true
             }
             group.addTask {
