@@ -3,6 +3,8 @@
 # one etcd and three Patroni-managed PostgreSQL nodes on loopback in a temporary folder
 # (synchronous_mode and synchronous_mode_strict, ttl 10, loop_wait 2, retry_timeout 4,
 # maximum_lag_on_failover 0, pg_hba trust for 127.0.0.1), resv-server instances, tokens.
+# `cluster_ttl` (set before cluster_write_node; default 10) changes the lease: loop_wait is a
+# fifth of it (at least 1), retry_timeout twice that, as Patroni asks (loop_wait + 2 retry_timeout <= ttl).
 #
 # The sourcing script sets `prog` (its name, for messages) and `keep` (true: keep the folder),
 # then calls, in order:
@@ -140,6 +142,8 @@ cluster_start_etcd() {
   curl -sf "http://127.0.0.1:$client/health" >/dev/null || { cat "$work/etcd.log" >&2; cluster_die "etcd did not start"; }
 }
 
+cluster_loop_wait() { local w=$((${cluster_ttl:-10} / 5)); echo $((w < 1 ? 1 : w)); }
+
 cluster_write_node() {
   local i=$1 pg=$2 rest=$3 etcd=$4 pg_connect=$5 rest_connect=$6
   local node=$work/node$i
@@ -157,9 +161,9 @@ etcd3:
   use_proxies: true
 bootstrap:
   dcs:
-    ttl: 10
-    loop_wait: 2
-    retry_timeout: 4
+    ttl: ${cluster_ttl:-10}
+    loop_wait: $(cluster_loop_wait)
+    retry_timeout: $((2 * $(cluster_loop_wait)))
     maximum_lag_on_failover: 0
     synchronous_mode: true
     synchronous_mode_strict: true

@@ -27,6 +27,10 @@ setup = json.load(open(sys.argv[1]))
 cluster = Cluster(setup)
 users, tokens, ports = setup["users"], setup["tokens"], setup["clientPorts"]
 ttl, seconds, seed_bug = setup["ttl"], setup["seconds"], setup["seedBug"]
+# --control NAME: after the faults, a phase of the seeded bug NAME on the same cluster, which must
+# fail its invariant (and only the ones the bug implies) while every fault before holds.
+control = setup.get("negativeControl") or ""
+CONTROL_CATCHES = {"lost-ack": (checks.LOST, checks.STALE), "skip-feed": (checks.GAP,)}
 INSTANCES = len(ports)
 start = time.monotonic()
 
@@ -239,7 +243,8 @@ class Watcher:
         self.instance = (u + w) % INSTANCES
         self.client, self.cursor = Client(), cursor
         self.seen = []
-        self.skip = seed_bug == "skip-feed" and u == 0 and w == 0
+        # The seeded bug: the change received as number skip_at dropped (--seed-bug skip-feed: the third).
+        self.skip_at = 3 if seed_bug == "skip-feed" and u == 0 and w == 0 else None
         self.received = 0
         self.last_arrival = now()
 
@@ -249,7 +254,7 @@ class Watcher:
         if status == 200 and isinstance(page, dict):
             for change in page["changes"]:
                 self.received += 1
-                if self.skip and self.received == 3:
+                if self.received == self.skip_at:
                     continue  # the seeded bug: one change dropped on the floor
                 self.seen.append(checks.change_key(change))
             if page["changes"]:
@@ -297,7 +302,7 @@ def reader(u, cursor):
         if got is not None:
             with lock:
                 reads.append((f"{users[u]}'s reader (instance {k}, begun at {began - start:.1f} s)", began, got, u))
-        time.sleep(1)
+        time.sleep(0.5)
 
 
 # --- faults ---------------------------------------------------------------------------------
@@ -352,13 +357,33 @@ def stop_node(node):
             wait_for(lambda: not cluster.alive(pid), 10)
 
 
-def recover(old=None):
-    """Waits for a healthy cluster (a leader, a sync standby, three running). A node that has not
-    rejoined within 20 s is wiped and started again (a base backup; there is no pg_rewind here): a
+def recover(old=None, marks=None):
+    """Waits for a healthy cluster (a leader, a sync standby, three running). A node whose
+    PostgreSQL logged, since MARKS (its log's sizes when the fault began), that the new leader's
+    timeline forked off before its own position is wiped and started again at once (a base
+    backup; there is no pg_rewind here). A node that has not rejoined within 2 ttl is too (one
+    starting or taking its base backup is waited for, not begun again): a
     member other than the leader not running, or missing, or a replica that is not the sync
     standby and has no measured lag (an old leader whose WAL went past the new one's). The leader
     is never wiped (its commits may be on no other node), and nothing is while there is none."""
-    if wait_for(cluster.healthy, 20):
+    # A node whose PostgreSQL says the new leader's timeline forked off before where it is (it wrote
+    # past the fork: it cannot follow without a rewind) is wiped at once rather than waited for.
+    marks = marks or {n["name"]: log_size(n) for n in setup["nodes"]}
+    wiped = set()
+
+    def healthy_or_wipe_diverged():
+        if cluster.healthy():
+            return True
+        leader = cluster.leader()
+        for n in setup["nodes"]:
+            if leader not in (None, n["name"]) and n["name"] not in wiped and DIVERGED in log_since(n, marks[n["name"]]):
+                wiped.add(n["name"])
+                wipe({n["name"]})
+        return False
+
+    if wait_for(healthy_or_wipe_diverged, 2 * ttl):
+        return True
+    if wiped and wait_for(cluster.healthy, 30):
         return True
     if not wait_for(cluster.leader, 60):
         fail(f"setup: no leader within 80 s of the fault's end: {cluster.roles()}")
@@ -368,6 +393,8 @@ def recover(old=None):
     for m in cluster.members():
         if m["name"] == leader or m.get("role") in ("leader", "sync_standby"):
             continue
+        if m.get("state") in ("starting", "creating replica"):
+            continue  # a base backup or a start under way: waited for below, not begun again
         if m.get("state") not in ("running", "streaming") or not isinstance(m.get("lag"), int):
             stuck.add(m["name"])
     stuck |= {n["name"] for n in setup["nodes"]} - {m["name"] for m in cluster.members()}
@@ -386,6 +413,25 @@ def recover(old=None):
     return False
 
 
+DIVERGED = "forked off current database system timeline"
+
+
+def log_size(node):
+    try:
+        return os.path.getsize(node["log"])
+    except OSError:
+        return 0
+
+
+def log_since(node, offset):
+    try:
+        with open(node["log"], "rb") as f:
+            f.seek(offset)
+            return f.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
 def wipe(names):
     for name in sorted(names):
         note(f"{name} did not rejoin ({cluster.roles().get(name)}): wiped and started again")
@@ -400,6 +446,30 @@ def leader_node():
     if name is None:
         raise SystemExit("faults: no leader to make a fault on")
     return cluster.node(name)
+
+
+def new_leader(old):
+    """A leader other than OLD as a node other than OLD sees it (OLD's own view may be stale: it
+    cannot reach etcd), or None."""
+    for node in setup["nodes"]:
+        if node["name"] == old:
+            continue
+        try:
+            state = json.load(urllib.request.urlopen(f"http://127.0.0.1:{node['rest']}/cluster", timeout=1))
+        except Exception:
+            continue
+        for m in state.get("members", []):
+            if m.get("role") == "leader" and m.get("state") == "running" and m["name"] != old:
+                return m["name"]
+    return None
+
+
+def hold_past_lease(old):
+    """Holds a fault on the leader OLD past its lease: until another node has taken the lead (the
+    lease expired; at most ttl + 10 s), then a second more, so the new leader takes writes while
+    OLD still believes it leads."""
+    wait_for(lambda: new_leader(old) is not None, ttl + 10)
+    time.sleep(1)
 
 
 def stopped(pids):
@@ -423,17 +493,28 @@ def fault_pause(cycle):
     else:
         postmaster = cluster.postmaster_pid(node)
         what, pids = "PostgreSQL", [postmaster] + cluster.children(postmaster)
-    note(f"SIGSTOP of the leader {node['name']}'s {what} ({len(pids)} process(es)) for {ttl + 3} s")
+    # One instance cut from the paused node: it moves to the new leader when there is one, while
+    # the others still reach the deposed one (its PostgreSQL answers while Patroni is stopped).
+    k = cycle % INSTANCES
+    cut = f"db-{k}-{node['name']}"
+    note(f"SIGSTOP of the leader {node['name']}'s {what} ({len(pids)} process(es)) until another leads, "
+         f"instance {k} cut from it")
+    proxy(f"set {cut} blackhole")
     stopped(pids)
     for pid in pids:
         os.kill(pid, signal.SIGSTOP)
-    time.sleep(ttl + 3)
+    hold_past_lease(node["name"])
+    # Instance k on the new leader, the others' reads still reaching the paused one, for 3 s.
+    if wait_for(lambda: server_health(k), 2 * ttl):
+        note(f"instance {k} answers from the new leader {new_leader(node['name'])}")
+    time.sleep(3)
     for pid in pids:
         try:
             os.kill(pid, signal.SIGCONT)
         except ProcessLookupError:
             pass
     stopped([])
+    proxy(f"set {cut} open")
     note(f"SIGCONT of {node['name']}'s {what}; leader now {cluster.leader()}")
     return node["name"], 0
 
@@ -441,9 +522,9 @@ def fault_pause(cycle):
 def fault_partition_leader(cycle):
     node = leader_node()
     routes = node_routes(node["name"])
-    note(f"partition: the leader {node['name']} cut from etcd and the replicas for {ttl + 3} s")
+    note(f"partition: the leader {node['name']} cut from etcd and the replicas until another leads")
     proxy(f"set {routes} blackhole")
-    time.sleep(ttl + 3)
+    hold_past_lease(node["name"])
     proxy(f"set {routes} open")
     note(f"healed; leader now {cluster.leader()}")
     return node["name"], 0
@@ -452,9 +533,9 @@ def fault_partition_leader(cycle):
 def fault_one_way(cycle):
     node = leader_node()
     routes = node_routes(node["name"])
-    note(f"one-way: {node['name']}'s answers from etcd and its bytes to the replicas held for {ttl + 3} s")
+    note(f"one-way: {node['name']}'s answers from etcd and its bytes to the replicas held until another leads")
     proxy(f"set {routes} oneway hold=down")
-    time.sleep(ttl + 3)
+    hold_past_lease(node["name"])
     proxy(f"set {routes} open")
     note(f"healed; leader now {cluster.leader()}")
     return node["name"], 0
@@ -463,9 +544,11 @@ def fault_one_way(cycle):
 def fault_partition_instance(cycle):
     k = cycle % INSTANCES
     routes = ",".join(f"db-{k}-{n['name']}" for n in setup["nodes"])
-    note(f"partition: resv-server instance {k} cut from every node for 8 s (its clients still reach it)")
+    note(f"partition: resv-server instance {k} cut from every node until it says so, at most 8 s "
+         "(its clients still reach it)")
     proxy(f"set {routes} blackhole")
-    time.sleep(8)
+    wait_for(lambda: not server_health(k), 8)
+    time.sleep(1)
     proxy(f"set {routes} open")
     wait_for(lambda: server_health(k), 60)
     return None, 0
@@ -491,7 +574,21 @@ def fault_drop_answers(cycle):
     return None, 0
 
 
-FAULTS = {"kill": fault_kill, "pause": fault_pause, "partition-leader": fault_partition_leader,
+def fault_control(cycle):
+    """The negative control's phase: no fault, the seeded bug made at its start."""
+    hold = max(seconds, 3)
+    note(f"negative control {control}: the seeded bug for {hold} s, no fault")
+    if control == "lost-ack":
+        proxy("set client-0 lost-ack n=2")
+    else:
+        victim = watchers[0]
+        victim.skip_at = victim.received + 1
+    time.sleep(hold)
+    proxy("set client-0 open")
+    return None, 0
+
+
+FAULTS = {"control": fault_control, "kill": fault_kill, "pause": fault_pause, "partition-leader": fault_partition_leader,
           "partition-instance": fault_partition_instance, "one-way": fault_one_way, "slow": fault_slow,
           "drop-answers": fault_drop_answers}
 
@@ -523,32 +620,59 @@ if seed_bug == "lost-ack":
 
 reports = []
 stored_all = {}
-for phase, fault in enumerate(setup["faults"]):
-    note(f"--- fault {fault}")
-    failures_before = len(failures)
-    ops_before, http_before = len(ops), http_requests[0]
-    stop_writing.clear()
-    writers = [threading.Thread(target=writer, args=(u, j, phase), name=f"writer {users[u]} {j}", daemon=True)
-               for u in range(len(users)) for j in range(setup["writers"])]
-    for t in writers:
-        t.start()
-    time.sleep(2)
+control_failures_from = None
+# --check-once: the faults one after the other under one load, checked once after the last
+# (and the control after them, checked on its own); else each fault is a load and a check.
+phases = setup["faults"] + (["control"] if control else [])
+check_once = setup.get("checkOnce", False)
+for phase, fault in enumerate(phases):
+    note(f"--- fault {fault}" if fault != "control" else f"--- negative control {control}")
+    group_start = not check_once or phase == 0 or fault == "control"
+    group_end = not check_once or phase == len(phases) - 1 or phases[phase + 1] == "control"
+    if group_start:
+        failures_before = len(failures)
+        if fault == "control":
+            control_failures_from = failures_before
+        ops_before, http_before = len(ops), http_requests[0]
+        group, windows = [], []
+        stop_writing.clear()
+        writers = [threading.Thread(target=writer, args=(u, j, phase), name=f"writer {users[u]} {j}", daemon=True)
+                   for u in range(len(users)) for j in range(setup["writers"])]
+        for t in writers:
+            t.start()
+        # The load under way (a few operations answered) before the fault.
+        wait_for(lambda: len(ops) - ops_before >= 8, 10)
+        group_began = now()
+    group.append(fault)
+    own_ops, own_http, own_windows = len(ops), http_requests[0], []
     began = now()
-    windows = []
     cycle = 0
     while cycle == 0 or now() < began + seconds:
         t_fault = now()
+        marks = {n["name"]: log_size(n) for n in setup["nodes"]}
         old, _ = FAULTS[fault](cycle)
         t_healed = now()
         windows.append((t_fault, t_healed))
+        own_windows.append((t_fault, t_healed))
         if fault in ("kill", "pause", "partition-leader", "one-way"):
-            if recover(old):
+            if recover(old, marks):
                 note(f"cluster healthy again {now() - t_healed:.1f} s after the heal: leader {cluster.leader()}")
         for k in range(INSTANCES):
             if not wait_for(lambda: server_health(k), 60):
                 fail(f"setup: resv-server instance {k} not healthy 60 s after the fault")
         cycle += 1
         time.sleep(1)
+    if not group_end:
+        # Checked with the faults after it: its own figures now, the invariants at the end.
+        mine = ops[own_ops:]
+        counts = collections.Counter(op["outcome"] for op in mine)
+        outages = [checks.outage([a for a in attempts if a[1] >= t0 and a[0] <= t1 + 60], t0) for t0, t1 in own_windows]
+        print(f"{fault}: {http_requests[0] - own_http} requests ({len(mine)} operations) in {now() - began:.1f} s, "
+              f"{cycle} fault(s); acknowledged {counts['acknowledged']}, refused {counts['refused']}, indeterminate "
+              f"{counts['indeterminate']} (resolved with the check after the last fault); outage "
+              + ", ".join("none" if o is None else ("no success after it" if o[1] is None else f"{o[1]:.2f} s")
+                          for o in outages), flush=True)
+        continue
     stop_writing.set()
     for t in writers:
         t.join(60)
@@ -559,7 +683,7 @@ for phase, fault in enumerate(setup["faults"]):
     # Everything in: watchers caught up (quiet for 2 s, then drained), readers paused.
     pause_reading.set()
     deadline = now() + 30
-    while now() < deadline and now() - max(w.last_arrival for w in watchers) < 2:
+    while now() < deadline and now() - max(w.last_arrival for w in watchers) < 1:
         time.sleep(0.2)
     with lock:
         phase_ops = ops[ops_before:]
@@ -653,7 +777,8 @@ for phase, fault in enumerate(setup["faults"]):
     made = sum(1 for op in phase_ops if op["outcome"] == "indeterminate" and op.get("made"))
     over = sum(line.startswith(checks.CAPACITY) for line in found)
     lost = len(set(acked) - set(stored))
-    report = {"fault": fault, "seconds": round(now() - began, 1), "cycles": cycle,
+    label = fault if len(group) == 1 else f"{', '.join(group)} (one load, one check)"
+    report = {"fault": label, "seconds": round(now() - group_began, 1), "cycles": len(windows),
               "requests": http_requests[0] - http_before, "operations": len(phase_ops),
               "acknowledged": counts["acknowledged"], "refused": counts["refused"],
               "indeterminate": counts["indeterminate"], "indeterminateMade": made,
@@ -669,8 +794,8 @@ for phase, fault in enumerate(setup["faults"]):
     reports.append(report)
     outage_text = ", ".join("none" if o is None else ("no success after it" if o[1] is None else f"{o[1]:.2f} s")
                             for o in outages)
-    print(f"{fault}: {report['requests']} requests ({report['operations']} operations) in {report['seconds']} s, "
-          f"{cycle} fault(s); acknowledged {report['acknowledged']}, refused {report['refused']}, indeterminate "
+    print(f"{label}: {report['requests']} requests ({report['operations']} operations) in {report['seconds']} s, "
+          f"{len(windows)} fault(s); acknowledged {report['acknowledged']}, refused {report['refused']}, indeterminate "
           f"{report['indeterminate']} (made {made}, not made {report['indeterminate'] - made}; bookings so far: "
           f"{bookings_made} made, {bookings_not_made} not); lost {lost}; "
           f"over capacity {over}; feed gaps {gaps}, duplicates {twice}; outage {outage_text}", flush=True)
@@ -683,13 +808,32 @@ stop_watching.set()
 if setup.get("json"):
     json.dump(reports, open(setup["json"], "w"), indent=2)
 print()
+caught = True
+if control_failures_from is not None:
+    seeded = failures[control_failures_from:]
+    del failures[control_failures_from:]
+    expected, implied = CONTROL_CATCHES[control][0], CONTROL_CATCHES[control]
+    caught = any(line.startswith(expected) for line in seeded)
+    others = [line for line in seeded if not line.startswith(implied)]
+    print(f"negative control {control}: "
+          + (f"'{expected}' FAILED, as it must" if caught else f"NOT CAUGHT: '{expected}' held under its seeded bug"))
+    if others:
+        caught = False
+        print(f"negative control {control}: failures its seeded bug does not explain:")
+        for line in others[:20]:
+            print("  " + line)
 for name in checks.INVARIANTS:
     bad = [line for line in failures if line.startswith(name)]
     print(f"{name}: {'FAILED (' + str(len(bad)) + ')' if bad else 'holds'}")
+if not caught:
+    print(f"FAILED: the negative control {control}")
 if failures:
     names = sorted({next((n for n in checks.INVARIANTS if line.startswith(n)), line.split(':')[0]) for line in failures})
     print(f"FAILED: {', '.join(names)}")
     for line in failures[:20]:
         print("  " + line)
     sys.exit(1)
-print("PASSED: every invariant holds under every fault")
+if not caught:
+    sys.exit(1)
+print("PASSED: every invariant holds under every fault"
+      + (f", and the negative control {control} failed its invariant" if control else ""))

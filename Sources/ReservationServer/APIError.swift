@@ -63,7 +63,8 @@ public struct APIError: HTTPResponseError, Sendable {
     /// Whether `error` says the database could not be reached, rather than that it refused
     /// or failed a statement: a connection refused, lost or closed, a pool that gave up
     /// connecting, a server shutting down or starting (SQLSTATE class 08, 57P01–57P03), or
-    /// one that has become a standby (25006): the cluster's probe finds the new primary.
+    /// one that has become a standby (25006), or one that did not confirm it is still the
+    /// primary (`DatabaseError.unconfirmed`): the cluster's probe finds the new primary.
     static func isDatabaseUnreachable(_ error: any Error) -> Bool {
         switch error {
         case let error as PostgresTransactionError:
@@ -79,6 +80,9 @@ public struct APIError: HTTPResponseError, Sendable {
                 .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed,
             ]
             return lost.contains(error.code)
+        case let error as DatabaseError:
+            if case .unconfirmed = error { return true }
+            return false
         case let error as ConnectionPoolError:
             return error == .connectionCreationCircuitBreakerTripped || error == .poolShutdown
         case is IOError, is NIOConnectionError, is ChannelError:

@@ -288,6 +288,9 @@ public enum DatabaseError: Error, LocalizedError, Sendable {
     case busy(attempts: Int)
     /// Too many bookings wait for one landmark-day (`DayGroups`), or waited too long for it.
     case crowded
+    /// The PostgreSQL host in use did not show in time that it is still the primary
+    /// (`PostgresCluster.confirm`): a read refused rather than answered from a deposed one.
+    case unconfirmed(String)
 
     /// Whether the URL itself is wrong (a usage error), not the database behind it.
     public var isBadURL: Bool {
@@ -314,6 +317,8 @@ public enum DatabaseError: Error, LocalizedError, Sendable {
             "the database broke this request's transaction \(attempts) times (deadlocks under load): send it again"
         case .crowded:
             "too many bookings are waiting for this landmark-day; nothing was booked: send it again shortly"
+        case .unconfirmed(let host):
+            "the database at \(host) did not confirm that it is still the primary (its synchronous standby did not acknowledge): nothing was read"
         }
     }
 }

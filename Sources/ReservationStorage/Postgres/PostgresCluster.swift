@@ -256,11 +256,22 @@ public final class PostgresCluster: Sendable {
     /// Those waiting for the next move (`moved(since:)`).
     private let moving = Waiters()
 
+    /// The fences (`confirm`): the one not yet begun that reads join, whether one is under way.
+    private let fences = Mutex<(next: Task<Void, any Error>?, running: Bool)>((nil, false))
+    /// The fence waiting for the one under way to end.
+    private let fenceEnded = Waiters()
+    /// How long a read waits for its fence before it is refused (503).
+    let fenceTimeout: Duration
+
     /// Finds the host (within `timeout`) and starts a pool to it; `run` keeps it running.
-    public init(_ target: PostgresTarget, connections: Int, logger: Logger, timeout: Duration = .seconds(10))
+    public init(
+        _ target: PostgresTarget, connections: Int, logger: Logger, timeout: Duration = .seconds(10),
+        fenceTimeout: Duration = .seconds(5)
+    )
         async throws(DatabaseError)
     {
         self.target = target
+        self.fenceTimeout = fenceTimeout
         self.connections = connections
         self.logger = logger
         let host = try await target.locate(timeout: timeout, logger: logger)
@@ -352,5 +363,87 @@ public final class PostgresCluster: Sendable {
         moving.wakeAll()
         for action in actions { action() }
         return true
+    }
+
+    /// Returns once the host in use has shown it is still the primary since this call began,
+    /// else throws (`DatabaseError.unconfirmed` within `fenceTimeout`, or the fence's error).
+    ///
+    /// A read answered from a primary that has been deposed (paused past its lease, cut from
+    /// the cluster's DCS while this server still reaches it) would be stale: the new primary
+    /// takes writes it never sees. So every read, once it has its rows, waits for a fence: a
+    /// commit with `synchronous_commit` on, which returns only when the host's synchronous
+    /// standby has it, and a standby stops acknowledging once it is promoted or cut off. A
+    /// fence begun after the read's rows were taken proves the host was still the primary
+    /// then, and that every commit those rows show (one a deposed leader made visible before
+    /// it was replicated) is on the standby too. Reads under way together share one fence,
+    /// one at a time. A host with no synchronous standby named (one PostgreSQL, asynchronous
+    /// replication) has nothing to ask: the fence writes nothing there, as its commits wait for no one.
+    public func confirm() async throws {
+        let fence = fences.withLock { fences -> Task<Void, any Error> in
+            if let next = fences.next { return next }
+            let next = Task { try await self.fence() }
+            fences.next = next
+            return next
+        }
+        let timeout = fenceTimeout
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                // Awaiting a task's value does not end on cancellation: abandoned when the time is up.
+                try await abandonable { try await fence.value }
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            defer { group.cancelAll() }
+            guard try await group.next() == true else {
+                throw DatabaseError.unconfirmed(host.description)
+            }
+        }
+    }
+
+    /// The next fence: once the one under way has ended, one statement on the pool in use,
+    /// abandoned (failed) if the pool moves first.
+    private func fence() async throws {
+        // Claims the turn: later reads then start the next fence, which waits for this one.
+        while !fences.withLock({ fences in
+            guard !fences.running else { return false }
+            fences.running = true
+            fences.next = nil
+            return true
+        }) {
+            await fenceEnded.wait { !self.fences.withLock { $0.running } }
+        }
+        defer {
+            fences.withLock { $0.running = false }
+            fenceEnded.wakeAll()
+        }
+        let (moves, client, logger) = (self.moves, self.client, self.logger)
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                // A standby (a demoted primary the pool connected to again) is refused at once. Else,
+                // where a synchronous standby is named, a message into the WAL (no table) whose commit
+                // waits for it: set_config(…, true) holds to the end of the statement's own transaction.
+                let answer = try await abandonable {
+                    try await client.query(
+                        """
+                        SELECT CASE WHEN pg_is_in_recovery() THEN 'standby'
+                            WHEN current_setting('synchronous_standby_names') = '' THEN 'alone'
+                            ELSE set_config('synchronous_commit', 'on', true)
+                                || pg_logical_emit_message(true, 'resv-fence', '')::TEXT END
+                        """, logger: logger
+                    ).collect().first?.decode(String.self)
+                }
+                return answer != "standby"
+            }
+            group.addTask {
+                await self.moved(since: moves)
+                return false
+            }
+            defer { group.cancelAll() }
+            // A standby, or the pool moved first.
+            guard try await group.next() == true else { throw DatabaseError.unconfirmed(host.description) }
+        }
     }
 }

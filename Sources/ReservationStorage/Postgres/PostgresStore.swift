@@ -289,60 +289,77 @@ struct PostgresEngine: DayGrouping, ChangeListening {
     let signal: ChangeSignal
     let now: @Sendable () -> Date
 
+    /// What `read` read, once the host has shown it is still the primary since (`PostgresCluster.confirm`).
+    private func confirmed<Value>(_ read: () async throws -> Value) async throws -> Value {
+        let value = try await read()
+        try await cluster.confirm()
+        return value
+    }
+
     func list(_ user: UserID) async throws -> [ReservationApiModel] {
-        try await cluster.client.query(
-            "SELECT \(unescaped: ReservationRow.columns) FROM reservations WHERE user_id = \(user.rawValue) ORDER BY starts_at, id",
-            logger: logger
-        ).collect().map { try PostgresStore.record($0) }
+        try await confirmed {
+            try await cluster.client.query(
+                "SELECT \(unescaped: ReservationRow.columns) FROM reservations WHERE user_id = \(user.rawValue) ORDER BY starts_at, id",
+                logger: logger
+            ).collect().map { try PostgresStore.record($0) }
+        }
     }
 
     func get(_ user: UserID, _ id: Reservation.ID) async throws -> ReservationApiModel? {
-        try await cluster.client.query(
-            "SELECT \(unescaped: ReservationRow.columns) FROM reservations WHERE id = \(id.description) AND user_id = \(user.rawValue)",
-            logger: logger
-        ).collect().first.map { try PostgresStore.record($0) }
+        try await confirmed {
+            try await cluster.client.query(
+                "SELECT \(unescaped: ReservationRow.columns) FROM reservations WHERE id = \(id.description) AND user_id = \(user.rawValue)",
+                logger: logger
+            ).collect().first.map { try PostgresStore.record($0) }
+        }
     }
 
     func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
         -> [(date: Date, partySize: Int)]
     {
-        let (start, end) = (from.timeIntervalSince1970, to.timeIntervalSince1970)
-        return try await cluster.client.query(
-            """
-            SELECT starts_at, party_size FROM reservations
-            WHERE landmark_id = \(landmark.description) AND starts_at >= \(start) AND starts_at < \(end)
-            AND \(unescaped: SharedSQL.countsTowardCapacity(now: String(now.timeIntervalSince1970)))
-            """, logger: logger
-        ).collect().map { row in
-            let (startsAt, party) = try row.decode((Double, Int).self)
-            return (date: Date(timeIntervalSince1970: startsAt), partySize: party)
+        try await confirmed {
+            let (start, end) = (from.timeIntervalSince1970, to.timeIntervalSince1970)
+            return try await cluster.client.query(
+                """
+                SELECT starts_at, party_size FROM reservations
+                WHERE landmark_id = \(landmark.description) AND starts_at >= \(start) AND starts_at < \(end)
+                AND \(unescaped: SharedSQL.countsTowardCapacity(now: String(now.timeIntervalSince1970)))
+                """, logger: logger
+            ).collect().map { row in
+                let (startsAt, party) = try row.decode((Double, Int).self)
+                return (date: Date(timeIntervalSince1970: startsAt), partySize: party)
+            }
         }
     }
 
     func waitlists(_ days: [BookingDay]) async throws -> [BookingDay: [String]] {
-        guard !days.isEmpty else { return [:] }
-        let rows = try await cluster.client.query(
-            """
-            SELECT d.i, r.id
-            FROM UNNEST(\(days.map(\.landmark.description))::TEXT[], \(days.map(\.start))::FLOAT8[],
-                        \(days.map(\.end))::FLOAT8[]) WITH ORDINALITY AS d (l, s, e, i)
-            JOIN reservations r ON r.landmark_id = d.l AND r.starts_at >= d.s AND r.starts_at < d.e
-                AND \(unescaped: SharedSQL.waitlisted("r"))
-            ORDER BY d.i, \(unescaped: SharedSQL.waitlistOrder("r", in: .postgres))
-            """, logger: logger
-        ).collect()
-        var lists: [BookingDay: [String]] = [:]
-        for row in rows {
-            let (position, id) = try row.decode((Int, String).self)
-            guard days.indices.contains(position - 1) else { continue }
-            lists[days[position - 1], default: []].append(id)
+        try await confirmed {
+            guard !days.isEmpty else { return [:] }
+            let rows = try await cluster.client.query(
+                """
+                SELECT d.i, r.id
+                FROM UNNEST(\(days.map(\.landmark.description))::TEXT[], \(days.map(\.start))::FLOAT8[],
+                            \(days.map(\.end))::FLOAT8[]) WITH ORDINALITY AS d (l, s, e, i)
+                JOIN reservations r ON r.landmark_id = d.l AND r.starts_at >= d.s AND r.starts_at < d.e
+                    AND \(unescaped: SharedSQL.waitlisted("r"))
+                ORDER BY d.i, \(unescaped: SharedSQL.waitlistOrder("r", in: .postgres))
+                """, logger: logger
+            ).collect()
+            var lists: [BookingDay: [String]] = [:]
+            for row in rows {
+                let (position, id) = try row.decode((Int, String).self)
+                guard days.indices.contains(position - 1) else { continue }
+                lists[days[position - 1], default: []].append(id)
+            }
+            return lists
         }
-        return lists
     }
 
     func storedResponse(_ user: UserID, _ key: String) async throws -> StoredResponse? {
-        try await cluster.client.withConnection { db in
-            try await PostgresStore.storedResponse(db, user: user, key: key, logger: logger)
+        try await confirmed {
+            try await cluster.client.withConnection { db in
+                try await PostgresStore.storedResponse(db, user: user, key: key, logger: logger)
+            }
         }
     }
 
@@ -399,25 +416,27 @@ struct PostgresEngine: DayGrouping, ChangeListening {
     }
 
     func history(_ user: UserID, _ id: Reservation.ID?, _ limit: Int?) async throws -> [HistoryEntry] {
-        // LIMIT NULL is no limit.
-        let rows: PostgresRowSequence
-        if let id {
-            rows = try await cluster.client.query(
-                """
-                SELECT h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
-                WHERE h.user_id = \(user.rawValue) AND h.reservation_id = \(id.description)
-                ORDER BY h.position DESC LIMIT \(limit)
-                """, logger: logger)
-        } else {
-            rows = try await cluster.client.query(
-                """
-                SELECT h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
-                WHERE h.user_id = \(user.rawValue) ORDER BY h.position DESC LIMIT \(limit)
-                """, logger: logger)
-        }
-        return try await rows.collect().map { row in
-            let (entry, name) = try row.decode((String, String).self)
-            return try HistoryEntry(stored: entry, user: name)
+        try await confirmed {
+            // LIMIT NULL is no limit.
+            let rows: PostgresRowSequence
+            if let id {
+                rows = try await cluster.client.query(
+                    """
+                    SELECT h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
+                    WHERE h.user_id = \(user.rawValue) AND h.reservation_id = \(id.description)
+                    ORDER BY h.position DESC LIMIT \(limit)
+                    """, logger: logger)
+            } else {
+                rows = try await cluster.client.query(
+                    """
+                    SELECT h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
+                    WHERE h.user_id = \(user.rawValue) ORDER BY h.position DESC LIMIT \(limit)
+                    """, logger: logger)
+            }
+            return try await rows.collect().map { row in
+                let (entry, name) = try row.decode((String, String).self)
+                return try HistoryEntry(stored: entry, user: name)
+            }
         }
     }
 
@@ -432,32 +451,38 @@ struct PostgresEngine: DayGrouping, ChangeListening {
 
     func changes(_ user: UserID, _ after: Int64, _ limit: Int) async throws -> [(sequence: Int64, entry: HistoryEntry)]
     {
-        // Numbered at commit, in commit order (`PostgresTransaction.finish`): none can still
-        // commit below the highest number read.
-        try await cluster.client.query(
-            """
-            SELECT h.position, h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
-            WHERE h.user_id = \(user.rawValue) AND h.position > \(after) ORDER BY h.position LIMIT \(max(0, limit))
-            """, logger: logger
-        ).collect().map { row in
-            let (position, entry, name) = try row.decode((Int64, String, String).self)
-            return (position, try HistoryEntry(stored: entry, user: name))
+        try await confirmed {
+            // Numbered at commit, in commit order (`PostgresTransaction.finish`): none can still
+            // commit below the highest number read.
+            try await cluster.client.query(
+                """
+                SELECT h.position, h.entry, u.name FROM history h JOIN users u ON u.id = h.user_id
+                WHERE h.user_id = \(user.rawValue) AND h.position > \(after) ORDER BY h.position LIMIT \(max(0, limit))
+                """, logger: logger
+            ).collect().map { row in
+                let (position, entry, name) = try row.decode((Int64, String, String).self)
+                return (position, try HistoryEntry(stored: entry, user: name))
+            }
         }
     }
 
     func newestChange(_ user: UserID) async throws -> Int64 {
-        try await cluster.client.query(
-            "SELECT last_position FROM users WHERE id = \(user.rawValue)", logger: logger
-        ).collect().first?.decode(Int64.self) ?? 0
+        try await confirmed {
+            try await cluster.client.query(
+                "SELECT last_position FROM users WHERE id = \(user.rawValue)", logger: logger
+            ).collect().first?.decode(Int64.self) ?? 0
+        }
     }
 
     func positionAfter(_ user: UserID, _ sequence: Int64) async throws -> Int64 {
-        try await cluster.client.query(
-            """
-            SELECT COALESCE(MAX(position), 0)::BIGINT FROM history
-            WHERE user_id = \(user.rawValue) AND seq <= \(sequence)
-            """, logger: logger
-        ).collect().first?.decode(Int64.self) ?? 0
+        try await confirmed {
+            try await cluster.client.query(
+                """
+                SELECT COALESCE(MAX(position), 0)::BIGINT FROM history
+                WHERE user_id = \(user.rawValue) AND seq <= \(sequence)
+                """, logger: logger
+            ).collect().first?.decode(Int64.self) ?? 0
+        }
     }
 
     /// Every instance's commits, as notifications: until cancelled, or the pool moved to
