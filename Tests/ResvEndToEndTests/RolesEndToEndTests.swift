@@ -49,7 +49,8 @@ struct RolesEndToEndTests {
         let show = try resv(ada, "show", String(id.prefix(8)))
         #expect(show.stdout.contains("Changed   cancelled by ranger-joe, "), "\(show.stdout)")
         let csv = try resv(ada, "log", "--format", "csv")
-        #expect(csv.stdout.split(separator: "\n").first?.hasSuffix(",user,actor") == true, "\(csv.stdout)")
+        #expect(csv.stdout.hasPrefix("at,change,reservationId,detail,user,actor\r\n"), "\(csv.stdout)")
+        #expect(csv.stdout.contains(",status confirmed → cancelled,ada,ranger-joe\r\n"), "\(csv.stdout)")
 
         // Another user's history: an admin reads it, a member is refused in one line, exit 77.
         let read = try resv(root, "log", "--user", "ada", "--json")
