@@ -199,13 +199,13 @@ _resv-server() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    serve|token|help)
+    serve|token|user|help)
         # Offer subcommand argument completions
         "_resv-server_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'serve token help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'serve token user help' -- "${cur}"))
         ;;
     esac
 }
@@ -352,6 +352,112 @@ _resv-server_token_revoke() {
         return
         ;;
     '--id')
+        return
+        ;;
+    esac
+}
+
+_resv-server_user() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __resv-server_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    add|set|list)
+        # Offer subcommand argument completions
+        "_resv-server_user_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'add set list' -- "${cur}"))
+        ;;
+    esac
+}
+
+_resv-server_user_add() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--landmark)
+    non_repeating_options=(--config --database --role --landmarks)
+    __resv-server_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--config')
+        __resv-server_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--database')
+        return
+        ;;
+    '--role')
+        __resv-server_add_completions -W 'member'$'\n''staff'$'\n''admin'
+        return
+        ;;
+    '--landmark')
+        return
+        ;;
+    '--landmarks')
+        __resv-server_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    esac
+}
+
+_resv-server_user_set() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--landmark)
+    non_repeating_options=(--config --database --role --landmarks)
+    __resv-server_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--config')
+        __resv-server_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--database')
+        return
+        ;;
+    '--role')
+        __resv-server_add_completions -W 'member'$'\n''staff'$'\n''admin'
+        return
+        ;;
+    '--landmark')
+        return
+        ;;
+    '--landmarks')
+        __resv-server_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    esac
+}
+
+_resv-server_user_list() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--config --database --landmarks)
+    __resv-server_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--config')
+        __resv-server_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--database')
+        return
+        ;;
+    '--landmarks')
+        __resv-server_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
     esac

@@ -52,13 +52,14 @@ _resv-server() {
         local -ar subcommands=(
             'serve:Serve the HTTP API until interrupted (SIGINT or SIGTERM).'
             'token:Manage users'\'' bearer tokens.'
+            'user:Manage users'\'' roles: member, staff of named landmarks, or admin.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        serve|token|help)
+        serve|token|user|help)
             "_resv-server_${words[1]}" && ret=0
             ;;
         esac
@@ -72,7 +73,7 @@ _resv-server_serve() {
     local -i ret=1
     local -ar ___log_level=('trace' 'debug' 'info' 'notice' 'warning' 'error' 'critical')
     local -ar arg_specs=(
-        '--config[A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; the token commands read only database); an option given wins over RESV_SERVER_<KEY> in the environment, which wins over the file (default\: $RESV_SERVER_CONFIG, else /etc/resv-server/config.json when it exists).]:file:_files -g '\''*.json'\'''
+        '--config[A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; the token commands read only database, the user commands database and landmarks); an option given wins over RESV_SERVER_<KEY> in the environment, which wins over the file (default\: $RESV_SERVER_CONFIG, else /etc/resv-server/config.json when it exists).]:file:_files -g '\''*.json'\'''
         '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL; a cluster'\''s hosts as libpq lists them (host1\:port,host2\:port,…/database?target_session_attrs=read-write)\: the one that takes writes is used, and found again after a failover.]:path-or-url:'
         '--host[The address to listen on.]:host:'
         '--port[The port to listen on; 0 picks a free one (the log says which).]:port:'
@@ -129,7 +130,7 @@ _resv-server_token_create() {
     local -ar ___scope=('read' 'write' 'calendar')
     local -ar arg_specs=(
         ':name:'
-        '--config[A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; the token commands read only database); an option given wins over RESV_SERVER_<KEY> in the environment, which wins over the file (default\: $RESV_SERVER_CONFIG, else /etc/resv-server/config.json when it exists).]:file:_files -g '\''*.json'\'''
+        '--config[A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; the token commands read only database, the user commands database and landmarks); an option given wins over RESV_SERVER_<KEY> in the environment, which wins over the file (default\: $RESV_SERVER_CONFIG, else /etc/resv-server/config.json when it exists).]:file:_files -g '\''*.json'\'''
         '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL; a cluster'\''s hosts as libpq lists them (host1\:port,host2\:port,…/database?target_session_attrs=read-write)\: the one that takes writes is used, and found again after a failover.]:path-or-url:'
         '--scope[What the token may do\: write (everything), read (reads only) or calendar (the calendar address).]:scope:{__resv-server_complete "${___scope[@]}"}'
         '--expires-in[How long the token works\: a number with s, m, h or d (90m, 12h, 30d). Default\: until revoked.]:duration:'
@@ -144,7 +145,7 @@ _resv-server_token_create() {
 _resv-server_token_list() {
     local -i ret=1
     local -ar arg_specs=(
-        '--config[A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; the token commands read only database); an option given wins over RESV_SERVER_<KEY> in the environment, which wins over the file (default\: $RESV_SERVER_CONFIG, else /etc/resv-server/config.json when it exists).]:file:_files -g '\''*.json'\'''
+        '--config[A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; the token commands read only database, the user commands database and landmarks); an option given wins over RESV_SERVER_<KEY> in the environment, which wins over the file (default\: $RESV_SERVER_CONFIG, else /etc/resv-server/config.json when it exists).]:file:_files -g '\''*.json'\'''
         '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL; a cluster'\''s hosts as libpq lists them (host1\:port,host2\:port,…/database?target_session_attrs=read-write)\: the one that takes writes is used, and found again after a failover.]:path-or-url:'
         '--json[Print a JSON array of {id, user, scope, createdAt, lastUsedAt, expiresAt} instead of a table.]'
         '--version[Show the version.]'
@@ -159,9 +160,90 @@ _resv-server_token_revoke() {
     local -i ret=1
     local -ar arg_specs=(
         ':name:'
-        '--config[A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; the token commands read only database); an option given wins over RESV_SERVER_<KEY> in the environment, which wins over the file (default\: $RESV_SERVER_CONFIG, else /etc/resv-server/config.json when it exists).]:file:_files -g '\''*.json'\'''
+        '--config[A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; the token commands read only database, the user commands database and landmarks); an option given wins over RESV_SERVER_<KEY> in the environment, which wins over the file (default\: $RESV_SERVER_CONFIG, else /etc/resv-server/config.json when it exists).]:file:_files -g '\''*.json'\'''
         '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL; a cluster'\''s hosts as libpq lists them (host1\:port,host2\:port,…/database?target_session_attrs=read-write)\: the one that takes writes is used, and found again after a failover.]:path-or-url:'
         '--id[Revoke only the token of this id ('\''token list'\'' shows it).]:id:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv-server_user() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'add:Add a user with a role (the first admin is made this way); exit 1 if the name is taken.'
+            'set:Change a user'\''s role and landmarks (they replace the ones before).'
+            'list:List every user: name, role, the landmarks of staff, how many tokens they hold.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        add|set|list)
+            "_resv-server_user_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_resv-server_user_add() {
+    local -i ret=1
+    local -ar ___role=('member' 'staff' 'admin')
+    local -ar arg_specs=(
+        ':name:'
+        '--config[A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; the token commands read only database, the user commands database and landmarks); an option given wins over RESV_SERVER_<KEY> in the environment, which wins over the file (default\: $RESV_SERVER_CONFIG, else /etc/resv-server/config.json when it exists).]:file:_files -g '\''*.json'\'''
+        '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL; a cluster'\''s hosts as libpq lists them (host1\:port,host2\:port,…/database?target_session_attrs=read-write)\: the one that takes writes is used, and found again after a failover.]:path-or-url:'
+        '--role[member (their own reservations), staff (of the --landmark ones) or admin (everything).]:role:{__resv-server_complete "${___role[@]}"}'
+        '*--landmark[A landmark staff manage (repeat for more); only with --role staff.]:name:'
+        '--landmarks[A JSON file of the landmarks the names are looked up in (default\: the built-in catalog).]:file:_files -g '\''*.json'\'''
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv-server_user_set() {
+    local -i ret=1
+    local -ar ___role=('member' 'staff' 'admin')
+    local -ar arg_specs=(
+        ':name:'
+        '--config[A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; the token commands read only database, the user commands database and landmarks); an option given wins over RESV_SERVER_<KEY> in the environment, which wins over the file (default\: $RESV_SERVER_CONFIG, else /etc/resv-server/config.json when it exists).]:file:_files -g '\''*.json'\'''
+        '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL; a cluster'\''s hosts as libpq lists them (host1\:port,host2\:port,…/database?target_session_attrs=read-write)\: the one that takes writes is used, and found again after a failover.]:path-or-url:'
+        '--role[member (their own reservations), staff (of the --landmark ones) or admin (everything).]:role:{__resv-server_complete "${___role[@]}"}'
+        '*--landmark[A landmark staff manage (repeat for more); only with --role staff.]:name:'
+        '--landmarks[A JSON file of the landmarks the names are looked up in (default\: the built-in catalog).]:file:_files -g '\''*.json'\'''
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv-server_user_list() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--config[A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; the token commands read only database, the user commands database and landmarks); an option given wins over RESV_SERVER_<KEY> in the environment, which wins over the file (default\: $RESV_SERVER_CONFIG, else /etc/resv-server/config.json when it exists).]:file:_files -g '\''*.json'\'''
+        '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL; a cluster'\''s hosts as libpq lists them (host1\:port,host2\:port,…/database?target_session_attrs=read-write)\: the one that takes writes is used, and found again after a failover.]:path-or-url:'
+        '--landmarks[A JSON file of the landmarks, to name staff'\''s landmarks (default\: the built-in catalog).]:file:_files -g '\''*.json'\'''
+        '--json[Print a JSON array of {name, role, landmarks\: \[{id, name}\], tokens} instead of a table.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -552,7 +552,7 @@ _resv_log() {
     repeating_flags=()
     non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--limit --from --to --store --server --profile --config --cacert --format --jq --tz)
+    non_repeating_options=(--limit --from --to --user --store --server --profile --config --cacert --format --jq --tz)
     __resv_offer_flags_options 1
 
     # Offer option value completions
@@ -564,6 +564,9 @@ _resv_log() {
         return
         ;;
     '--to')
+        return
+        ;;
+    '--user')
         return
         ;;
     '--store')

@@ -267,6 +267,7 @@ _resv_log() {
         '--limit[Show the newest this many changes (1 or more).]:n:'
         '--from[Only changes made on or after this day (all of it) or time, in TZ\: 2026-12-01, today, -7d, mon, dec 24, yesterday at noon.]:date:'
         '--to[Only changes made on or before this day (all of it) or time.]:date:'
+        '--user[On a server, this user'\''s history instead of yours (an admin'\''s token; ID then a whole id).]:name:'
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion log -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'

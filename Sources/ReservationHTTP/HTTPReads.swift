@@ -111,11 +111,12 @@ extension HTTPCalls {
         return try answered(reply, id, "GET /reservations/{id}", catalog).settled(at: configuration.now())
     }
 
-    /// `GET /history[?reservation=ID][&limit=N]`.
-    func history(_ id: Reservation.ID?, _ limit: Int?) async throws -> [HistoryEntry] {
+    /// `GET /history[?reservation=ID][&limit=N][&user=NAME]` (another user's: an admin's token).
+    func history(_ id: Reservation.ID?, _ limit: Int?, user: String? = nil) async throws -> [HistoryEntry] {
         try online()
         var query = id.map { [URLQueryItem(name: "reservation", value: $0.description)] } ?? []
         if let limit { query.append(URLQueryItem(name: "limit", value: String(limit))) }
+        if let user { query.append(URLQueryItem(name: "user", value: user)) }
         let reply = try await client.send("GET", "history", query: query)
         guard reply.status == 200 else { throw client.refusal(reply, "GET /history") }
         guard case .array(let items)? = reply.json else {

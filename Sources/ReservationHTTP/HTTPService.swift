@@ -60,6 +60,7 @@ public struct ServerBackend: Sendable {
         )
         service.changes = { after, wait in try await calls.changes(after: after, wait: wait) }
         service.redo = { try await calls.redo() }
+        service.historyOf = { user, id, limit in try await calls.history(id, limit, user: user) }
         self.service = service
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ReservationCore
 import ReservationStorage
 
 /// The request context of every route: who is asking, once `AuthMiddleware` has read the bearer token.
@@ -10,11 +11,14 @@ public struct ServerContext: RequestContext {
     public var user: UserID?
     /// What that token may do.
     public var scope: TokenScope?
+    /// Everything the token grants: the user's name, role and landmarks, the token's public id.
+    public var grant: TokenGrant?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         user = nil
         scope = nil
+        grant = nil
     }
 }
 
@@ -25,6 +29,12 @@ public struct AuthenticatedContext: ChildRequestContext {
     public let user: UserID
     /// What the token may do; `ScopeMiddleware` refuses (403) a route outside it.
     public let scope: TokenScope
+    /// The user's role and landmarks as this token may use them: the scope narrows the role. A
+    /// `calendar` token acts as a member (its routes are the calendar's); a `read` token keeps the
+    /// role but reaches only the read routes (`ScopeMiddleware`), so an admin's reads only.
+    public let access: UserAccess
+    /// Who is acting, as each change's history entry names them: the user and the token's public id.
+    public let actor: HistoryActor?
 
     /// Refuses (401) a request without the user of a valid token.
     public init(context: ServerContext) throws {
@@ -33,6 +43,8 @@ public struct AuthenticatedContext: ChildRequestContext {
         coreContext = context.coreContext
         self.user = user
         self.scope = scope
+        access = scope == .calendar ? .member : (context.grant?.access ?? .member)
+        actor = context.grant?.name.map { HistoryActor(user: $0, token: context.grant?.tokenID) }
     }
 }
 
@@ -49,6 +61,7 @@ struct AuthMiddleware: RouterMiddleware {
         if let grant = try await grant(of: request) {
             context.user = grant.user
             context.scope = grant.scope
+            context.grant = grant
             context.logger[metadataKey: "user"] = "\(grant.user)"
         }
         return try await next(request, context)

@@ -6,7 +6,7 @@ import ReservationCore
 /// differ (column types, an auto-numbered key, `ADD COLUMN IF NOT EXISTS`).
 enum Schema {
     /// The version this server writes and reads; a database at a newer one is refused.
-    static let version = 12
+    static let version = 13
 
     enum Dialect {
         case sqlite, postgres
@@ -118,6 +118,9 @@ enum Schema {
             // history (`CommitTime`). Before, the newest change a user's reservations show, as the
             // feed's date was then.
             (12, commitTimes(d)),
+            // Roles (docs/contracts.md, "Roles"): every user a member, as before; staff keep the ids of
+            // the landmarks they manage, space-separated (none for the other roles).
+            (13, roles(d)),
         ]
     }
 
@@ -150,6 +153,15 @@ enum Schema {
                 secret TEXT NOT NULL UNIQUE,
                 created_at \(d.real) NOT NULL)
             """
+        ]
+    }
+
+    /// Version 13: each user's role and, for staff, their landmarks.
+    private static func roles(_ d: Dialect) -> [String] {
+        let roles = UserRole.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        return [
+            "ALTER TABLE users \(d.addColumn) role TEXT NOT NULL DEFAULT 'member' CHECK (role IN (\(roles)))",
+            "ALTER TABLE users \(d.addColumn) landmarks TEXT NOT NULL DEFAULT ''",
         ]
     }
 

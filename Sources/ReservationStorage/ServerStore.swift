@@ -92,6 +92,10 @@ public struct ServerStore: Sendable {
         try await engine.get(user, id)
     }
 
+    public func locate(_ id: Reservation.ID) async throws -> (owner: UserID, record: ReservationApiModel)? {
+        try await engine.locate(id)
+    }
+
     public func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
         -> [(date: Date, partySize: Int)]
     {

@@ -17,6 +17,8 @@ public protocol StorageEngine: Sendable {
     /// The user's reservations as stored, by date.
     func list(_ user: UserID) async throws -> [ReservationApiModel]
     func get(_ user: UserID, _ id: Reservation.ID) async throws -> ReservationApiModel?
+    /// Any user's reservation of this id, with its owner: for a manager acting on it (`RouteBackend.owner`).
+    func locate(_ id: Reservation.ID) async throws -> (owner: UserID, record: ReservationApiModel)?
     /// Date and party size of every user's reservations at a landmark in [from, to) that take places at `now`.
     func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
         -> [(date: Date, partySize: Int)]
@@ -89,6 +91,14 @@ public protocol TokenStore: Sendable {
     func touch(_ tokenHash: String, _ date: Date) async throws
     /// A user's name.
     func name(_ user: UserID) async throws -> String?
+    /// The user of this name; nil when there is none.
+    func user(named name: String) async throws -> UserID?
+    /// Sets the user `name`'s role and landmarks, creating the user when new if `create`, refusing an
+    /// existing one if `mustBeNew`; refuses (`lastAdmin`) a change that leaves no admin where there was
+    /// one. One transaction: two changes at once cannot both remove the last admins.
+    func setAccess(_ name: String, _ access: UserAccess, create: Bool, mustBeNew: Bool) async throws -> AccessChange
+    /// Every user, by name.
+    func users() async throws -> [UserInfo]
     /// A cheap query, for `/health`: throws when the database cannot answer.
     func ping() async throws
 }

@@ -14,16 +14,29 @@ public struct TokenInfo: Sendable, Hashable {
     public var expiresAt: Date?
 }
 
-/// What a token's hash stands for: its user and scope, until `expiresAt` when it has one.
+/// What a token's hash stands for: its user (with their name, role and landmarks), its scope and
+/// public id, until `expiresAt` when it has one. The scope narrows the role: `AuthenticatedContext`.
 public struct TokenGrant: Sendable, Hashable {
     public var user: UserID
     public var scope: TokenScope
     public var expiresAt: Date?
+    /// The user's name, as history entries name an actor.
+    public var name: String?
+    /// The token's public id (never the token).
+    public var tokenID: String?
+    /// The user's role and landmarks when the grant was read.
+    public var access: UserAccess
 
-    public init(user: UserID, scope: TokenScope = .write, expiresAt: Date? = nil) {
+    public init(
+        user: UserID, scope: TokenScope = .write, expiresAt: Date? = nil, name: String? = nil,
+        tokenID: String? = nil, access: UserAccess = .member
+    ) {
         self.user = user
         self.scope = scope
         self.expiresAt = expiresAt
+        self.name = name
+        self.tokenID = tokenID
+        self.access = access
     }
 }
 
@@ -51,6 +64,12 @@ public struct NewToken: Sendable, Hashable {
 enum TokenRows {
     /// A last use closer than this to the kept one is not written again.
     static let touchResolution: TimeInterval = 60
+
+    /// The columns `grant` reads, in both engines, before the hash.
+    static let grantQuery = """
+        SELECT tokens.user_id, tokens.scope, tokens.expires_at, tokens.public_id, users.name, users.role,
+        users.landmarks FROM tokens JOIN users ON users.id = tokens.user_id WHERE tokens.hash =
+        """
 
     /// The columns `list` reads, in both engines.
     static let listQuery = """
@@ -101,13 +120,14 @@ struct SQLiteTokens: TokenStore {
 
     func grant(_ hash: String) async throws -> TokenGrant? {
         guard
-            let row = try await reader().query(
-                "SELECT user_id, scope, expires_at FROM tokens WHERE hash = ?", [.text(hash)]
-            ).first, let user = row.column("user_id")?.integer
+            let row = try await reader().query(TokenRows.grantQuery + " ?", [.text(hash)]).first,
+            let user = row.column("user_id")?.integer
         else { return nil }
         return TokenGrant(
             user: UserID(Int64(user)), scope: try TokenRows.scope(row.column("scope")?.string),
-            expiresAt: row.column("expires_at")?.double.map(Date.init(timeIntervalSince1970:)))
+            expiresAt: row.column("expires_at")?.double.map(Date.init(timeIntervalSince1970:)),
+            name: row.column("name")?.string, tokenID: row.column("public_id")?.string,
+            access: try UserAccess(stored: row.column("role")?.string, landmarks: row.column("landmarks")?.string))
     }
 
     func list() async throws -> [TokenInfo] {
@@ -150,6 +170,49 @@ struct SQLiteTokens: TokenStore {
             .first?.column("name")?.string
     }
 
+    func user(named name: String) async throws -> UserID? {
+        try await reader().query("SELECT id FROM users WHERE name = ?", [.text(name)]).first?.column("id")?.integer
+            .map { UserID(Int64($0)) }
+    }
+
+    func setAccess(_ name: String, _ access: UserAccess, create: Bool, mustBeNew: Bool) async throws -> AccessChange {
+        try await writer.perform { db in
+            let found = try await db.query("SELECT role, landmarks FROM users WHERE name = ?", [.text(name)]).first
+            if found == nil && !create { return .unknownUser }
+            if found != nil && mustBeNew { return .exists }
+            let before = try found.map {
+                try UserAccess(stored: $0.column("role")?.string, landmarks: $0.column("landmarks")?.string)
+            }
+            if before?.role == .admin, access.role != .admin {
+                let admins =
+                    try await db.query("SELECT COUNT(*) AS n FROM users WHERE role = 'admin'").first?
+                    .column("n")?.integer ?? 0
+                if admins <= 1 { return .lastAdmin }
+            }
+            _ = try await db.query(
+                """
+                INSERT INTO users (name, created_at, role, landmarks) VALUES (?, ?, ?, ?)
+                ON CONFLICT (name) DO UPDATE SET role = excluded.role, landmarks = excluded.landmarks
+                """,
+                [
+                    .text(name), .float(now().timeIntervalSince1970), .text(access.role.rawValue),
+                    .text(access.storedLandmarks),
+                ])
+            return .changed(before: before)
+        }
+    }
+
+    func users() async throws -> [UserInfo] {
+        try await reader().query(UserRows.listQuery).map { row in
+            guard let name = row.column("name")?.string else { throw DatabaseError.corruptRow("a user without a name") }
+            return UserInfo(
+                name: name,
+                access: try UserAccess(stored: row.column("role")?.string, landmarks: row.column("landmarks")?.string),
+                createdAt: Date(timeIntervalSince1970: row.column("created_at")?.double ?? 0),
+                tokens: row.column("token_count")?.integer ?? 0)
+        }
+    }
+
     func ping() async throws {
         _ = try await reader().query("SELECT 1")
     }
@@ -183,15 +246,15 @@ struct PostgresTokens: TokenStore {
     }
 
     func grant(_ hash: String) async throws -> TokenGrant? {
-        try await cluster.client.query(
-            "SELECT user_id, scope, expires_at FROM tokens WHERE hash = \(hash)", logger: logger
-        )
-        .collect().first.map { row in
-            let (user, scope, expires) = try row.decode((Int64, String, Double?).self)
-            return TokenGrant(
-                user: UserID(user), scope: try TokenRows.scope(scope),
-                expiresAt: expires.map(Date.init(timeIntervalSince1970:)))
-        }
+        try await cluster.client.query("\(unescaped: TokenRows.grantQuery) \(hash)", logger: logger)
+            .collect().first.map { row in
+                let (user, scope, expires, id, name, role, landmarks) = try row.decode(
+                    (Int64, String, Double?, String?, String, String, String).self)
+                return TokenGrant(
+                    user: UserID(user), scope: try TokenRows.scope(scope),
+                    expiresAt: expires.map(Date.init(timeIntervalSince1970:)), name: name, tokenID: id,
+                    access: try UserAccess(stored: role, landmarks: landmarks))
+            }
     }
 
     func list() async throws -> [TokenInfo] {
@@ -227,6 +290,45 @@ struct PostgresTokens: TokenStore {
     func name(_ user: UserID) async throws -> String? {
         try await cluster.client.query("SELECT name FROM users WHERE id = \(user.rawValue)", logger: logger)
             .collect().first.map { try $0.decode(String.self) }
+    }
+
+    func user(named name: String) async throws -> UserID? {
+        try await cluster.client.query("SELECT id FROM users WHERE name = \(name)", logger: logger)
+            .collect().first.map { UserID(try $0.decode(Int64.self)) }
+    }
+
+    func setAccess(_ name: String, _ access: UserAccess, create: Bool, mustBeNew: Bool) async throws -> AccessChange {
+        try await cluster.client.withTransaction(logger: logger) { db in
+            // One role change at a time: two at once cannot each remove one of the last two admins.
+            try await db.run("SELECT pg_advisory_xact_lock(hashtextextended('resv roles', 0))", logger: logger)
+            let found = try await db.query("SELECT role, landmarks FROM users WHERE name = \(name)", logger: logger)
+                .collect().first.map { try $0.decode((String, String).self) }
+            if found == nil && !create { return .unknownUser }
+            if found != nil && mustBeNew { return .exists }
+            let before = try found.map { try UserAccess(stored: $0.0, landmarks: $0.1) }
+            if before?.role == .admin, access.role != .admin {
+                let admins =
+                    try await db.query("SELECT COUNT(*) FROM users WHERE role = 'admin'", logger: logger)
+                    .collect().first.map { try $0.decode(Int64.self) } ?? 0
+                if admins <= 1 { return .lastAdmin }
+            }
+            let (role, landmarks, at) = (access.role.rawValue, access.storedLandmarks, now().timeIntervalSince1970)
+            try await db.run(
+                """
+                INSERT INTO users (name, created_at, role, landmarks) VALUES (\(name), \(at), \(role), \(landmarks))
+                ON CONFLICT (name) DO UPDATE SET role = excluded.role, landmarks = excluded.landmarks
+                """, logger: logger)
+            return .changed(before: before)
+        }
+    }
+
+    func users() async throws -> [UserInfo] {
+        try await cluster.client.query(PostgresQuery(unsafeSQL: UserRows.listQuery), logger: logger).collect().map {
+            let (name, role, landmarks, created, count) = try $0.decode((String, String, String, Double, Int64).self)
+            return UserInfo(
+                name: name, access: try UserAccess(stored: role, landmarks: landmarks),
+                createdAt: Date(timeIntervalSince1970: created), tokens: Int(count))
+        }
     }
 
     func ping() async throws {

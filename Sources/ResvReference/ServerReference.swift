@@ -24,7 +24,8 @@ extension Reference {
                     a JSON object whose keys are the long options of serve without their dashes (database, host, \
                     port, log-level, landmarks, request-timeout, idle-timeout, rate-limit, max-holds-per-user, \
                     no-metrics, tls-cert, tls-key, state-directory, token-recheck), each of the option's type; the \
-                    token commands read only database. Not JSON, not an object, an unknown key, a value of the wrong \
+                    token commands read only database, the user commands database and landmarks. Not JSON, not an \
+                    object, an unknown key, a value of the wrong \
                     type, a port outside 1-65535 or a database URL that does not parse: one line naming the file and \
                     the key, exit 78, nothing started.
                     """),

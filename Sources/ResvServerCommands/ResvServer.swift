@@ -11,10 +11,11 @@ struct ResvServer: ParsableCommand {
         discussion: """
             Create a token for each user with 'resv-server token create NAME', then start the server with \
             'resv-server serve'. Clients send the token as 'Authorization: Bearer TOKEN' (resv reads it from \
-            RESV_TOKEN); each user sees and changes only their own reservations.
+            RESV_TOKEN); a member sees and changes only their own reservations, staff every user's at their \
+            landmarks, an admin every user's ('resv-server user add|set' gives roles).
             """,
         version: Reference.version,
-        subcommands: [Serve.self, TokenCommand.self]
+        subcommands: [Serve.self, TokenCommand.self, UserCommand.self]
     )
 }
 
@@ -74,7 +75,8 @@ struct DatabaseOptions: ParsableArguments {
         help: ArgumentHelp(
             """
             A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; \
-            the token commands read only database); an option given wins over RESV_SERVER_<KEY> in the \
+            the token commands read only database, the user commands database and landmarks); an option given \
+            wins over RESV_SERVER_<KEY> in the \
             environment, which wins over the file (default: $RESV_SERVER_CONFIG, else \
             /etc/resv-server/config.json when it exists).
             """,

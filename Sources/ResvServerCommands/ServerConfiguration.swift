@@ -62,7 +62,8 @@ enum ServerConfiguration {
     }
 
     /// `arguments` with the settings of the file and the environment added as flags, for
-    /// the command they name: every key for `serve`, `database` for the `token` commands;
+    /// the command they name: every key for `serve`, `database` for the `token` commands,
+    /// `database` and `landmarks` for the `user` commands;
     /// unchanged for anything else (help, the version, completion scripts).
     static func arguments(
         _ arguments: [String], environment: [String: String], defaultFile: String?
@@ -79,6 +80,7 @@ enum ServerConfiguration {
         switch words.first {
         case "serve": applies = Set(keys.map(\.name))
         case "token": applies = ["database"]
+        case "user": applies = ["database", "landmarks"]
         default: return arguments
         }
         let given = Set(

@@ -262,7 +262,10 @@ struct CalendarRouteTests {
             return try #require(try await store.calendarSecret(user, make: true))
         }
         let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: OnSaleTests.quiet)
-        for statement in ["ALTER TABLE users DROP COLUMN changed_at", "PRAGMA user_version = 11"] {
+        for statement in [
+            "ALTER TABLE users DROP COLUMN role", "ALTER TABLE users DROP COLUMN landmarks",
+            "ALTER TABLE users DROP COLUMN changed_at", "PRAGMA user_version = 11",
+        ] {
             _ = try await connection.query(statement)
         }
         try await connection.close()

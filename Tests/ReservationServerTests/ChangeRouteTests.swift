@@ -202,8 +202,8 @@ struct ChangeRouteTests {
         for statement in [
             "DROP INDEX history_by_position", "ALTER TABLE history DROP COLUMN position",
             "ALTER TABLE users DROP COLUMN last_position", "ALTER TABLE reservations DROP COLUMN series",
-            "ALTER TABLE users DROP COLUMN changed_at",
-            "PRAGMA user_version = 6",
+            "ALTER TABLE users DROP COLUMN changed_at", "ALTER TABLE users DROP COLUMN role",
+            "ALTER TABLE users DROP COLUMN landmarks", "PRAGMA user_version = 6",
         ] {
             _ = try await connection.query(statement)
         }

@@ -241,6 +241,9 @@ struct BusyEngine: StorageEngine {
     func get(_ user: UserID, _ id: Reservation.ID) async throws -> ReservationApiModel? {
         try await base.get(user, id)
     }
+    func locate(_ id: Reservation.ID) async throws -> (owner: UserID, record: ReservationApiModel)? {
+        try await base.locate(id)
+    }
     func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
         -> [(date: Date, partySize: Int)]
     {

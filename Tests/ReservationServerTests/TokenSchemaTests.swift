@@ -26,8 +26,8 @@ struct TokenSchemaTests {
         let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
         for statement in [
             "ALTER TABLE tokens DROP COLUMN scope", "ALTER TABLE tokens DROP COLUMN public_id",
-            "ALTER TABLE users DROP COLUMN changed_at",
-            "PRAGMA user_version = 10",
+            "ALTER TABLE users DROP COLUMN changed_at", "ALTER TABLE users DROP COLUMN role",
+            "ALTER TABLE users DROP COLUMN landmarks", "PRAGMA user_version = 10",
         ] {
             _ = try await connection.query(statement)
         }

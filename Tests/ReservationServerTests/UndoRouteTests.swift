@@ -300,6 +300,8 @@ struct UndoRouteTests {
         _ = try await connection.query("DROP TABLE history")
         _ = try await connection.query("ALTER TABLE users DROP COLUMN last_position")
         _ = try await connection.query("ALTER TABLE users DROP COLUMN changed_at")
+        _ = try await connection.query("ALTER TABLE users DROP COLUMN role")
+        _ = try await connection.query("ALTER TABLE users DROP COLUMN landmarks")
         _ = try await connection.query("PRAGMA user_version = 3")
         try await connection.close()
         try await Database.withStore(path, logger: logger, now: clock) { store in

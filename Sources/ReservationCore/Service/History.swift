@@ -29,10 +29,15 @@ public struct HistoryEntry: Sendable, Hashable {
     public var user: String?
     /// For an `undone` change: the command it took back; for a `redone` change: the undo it took back.
     public var undoes: String?
+    /// On a server, who made the change: the user and the public id of their token (never the token).
+    /// Absent from entries written before actors were kept, from the system's changes, and on the file
+    /// store, whose changes are all its owner's.
+    public var actor: HistoryActor?
 
     public init(
         at: Date, change: Change, reservationID: Reservation.ID, before: ReservationApiModel?,
-        after: ReservationApiModel, command: String, user: String? = nil, undoes: String? = nil
+        after: ReservationApiModel, command: String, user: String? = nil, undoes: String? = nil,
+        actor: HistoryActor? = nil
     ) {
         self.at = at
         self.change = change
@@ -42,6 +47,14 @@ public struct HistoryEntry: Sendable, Hashable {
         self.command = command
         self.user = user
         self.undoes = undoes
+        self.actor = actor
+    }
+
+    /// The actor to name beside the change, when it is not the owner (`user`): nil for the owner's own
+    /// changes, the system's, and entries without an actor.
+    public var otherActor: HistoryActor? {
+        guard let actor, actor.user != user else { return nil }
+        return actor
     }
 
     /// The entry as stored and as `resv log --json` prints it.
@@ -53,6 +66,7 @@ public struct HistoryEntry: Sendable, Hashable {
         if let before { fields["before"] = before.json }
         if let user { fields["user"] = .string(user) }
         if let undoes { fields["undoes"] = .string(undoes) }
+        if let actor { fields["actor"] = actor.json }
         return .object(fields)
     }
 
@@ -75,6 +89,33 @@ public struct HistoryEntry: Sendable, Hashable {
         if case .string(let undone)? = json["undoes"] { undoes = undone }
         self.init(
             at: at, change: change, reservationID: id, before: before, after: after, command: command, user: user,
-            undoes: undoes)
+            undoes: undoes, actor: json["actor"].flatMap(HistoryActor.init(json:)))
+    }
+}
+
+/// Who made a change on a server: the user's name and their token's public id
+/// (`resv-server token list` shows it), never the token or its hash.
+public struct HistoryActor: Sendable, Hashable {
+    public var user: String
+    public var token: String?
+
+    public init(user: String, token: String? = nil) {
+        self.user = user
+        self.token = token
+    }
+
+    /// `{"user": NAME, "token": ID}`, the token left out when unknown.
+    public var json: JSONValue {
+        var fields: [String: JSONValue] = ["user": .string(user)]
+        if let token { fields["token"] = .string(token) }
+        return .object(fields)
+    }
+
+    /// Reads a stored actor; nil when it is not one.
+    public init?(json: JSONValue) {
+        guard case .string(let user)? = json["user"] else { return nil }
+        var token: String?
+        if case .string(let id)? = json["token"] { token = id }
+        self.init(user: user, token: token)
     }
 }

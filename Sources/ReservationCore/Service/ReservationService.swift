@@ -131,6 +131,14 @@ public struct ReservationService: Sendable {
     /// The history of changes, newest first: every reservation's, or only this
     /// one's; the newest `limit` (at least 1) when one is given.
     public var history: @Sendable (_ id: Reservation.ID?, _ limit: Int?) async throws -> [HistoryEntry]
+    /// Another user's history, by name (`resv log --user`), as `history`: on a server, for an
+    /// admin's token; nil where there are no other users (the file store).
+    public var historyOf: HistoryOfUser? = nil
+
+    /// Another user's history, newest first: their name, one reservation's or all, the newest `limit`.
+    public typealias HistoryOfUser =
+        @Sendable (_ user: String, _ id: Reservation.ID?, _ limit: Int?) async throws
+        -> [HistoryEntry]
     /// `history` a change at a time, as it is read, so a long history is never
     /// held whole (a file's journal), until `visit` returns false; returns how
     /// many stored changes could not be read (lines of the journal another

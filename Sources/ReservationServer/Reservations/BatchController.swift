@@ -24,7 +24,7 @@ struct BatchController: Sendable {
     @Sendable func createBatch(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let backend = backend
         return try await backend.idempotentCreate(
-            request, user: context.user, route: "POST /reservations/batch",
+            request, as: context.acting, route: "POST /reservations/batch",
             bodyLimit: ReservationRoutes.batchBodyLimit,
             check: { json throws(APIError) in
                 let requests = try Self.newReservations(json, backend: backend)
@@ -49,14 +49,14 @@ struct BatchController: Sendable {
     /// meet. Nothing is written or kept (an `Idempotency-Key` is not read). A route of its
     /// own, so that a server without it answers 404 and never books what was only asked.
     @Sendable func dryRunBatch(_ request: Request, context: AuthenticatedContext) async throws -> Response {
-        let user = context.user
+        let acting = context.acting
         let backend = backend
         let body = try await RouteBackend.body(of: request, upTo: ReservationRoutes.batchBodyLimit)
         let json = try RouteBackend.parsed(Result { () throws(JSONSyntaxError) in try JSONValue.parse(body) })
         let requests = try Self.newReservations(json, backend: backend)
         let at = backend.now()
         do {
-            _ = try await backend.write(user) { [maxHolds = backend.maxHolds] transaction -> Bool in
+            _ = try await backend.write(acting) { [maxHolds = backend.maxHolds] transaction -> Bool in
                 throw WouldMake(
                     reservations: try await Booking.reserve(
                         requests, now: at, holdLimit: maxHolds, in: transaction))
@@ -117,7 +117,7 @@ struct BatchController: Sendable {
     /// `POST /reservations/cancel` `{"ids": […]}`: all or none, in one transaction.
     @Sendable func cancelBatch(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let (ids, body) = try await batchIDs(request)
-        return try await backend.setStatus(.cancelled, of: ids, request, body: body, for: context.user) {
+        return try await backend.setStatus(.cancelled, of: ids, request, body: body, for: context.acting) {
             Wire.body($0)
         }
     }
@@ -125,7 +125,7 @@ struct BatchController: Sendable {
     /// `POST /reservations/confirm` `{"ids": […]}`: all or none, in one transaction.
     @Sendable func confirmBatch(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let (ids, body) = try await batchIDs(request)
-        return try await backend.setStatus(.confirmed, of: ids, request, body: body, for: context.user) {
+        return try await backend.setStatus(.confirmed, of: ids, request, body: body, for: context.acting) {
             Wire.body($0)
         }
     }

@@ -17,11 +17,12 @@ struct HistoryController: Sendable {
     }
 
     @Sendable func settle(_ request: Request, context: AuthenticatedContext) async throws -> Response {
-        try await backend.settle(request, user: context.user)
+        try await backend.settle(request, as: context.acting)
     }
 
-    /// `GET /history[?reservation=ID][&limit=N]`: the user's changes, newest
-    /// first (the newest N), as `resv log --json` prints them.
+    /// `GET /history[?reservation=ID][&limit=N][&user=NAME]`: the user's changes, newest
+    /// first (the newest N), as `resv log --json` prints them; an admin's token reads any
+    /// user's with `user` (anyone else: 403, unless it names themselves; an unknown name: 404).
     @Sendable func history(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         var id: Reservation.ID?
         if let text = request.uri.queryParameters.get("reservation") {
@@ -40,7 +41,22 @@ struct HistoryController: Sendable {
             }
             limit = number
         }
-        let entries = try await backend.store.history(context.user, id, limit)
+        var user = context.user
+        if let name = request.uri.queryParameters.get("user").map({ String($0) }) {
+            let found = try await backend.store.tokens.user(named: name)
+            if found != context.user {
+                guard context.access.role == .admin else {
+                    throw APIError(
+                        .forbidden, .forbidden,
+                        "only an admin may read another user's history; you are a \(context.access.role.rawValue)")
+                }
+                guard let found else {
+                    throw APIError(.notFound, .invalidRequest, "there is no user named \(UserName.printable(name))")
+                }
+                user = found
+            }
+        }
+        let entries = try await backend.store.history(user, id, limit)
         return .json(status: .ok, body: [UInt8](JSONValue.array(entries.map(\.json)).encoded()))
     }
 
@@ -50,7 +66,7 @@ struct HistoryController: Sendable {
         let at = backend.now()
         let body = try await RouteBackend.body(of: request, upTo: ReservationRoutes.bodyLimit)
         return try await backend.keyedChange(
-            request, body: body, user: context.user, rule: { try await Booking.undo(now: at, in: $0) },
+            request, body: body, as: context.acting, rule: { try await Booking.undo(now: at, in: $0) },
             answer: { (.ok, [UInt8]($0.json.encoded())) })
     }
 
@@ -60,7 +76,7 @@ struct HistoryController: Sendable {
         let at = backend.now()
         let body = try await RouteBackend.body(of: request, upTo: ReservationRoutes.bodyLimit)
         return try await backend.keyedChange(
-            request, body: body, user: context.user, rule: { try await Booking.redo(now: at, in: $0) },
+            request, body: body, as: context.acting, rule: { try await Booking.redo(now: at, in: $0) },
             answer: { (.ok, [UInt8]($0.json.encoded())) })
     }
 }

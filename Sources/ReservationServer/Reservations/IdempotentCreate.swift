@@ -13,7 +13,7 @@ extension RouteBackend {
     /// if it books one, for its group), and `answer` answers what it made;
     /// `keep` is the answer kept for the key.
     func idempotentCreate<Value: Sendable>(
-        _ request: Request, user: UserID, route: String, bodyLimit: Int,
+        _ request: Request, as acting: Acting, route: String, bodyLimit: Int,
         check: (JSONValue) throws(APIError) -> (
             day: BookingDay?, rule: @Sendable (any BookingTransaction) async throws -> Value
         ),
@@ -23,11 +23,11 @@ extension RouteBackend {
         let body = try await Self.body(of: request, upTo: bodyLimit)
         let json = Result { () throws(JSONSyntaxError) in try JSONValue.parse(body) }
         let key = try idempotencyKey(request.headers, route: route, body: body, json: json)
-        if let key, let kept = try await store.storedResponse(user, key.key) {
+        if let key, let kept = try await store.storedResponse(acting.owner, key.key) {
             return try replay(kept, for: key)
         }
         let (day, rule) = try check(try Self.parsed(json))
-        switch try await write(user, key: key, day: day, rule: rule, keep: { keep($0, key) }) {
+        switch try await write(acting, key: key, day: day, rule: rule, keep: { keep($0, key) }) {
         case .done(let created):
             return answer(created)
         case .replay(let kept):
@@ -45,7 +45,7 @@ extension RouteBackend {
     /// key's lock). A refusal is not kept: it changed nothing, and a second sending is decided
     /// afresh. The key's request is the method, the path and the body.
     func keyedChange<Value: Sendable>(
-        _ request: Request, body: Data, user: UserID,
+        _ request: Request, body: Data, as acting: Acting,
         rule: @escaping @Sendable (any BookingTransaction) async throws -> Value,
         answer: @escaping @Sendable (Value) -> (status: HTTPResponse.Status, body: [UInt8]),
         headers: (_ body: [UInt8]) -> HTTPFields = { _ in [:] }
@@ -53,11 +53,11 @@ extension RouteBackend {
         let route = "\(request.method) \(request.uri.path)"
         let json = Result { () throws(JSONSyntaxError) in try JSONValue.parse(body) }
         let key = try idempotencyKey(request.headers, route: route, body: body, json: json)
-        if let key, let kept = try await store.storedResponse(user, key.key) {
+        if let key, let kept = try await store.storedResponse(acting.owner, key.key) {
             return try replay(kept, for: key, headers: headers(kept.body))
         }
         let written = try await write(
-            user, key: key, rule: rule,
+            acting, key: key, rule: rule,
             keep: { value in
                 guard let key else { return nil }
                 let (status, body) = answer(value)
@@ -97,7 +97,7 @@ extension RouteBackend {
     /// write under the key's lock (after a sending still running has finished), so a copy of
     /// the change that arrives later is never made (409 `keySettled`): `{"key", "made": false}`.
     /// Asked twice, the same answer.
-    func settle(_ request: Request, user: UserID) async throws -> Response {
+    func settle(_ request: Request, as acting: Acting) async throws -> Response {
         let json = try await Self.json(of: request, upTo: ReservationRoutes.bodyLimit)
         guard case .string(let text)? = json["key"] else {
             throw APIError(.badRequest, .invalidRequest, "the body must be {\"key\": \"<Idempotency-Key>\"}")
@@ -110,7 +110,7 @@ extension RouteBackend {
         let settled = StoredResponse(
             status: 409, body: Wire.errorBody(Self.settledReason(text), code: .keySettled),
             requestHash: IdempotencyKey.settled)
-        let written = try await write(user, key: key, rule: { _ in true }, keep: { _ in settled })
+        let written = try await write(acting, key: key, rule: { _ in true }, keep: { _ in settled })
         var answer: [String: JSONValue] = ["key": .string(text), "made": .bool(false)]
         if case .replay(let kept) = written, kept.requestHash != IdempotencyKey.settled {
             answer["made"] = .bool(true)

@@ -36,7 +36,8 @@ struct ReservationReadController: Sendable {
 
     @Sendable func get(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let id = try backend.reservationID(context)
-        guard let reservation = try await backend.store.get(context.user, id) else { throw APIError.notFound(id) }
+        let owner = try await backend.acting(on: id, context).owner
+        guard let reservation = try await backend.store.get(owner, id) else { throw APIError.notFound(id) }
         return .json(
             status: .ok, body: Wire.body(try await backend.read([reservation], at: backend.now())[0]),
             headers: .etag(reservation.version))

@@ -26,7 +26,7 @@ struct ReservationWriteController: Sendable {
     @Sendable func create(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let backend = backend
         return try await backend.idempotentCreate(
-            request, user: context.user, route: "POST /reservations", bodyLimit: ReservationRoutes.bodyLimit,
+            request, as: context.acting, route: "POST /reservations", bodyLimit: ReservationRoutes.bodyLimit,
             check: { json throws(APIError) in
                 let reservation = try backend.newReservation(json)
                 let at = backend.now()
@@ -70,7 +70,7 @@ struct ReservationWriteController: Sendable {
             try RouteBackend.parsed(Result { () throws(JSONSyntaxError) in try JSONValue.parse(body) }))
         let at = backend.now()
         return try await backend.keyedChange(
-            request, body: body, user: context.user,
+            request, body: body, as: try await backend.acting(on: id, context),
             rule: { try await Booking.modify(id, change, expectedVersion: expected, now: at, in: $0) },
             answer: { (.ok, Wire.body($0)) },
             // The version of the answer, a replayed one too: its body holds it.
@@ -142,14 +142,16 @@ struct ReservationWriteController: Sendable {
 
     @Sendable func cancel(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let id = try backend.reservationID(context)
-        return try await backend.setStatus(.cancelled, of: [id], request, body: Data(), for: context.user) {
+        let acting = try await backend.acting(on: id, context)
+        return try await backend.setStatus(.cancelled, of: [id], request, body: Data(), for: acting) {
             Wire.body($0[0].reservation)
         }
     }
 
     @Sendable func confirm(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let id = try backend.reservationID(context)
-        return try await backend.setStatus(.confirmed, of: [id], request, body: Data(), for: context.user) {
+        let acting = try await backend.acting(on: id, context)
+        return try await backend.setStatus(.confirmed, of: [id], request, body: Data(), for: acting) {
             Wire.body($0[0].reservation)
         }
     }
@@ -159,12 +161,12 @@ extension RouteBackend {
     /// Cancels or confirms `ids` in one transaction, all or none (`Booking.setStatus`), under
     /// the request's `Idempotency-Key` if it has one (`keyedChange`).
     func setStatus(
-        _ status: Reservation.Status, of ids: [Reservation.ID], _ request: Request, body: Data, for user: UserID,
+        _ status: Reservation.Status, of ids: [Reservation.ID], _ request: Request, body: Data, for acting: Acting,
         answer: @escaping @Sendable ([StatusChange]) -> [UInt8]
     ) async throws -> Response {
         let at = now()
         return try await keyedChange(
-            request, body: body, user: user,
+            request, body: body, as: acting,
             rule: { try await Booking.setStatus(status, of: ids, now: at, in: $0) },
             answer: { (.ok, answer($0)) })
     }

@@ -48,18 +48,19 @@ struct RouteBackend: Sendable {
         }
     }
 
-    /// Runs a rule in one write transaction of the user's, or, when it books
-    /// only `day`, in its group's (`groups`); a refusal becomes its `APIError`, a
-    /// change forgets the user's kept list.
+    /// Runs a rule in one write transaction of the owner's, or, when it books
+    /// only `day`, in its group's (`groups`), as the actor (`ActingTransaction`:
+    /// each entry names them); a refusal becomes its `APIError`, a change forgets
+    /// the user's kept list.
     func write<Value: Sendable>(
-        _ user: UserID, key: IdempotencyKey?, day: BookingDay? = nil,
+        _ acting: Acting, key: IdempotencyKey?, day: BookingDay? = nil,
         rule: @escaping @Sendable (any BookingTransaction) async throws -> Value,
         keep: @escaping @Sendable (Value) -> StoredResponse? = { _ in nil }
     ) async throws -> Written<Value> {
         do {
             let written = try await store.transaction(
-                user, catalog: catalog, key: key, grouped: day.flatMap { day in groups.map { (day, $0) } }, keep: keep,
-                rule)
+                acting.owner, catalog: catalog, key: key, grouped: day.flatMap { day in groups.map { (day, $0) } },
+                keep: keep, { try await rule(ActingTransaction($0, acting)) })
             if case .done = written { lists?.invalidate() }
             return written
         } catch let error as ReservationError {
@@ -74,9 +75,9 @@ struct RouteBackend: Sendable {
 
     /// A rule without an idempotency key, which so always runs.
     func write<Value: Sendable>(
-        _ user: UserID, _ rule: @escaping @Sendable (any BookingTransaction) async throws -> Value
+        _ acting: Acting, _ rule: @escaping @Sendable (any BookingTransaction) async throws -> Value
     ) async throws -> Value {
-        switch try await write(user, key: nil, rule: rule) {
+        switch try await write(acting, key: nil, rule: rule) {
         case .done(let value): return value
         case .replay: throw APIError(.internalServerError, "a replay without an Idempotency-Key")
         }

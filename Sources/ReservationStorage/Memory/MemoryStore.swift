@@ -37,6 +37,15 @@ struct MemoryEngine: StorageEngine {
         }
     }
 
+    func locate(_ id: Reservation.ID) async throws -> (owner: UserID, record: ReservationApiModel)? {
+        state.withLock { data in
+            guard let owner = data.owners[id],
+                let found = data.ledger.snapshot.reservations.first(where: { $0.id == id })
+            else { return nil }
+            return (owner, ReservationApiModel(found))
+        }
+    }
+
     func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
         -> [(date: Date, partySize: Int)]
     {
@@ -157,8 +166,21 @@ struct MemoryData: Sendable {
     /// By token hash.
     var tokens: [String: (grant: TokenGrant, info: TokenInfo)] = [:]
     var calendars: [UserID: CalendarSecret] = [:]
+    /// Each user's role and landmarks (a user absent here is a member), and when they were made.
+    var access: [UserID: UserAccess] = [:]
+    var createdAt: [UserID: Date] = [:]
     /// When each user's newest change committed (`CommitTime`).
     var changedAt: [UserID: Date] = [:]
+
+    /// The user of this name, made when new.
+    mutating func user(named name: String, at date: Date) -> UserID {
+        if let found = users[name] { return found }
+        let user = UserID(Int64(users.count + 1))
+        users[name] = user
+        names[user] = name
+        createdAt[user] = date
+        return user
+    }
 
     func reservations(of user: UserID) -> [Reservation] {
         ledger.snapshot.reservations.filter { owners[$0.id] == user }
@@ -253,9 +275,7 @@ struct MemoryTokens: TokenStore {
 
     func create(_ token: NewToken) async throws -> UserID {
         state.withLock { data in
-            let user = data.users[token.name] ?? UserID(Int64(data.users.count + 1))
-            data.users[token.name] = user
-            data.names[user] = token.name
+            let user = data.user(named: token.name, at: now())
             data.tokens[token.hash] = (
                 TokenGrant(user: user, scope: token.scope, expiresAt: token.expiresAt),
                 TokenInfo(
@@ -267,7 +287,13 @@ struct MemoryTokens: TokenStore {
     }
 
     func grant(_ hash: String) async throws -> TokenGrant? {
-        state.withLock { $0.tokens[hash]?.grant }
+        state.withLock { data in
+            guard var grant = data.tokens[hash]?.grant else { return nil }
+            grant.name = data.names[grant.user]
+            grant.tokenID = data.tokens[hash]?.info.id
+            grant.access = data.access[grant.user] ?? .member
+            return grant
+        }
     }
 
     func list() async throws -> [TokenInfo] {
@@ -303,6 +329,34 @@ struct MemoryTokens: TokenStore {
 
     func name(_ user: UserID) async throws -> String? {
         state.withLock { $0.names[user] }
+    }
+
+    func user(named name: String) async throws -> UserID? { state.withLock { $0.users[name] } }
+
+    func setAccess(_ name: String, _ access: UserAccess, create: Bool, mustBeNew: Bool) async throws -> AccessChange {
+        state.withLock { data in
+            let found = data.users[name]
+            if found == nil && !create { return .unknownUser }
+            if found != nil && mustBeNew { return .exists }
+            let before = found.map { data.access[$0] ?? .member }
+            if before?.role == .admin, access.role != .admin,
+                data.access.values.count(where: { $0.role == .admin }) <= 1
+            {
+                return .lastAdmin
+            }
+            data.access[data.user(named: name, at: now())] = access
+            return .changed(before: before)
+        }
+    }
+
+    func users() async throws -> [UserInfo] {
+        state.withLock { data in
+            data.users.map { name, user in
+                UserInfo(
+                    name: name, access: data.access[user] ?? .member, createdAt: data.createdAt[user] ?? .distantPast,
+                    tokens: data.tokens.values.count { $0.grant.user == user })
+            }.sorted { $0.name < $1.name }
+        }
     }
 
     func ping() async throws {}

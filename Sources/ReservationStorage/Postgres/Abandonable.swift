@@ -86,6 +86,10 @@ struct Abandoning<Base: StorageEngine>: StorageEngine {
         try await abandonable { try await base.get(user, id) }
     }
 
+    func locate(_ id: Reservation.ID) async throws -> (owner: UserID, record: ReservationApiModel)? {
+        try await abandonable { try await base.locate(id) }
+    }
+
     func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
         -> [(date: Date, partySize: Int)]
     {
@@ -159,6 +163,13 @@ struct AbandoningTokens<Base: TokenStore>: TokenStore {
     }
     func touch(_ hash: String, _ date: Date) async throws { try await abandonable { try await base.touch(hash, date) } }
     func name(_ user: UserID) async throws -> String? { try await abandonable { try await base.name(user) } }
+    func user(named name: String) async throws -> UserID? {
+        try await abandonable { try await base.user(named: name) }
+    }
+    func setAccess(_ name: String, _ access: UserAccess, create: Bool, mustBeNew: Bool) async throws -> AccessChange {
+        try await abandonable { try await base.setAccess(name, access, create: create, mustBeNew: mustBeNew) }
+    }
+    func users() async throws -> [UserInfo] { try await abandonable { try await base.users() } }
     func ping() async throws { try await abandonable { try await base.ping() } }
 }
 

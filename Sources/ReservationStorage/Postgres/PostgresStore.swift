@@ -314,6 +314,17 @@ struct PostgresEngine: DayGrouping, ChangeListening {
         }
     }
 
+    func locate(_ id: Reservation.ID) async throws -> (owner: UserID, record: ReservationApiModel)? {
+        guard
+            let row = try await cluster.client.query(
+                "SELECT user_id, \(unescaped: ReservationRow.columns) FROM reservations WHERE id = \(id.description)",
+                logger: logger
+            ).collect().first
+        else { return nil }
+        let owner = try row.makeRandomAccess()[0].decode(Int64.self)
+        return (UserID(owner), try PostgresStore.record(row, from: 1))
+    }
+
     func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
         -> [(date: Date, partySize: Int)]
     {

@@ -153,6 +153,15 @@ struct SQLiteEngine: DayGrouping {
         ).first.map(SQLiteStore.record)
     }
 
+    func locate(_ id: Reservation.ID) async throws -> (owner: UserID, record: ReservationApiModel)? {
+        guard
+            let row = try await reader().query(
+                "SELECT user_id, \(ReservationRow.columns) FROM reservations WHERE id = ?", [.text(id.description)]
+            ).first, let owner = row.column("user_id")?.integer
+        else { return nil }
+        return (UserID(Int64(owner)), try SQLiteStore.record(row))
+    }
+
     func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
         -> [(date: Date, partySize: Int)]
     {

@@ -8,7 +8,9 @@ struct LogCommand: ResvCommand, PrintsData {
         abstract: "Show the history of changes, newest first.",
         discussion: """
             Every change is kept in the same write as the change itself: created, modified \
-            (with the values before and after), confirmed, cancelled, undone, redone. With ID (an id \
+            (with the values before and after), confirmed, cancelled, undone, redone; on a server, a \
+            change another user made (staff of the landmark, an admin) names them: "cancelled by \
+            ranger-joe". An admin reads any user's history with --user NAME. With ID (an id \
             or a unique prefix of at least 4 hex digits), only that reservation's changes; \
             its history stays after it is cancelled. --limit N shows the newest N changes \
             (on a server, only those are sent). --from and --to keep the changes made in a \
@@ -18,6 +20,7 @@ struct LogCommand: ResvCommand, PrintsData {
             Examples:
               resv log --limit 10
               resv log 1a2b --json | jq -r '.[].change'
+              resv log --user ranger-joe --limit 20
             """)
 
     @Argument(
@@ -43,6 +46,12 @@ struct LogCommand: ResvCommand, PrintsData {
         help: ArgumentHelp("Only changes made on or before this day (all of it) or time.", valueName: "date"))
     var to: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "On a server, this user's history instead of yours (an admin's token; ID then a whole id).",
+            valueName: "name"))
+    var user: String?
+
     @OptionGroup var options: CommonOptions
 
     func validate() throws {
@@ -55,7 +64,19 @@ struct LogCommand: ResvCommand, PrintsData {
     func run(in context: CommandContext) async throws {
         let service = try context.service(options.backend)
         var target: Reservation.ID?
-        if let id {
+        var historyOf: ReservationService.HistoryOfUser?
+        if user != nil {
+            guard let found = service.historyOf else {
+                throw ValidationError("--user reads another user's history on a server; this store has one user")
+            }
+            historyOf = found
+            if let id {
+                guard let whole = Reservation.ID(id) else {
+                    throw ValidationError("with --user, give the reservation's whole id, not '\(id.prefix(64))'")
+                }
+                target = whole
+            }
+        } else if let id {
             let snapshot = try await context.fetch(from: service, options)
             target = try context.reservation(matching: id, in: snapshot).id
         }
@@ -64,11 +85,11 @@ struct LogCommand: ResvCommand, PrintsData {
         let catalog =
             renderer.format == .json || renderer.format == .ndjson ? LandmarkCatalog([]) : try await service.landmarks()
         let shape = Renderer.Shape<HistoryEntry>(
-            csvColumns: ["at", "change", "reservationId", "detail", "user"],
+            csvColumns: ["at", "change", "reservationId", "detail", "user", "actor"],
             csvFields: {
                 [
                     DateTime.format($0.at), $0.change.rawValue, $0.reservationID.description,
-                    Self.detail($0, catalog: catalog, renderer: renderer), $0.user,
+                    Self.detail($0, catalog: catalog, renderer: renderer), $0.user, $0.actor?.user,
                 ]
             })
         // Written as it is read: a file's whole journal is never held.
@@ -77,7 +98,7 @@ struct LogCommand: ResvCommand, PrintsData {
         ) { entry in
             [
                 Renderer.Cell(renderer.localDate(entry.at)), Renderer.Cell(entry.reservationID.short),
-                Renderer.Cell(entry.change.rawValue),
+                Renderer.Cell(entry.change.rawValue + (Self.byActor(entry).map { " " + $0 } ?? "")),
                 Renderer.Cell(Self.detail(entry, catalog: catalog, renderer: renderer), cuts: true),
             ]
         }
@@ -95,14 +116,26 @@ struct LogCommand: ResvCommand, PrintsData {
         let ranged = fromDate != nil || toDate != nil
         var shown = 0
         // With a range the limit counts what is shown, so every change is looked at.
-        let skipped = try await service.eachChange(target, ranged ? nil : limit) { entry in
+        let visit = { (entry: HistoryEntry) -> Bool in
             guard fromDate.map({ entry.at >= $0 }) ?? true, toDate.map({ entry.at <= $0 }) ?? true else { return true }
             stream.add(entry)
             shown += 1
             return limit.map { shown < $0 } ?? true
         }
+        var skipped = 0
+        if let user, let historyOf {
+            for entry in try await historyOf(user, target, ranged ? nil : limit) where !visit(entry) { break }
+        } else {
+            skipped = try await service.eachChange(target, ranged ? nil : limit, visit)
+        }
         stream.finish()
         Self.warn(skipped: skipped, in: context)
+    }
+
+    /// "by ranger-joe" for a change another user made (staff, an admin); nil for the owner's own,
+    /// the system's, and changes without an actor (the file store's, those from before actors).
+    static func byActor(_ entry: HistoryEntry) -> String? {
+        entry.otherActor.map { "by \($0.user.terminalSafe)" }
     }
 
     /// The one warning for lines of a file's history that are not changes (`log`, `undo`).

@@ -19,6 +19,17 @@ struct ShowCommand: ResvCommand, PrintsData {
         let service = try context.service(options.backend)
         let snapshot = try await context.fetch(from: service, options)
         let reservation = try context.reservation(matching: id, in: snapshot)
-        context.output.write(Renderer(options.output, context: context).reservation(reservation))
+        let renderer = Renderer(options.output, context: context)
+        var text = renderer.reservation(reservation)
+        // On a server, the newest change when another user (staff, an admin) made it; a history that
+        // cannot be read (offline) leaves the line out.
+        if renderer.format == .table, let entry = try? await service.history(reservation.id, 1).first,
+            let by = LogCommand.byActor(entry)
+        {
+            text +=
+                "Changed".padding(toLength: 10, withPad: " ", startingAt: 0)
+                + "\(entry.change.rawValue) \(by), \(renderer.localDate(entry.at))\n"
+        }
+        context.output.write(text)
     }
 }
