@@ -60,6 +60,8 @@ public struct ServerBackend: Sendable {
         )
         service.changes = { after, wait in try await calls.changes(after: after, wait: wait) }
         service.redo = { try await calls.redo() }
+        service.attend = { id, status in try await calls.attend(id, status) }
+        service.manifest = { text, day in try await calls.manifest(text, day) }
         self.service = service
     }
 }

@@ -8,7 +8,8 @@ struct LogCommand: ResvCommand, PrintsData {
         abstract: "Show the history of changes, newest first.",
         discussion: """
             Every change is kept in the same write as the change itself: created, modified \
-            (with the values before and after), confirmed, cancelled, undone, redone. With ID (an id \
+            (with the values before and after), confirmed, cancelled, checked-in, no-show, undone, redone. \
+            With ID (an id \
             or a unique prefix of at least 4 hex digits), only that reservation's changes; \
             its history stays after it is cancelled. --limit N shows the newest N changes \
             (on a server, only those are sent). --from and --to keep the changes made in a \
