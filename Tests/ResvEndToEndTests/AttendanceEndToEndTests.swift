@@ -10,10 +10,10 @@ struct AttendanceEndToEndTests {
         [{"id": "\(hall)", "name": "Small Hall", "location": "Testville", "category": "lakes", "capacity": 120,
           "timeZone": "Europe/Paris"}]
         """
-    static let ahead = "5a1b2c3d-0000-4000-8000-00000000e201"
-    static let passed = "5a1b2c3d-0000-4000-8000-00000000e202"
-    static let later = "5a1b2c3d-0000-4000-8000-00000000e203"
-    static let gone = "5a1b2c3d-0000-4000-8000-00000000e204"
+    static let ahead = "e2e10001-0000-4000-8000-00000000e201"
+    static let passed = "e2e20002-0000-4000-8000-00000000e202"
+    static let later = "e2e30003-0000-4000-8000-00000000e203"
+    static let gone = "e2e40004-0000-4000-8000-00000000e204"
 
     static func record(_ id: String, _ date: String, _ party: Int, _ status: String, note: String? = nil) -> String {
         let noted = note.map { #", "note": "\#($0)""# } ?? ""
@@ -34,7 +34,7 @@ struct AttendanceEndToEndTests {
         try sandbox.seed(
             #"{"version": 1, "landmarks": \#(Self.catalog), "reservations": [\#(records.joined(separator: ", "))]}"#)
 
-        let checkin = try sandbox.resv("checkin", "5a1b2c3d-0000-4000-8000-00000000e201")
+        let checkin = try sandbox.resv("checkin", Self.ahead)
         #expect(checkin.status == 0, "\(checkin.stderr)")
         #expect(checkin.stdout.hasPrefix("Checked in "), "\(checkin.stdout)")
         let again = try sandbox.resv("checkin", String(Self.ahead.prefix(8)))
