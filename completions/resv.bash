@@ -229,13 +229,13 @@ _resv() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    list|reserve|cancel|confirm|modify|log|undo|redo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|login|logout|sync|outbox|calendar|import|completion|help)
+    list|reserve|cancel|confirm|modify|checkin|noshow|day|log|undo|redo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|login|logout|sync|outbox|calendar|import|completion|help)
         # Offer subcommand argument completions
         "_resv_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'list reserve cancel confirm modify log undo redo show watch wait availability fetch landmarks config repl whoami login logout sync outbox calendar import completion help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'list reserve cancel confirm modify checkin noshow day log undo redo show watch wait availability fetch landmarks config repl whoami login logout sync outbox calendar import completion help' -- "${cur}"))
         ;;
     esac
 }
@@ -250,7 +250,7 @@ _resv_list() {
     # Offer option value completions
     case "${prev}" in
     '--status')
-        __resv_add_completions -W 'pending'$'\n''confirmed'$'\n''cancelled'$'\n''held'$'\n''expired'$'\n''waitlisted'
+        __resv_add_completions -W 'pending'$'\n''confirmed'$'\n''cancelled'$'\n''held'$'\n''expired'$'\n''waitlisted'$'\n''checked-in'$'\n''no-show'
         return
         ;;
     '--landmark'|'-l')
@@ -543,6 +543,155 @@ _resv_modify() {
     case "${positional_number}" in
     1)
         __resv_add_completions -W "$(__resv_custom_complete ---completion modify -- positional@0 "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_resv_checkin() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--idempotency-key --store --server --profile --config --cacert --format --jq --tz)
+    __resv_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--idempotency-key')
+        return
+        ;;
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion checkin -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
+    '--format')
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--jq')
+        return
+        ;;
+    '--tz')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __resv_add_completions -W "$(__resv_custom_complete ---completion checkin -- positional@0 "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_resv_noshow() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--idempotency-key --store --server --profile --config --cacert --format --jq --tz)
+    __resv_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--idempotency-key')
+        return
+        ;;
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion noshow -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
+    '--format')
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--jq')
+        return
+        ;;
+    '--tz')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __resv_add_completions -W "$(__resv_custom_complete ---completion noshow -- positional@0 "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_resv_day() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--landmark -l --store --server --profile --config --cacert --format --jq --tz)
+    __resv_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--landmark'|'-l')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion day -- --landmark "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion day -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
+    '--format')
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--jq')
+        return
+        ;;
+    '--tz')
         return
         ;;
     esac

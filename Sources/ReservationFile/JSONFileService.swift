@@ -62,6 +62,15 @@ extension ReservationService {
                 return try store.history(of: id, limit: limit, visit)
             }
         )
+        // The store's owner is its admin: the user running resv, every party theirs.
+        service.manifest = { text, day in
+            let at = now()
+            let snapshot = try await store.settledSnapshot(at: at).snapshot
+            return try DayManifest(of: text, on: day, in: snapshot, owner: ProcessInfo.processInfo.userName, at: at)
+        }
+        service.attend = { id, status in
+            try await write { try await Booking.attend(id, as: status, now: $1, in: $0) }
+        }
         service.redo = {
             let notes = JSONFileStore.HistoryNotes()
             var result = try await write(notes: notes) { try await Booking.redo(now: $1, in: $0) }

@@ -161,6 +161,22 @@ extension HTTPCalls {
         return LandmarkAvailability(landmark: landmark, days: answered)
     }
 
+    /// `GET /landmarks/{id}/day/{day}`: every party there that day, across users (the server
+    /// says who may read it). Never from the cache: only the server sees every user's.
+    func manifest(_ text: String, _ day: @Sendable (Landmark) throws -> CalendarDay) async throws -> DayManifest {
+        if case .offline = configuration.cacheMode { throw HTTPBackendError.offlineAvailability }
+        let catalog = try await catalog()
+        let landmark = try catalog.landmark(matching: text)
+        let wanted = try day(landmark)
+        let path = "landmarks/\(landmark.id)/day/\(wanted)"
+        let reply = try await client.send("GET", path)
+        if reply.status == 404, reply.code == .unknownLandmark { throw ReservationError.unknownLandmark(landmark.name) }
+        guard reply.status == 200 else { throw client.refusal(reply, "GET /\(path)") }
+        guard let json = reply.json, let manifest = DayManifest(json: json, catalog: catalog, at: configuration.now())
+        else { throw client.badShape("GET /\(path) did not answer {landmark, day, parties, totals}") }
+        return manifest
+    }
+
     /// `GET /changes?wait&after`: one long poll of the feed.
     func changes(after: String?, wait: Duration) async throws -> ChangePage {
         try online()

@@ -61,6 +61,8 @@ public struct ServerBackend: Sendable {
         service.changes = { after, wait in try await calls.changes(after: after, wait: wait) }
         service.redo = { try await calls.redo() }
         service.historyOf = { user, id, limit in try await calls.history(id, limit, user: user) }
+        service.attend = { id, status in try await calls.attend(id, status) }
+        service.manifest = { text, day in try await calls.manifest(text, day) }
         self.service = service
     }
 }

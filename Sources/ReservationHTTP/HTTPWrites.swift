@@ -204,6 +204,17 @@ extension HTTPCalls {
         return try answered(reply, id, "PATCH /reservations/{id}", catalog)
     }
 
+    /// `POST /reservations/{id}/checkin` or `/noshow`, keyed as every change: the reservation
+    /// as the server recorded it. Never queued: a check-in is made at the landmark, online.
+    func attend(_ id: Reservation.ID, _ status: Reservation.Status) async throws -> Reservation {
+        try online()
+        await outboxFirst()
+        let catalog = try await catalog()
+        let verb = status == .noShow ? "noshow" : "checkin"
+        let reply = try await client.send("POST", "reservations/\(id)/\(verb)", idempotencyKey: changeKey)
+        return try answered(reply, id, "POST /reservations/{id}/\(verb)", catalog)
+    }
+
     /// `POST /undo` under a key of its own: sent again when its answer is lost (by resv or by
     /// libcurl), the server answers what the first did, so one `resv undo` takes back one command.
     func undo() async throws -> UndoResult {

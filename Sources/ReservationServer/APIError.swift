@@ -144,7 +144,7 @@ public struct APIError: HTTPResponseError, Sendable {
             case .noCapacity: .conflict
             case .cannotConfirmCancelled, .cannotModifyCancelled, .nothingToUndo, .undoConflict, .undoInPast,
                 .nothingToRedo, .redoConflict, .redoInPast,
-                .holdExpired, .tooManyHolds, .cannotConfirmWaitlisted:
+                .holdExpired, .tooManyHolds, .cannotConfirmWaitlisted, .cannotAttend, .alreadyAttended, .visitAhead:
                 .conflict
             case .versionMismatch: .preconditionFailed
             case .reservationIDInUse: .unprocessableContent

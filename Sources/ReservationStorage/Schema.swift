@@ -6,7 +6,7 @@ import ReservationCore
 /// differ (column types, an auto-numbered key, `ADD COLUMN IF NOT EXISTS`).
 enum Schema {
     /// The version this server writes and reads; a database at a newer one is refused.
-    static let version = 13
+    static let version = 14
 
     enum Dialect {
         case sqlite, postgres
@@ -121,6 +121,9 @@ enum Schema {
             // Roles (docs/contracts.md, "Roles"): every user a member, as before; staff keep the ids of
             // the landmarks they manage, space-separated (none for the other roles).
             (13, roles(d)),
+            // Check-in (docs/contracts.md, "Check-in and no-shows"): two statuses more, both counted
+            // as taking places (`Capacity.takesPlaces`) by the day counts' trigger too.
+            (14, attendance(d)),
         ]
     }
 
@@ -288,6 +291,57 @@ enum Schema {
                 "DROP TABLE tokens",
                 "ALTER TABLE tokens_v11 RENAME TO tokens",
                 ids,
+            ]
+        }
+    }
+
+    /// Version 13: `checked-in` and `no-show` in the status CHECK (`statuses`, every status of
+    /// the domain). SQLite cannot change a CHECK, so its table is made anew with every column
+    /// and index it has by now and the rows copied; PostgreSQL replaces the constraint and the
+    /// day counts' function (made from `Reservation.Status.takingPlaces`, which now holds both).
+    /// No stored row has either status before this step, so every day count stays right.
+    private static func attendance(_ d: Dialect) -> [String] {
+        switch d {
+        case .postgres:
+            return [
+                "ALTER TABLE reservations DROP CONSTRAINT IF EXISTS reservations_status_check",
+                "ALTER TABLE reservations ADD CONSTRAINT reservations_status_check CHECK (status IN (\(statuses)))",
+            ] + dayCounts
+        case .sqlite:
+            let kept = """
+                id, user_id, landmark_id, date, starts_at, party_size, status, created_at, note, updated_at, version, \
+                expires_at, waitlist_order, requested_status, series
+                """
+            return [
+                "DROP TABLE IF EXISTS reservations_v13",
+                """
+                CREATE TABLE reservations_v13 (
+                    id TEXT PRIMARY KEY,
+                    user_id \(d.integer) NOT NULL REFERENCES users (id),
+                    landmark_id TEXT NOT NULL,
+                    date TEXT NOT NULL,
+                    starts_at \(d.real) NOT NULL,
+                    party_size \(d.integer) NOT NULL CHECK (party_size > 0),
+                    status TEXT NOT NULL CHECK (status IN (\(statuses))),
+                    created_at \(d.real) NOT NULL,
+                    note TEXT,
+                    updated_at \(d.real),
+                    version \(d.integer) NOT NULL DEFAULT 1,
+                    expires_at \(d.real), waitlist_order \(d.integer), requested_status TEXT, series TEXT)
+                """,
+                "INSERT INTO reservations_v13 (\(kept)) SELECT \(kept) FROM reservations",
+                "DROP TABLE reservations",
+                "ALTER TABLE reservations_v13 RENAME TO reservations",
+                "CREATE INDEX IF NOT EXISTS reservations_by_user ON reservations (user_id, starts_at)",
+                "CREATE INDEX IF NOT EXISTS reservations_by_landmark ON reservations (landmark_id, starts_at)",
+                """
+                CREATE INDEX IF NOT EXISTS reservations_holds ON reservations (expires_at)
+                WHERE status = \(SharedSQL.literal(.held))
+                """,
+                """
+                CREATE INDEX IF NOT EXISTS reservations_waitlisted ON reservations (landmark_id, starts_at)
+                WHERE status = \(SharedSQL.literal(.waitlisted))
+                """,
             ]
         }
     }

@@ -102,6 +102,12 @@ public struct ServerStore: Sendable {
         try await engine.parties(landmark, from, to, now)
     }
 
+    public func manifest(_ landmark: Landmark.ID, _ from: Date, _ to: Date) async throws
+        -> [(user: String, record: ReservationApiModel)]
+    {
+        try await engine.manifest(landmark, from, to)
+    }
+
     public func waitlists(_ days: [BookingDay]) async throws -> [BookingDay: [String]] {
         try await engine.waitlists(days)
     }

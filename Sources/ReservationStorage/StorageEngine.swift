@@ -4,8 +4,8 @@ import ReservationCore
 /// One storage engine of the server: a type per database (`SQLiteEngine`,
 /// `PostgresEngine`, `MemoryEngine`) with one method per operation, holding the
 /// operation's query. It stores; the rules are `Booking`'s, run inside
-/// `transact`. Every call is scoped to one user, except `parties`, `waitlists`
-/// and `purgeKeys`. The server holds it in a `ServerStore`, beside the parts
+/// `transact`. Every call is scoped to one user, except `parties`, `manifest`,
+/// `waitlists` and `purgeKeys`. The server holds it in a `ServerStore`, beside the parts
 /// every engine shares (the change signal, the cursor key, the probe).
 ///
 /// Adding an operation: a requirement here, a method in each engine
@@ -22,6 +22,10 @@ public protocol StorageEngine: Sendable {
     /// Date and party size of every user's reservations at a landmark in [from, to) that take places at `now`.
     func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
         -> [(date: Date, partySize: Int)]
+    /// Every user's reservations at a landmark in [from, to), whatever their status, each with
+    /// its owner's name, by date then id: a day's manifest (`resv day`).
+    func manifest(_ landmark: Landmark.ID, _ from: Date, _ to: Date) async throws
+        -> [(user: String, record: ReservationApiModel)]
     /// The ids on each day's waitlist (every user's), in the list's order: a read, for positions.
     func waitlists(_ days: [BookingDay]) async throws -> [BookingDay: [String]]
     /// The response kept for this user's key, if any (a read; `transact` checks again under the key's lock).

@@ -48,6 +48,8 @@ public enum Reference {
                 + "cancelled or expired reservation can no longer reach, a watch cursor past the "
                 + "history kept, a hold that expired before its confirm, too many live "
                 + "holds on a server, confirming a waitlisted reservation, confirming or modifying a cancelled reservation, "
+                + "a check-in or no-show of a reservation that is not pending or confirmed, or made twice, a no-show "
+                + "before the visit's time, "
                 + "a reservation changed since it was read, nothing to undo or redo, an undo (redo) a later change conflicts "
                 + "with or one that would bring a reservation back on a date that has passed; the same failure gets the same code from a store file and from a server (by the code of "
                 + "the server's answer)"),

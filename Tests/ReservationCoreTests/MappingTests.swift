@@ -116,6 +116,26 @@ struct MappingTests {
                 set: ["status": .string("waitlisted"), "requestedStatus": .string("cancelled")],
                 .rejected(.unknownStatus("cancelled"))),
             Case("a status written as a number", set: ["status": .integer(1)], .malformed),
+            // check-in and no-shows (docs/contracts.md, "Check-in and no-shows"): their wire words only
+            Case("a checked-in party", set: ["status": .string("checked-in")], .maps),
+            Case("a no-show", set: ["status": .string("no-show")], .maps),
+            Case(
+                "checked-in spelt as the code names it", set: ["status": .string("checkedIn")],
+                .rejected(.unknownStatus("checkedIn"))),
+            Case(
+                "checked-in with an underscore", set: ["status": .string("checked_in")],
+                .rejected(.unknownStatus("checked_in"))),
+            Case(
+                "checked-in in capitals", set: ["status": .string("CHECKED-IN")],
+                .rejected(.unknownStatus("CHECKED-IN"))),
+            Case("noshow without its hyphen", set: ["status": .string("noshow")], .rejected(.unknownStatus("noshow"))),
+            Case(
+                "a waitlisted one asking to be checked in when promoted",
+                set: ["status": .string("waitlisted"), "requestedStatus": .string("checked-in")],
+                .rejected(.unknownStatus("checked-in"))),
+            Case(
+                "a checked-in one keeps no hold's end",
+                set: ["status": .string("checked-in"), "expiresAt": .string("2026-12-01T09:00:00Z")], .maps),
             // id
             Case("a missing id", removing: ["id"], .malformed),
             Case("a null id", set: ["id": .null], .malformed),

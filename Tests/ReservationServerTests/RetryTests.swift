@@ -249,6 +249,11 @@ struct BusyEngine: StorageEngine {
     {
         try await base.parties(landmark, from, to, now)
     }
+    func manifest(_ landmark: Landmark.ID, _ from: Date, _ to: Date) async throws
+        -> [(user: String, record: ReservationApiModel)]
+    {
+        try await base.manifest(landmark, from, to)
+    }
     func waitlists(_ days: [BookingDay]) async throws -> [BookingDay: [String]] { try await base.waitlists(days) }
     func storedResponse(_ user: UserID, _ key: String) async throws -> StoredResponse? {
         try await base.storedResponse(user, key)

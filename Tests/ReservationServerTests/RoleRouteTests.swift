@@ -78,6 +78,16 @@ struct RoleRouteTests {
         Route(
             name: "history of another", method: .get, path: "/history?user=OWNER", body: nil, changes: false,
             allowed: { $0 == .admin }, refusal: .forbidden, success: .ok),
+        // Check-in is the landmark's managers' (`requireManager(of:)`); to anyone else another's
+        // reservation does not exist. A no-show of a visit still ahead is refused whoever asks
+        // (AttendanceRouteTests), so the table checks it is refused the same way before that.
+        Route(
+            name: "checkin", method: .post, path: "/reservations/ID/checkin", body: nil, changes: true,
+            allowed: { $0.manages }, refusal: .notFound, success: .ok),
+        // A day's manifest: every user's parties there; a read token may, a member or other staff not.
+        Route(
+            name: "manifest", method: .get, path: "/landmarks/\(Fixture.goldenGate)/day/DAY", body: nil,
+            changes: false, allowed: { $0.manages }, refusal: .forbidden, success: .ok),
         // The list is one's own, whatever the role: the other's reservation is not in it.
         Route(
             name: "GET list", method: .get, path: "/reservations", body: nil, changes: false, allowed: { _ in true },
@@ -107,12 +117,15 @@ struct RoleRouteTests {
             for route in Self.routes {
                 for caller in callers {
                     let what = "\(route.name) by \(caller.role.rawValue) (\(caller.scope))"
-                    let id = try #require(try await h.reserve(h.alice, status: "pending")["id"] as? String)
+                    let made = try await h.reserve(h.alice, status: "pending")
+                    let id = try #require(made["id"] as? String)
+                    // Golden Gate's zone is Los Angeles, the fixture's time 10:00 UTC: the same day there.
+                    let day = String(try #require(made["date"] as? String).prefix(10))
                     let cursor = try #require(
                         try await h.call(.get, "/changes", token: h.alice).object["cursor"] as? String)
                     let before = try await h.call(.get, "/history?reservation=\(id)", token: h.alice).text
                     let path = route.path.replacingOccurrences(of: "ID", with: id)
-                        .replacingOccurrences(of: "OWNER", with: owner)
+                        .replacingOccurrences(of: "OWNER", with: owner).replacingOccurrences(of: "DAY", with: day)
                     let body = route.body?.replacingOccurrences(of: "\"ID\"", with: "\"\(id)\"")
                     let reply = try await h.call(route.method, path, token: caller.token, body: body)
                     let expected: HTTPResponse.Status =
@@ -125,6 +138,9 @@ struct RoleRouteTests {
                         #expect(after.text == before, "\(what): refused, nothing changed")
                         if route.name == "GET list" {
                             #expect(!reply.text.contains(id), "\(what): another's reservation is not listed")
+                        }
+                        if route.name == "manifest" && reply.status == .ok {
+                            #expect(reply.text.contains(id), "\(what): the owner's party is in it: \(reply.text)")
                         }
                         if route.name == "GET one" && reply.status == .ok {
                             #expect(reply.object["id"] as? String == id)
@@ -263,4 +279,13 @@ struct RoleRouteTests {
 extension Harness {
     /// What a token grants, as the server reads it.
     func grant(_ token: String) async throws -> TokenGrant? { try await store.tokens.grant(Token.hash(token)) }
+
+    /// `token` once its user is made an admin (`resv-server user set NAME --role admin`), before
+    /// the token is first used (the server reads a user's role with their token).
+    func admin(_ token: String) async throws -> String {
+        let user = try #require(try await grant(token)).user
+        let name = try #require(try await store.tokens.name(user))
+        _ = try await store.tokens.setAccess(name, UserAccess(role: .admin), create: false, mustBeNew: false)
+        return token
+    }
 }

@@ -58,6 +58,8 @@ struct CompletionSourceTests {
                 ("resv --store \(store) cancel ", active),
                 ("resv --store \(store) modify ", active),
                 ("resv --store \(store) confirm ", [pending, held]),
+                ("resv --store \(store) checkin ", [confirmed, pending]),
+                ("resv --store \(store) noshow ", [confirmed, pending]),
                 ("resv --store \(store) show ", all),
                 ("resv --store \(store) --json log ", all),
                 ("resv cancel --store \(store) \(confirmed) ", [pending, held]),

@@ -4,6 +4,18 @@ import Foundation
 /// active reservations on one calendar day, in the landmark's zone, never
 /// exceed its capacity.
 public enum Capacity {
+    /// Which statuses take places on their day, the one rule every engine counts by (the servers'
+    /// SQL is made from `Reservation.Status.takingPlaces`): pending, confirmed and held (a hold
+    /// only until its end) parties; a checked-in party, which came; and a no-show, which keeps the
+    /// places of its day (a day whose visit has passed gives nothing back: nobody could use them).
+    /// Cancelled, expired and waitlisted ones take none.
+    public static func takesPlaces(_ status: Reservation.Status) -> Bool {
+        switch status {
+        case .pending, .confirmed, .held, .checkedIn, .noShow: true
+        case .cancelled, .expired, .waitlisted: false
+        }
+    }
+
     /// The calendar a landmark's days are counted in: its zone, UTC when it has none.
     public static func calendar(for landmark: Landmark) -> Calendar {
         var calendar = Calendar(identifier: .gregorian)

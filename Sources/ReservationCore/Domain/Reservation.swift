@@ -15,14 +15,23 @@ public struct Reservation: Sendable, Hashable, Identifiable {
         case held, expired
         /// Waiting for places on a full day; counts nothing until promoted.
         case waitlisted
+        /// The party arrived (`resv checkin`), or did not come by its visit's time (`resv noshow`):
+        /// docs/contracts.md, "Check-in and no-shows". Both keep the places they took (`Capacity.takesPlaces`).
+        case checkedIn = "checked-in"
+        case noShow = "no-show"
 
         /// Pending, confirmed, held and waitlisted reservations are active;
-        /// cancelled and expired ones are history.
-        public var isActive: Bool { self != .cancelled && self != .expired }
+        /// cancelled, expired, checked-in and no-show ones are history (the visit is
+        /// settled: nothing about it changes but by `undo`).
+        public var isActive: Bool { self != .cancelled && self != .expired && !isAttendance }
+
+        /// Whether the status records the visit: `checked-in` or `no-show`.
+        public var isAttendance: Bool { self == .checkedIn || self == .noShow }
 
         /// Whether a reservation with this status takes places on its day (a
-        /// held one only while its hold lasts: see `Reservation.takesPlaces(at:)`).
-        public var takesPlaces: Bool { self == .pending || self == .confirmed || self == .held }
+        /// held one only while its hold lasts: see `Reservation.takesPlaces(at:)`);
+        /// the rule is `Capacity.takesPlaces`.
+        public var takesPlaces: Bool { Capacity.takesPlaces(self) }
 
         /// Whether the status lasts only until the reservation's `expiresAt` (a
         /// hold), after which it reads `expired`.

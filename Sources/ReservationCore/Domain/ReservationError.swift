@@ -85,6 +85,13 @@ public enum ReservationError: Error, Sendable, LocalizedError {
     case tooManyHolds(limit: Int)
     /// A waitlisted reservation is confirmed by its promotion, not by the user.
     case cannotConfirmWaitlisted(Reservation)
+    /// A check-in or a no-show of a reservation whose status is neither pending nor confirmed
+    /// (held, waitlisted, cancelled, expired, or the other of the two).
+    case cannotAttend(Reservation, as: Reservation.Status)
+    /// A second check-in (or no-show) of a reservation: when the first was recorded.
+    case alreadyAttended(Reservation)
+    /// A no-show marked before the visit's time.
+    case visitAhead(Reservation)
     /// A change feed's cursor that is not one of this backend's for this user (as given).
     case invalidCursor(String)
     /// A change feed's cursor from before the history kept (or from a history since replaced).
@@ -130,6 +137,10 @@ public enum ReservationError: Error, Sendable, LocalizedError {
                 return "a party of \(requested) is larger than \(landmark.name)'s capacity of \(capacity) a day"
             }
             return "\(landmark.name) is full on \(day): \(booked) of \(capacity) places taken, \(requested) requested"
+        case .cannotConfirmCancelled(let reservation) where reservation.status.isAttendance,
+            .cannotModifyCancelled(let reservation) where reservation.status.isAttendance:
+            return "reservation \(reservation.id.short) is \(reservation.status.rawValue): its visit is recorded "
+                + "and does not change ('resv undo' takes the \(reservation.status.rawValue) back); nothing changed"
         case .cannotConfirmCancelled(let reservation):
             return "reservation \(reservation.id.short) is \(reservation.status.rawValue) and cannot be confirmed; "
                 + "make a new reservation"
@@ -158,6 +169,17 @@ public enum ReservationError: Error, Sendable, LocalizedError {
         case .cannotConfirmWaitlisted(let reservation):
             return "reservation \(reservation.id.short) is waitlisted: it is confirmed when places free, "
                 + "not by confirm (see 'resv show \(reservation.id.short)')"
+        case .cannotAttend(let reservation, let status):
+            let what = status == .noShow ? "marked a no-show" : "checked in"
+            return "reservation \(reservation.id.short) is \(reservation.status.rawValue) and cannot be \(what): "
+                + "only a pending or confirmed one can; nothing changed"
+        case .alreadyAttended(let reservation):
+            let what = reservation.status == .noShow ? "marked a no-show" : "checked in"
+            let when = reservation.updatedAt.map { " at \(DateTime.format($0))" } ?? ""
+            return "reservation \(reservation.id.short) was already \(what)\(when); nothing changed"
+        case .visitAhead(let reservation):
+            return "reservation \(reservation.id.short)'s visit is at \(DateTime.format(reservation.date)), "
+                + "still ahead: a no-show is marked after it; nothing changed"
         case .invalidCursor(let text):
             return
                 "'\(text.quoted(limit: 60))' is not a cursor of this store for you: use one resv watch printed for it"

@@ -236,12 +236,18 @@ public enum Booking {
         if let missing = ids.first(where: { current[$0] == nil }) {
             throw ReservationError.reservationNotFound(missing.description)
         }
+        // A recorded visit (checked in, a no-show) is neither cancelled nor confirmed: only undone.
+        if let settled = ids.lazy.compactMap({ current[$0] }).first(where: { $0.status.isAttendance }) {
+            throw status == .cancelled
+                ? ReservationError.cannotModifyCancelled(settled) : ReservationError.cannotConfirmCancelled(settled)
+        }
         if status == .confirmed {
             for reservation in ids.lazy.compactMap({ current[$0] }) {
                 switch reservation.status {
                 case .cancelled: throw ReservationError.cannotConfirmCancelled(reservation)
                 case .expired: throw ReservationError.holdExpired(reservation)
                 case .waitlisted: throw ReservationError.cannotConfirmWaitlisted(reservation)
+                case .checkedIn, .noShow: throw ReservationError.cannotConfirmCancelled(reservation)
                 case .pending, .confirmed, .held: break
                 }
             }
@@ -281,6 +287,42 @@ public enum Booking {
         try await transaction.append(entries)
         try await promote(on: freed, now: now, in: transaction)
         return changes
+    }
+
+    /// Records how a visit went (docs/contracts.md, "Check-in and no-shows"): `.checkedIn` (the
+    /// party arrived) or `.noShow` (it did not come: only once its visit's time has passed at
+    /// `now`). Only a pending or confirmed reservation may be either (`cannotAttend`, naming its
+    /// status); a second one is refused naming when the first was (`alreadyAttended`). The
+    /// places stay taken (`Capacity.takesPlaces`), so no day is counted anew and nobody is promoted.
+    public static func attend(
+        _ id: Reservation.ID, as status: Reservation.Status, now: Date, command: String = newCommand(),
+        in transaction: some BookingTransaction
+    ) async throws -> Reservation {
+        precondition(status.isAttendance, "attend records checked-in or no-show")
+        try await transaction.lockHistory(exclusive: false)
+        guard let current = try await reservations([id], now: now, in: transaction)[id] else {
+            throw ReservationError.reservationNotFound(id.description)
+        }
+        try checkAttendance(of: current, as: status, now: now)
+        let at = Timestamp.whole(now)
+        let after = current.changed(status: status, at: at)
+        try await transaction.update([after])
+        try await transaction.append([
+            entry(status == .checkedIn ? .checkedIn : .noShow, before: current, after: after, at: at, command: command)
+        ])
+        return after
+    }
+
+    /// `attend`'s refusals, in order: the same status again, a status other than pending or
+    /// confirmed, a no-show before the visit's time.
+    public static func checkAttendance(
+        of reservation: Reservation, as status: Reservation.Status, now: Date
+    ) throws(ReservationError) {
+        if reservation.status == status { throw .alreadyAttended(reservation) }
+        guard reservation.status == .pending || reservation.status == .confirmed else {
+            throw .cannotAttend(reservation, as: status)
+        }
+        if status == .noShow, reservation.date > now { throw .visitAhead(reservation) }
     }
 
     /// Changes a reservation's date, party size, landmark or note in one step.

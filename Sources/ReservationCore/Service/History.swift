@@ -7,6 +7,9 @@ import Foundation
 public struct HistoryEntry: Sendable, Hashable {
     public enum Change: String, Sendable, Hashable, CaseIterable {
         case created, modified, confirmed, cancelled, undone
+        /// `resv checkin` and `resv noshow` (docs/contracts.md, "Check-in and no-shows").
+        case checkedIn = "checked-in"
+        case noShow = "no-show"
         /// A redo's change: an undo's change taken back.
         case redone
         /// The system's changes, never a user's command: a waitlisted

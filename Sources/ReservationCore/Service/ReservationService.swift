@@ -153,6 +153,18 @@ public struct ReservationService: Sendable {
     public var redo: @Sendable () async throws -> UndoResult = {
         throw ReservationError.unimplemented("ReservationService.redo")
     }
+    /// Records how one reservation's visit went: `.checkedIn` or `.noShow`
+    /// (`Booking.attend`'s rules), one change of the backend, undoable.
+    public var attend: @Sendable (_ id: Reservation.ID, _ status: Reservation.Status) async throws -> Reservation = {
+        _, _ in throw ReservationError.unimplemented("ReservationService.attend")
+    }
+    /// Every party at the landmark the user named (id, id prefix or name) on one day, across
+    /// users (`DayManifest`): the backend resolves the landmark in its catalog, `day` then
+    /// gives the day (it may depend on the landmark's zone). On a file store, every
+    /// reservation of the store (its owner's); on a server, whoever manages the landmark may.
+    public var manifest:
+        @Sendable (_ landmark: String, _ day: @Sendable (Landmark) throws -> CalendarDay) async throws -> DayManifest =
+            { _, _ in throw ReservationError.unimplemented("ReservationService.manifest") }
     /// Places taken and left per day at the landmark the user named (id, id
     /// prefix or name), counting every reservation the backend holds (on a
     /// server, every user's). The backend resolves the landmark against its own
@@ -295,6 +307,11 @@ extension ReservationService {
             }
         )
         service.redo = { try await write { try await Booking.redo(now: $1, in: $0) } }
+        service.attend = { id, status in try await write { try await Booking.attend(id, as: status, now: $1, in: $0) } }
+        service.manifest = { text, day in
+            let (snapshot, at) = try await write { transaction, at in (transaction.ledger.snapshot, at) }
+            return try DayManifest(of: text, on: day, in: snapshot, owner: "", at: at)
+        }
         // Change number n is the ledger's n-th history entry.
         @Sendable func stamp() -> Int { state.ledger.history.count }
         service.changes = { after, wait in

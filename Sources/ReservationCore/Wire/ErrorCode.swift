@@ -32,6 +32,12 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case holdExpired
     case tooManyHolds
     case cannotConfirmWaitlisted
+    /// A check-in or no-show of a reservation that is not pending or confirmed.
+    case cannotAttend
+    /// A second check-in or no-show (the message says when the first was).
+    case alreadyAttended
+    /// A no-show before the visit's time.
+    case visitAhead
     case invalidCursor
     case cursorExpired
     // The protocol's.
@@ -80,7 +86,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
         case .reservationNotFound, .ambiguousReservationId, .noCapacity, .cannotConfirmCancelled,
             .cannotModifyCancelled, .versionMismatch, .nothingToUndo, .undoConflict, .undoInPast, .nothingToRedo,
             .holdExpired,
-            .tooManyHolds, .cannotConfirmWaitlisted, .cursorExpired, .calendarNotFound, .keySettled:
+            .tooManyHolds, .cannotConfirmWaitlisted, .cannotAttend, .alreadyAttended, .visitAhead, .cursorExpired,
+            .calendarNotFound, .keySettled:
             .refused
         case .unauthorized, .forbidden:
             .notAuthorised
@@ -125,6 +132,9 @@ extension ReservationError {
         case .holdExpired: .holdExpired
         case .tooManyHolds: .tooManyHolds
         case .cannotConfirmWaitlisted: .cannotConfirmWaitlisted
+        case .cannotAttend: .cannotAttend
+        case .alreadyAttended: .alreadyAttended
+        case .visitAhead: .visitAhead
         case .invalidCursor: .invalidCursor
         case .cursorExpired: .cursorExpired
         case .unexpectedCount: .invalidResponse

@@ -50,7 +50,9 @@ public struct ICalendarWriter {
         let party = reservation.partySize == 1 ? "party of 1" : "party of \(reservation.partySize)"
         let status: String =
             switch reservation.status {
-            case .confirmed: "CONFIRMED"
+            // A visit that took place, or was booked and missed: the event stands as booked, not
+            // cancelled (the summary says which); its places stay taken.
+            case .confirmed, .checkedIn, .noShow: "CONFIRMED"
             // Not yet a visit: places held for a while, or asked for on a full day.
             case .pending, .held, .waitlisted: "TENTATIVE"
             // An ended hold keeps no places, as a cancelled visit.
@@ -60,6 +62,8 @@ public struct ICalendarWriter {
             switch reservation.status {
             case .held: " (held)"
             case .waitlisted: " (waitlisted)"
+            case .checkedIn: " (checked in)"
+            case .noShow: " (no-show)"
             default: ""
             }
         append("BEGIN:VEVENT")

@@ -95,7 +95,9 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
         case .missingPartySize: "partySize is missing"
         case .invalidPartySize(let size): "partySize \(size) is not from 1 to 10000"
         case .missingStatus: "status is missing"
-        case .unknownStatus(let status): "status '\(status.quoted())' is not pending, confirmed or cancelled"
+        case .unknownStatus(let status):
+            "status '\(status.quoted())' is not one of "
+                + Reservation.Status.allCases.map(\.rawValue).joined(separator: ", ")
         case .invalidNote(let length): "note has \(length) characters, more than \(Reservation.noteLimit)"
         case .invalidTimestamp(let field, let text):
             "\(field) '\(text.count > 40 ? text.prefix(40) + "…" : text)' is not an ISO 8601 date-time"

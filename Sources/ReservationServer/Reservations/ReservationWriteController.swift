@@ -6,8 +6,8 @@ import ReservationStorage
 
 /// The changes of one reservation: `POST /reservations` (under an optional
 /// `Idempotency-Key`), `PATCH /reservations/{id}`, `DELETE /reservations/{id}`
-/// (cancel) and `POST /reservations/{id}/confirm`, each one transaction of a
-/// rule of `Booking`.
+/// (cancel), `POST /reservations/{id}/confirm`, and `/checkin` and `/noshow`
+/// (docs/contracts.md, "Check-in and no-shows"), each one transaction of a rule of `Booking`.
 struct ReservationWriteController: Sendable {
     let backend: RouteBackend
 
@@ -17,6 +17,8 @@ struct ReservationWriteController: Sendable {
             .delete("/reservations/:id", use: cancel)
             .patch("/reservations/:id", use: modify)
             .post("/reservations/:id/confirm", use: confirm)
+            .post("/reservations/:id/checkin", use: checkIn)
+            .post("/reservations/:id/noshow", use: noShow)
     }
 
     /// `POST /reservations`; with the client's `id` (docs/contracts.md, "Offline") it
@@ -154,6 +156,39 @@ struct ReservationWriteController: Sendable {
         return try await backend.setStatus(.confirmed, of: [id], request, body: Data(), for: acting) {
             Wire.body($0[0].reservation)
         }
+    }
+
+    @Sendable func checkIn(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        try await attend(.checkedIn, request, context: context)
+    }
+
+    @Sendable func noShow(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        try await attend(.noShow, request, context: context)
+    }
+
+    /// Records a visit (`Booking.attend`) under the request's `Idempotency-Key`. Only who
+    /// manages the reservation's landmark may (`requireManager(of:)`): the owner of a booking
+    /// does not check themselves in. A reservation the caller cannot see is 404, as for any change.
+    private func attend(_ status: Reservation.Status, _ request: Request, context: AuthenticatedContext)
+        async throws -> Response
+    {
+        let id = try backend.reservationID(context)
+        let acting = try await backend.acting(on: id, context)
+        guard let record = try await backend.store.get(acting.owner, id) else { throw APIError.notFound(id) }
+        if let landmark = record.landmarkId.flatMap(Landmark.ID.init) {
+            try context.requireManager(of: landmark)
+        }
+        let at = backend.now()
+        return try await backend.keyedChange(
+            request, body: Data(), as: acting,
+            rule: { try await Booking.attend(id, as: status, now: at, in: $0) },
+            answer: { (.ok, Wire.body($0)) },
+            headers: { body in
+                guard case .integer(let version)? = (try? JSONValue.parse(Data(body)))?["version"],
+                    let version = Int(exactly: version)
+                else { return [:] }
+                return .etag(version)
+            })
     }
 }
 

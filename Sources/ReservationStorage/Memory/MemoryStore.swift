@@ -57,6 +57,19 @@ struct MemoryEngine: StorageEngine {
         }
     }
 
+    func manifest(_ landmark: Landmark.ID, _ from: Date, _ to: Date) async throws
+        -> [(user: String, record: ReservationApiModel)]
+    {
+        state.withLock { data in
+            data.ledger.snapshot.reservations.filter { $0.landmark.id == landmark && $0.date >= from && $0.date < to }
+                .sorted { ($0.date, $0.id.description) < ($1.date, $1.id.description) }
+                .map { reservation in
+                    let user = data.owners[reservation.id].flatMap { data.names[$0] } ?? ""
+                    return (user: user, record: ReservationApiModel(reservation))
+                }
+        }
+    }
+
     func waitlists(_ days: [BookingDay]) async throws -> [BookingDay: [String]] {
         let ledger = state.withLock { $0.ledger }
         return try await LedgerTransaction(ledger).waitlisted(days).mapValues {

@@ -96,6 +96,12 @@ struct Abandoning<Base: StorageEngine>: StorageEngine {
         try await abandonable { try await base.parties(landmark, from, to, now) }
     }
 
+    func manifest(_ landmark: Landmark.ID, _ from: Date, _ to: Date) async throws
+        -> [(user: String, record: ReservationApiModel)]
+    {
+        try await abandonable { try await base.manifest(landmark, from, to) }
+    }
+
     func waitlists(_ days: [BookingDay]) async throws -> [BookingDay: [String]] {
         try await abandonable { try await base.waitlists(days) }
     }

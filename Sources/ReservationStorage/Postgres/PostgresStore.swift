@@ -343,6 +343,21 @@ struct PostgresEngine: DayGrouping, ChangeListening {
         }
     }
 
+    func manifest(_ landmark: Landmark.ID, _ from: Date, _ to: Date) async throws
+        -> [(user: String, record: ReservationApiModel)]
+    {
+        let (start, end) = (from.timeIntervalSince1970, to.timeIntervalSince1970)
+        return try await cluster.client.query(
+            """
+            SELECT u.name, \(unescaped: ReservationRow.columnsOfR) FROM reservations r JOIN users u ON u.id = r.user_id
+            WHERE r.landmark_id = \(landmark.description) AND r.starts_at >= \(start) AND r.starts_at < \(end)
+            ORDER BY r.starts_at, r.id
+            """, logger: logger
+        ).collect().map { row in
+            (user: try row.makeRandomAccess()[0].decode(String.self), record: try PostgresStore.record(row, from: 1))
+        }
+    }
+
     func waitlists(_ days: [BookingDay]) async throws -> [BookingDay: [String]] {
         try await confirmed {
             guard !days.isEmpty else { return [:] }

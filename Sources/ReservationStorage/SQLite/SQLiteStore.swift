@@ -183,6 +183,18 @@ struct SQLiteEngine: DayGrouping {
         }
     }
 
+    func manifest(_ landmark: Landmark.ID, _ from: Date, _ to: Date) async throws
+        -> [(user: String, record: ReservationApiModel)]
+    {
+        try await reader().query(
+            """
+            SELECT \(ReservationRow.columns), (SELECT name FROM users WHERE users.id = reservations.user_id) AS owner
+            FROM reservations WHERE landmark_id = ?1 AND starts_at >= ?2 AND starts_at < ?3 ORDER BY starts_at, id
+            """,
+            [.text(landmark.description), .float(from.timeIntervalSince1970), .float(to.timeIntervalSince1970)]
+        ).map { row in (user: row.column("owner")?.string ?? "", record: try SQLiteStore.record(row)) }
+    }
+
     func waitlists(_ days: [BookingDay]) async throws -> [BookingDay: [String]] {
         let db = reader()
         var lists: [BookingDay: [String]] = [:]

@@ -8,9 +8,10 @@ struct ListCommand: ResvCommand, PrintsData {
         abstract: "List reservations, sorted by date (active ones unless asked otherwise).",
         discussion: """
             Active reservations are pending, held, confirmed and waitlisted ones; --all adds \
-            cancelled ones and holds that expired. --sort orders by date, landmark (its name, in \
-            any case), party-size or status (pending, held, confirmed, waitlisted, expired, \
-            cancelled); ties go by date, then id. --reverse turns the whole order round, and \
+            cancelled ones, holds that expired, and visits recorded as checked-in or no-show \
+            (--status checked-in lists those alone). --sort orders by date, landmark (its name, in \
+            any case), party-size or status (pending, held, confirmed, checked-in, no-show, \
+            waitlisted, expired, cancelled); ties go by date, then id. --reverse turns the whole order round, and \
             --limit N keeps the first N after that (a limit above the count keeps all). A table has \
             a NOTE column when a reservation listed has a note (on a terminal, in the room the other \
             columns leave).
@@ -33,7 +34,7 @@ struct ListCommand: ResvCommand, PrintsData {
         help: "Only reservations with this status; repeat for several.")
     var statuses: [Reservation.Status] = []
 
-    @Flag(help: "Include cancelled reservations and expired holds.")
+    @Flag(help: "Include cancelled reservations, expired holds, and checked-in and no-show ones.")
     var all = false
 
     @Option(
@@ -145,9 +146,11 @@ extension Array where Element == Reservation {
             case .pending: 0
             case .held: 1
             case .confirmed: 2
-            case .waitlisted: 3
-            case .expired: 4
-            case .cancelled: 5
+            case .checkedIn: 3
+            case .noShow: 4
+            case .waitlisted: 5
+            case .expired: 6
+            case .cancelled: 7
             }
         }
         func before(_ a: Reservation, _ b: Reservation) -> Bool? {

@@ -8,7 +8,7 @@ struct LogCommand: ResvCommand, PrintsData {
         abstract: "Show the history of changes, newest first.",
         discussion: """
             Every change is kept in the same write as the change itself: created, modified \
-            (with the values before and after), confirmed, cancelled, undone, redone; on a server, a \
+            (with the values before and after), confirmed, cancelled, checked-in, no-show, undone, redone; on a server, a \
             change another user made (staff of the landmark, an admin) names them: "cancelled by \
             ranger-joe". An admin reads any user's history with --user NAME. With ID (an id \
             or a unique prefix of at least 4 hex digits), only that reservation's changes; \

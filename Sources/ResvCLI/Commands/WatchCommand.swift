@@ -8,7 +8,8 @@ struct WatchCommand: ResvCommand, PrintsData {
         commandName: "watch",
         abstract: "Print changes to your reservations as they happen.",
         discussion: """
-            Every change (created, modified, confirmed, cancelled, undone, redone, and the system's promoted \
+            Every change (created, modified, confirmed, cancelled, checked-in, no-show, undone, redone, and \
+            the system's promoted \
             and expired) is printed as it happens, oldest first: a line each on a terminal, one JSON \
             object a line with --json or --format ndjson (written at once, also into a pipe). Each \
             carries a cursor; --after CURSOR starts just after that change, with no gap and no \

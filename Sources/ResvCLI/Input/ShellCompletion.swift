@@ -27,14 +27,16 @@ enum ShellCompletion {
     }
 
     /// The ids a command takes: `cancel` and `modify` active ones, `confirm` pending ones and live
-    /// holds, `show`, `log` and `wait` any. In zsh and fish each is described by its landmark and date.
+    /// holds, `checkin` and `noshow` pending and confirmed ones, `show`, `log` and `wait` any. In
+    /// zsh and fish each is described by its landmark and date.
     enum IDs {
-        case active, confirmable, any
+        case active, confirmable, attendable, any
 
         func admits(_ status: Reservation.Status) -> Bool {
             switch self {
             case .active: return status.isActive
             case .confirmable: return status == .pending || status == .held
+            case .attendable: return status == .pending || status == .confirmed
             case .any: return true
             }
         }

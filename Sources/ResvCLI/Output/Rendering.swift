@@ -422,9 +422,9 @@ struct Renderer {
 
     func style(for status: Reservation.Status) -> Style {
         switch status {
-        case .confirmed: .green
+        case .confirmed, .checkedIn: .green
         case .pending, .held, .waitlisted: .yellow
-        case .cancelled, .expired: .dim
+        case .cancelled, .expired, .noShow: .dim
         }
     }
 

@@ -35,6 +35,7 @@ public struct Resv: ParsableCommand {
         version: version,
         subcommands: [
             ListCommand.self, ReserveCommand.self, CancelCommand.self, ConfirmCommand.self, ModifyCommand.self,
+            CheckinCommand.self, NoshowCommand.self, DayCommand.self,
             LogCommand.self, UndoCommand.self, RedoCommand.self, ShowCommand.self, WatchCommand.self, WaitCommand.self,
             AvailabilityCommand.self, FetchCommand.self, LandmarksCommand.self, ConfigCommand.self, ReplCommand.self,
             WhoamiCommand.self, LoginCommand.self, LogoutCommand.self, SyncCommand.self, OutboxCommand.self,
