@@ -60,6 +60,9 @@ public struct ServerBackend: Sendable {
         )
         service.changes = { after, wait in try await calls.changes(after: after, wait: wait) }
         service.redo = { try await calls.redo() }
+        service.changeDays = { landmark, days, change, overflow in
+            try await calls.changeDays(landmark, days, change, overflow)
+        }
         self.service = service
     }
 }

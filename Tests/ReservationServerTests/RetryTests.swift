@@ -241,6 +241,10 @@ struct BusyEngine: StorageEngine {
     func get(_ user: UserID, _ id: Reservation.ID) async throws -> ReservationApiModel? {
         try await base.get(user, id)
     }
+    func dayRules(_ landmark: Landmark.ID, _ from: CalendarDay, _ to: CalendarDay) async throws -> [DayRule] {
+        try await base.dayRules(landmark, from, to)
+    }
+
     func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
         -> [(date: Date, partySize: Int)]
     {

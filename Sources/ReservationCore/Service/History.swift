@@ -29,10 +29,14 @@ public struct HistoryEntry: Sendable, Hashable {
     public var user: String?
     /// For an `undone` change: the command it took back; for a `redone` change: the undo it took back.
     public var undoes: String?
+    /// Why the change was made, when it was not the owner's own: a day closed or its
+    /// capacity lowered (`closed: rockfall`). Absent from older entries.
+    public var reason: String?
 
     public init(
         at: Date, change: Change, reservationID: Reservation.ID, before: ReservationApiModel?,
-        after: ReservationApiModel, command: String, user: String? = nil, undoes: String? = nil
+        after: ReservationApiModel, command: String, user: String? = nil, undoes: String? = nil,
+        reason: String? = nil
     ) {
         self.at = at
         self.change = change
@@ -42,6 +46,7 @@ public struct HistoryEntry: Sendable, Hashable {
         self.command = command
         self.user = user
         self.undoes = undoes
+        self.reason = reason
     }
 
     /// The entry as stored and as `resv log --json` prints it.
@@ -53,6 +58,7 @@ public struct HistoryEntry: Sendable, Hashable {
         if let before { fields["before"] = before.json }
         if let user { fields["user"] = .string(user) }
         if let undoes { fields["undoes"] = .string(undoes) }
+        if let reason { fields["reason"] = .string(reason) }
         return .object(fields)
     }
 
@@ -73,8 +79,10 @@ public struct HistoryEntry: Sendable, Hashable {
         if case .string(let name)? = json["user"] { user = name }
         var undoes: String?
         if case .string(let undone)? = json["undoes"] { undoes = undone }
+        var reason: String?
+        if case .string(let why)? = json["reason"] { reason = why }
         self.init(
             at: at, change: change, reservationID: id, before: before, after: after, command: command, user: user,
-            undoes: undoes)
+            undoes: undoes, reason: reason)
     }
 }

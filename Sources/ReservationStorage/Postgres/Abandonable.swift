@@ -86,6 +86,10 @@ struct Abandoning<Base: StorageEngine>: StorageEngine {
         try await abandonable { try await base.get(user, id) }
     }
 
+    func dayRules(_ landmark: Landmark.ID, _ from: CalendarDay, _ to: CalendarDay) async throws -> [DayRule] {
+        try await abandonable { try await base.dayRules(landmark, from, to) }
+    }
+
     func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
         -> [(date: Date, partySize: Int)]
     {
