@@ -1,3 +1,4 @@
+import CapacityModel
 import Foundation
 import HTTPTypes
 import ReservationCore

@@ -62,6 +62,9 @@ struct ScopeRouteTests {
             method: .post, path: "/reservations/cancel", body: #"{"ids":["ID"]}"#, allowed: [.write],
             action: "change reservations"),
         Route(method: .delete, path: "/reservations/ID", body: nil, allowed: [.write], action: "change reservations"),
+        Route(
+            method: .post, path: "/landmarks/\(Fixture.goldenGate)/days", body: #"{"from":"2100-01-01","open":true}"#,
+            allowed: [.write], action: "change a landmark's days"),
         Route(method: .post, path: "/undo", body: nil, allowed: [.write], action: "change reservations"),
         Route(method: .post, path: "/redo", body: nil, allowed: [.write], action: "change reservations"),
         Route(

@@ -54,12 +54,12 @@ struct AdminCommand: ParsableCommand {
 
         func validate() throws {
             try options.output.check([.table, .json], command: "resv admin capacity")
-            do { try DayRule.check(capacity: capacity) } catch { throw ValidationError(error.localizedDescription) }
         }
 
         func run(in context: CommandContext) async throws {
+            try DayRule.check(capacity: capacity)
             try await AdminCommand.change(
-                .capacity(capacity), at: landmark, days: on, overflow: overflow.chosen, key: key, options: options,
+                .capacity(capacity), at: landmark, days: on, overflow: try overflow.chosen, key: key, options: options,
                 context: context)
         }
     }
@@ -94,12 +94,12 @@ struct AdminCommand: ParsableCommand {
 
         func validate() throws {
             try options.output.check([.table, .json], command: "resv admin close")
-            do { try DayRule.check(reason: reason) } catch { throw ValidationError(error.localizedDescription) }
         }
 
         func run(in context: CommandContext) async throws {
+            try DayRule.check(reason: reason)
             try await AdminCommand.change(
-                .close(reason: reason), at: landmark, days: days, overflow: overflow.chosen, key: key,
+                .close(reason: reason), at: landmark, days: days, overflow: try overflow.chosen, key: key,
                 options: options, context: context)
         }
     }
@@ -142,11 +142,16 @@ struct AdminCommand: ParsableCommand {
         @Flag(help: "Move the parties over to the head of the day's waitlist, in booking order.")
         var waitlist = false
 
-        func validate() throws {
-            if cancel && waitlist { throw ValidationError("give --cancel or --waitlist, not both") }
+        /// What happens to the parties over; both flags at once are refused (exit 64).
+        var chosen: Overflow {
+            get throws(ReservationError) {
+                if cancel && waitlist {
+                    throw .invalidRequestField(
+                        "--cancel", "and --waitlist are two answers: give --cancel or --waitlist, not both")
+                }
+                return cancel ? .cancel : waitlist ? .waitlist : .refuse
+            }
         }
-
-        var chosen: Overflow { cancel ? .cancel : waitlist ? .waitlist : .refuse }
     }
 
     /// Resolves the landmark and its days (in its zone), makes the change, and prints each day
