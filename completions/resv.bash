@@ -229,13 +229,13 @@ _resv() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    list|reserve|cancel|confirm|modify|checkin|noshow|day|log|undo|redo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|login|logout|sync|outbox|calendar|import|completion|help)
+    list|reserve|cancel|confirm|modify|checkin|noshow|day|log|undo|redo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|login|logout|sync|outbox|calendar|import|admin|completion|help)
         # Offer subcommand argument completions
         "_resv_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'list reserve cancel confirm modify checkin noshow day log undo redo show watch wait availability fetch landmarks config repl whoami login logout sync outbox calendar import completion help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'list reserve cancel confirm modify checkin noshow day log undo redo show watch wait availability fetch landmarks config repl whoami login logout sync outbox calendar import admin completion help' -- "${cur}"))
         ;;
     esac
 }
@@ -1746,6 +1746,191 @@ _resv_import() {
     case "${positional_number}" in
     1)
         __resv_add_completions -o plusdirs -fX '!*.@(ics|csv)'
+        return
+        ;;
+    esac
+}
+
+_resv_admin() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __resv_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    capacity|close|open)
+        # Offer subcommand argument completions
+        "_resv_admin_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'capacity close open' -- "${cur}"))
+        ;;
+    esac
+}
+
+_resv_admin_capacity() {
+    repeating_flags=()
+    non_repeating_flags=(--cancel --waitlist --offline --json --verbose -v --no-pager --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--on --idempotency-key --store --server --profile --config --cacert --format --jq --tz)
+    __resv_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--on')
+        return
+        ;;
+    '--idempotency-key')
+        return
+        ;;
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion admin capacity -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
+    '--format')
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--jq')
+        return
+        ;;
+    '--tz')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __resv_add_completions -W "$(__resv_custom_complete ---completion admin capacity -- positional@0 "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_resv_admin_close() {
+    repeating_flags=()
+    non_repeating_flags=(--cancel --waitlist --offline --json --verbose -v --no-pager --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--reason --idempotency-key --store --server --profile --config --cacert --format --jq --tz)
+    __resv_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--reason')
+        return
+        ;;
+    '--idempotency-key')
+        return
+        ;;
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion admin close -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
+    '--format')
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--jq')
+        return
+        ;;
+    '--tz')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __resv_add_completions -W "$(__resv_custom_complete ---completion admin close -- positional@0 "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_resv_admin_open() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json --verbose -v --no-pager --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--idempotency-key --store --server --profile --config --cacert --format --jq --tz)
+    __resv_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--idempotency-key')
+        return
+        ;;
+    '--store')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--profile')
+        __resv_add_completions -W "$(__resv_custom_complete ---completion admin open -- --profile "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--config')
+        __resv_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--cacert')
+        __resv_add_completions -o plusdirs -fX '!*.@(pem|crt)'
+        return
+        ;;
+    '--format')
+        __resv_add_completions -W 'table'$'\n''json'$'\n''ndjson'$'\n''csv'$'\n''ics'
+        return
+        ;;
+    '--jq')
+        return
+        ;;
+    '--tz')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __resv_add_completions -W "$(__resv_custom_complete ---completion admin open -- positional@0 "${COMP_CWORD}" "$(__resv_cursor_index_in_current_word)")"
         return
         ;;
     esac

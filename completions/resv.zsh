@@ -87,6 +87,7 @@ _resv() {
             'outbox:List the changes queued for the server (--queue), or drop one.'
             'calendar:Print the secret URL calendar apps subscribe to, or make a new one.'
             'import:Book the events of an iCalendar (.ics) or CSV file: what can be booked, the rest counted.'
+            'admin:Run a landmark: a day'\''s capacity, closures.'
             'completion:Print the shell completion script for bash, zsh or fish.'
             'help:Show subcommand help information.'
         )
@@ -94,7 +95,7 @@ _resv() {
         ;;
     arg)
         case "${words[1]}" in
-        list|reserve|cancel|confirm|modify|checkin|noshow|day|log|undo|redo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|login|logout|sync|outbox|calendar|import|completion|help)
+        list|reserve|cancel|confirm|modify|checkin|noshow|day|log|undo|redo|show|watch|wait|availability|fetch|landmarks|config|repl|whoami|login|logout|sync|outbox|calendar|import|admin|completion|help)
             "_resv_${words[1]}" && ret=0
             ;;
         esac
@@ -972,6 +973,123 @@ _resv_import() {
         '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
         '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
         '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion import -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
+        '--json[Print JSON (same as --format json).]'
+        '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
+        '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
+        '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
+        '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_admin() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'capacity:Set how many people a landmark takes on a day or a range of days.'
+            'close:Close a landmark on a day or a range of days, with a reason.'
+            'open:Open a landmark'\''s days again, with the catalog'\''s capacity.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        capacity|close|open)
+            "_resv_admin_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_resv_admin_capacity() {
+    local -i ret=1
+    local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
+    local -ar arg_specs=(
+        ':landmark:{__resv_custom_complete ---completion admin capacity -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        ':n:'
+        '--on[The day, or the days DAY..DAY.]:day\[..day\]:'
+        '--cancel[Cancel the parties over (the latest booked first), with the reason.]'
+        '--waitlist[Move the parties over to the head of the day'\''s waitlist, in booking order.]'
+        '--idempotency-key[On a server\: the Idempotency-Key this change is sent under, so running the command again never makes it twice (1 to 255 printable ASCII characters, no spaces; default\: a new key per run).]:key:'
+        '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion admin capacity -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
+        '--json[Print JSON (same as --format json).]'
+        '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
+        '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
+        '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
+        '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_admin_close() {
+    local -i ret=1
+    local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
+    local -ar arg_specs=(
+        ':landmark:{__resv_custom_complete ---completion admin close -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        ':day\[..day\]:'
+        '--reason[Why\: one line, at most 500 characters.]:text:'
+        '--cancel[Cancel the parties over (the latest booked first), with the reason.]'
+        '--waitlist[Move the parties over to the head of the day'\''s waitlist, in booking order.]'
+        '--idempotency-key[On a server\: the Idempotency-Key this change is sent under, so running the command again never makes it twice (1 to 255 printable ASCII characters, no spaces; default\: a new key per run).]:key:'
+        '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion admin close -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
+        '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
+        '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''
+        '--json[Print JSON (same as --format json).]'
+        '--format[Output format (default\: table)\: json, ndjson (one object per line), csv (RFC 4180, a header row, CRLF line ends) or ics (an RFC 5545 calendar, for reservations).]:format:{__resv_complete "${___format[@]}"}'
+        '--jq[Run the JSON output through this jq program (libjq)\: a result a line, a string as itself, anything else as compact JSON; implies --json (with --format ndjson, each line is an input).]:expression:'
+        '(--verbose -v)'{--verbose,-v}'[List every skipped record with its reason.]'
+        '--tz[Show times in this zone\: local (TZ), utc or an IANA zone such as Europe/Paris (default\: a visit at its landmark'\''s time, a change in TZ).]:zone:'
+        '--no-pager[Write to the terminal even when the output is taller than it (default\: list, log, show, availability, landmarks and fetch page it with $RESV_PAGER, else $PAGER, else less -FRX).]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv_admin_open() {
+    local -i ret=1
+    local -ar ___format=('table' 'json' 'ndjson' 'csv' 'ics')
+    local -ar arg_specs=(
+        ':landmark:{__resv_custom_complete ---completion admin open -- positional@0 "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
+        ':day\[..day\]:'
+        '--idempotency-key[On a server\: the Idempotency-Key this change is sent under, so running the command again never makes it twice (1 to 255 printable ASCII characters, no spaces; default\: a new key per run).]:key:'
+        '--store[The JSON store file (default\: $RESV_STORE, else $XDG_DATA_HOME/resv/reservations.json).]:path:_files -g '\''*.json'\'''
+        '--server[A resv-server to use instead of the file (default\: $RESV_SERVER, else the config file'\''s server).]:url:'
+        '--profile[The config file'\''s profile to use (default\: $RESV_PROFILE, else the one '\''resv config use'\'' chose).]:name:{__resv_custom_complete ---completion admin open -- --profile "${current_word_index}" "$(__resv_cursor_index_in_current_word)"}'
         '--config[The config file (default\: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).]:path:_files -g '\''*.json'\'''
         '--offline[Read the server'\''s answers cached by earlier commands; never use the network.]'
         '--cacert[CA certificates (PEM) to verify an https server with, instead of the system'\''s (default\: $RESV_CACERT, else the config file'\''s cacert for that server).]:file:_files -g '\''*.pem *.crt'\'''

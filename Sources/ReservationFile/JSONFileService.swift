@@ -52,10 +52,12 @@ extension ReservationService {
                 let at = now()
                 let snapshot = try await store.settledSnapshot(at: at).snapshot
                 let landmark = try snapshot.catalog.landmark(matching: text)
+                let rules = Array(try store.header().ledger.rules.values)
                 return LandmarkAvailability(
                     landmark: landmark,
                     days: Capacity.availability(
-                        of: landmark, on: try days(landmark), reservations: snapshot.reservations, at: at))
+                        of: landmark, on: try days(landmark), reservations: snapshot.reservations, at: at,
+                        rules: rules))
             },
             eachChange: { id, limit, visit in
                 _ = try await store.settledSnapshot(at: now())
@@ -70,6 +72,12 @@ extension ReservationService {
         }
         service.attend = { id, status in
             try await write { try await Booking.attend(id, as: status, now: $1, in: $0) }
+        }
+        // The store's owner is its admin: every change of days is theirs to make.
+        service.changeDays = { landmark, days, change, overflow in
+            try await write {
+                try await Booking.changeDays(change, at: landmark, days: days, overflow: overflow, now: $1, in: $0)
+            }
         }
         service.redo = {
             let notes = JSONFileStore.HistoryNotes()

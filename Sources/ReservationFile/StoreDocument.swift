@@ -1,7 +1,7 @@
 import Foundation
 import ReservationCore
 
-/// A store file as read: its records, its catalog, the number of its last
+/// A store file as read: its records, its catalog, its days' rules (`days`), the number of its last
 /// change in the journal (`lastChange`), and every other top-level field, so
 /// a rewrite keeps what this version of resv does not know. History is not
 /// kept in the store: an older resv's `history` array is read into
@@ -98,6 +98,12 @@ struct StoreDocument: Sendable {
         case .array(let array)?: legacyHistory = array
         case let other?: throw .corrupt(path: path, detail: "history is \(other.typeName), not an array")
         }
+        var dayRules: [JSONValue] = []
+        switch fields["days"] {
+        case nil, .null?: break
+        case .array(let array)?: dayRules = array
+        case let other?: throw .corrupt(path: path, detail: "days is \(other.typeName), not an array")
+        }
         switch fields["lastChange"] {
         case nil, .null?: break
         case .integer(let number)? where number >= 0: lastChange = Int(number)
@@ -106,14 +112,16 @@ struct StoreDocument: Sendable {
         fields["reservations"] = nil
         fields["history"] = nil
         fields["lastChange"] = nil
+        fields["days"] = nil
         self.fields = fields
-        self.ledger = ReservationLedger(records: records, catalog: catalog)
+        self.ledger = ReservationLedger(records: records, catalog: catalog, dayRules: dayRules)
     }
 
     /// The whole file, pretty-printed with sorted keys.
     func encoded() -> Data {
         var root = fields
         root["reservations"] = .array(ledger.records)
+        if !ledger.dayRules.isEmpty { root["days"] = .array(ledger.dayRules) }
         if lastChange > 0 { root["lastChange"] = .integer(Int64(lastChange)) }
         var data = JSONValue.object(root).encoded(pretty: true)
         data.append(UInt8(ascii: "\n"))

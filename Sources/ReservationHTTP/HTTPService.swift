@@ -63,6 +63,9 @@ public struct ServerBackend: Sendable {
         service.historyOf = { user, id, limit in try await calls.history(id, limit, user: user) }
         service.attend = { id, status in try await calls.attend(id, status) }
         service.manifest = { text, day in try await calls.manifest(text, day) }
+        service.changeDays = { landmark, days, change, overflow in
+            try await calls.changeDays(landmark, days, change, overflow)
+        }
         self.service = service
     }
 }

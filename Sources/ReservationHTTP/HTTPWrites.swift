@@ -229,6 +229,33 @@ extension HTTPCalls {
         return result
     }
 
+    /// `POST /landmarks/{id}/days` (`resv admin capacity|close|open`), under the command's key:
+    /// the landmark resolved in the server's catalog, the days as the user gave them.
+    func changeDays(_ text: String, _ days: [CalendarDay], _ change: DayChange, _ overflow: Overflow)
+        async throws -> DaysChanged
+    {
+        try online()
+        await outboxFirst()
+        let landmark = try await catalog().landmark(matching: text)
+        guard let first = days.first, let last = days.last else {
+            throw ReservationError.invalidDays("give from 1 to \(Capacity.longestRange) days")
+        }
+        var body: [String: JSONValue] = ["from": .string(first.description), "to": .string(last.description)]
+        switch change {
+        case .capacity(let capacity): body["capacity"] = .integer(Int64(capacity))
+        case .close(let reason): body["close"] = .string(reason)
+        case .open: body["open"] = .bool(true)
+        }
+        if overflow != .refuse { body["overflow"] = .string(overflow.rawValue) }
+        let route = "landmarks/\(landmark.id)/days"
+        let reply = try await client.send("POST", route, body: .object(body), idempotencyKey: changeKey)
+        guard reply.status == 200 else { throw client.refusal(reply, "POST /\(route)") }
+        guard let json = reply.json, let result = DaysChanged(json: json) else {
+            throw client.badShape("POST /\(route) did not answer {days, cancelled, waitlisted, promoted}")
+        }
+        return result
+    }
+
     /// `POST /redo`, keyed as `POST /undo` is, for the same reason: one `resv redo` takes back one undo.
     func redo() async throws -> UndoResult {
         try online()

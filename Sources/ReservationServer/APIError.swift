@@ -141,7 +141,7 @@ public struct APIError: HTTPResponseError, Sendable {
             return switch error {
             case .unknownLandmark, .unknownLandmarkSuggesting: .notFound
             case .reservationNotFound, .seriesNotFound: .notFound
-            case .noCapacity: .conflict
+            case .noCapacity, .closed, .placesOver: .conflict
             case .cannotConfirmCancelled, .cannotModifyCancelled, .nothingToUndo, .undoConflict, .undoInPast,
                 .nothingToRedo, .redoConflict, .redoInPast,
                 .holdExpired, .tooManyHolds, .cannotConfirmWaitlisted, .cannotAttend, .alreadyAttended, .visitAhead:

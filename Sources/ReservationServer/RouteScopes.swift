@@ -39,6 +39,7 @@ enum RouteScopes {
         Rule(method: .post, path: "/reservations/:id/noshow", action: "mark no-shows", scopes: changes),
         Rule(method: .delete, path: "/reservations/:id", action: "change reservations", scopes: changes),
         Rule(method: .patch, path: "/reservations/:id", action: "change reservations", scopes: changes),
+        Rule(method: .post, path: "/landmarks/:id/days", action: "change a landmark's days", scopes: changes),
         Rule(method: .post, path: "/undo", action: "change reservations", scopes: changes),
         Rule(method: .post, path: "/redo", action: "change reservations", scopes: changes),
         Rule(method: .post, path: "/settle", action: "settle a change's key", scopes: changes),

@@ -385,6 +385,15 @@ struct GroupedTransaction<Base: BookingTransaction>: BookingTransaction {
         return totals
     }
 
+    /// The day's rule is the group's to read: its lock is held for the whole group.
+    func dayRules(_ days: [BookingDay]) async throws -> [BookingDay: DayRule] { try await base.dayRules(days) }
+
+    func setDayRules(_ rules: [DayRule]) async throws { try await base.setDayRules(rules) }
+
+    func takingPlaces(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: [StoredReservation]] {
+        try await base.takingPlaces(days, at: now)
+    }
+
     func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [StoredReservation]] {
         let others = days.filter { $0 != ledger.day }
         var lists = others.isEmpty ? [:] : try await base.waitlisted(others)

@@ -6,7 +6,7 @@ import ReservationCore
 /// differ (column types, an auto-numbered key, `ADD COLUMN IF NOT EXISTS`).
 enum Schema {
     /// The version this server writes and reads; a database at a newer one is refused.
-    static let version = 14
+    static let version = 15
 
     enum Dialect {
         case sqlite, postgres
@@ -124,6 +124,24 @@ enum Schema {
             // Check-in (docs/contracts.md, "Check-in and no-shows"): two statuses more, both counted
             // as taking places (`Capacity.takesPlaces`) by the day counts' trigger too.
             (14, attendance(d)),
+            // Capacity by date and closures (docs/contracts.md): a landmark-day's own capacity,
+            // or why it is closed; a row per day that has either, read under the day's lock.
+            (15, dayRules(d)),
+        ]
+    }
+
+    /// Version 15: the landmark-days' own rules (`DayRule`), keyed by landmark and
+    /// calendar day (`YYYY-MM-DD` in the landmark's zone).
+    private static func dayRules(_ d: Dialect) -> [String] {
+        [
+            """
+            CREATE TABLE IF NOT EXISTS day_rules (
+                landmark_id TEXT NOT NULL,
+                day TEXT NOT NULL,
+                capacity \(d.integer) CHECK (capacity IS NULL OR capacity BETWEEN 0 AND \(DayRule.capacityLimit)),
+                closed TEXT,
+                PRIMARY KEY (landmark_id, day))
+            """
         ]
     }
 

@@ -108,6 +108,10 @@ public struct ServerStore: Sendable {
         try await engine.manifest(landmark, from, to)
     }
 
+    public func dayRules(_ landmark: Landmark.ID, _ from: CalendarDay, _ to: CalendarDay) async throws -> [DayRule] {
+        try await engine.dayRules(landmark, from, to)
+    }
+
     public func waitlists(_ days: [BookingDay]) async throws -> [BookingDay: [String]] {
         try await engine.waitlists(days)
     }

@@ -26,6 +26,8 @@ public protocol StorageEngine: Sendable {
     /// its owner's name, by date then id: a day's manifest (`resv day`).
     func manifest(_ landmark: Landmark.ID, _ from: Date, _ to: Date) async throws
         -> [(user: String, record: ReservationApiModel)]
+    /// The landmark's days' own rules (`DayRule`) from `from` through `to`: a read, for availability.
+    func dayRules(_ landmark: Landmark.ID, _ from: CalendarDay, _ to: CalendarDay) async throws -> [DayRule]
     /// The ids on each day's waitlist (every user's), in the list's order: a read, for positions.
     func waitlists(_ days: [BookingDay]) async throws -> [BookingDay: [String]]
     /// The response kept for this user's key, if any (a read; `transact` checks again under the key's lock).

@@ -80,6 +80,11 @@ struct InterleavingTests {
             return twin == .endedHoldsTwice ? due + due : due
         }
         func liveHolds(at now: Date) async throws -> Int { try await base.liveHolds(at: now) }
+        func dayRules(_ days: [BookingDay]) async throws -> [BookingDay: DayRule] { try await base.dayRules(days) }
+        func setDayRules(_ rules: [DayRule]) async throws { try await base.setDayRules(rules) }
+        func takingPlaces(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: [StoredReservation]] {
+            try await base.takingPlaces(days, at: now)
+        }
         func updateAny(_ reservations: [Reservation], entries: [HistoryEntry]) async throws {
             try await base.updateAny(reservations, entries: entries)
         }

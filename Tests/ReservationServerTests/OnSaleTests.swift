@@ -499,6 +499,9 @@ struct NoTransaction: BookingTransaction {
     func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [StoredReservation]] { [:] }
     func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [StoredReservation] { [] }
     func liveHolds(at now: Date) async throws -> Int { 0 }
+    func dayRules(_ days: [BookingDay]) async throws -> [BookingDay: DayRule] { [:] }
+    func setDayRules(_ rules: [DayRule]) async throws {}
+    func takingPlaces(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: [StoredReservation]] { [:] }
     func updateAny(_ reservations: [Reservation], entries: [HistoryEntry]) async throws {}
     func insert(_ reservations: [Reservation]) async throws {}
     func update(_ reservations: [Reservation]) async throws {}

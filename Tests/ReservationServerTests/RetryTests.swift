@@ -244,6 +244,11 @@ struct BusyEngine: StorageEngine {
     func locate(_ id: Reservation.ID) async throws -> (owner: UserID, record: ReservationApiModel)? {
         try await base.locate(id)
     }
+
+    func dayRules(_ landmark: Landmark.ID, _ from: CalendarDay, _ to: CalendarDay) async throws -> [DayRule] {
+        try await base.dayRules(landmark, from, to)
+    }
+
     func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
         -> [(date: Date, partySize: Int)]
     {

@@ -68,6 +68,9 @@ struct ScopeRouteTests {
         Route(
             method: .post, path: "/reservations/ID/checkin", body: nil, allowed: [.write], action: "check parties in"),
         Route(method: .post, path: "/reservations/ID/noshow", body: nil, allowed: [.write], action: "mark no-shows"),
+        Route(
+            method: .post, path: "/landmarks/\(Fixture.goldenGate)/days", body: #"{"from":"2100-01-01","open":true}"#,
+            allowed: [.write], action: "change a landmark's days"),
         Route(method: .post, path: "/undo", body: nil, allowed: [.write], action: "change reservations"),
         Route(method: .post, path: "/redo", body: nil, allowed: [.write], action: "change reservations"),
         Route(

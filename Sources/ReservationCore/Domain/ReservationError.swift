@@ -31,6 +31,11 @@ public enum ReservationError: Error, Sendable, LocalizedError {
     case ambiguousReservationID(String, [Reservation])
     /// The landmark is full on that day.
     case noCapacity(Landmark, day: String, requested: Int, booked: Int)
+    /// The landmark is closed on that day (`resv admin close`), for this reason.
+    case closed(Landmark, day: String, reason: String)
+    /// A capacity lowered, or a day closed, below the places taken, without saying what happens
+    /// to the parties over: `over` places in all, on these days.
+    case placesOver(Landmark, over: Int, days: [String])
     /// A cancelled reservation cannot be confirmed.
     case cannotConfirmCancelled(Reservation)
     /// A cancelled reservation cannot be modified.
@@ -141,6 +146,12 @@ public enum ReservationError: Error, Sendable, LocalizedError {
             .cannotModifyCancelled(let reservation) where reservation.status.isAttendance:
             return "reservation \(reservation.id.short) is \(reservation.status.rawValue): its visit is recorded "
                 + "and does not change ('resv undo' takes the \(reservation.status.rawValue) back); nothing changed"
+        case .closed(let landmark, let day, let reason):
+            return "\(landmark.name) is closed on \(day): \(reason.quoted(limit: 600))"
+        case .placesOver(let landmark, let over, let days):
+            let listed = days.prefix(3).joined(separator: ", ") + (days.count > 3 ? " and \(days.count - 3) more" : "")
+            return "\(over) \(over == 1 ? "place is" : "places are") over at \(landmark.name) on \(listed); "
+                + "nothing changed: give --cancel or --waitlist to say what happens to the parties over"
         case .cannotConfirmCancelled(let reservation):
             return "reservation \(reservation.id.short) is \(reservation.status.rawValue) and cannot be confirmed; "
                 + "make a new reservation"

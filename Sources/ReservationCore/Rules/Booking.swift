@@ -143,6 +143,21 @@ public enum Booking {
                 resolved.append(nil)
             }
         }
+        // Every day booked on is locked and its rule read first (in the days' order), whether
+        // or not its landmark has a capacity: a closure applies to every landmark.
+        let rules = try await transaction.dayRules(
+            Set(resolved.compactMap { $0.flatMap { BookingDay.ruled($0.request.date, at: $0.landmark) } }).sorted())
+        var limits: [BookingDay: Int] = [:]
+        for (index, item) in resolved.enumerated() {
+            guard let item, let ruled = BookingDay.ruled(item.request.date, at: item.landmark) else { continue }
+            if let reason = rules[ruled]?.closed {
+                failures.append(
+                    BatchFailure(index: index, error: .closed(item.landmark, day: ruled.day.text, reason: reason)))
+                resolved[index] = nil
+            } else if let day = item.day, let limit = limit(of: rules[day], at: item.landmark) {
+                limits[day] = limit
+            }
+        }
         let days = Set(resolved.compactMap { $0?.day }).sorted()
         var booked = try await count(days, now: now, in: transaction)
         var statuses = [Reservation.Status?](repeating: nil, count: requests.count)
@@ -150,7 +165,7 @@ public enum Booking {
         for (index, item) in resolved.enumerated() {
             guard let item else { continue }
             statuses[index] = item.request.hold == nil ? item.request.status : .held
-            guard let day = item.day, let capacity = item.landmark.capacity else { continue }
+            guard let day = item.day, let capacity = limits[day] else { continue }
             let already = booked[day, default: 0]
             if Capacity.fits(item.request.partySize, booked: already, capacity: capacity) {
                 booked[day] = already + item.request.partySize
@@ -159,7 +174,8 @@ public enum Booking {
                 joining.append(day)
             } else {
                 let refusal = ReservationError.noCapacity(
-                    item.landmark, day: day.day.text, requested: item.request.partySize, booked: already)
+                    item.landmark.with(capacity: capacity), day: day.day.text, requested: item.request.partySize,
+                    booked: already)
                 failures.append(BatchFailure(index: index, error: refusal))
             }
         }
@@ -360,6 +376,13 @@ public enum Booking {
         guard moved || target.partySize != current.partySize || target.note != current.note else { return current }
         let day = BookingDay(target.date, at: target.landmark)
         let oldDay = BookingDay(current.date, at: current.landmark)
+        // The day it goes to is locked and its rule read: a closed day takes no one new.
+        let ruled = BookingDay.ruled(target.date, at: target.landmark)
+        var rule: DayRule?
+        if let ruled { rule = try await transaction.dayRules([ruled])[ruled] }
+        if moved || target.partySize > current.partySize, let reason = rule?.closed, let ruled {
+            throw ReservationError.closed(target.landmark, day: ruled.day.text, reason: reason)
+        }
         if current.status == .waitlisted {
             // A waitlisted request changes and stays on the list (at the end of another day's);
             // the promotion below gives it places at once when it now fits.
@@ -377,7 +400,9 @@ public enum Booking {
                     landmark: landmark, date: date, partySize: change.partySize,
                     status: current.requestedStatus ?? .confirmed, note: .some(note), at: now)
             }
-        } else if moved || target.partySize > current.partySize, let capacity = target.landmark.capacity, let day {
+        } else if moved || target.partySize > current.partySize, let capacity = limit(of: rule, at: target.landmark),
+            let day
+        {
             // A note, or a smaller party on the same day, takes no place from anyone.
             var booked = try await count([day], now: now, in: transaction)[day, default: 0]
             // Its own places, when they are on this day, are released by this change.
@@ -388,7 +413,8 @@ public enum Booking {
             }
             guard Capacity.fits(target.partySize, booked: booked, capacity: capacity) else {
                 throw ReservationError.noCapacity(
-                    target.landmark, day: day.day.text, requested: target.partySize, booked: booked)
+                    target.landmark.with(capacity: capacity), day: day.day.text, requested: target.partySize,
+                    booked: booked)
             }
         }
         try await transaction.update([target])
@@ -447,9 +473,16 @@ public enum Booking {
         let at = Timestamp.whole(now)
         let steps = try Undo.plan(command, current: { records[$0]?.record }, now: at, redo: redo)
         let catalog = transaction.catalog
-        let changes = Undo.dayChanges(steps, catalog: catalog, now: now)
+        var changes = Undo.dayChanges(steps, catalog: catalog, now: now)
+        let rules = try await transaction.dayRules(changes.map { BookingDay(landmark: $0.landmark.id, day: $0.day) })
+        for index in changes.indices {
+            let rule = rules[BookingDay(landmark: changes[index].landmark.id, day: changes[index].day)]
+            changes[index].closed = rule?.closed
+            changes[index].capacity = limit(of: rule, at: changes[index].landmark)
+        }
         let booked = try await count(
-            changes.map { BookingDay(landmark: $0.landmark.id, day: $0.day) }, now: now, in: transaction)
+            changes.filter { $0.capacity != nil }.map { BookingDay(landmark: $0.landmark.id, day: $0.day) }, now: now,
+            in: transaction)
         for change in changes {
             try change.check(booked: booked[BookingDay(landmark: change.landmark.id, day: change.day), default: 0])
         }
@@ -536,7 +569,7 @@ public enum Booking {
     /// Locks `days` (sorted) and counts the people booked there, after ending
     /// the holds there that have ended (and promoting from the lists they free),
     /// so no new request passes a waitlist that a hold's end should have served.
-    private static func count(_ days: [BookingDay], now: Date, in transaction: some BookingTransaction)
+    static func count(_ days: [BookingDay], now: Date, in transaction: some BookingTransaction)
         async throws -> [BookingDay: Int]
     {
         guard !days.isEmpty else { return [:] }
@@ -575,11 +608,12 @@ public enum Booking {
     /// its place, a later smaller one may pass it): the system's change, in the
     /// transaction of the change that freed them. Returns the promoted.
     @discardableResult
-    private static func promote(on days: [BookingDay], now: Date, in transaction: some BookingTransaction)
+    static func promote(on days: [BookingDay], now: Date, in transaction: some BookingTransaction)
         async throws -> [Reservation]
     {
         let days = Set(days).sorted()
         guard !days.isEmpty else { return [] }
+        let rules = try await transaction.dayRules(days)
         let booked = try await transaction.booked(days, at: now)
         let lists = try await transaction.waitlisted(days)
         let catalog = transaction.catalog
@@ -588,7 +622,9 @@ public enum Booking {
         var entries: [HistoryEntry] = []
         let command = newCommand()
         for day in days {
-            guard let records = lists[day], !records.isEmpty, let capacity = catalog[day.landmark]?.capacity else {
+            guard let records = lists[day], !records.isEmpty, let landmark = catalog[day.landmark],
+                let capacity = limit(of: rules[day], at: landmark)
+            else {
                 continue
             }
             var taken = booked[day, default: 0]
@@ -607,7 +643,7 @@ public enum Booking {
         return promoted
     }
 
-    private static func entry(
+    static func entry(
         _ change: HistoryEntry.Change, before: Reservation?, after: Reservation, at: Date, command: String
     ) -> HistoryEntry {
         HistoryEntry(

@@ -28,6 +28,17 @@ public protocol BookingTransaction {
     /// and held reservations with a valid party size, a hold only until its
     /// `expiresAt` (`Reservation.takesPlaces(at:)`).
     func booked(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: Int]
+    /// Locks each day (given sorted, no repeats; the lock `booked` takes) until the
+    /// transaction ends and reads its rule (`DayRule`: an override capacity, a
+    /// closure); a day without one is absent. Read in the transaction that counts,
+    /// so a booking is decided by the rule in force at its commit.
+    func dayRules(_ days: [BookingDay]) async throws -> [BookingDay: DayRule]
+    /// Stores these days' rules, each replacing the day's; an empty one (`DayRule.isEmpty`) removes it.
+    func setDayRules(_ rules: [DayRule]) async throws
+    /// Every user's reservations that take places at `now` on these days (locked
+    /// by `booked` before), mapped or not, each locked, in the order they were
+    /// booked (`createdAt`, then id); a day with none may be absent.
+    func takingPlaces(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: [StoredReservation]]
     /// Every user's waitlisted reservations on these days (locked by `booked`
     /// before), mapped or not, each locked, in the order they joined
     /// (`waitlistOrder`, then id); a day with none may be absent.

@@ -36,11 +36,15 @@ public struct HistoryEntry: Sendable, Hashable {
     /// Absent from entries written before actors were kept, from the system's changes, and on the file
     /// store, whose changes are all its owner's.
     public var actor: HistoryActor?
+    /// Why the change was made, when it was not the owner's own: a day closed or its
+    /// capacity lowered (`closed: rockfall`). Absent from older entries.
+    public var reason: String?
 
     public init(
         at: Date, change: Change, reservationID: Reservation.ID, before: ReservationApiModel?,
         after: ReservationApiModel, command: String, user: String? = nil, undoes: String? = nil,
-        actor: HistoryActor? = nil
+        actor: HistoryActor? = nil,
+        reason: String? = nil
     ) {
         self.at = at
         self.change = change
@@ -51,6 +55,7 @@ public struct HistoryEntry: Sendable, Hashable {
         self.user = user
         self.undoes = undoes
         self.actor = actor
+        self.reason = reason
     }
 
     /// The actor to name beside the change, when it is not the owner (`user`): nil for the owner's own
@@ -70,6 +75,7 @@ public struct HistoryEntry: Sendable, Hashable {
         if let user { fields["user"] = .string(user) }
         if let undoes { fields["undoes"] = .string(undoes) }
         if let actor { fields["actor"] = actor.json }
+        if let reason { fields["reason"] = .string(reason) }
         return .object(fields)
     }
 
@@ -90,9 +96,11 @@ public struct HistoryEntry: Sendable, Hashable {
         if case .string(let name)? = json["user"] { user = name }
         var undoes: String?
         if case .string(let undone)? = json["undoes"] { undoes = undone }
+        var reason: String?
+        if case .string(let why)? = json["reason"] { reason = why }
         self.init(
             at: at, change: change, reservationID: id, before: before, after: after, command: command, user: user,
-            undoes: undoes, actor: json["actor"].flatMap(HistoryActor.init(json:)))
+            undoes: undoes, actor: json["actor"].flatMap(HistoryActor.init(json:)), reason: reason)
     }
 }
 

@@ -12,6 +12,9 @@ public struct ReservationLedger: Sendable {
     /// Every change, oldest first, as stored (entries this version cannot read are kept as they are).
     public private(set) var history: [JSONValue]
     public let catalog: LandmarkCatalog
+    /// The landmark-days' own rules (`DayRule`) exactly as stored, valid or not: a rule is
+    /// edited in place, so fields this version does not know survive.
+    public private(set) var dayRules: [JSONValue]
     fileprivate var reservations: [Reservation]
     private let rejected: [RejectedRecord]
     /// For each reservation, the index of the record it maps from. A change finds
@@ -19,9 +22,10 @@ public struct ReservationLedger: Sendable {
     /// every id for a command that changes one or two.
     private var positions: [Int]
 
-    public init(records: [JSONValue], history: [JSONValue] = [], catalog: LandmarkCatalog) {
+    public init(records: [JSONValue], history: [JSONValue] = [], catalog: LandmarkCatalog, dayRules: [JSONValue] = []) {
         let mapped = ReservationSnapshot.map(records, catalog: catalog)
         self.records = records
+        self.dayRules = dayRules
         self.history = history
         self.catalog = catalog
         self.reservations = mapped.reservations
@@ -47,6 +51,30 @@ public struct ReservationLedger: Sendable {
             reservations.append(reservation)
         }
         revision += new.count
+    }
+
+    /// The rules that read (`DayRule(json:)`), by their key.
+    public var rules: [String: DayRule] {
+        var found: [String: DayRule] = [:]
+        for json in dayRules { if let rule = DayRule(json: json) { found[rule.key] = rule } }
+        return found
+    }
+
+    /// Stores a day's rule in place of the one with its key (fields of its record this
+    /// version does not know are kept); an empty rule removes the day's.
+    fileprivate mutating func store(_ rule: DayRule) {
+        let index = dayRules.firstIndex { DayRule(json: $0)?.key == rule.key }
+        if rule.isEmpty {
+            if let index { dayRules.remove(at: index) }
+        } else if let index {
+            var record = dayRules[index]
+            let fields = rule.json
+            for key in ["capacity", "closed"] { record[key] = fields[key] }
+            dayRules[index] = record
+        } else {
+            dayRules.append(rule.json)
+        }
+        revision += 1
     }
 
     /// Appends changes to the history, in the same write as the change.
@@ -173,6 +201,38 @@ public final class LedgerTransaction: BookingTransaction {
                     order: $0.waitlistOrder, id: $0.id.description, $1.waitlistOrder, id: $1.id.description)
             }
             .map(StoredReservation.init)
+        }
+    }
+
+    public func dayRules(_ days: [BookingDay]) async throws -> [BookingDay: DayRule] {
+        guard !days.isEmpty, !ledger.dayRules.isEmpty else { return [:] }
+        let rules = ledger.rules
+        var found: [BookingDay: DayRule] = [:]
+        for day in days {
+            if let calendarDay = day.calendarDay, let rule = rules["\(day.landmark) \(calendarDay)"] {
+                found[day] = rule
+            }
+        }
+        return found
+    }
+
+    public func setDayRules(_ rules: [DayRule]) async throws {
+        for rule in rules { ledger.store(rule) }
+    }
+
+    public func takingPlaces(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: [StoredReservation]] {
+        // Ties of the same second go in the order the records were added: the order of booking.
+        var lists: [BookingDay: [(index: Int, reservation: Reservation)]] = [:]
+        for (index, (day, reservation)) in on(days).enumerated() where reservation.countsTowardCapacity(at: now) {
+            lists[day, default: []].append((index, reservation))
+        }
+        return lists.mapValues { list in
+            list.sorted {
+                ($0.reservation.createdAt ?? .distantPast, $0.index) < (
+                    $1.reservation.createdAt ?? .distantPast, $1.index
+                )
+            }
+            .map { StoredReservation($0.reservation) }
         }
     }
 

@@ -182,6 +182,15 @@ public struct ReservationService: Sendable {
         throw ReservationError.unimplemented("ReservationService.changes")
     }
 
+    /// Sets a capacity for, closes or opens `days` at the landmark the user named, in one
+    /// change of the backend (`Booking.changeDays`: refused, naming the places over,
+    /// unless `overflow` says what happens to the parties over).
+    public var changeDays:
+        @Sendable (_ landmark: String, _ days: [CalendarDay], _ change: DayChange, _ overflow: Overflow) async throws
+            -> DaysChanged = { _, _, _, _ in
+                throw ReservationError.unimplemented("ReservationService.changeDays")
+            }
+
     /// `availability` needs a clock (what takes places depends on the time):
     /// a backend that holds every reservation counts what one read holds
     /// (`Capacity.availability(of:on:reservations:at:)`).
@@ -298,12 +307,15 @@ extension ReservationService {
             history: { id, limit in state.ledger.changes(of: id, limit: limit) },
             undo: { try await write { try await Booking.undo(now: $1, in: $0) } },
             availability: { text, days in
-                let (snapshot, at) = try await write { transaction, at in (transaction.ledger.snapshot, at) }
+                let (snapshot, rules, at) = try await write { transaction, at in
+                    (transaction.ledger.snapshot, Array(transaction.ledger.rules.values), at)
+                }
                 let landmark = try snapshot.catalog.landmark(matching: text)
                 return LandmarkAvailability(
                     landmark: landmark,
                     days: Capacity.availability(
-                        of: landmark, on: try days(landmark), reservations: snapshot.reservations, at: at))
+                        of: landmark, on: try days(landmark), reservations: snapshot.reservations, at: at, rules: rules)
+                )
             }
         )
         service.redo = { try await write { try await Booking.redo(now: $1, in: $0) } }
@@ -311,6 +323,11 @@ extension ReservationService {
         service.manifest = { text, day in
             let (snapshot, at) = try await write { transaction, at in (transaction.ledger.snapshot, at) }
             return try DayManifest(of: text, on: day, in: snapshot, owner: "", at: at)
+        }
+        service.changeDays = { landmark, days, change, overflow in
+            try await write {
+                try await Booking.changeDays(change, at: landmark, days: days, overflow: overflow, now: $1, in: $0)
+            }
         }
         // Change number n is the ledger's n-th history entry.
         @Sendable func stamp() -> Int { state.ledger.history.count }

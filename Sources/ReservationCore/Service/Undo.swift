@@ -210,36 +210,48 @@ public enum Undo {
     /// (`removed`, their places now) and give it (`added`).
     public struct DayChange: Sendable {
         public let landmark: Landmark
-        public let capacity: Int
+        /// The day's limit (its own capacity when it has one); nil when it takes everyone.
+        public var capacity: Int?
         public let day: Capacity.Day
+        /// Why the day is closed, when it is.
+        public var closed: String?
         public var removed = 0
         public var added = 0
 
-        /// Checks the day has room, given the people `booked` there now (the
-        /// steps' own current places included); a day the undo does not add to
-        /// is never refused, even over its capacity.
+        public init(landmark: Landmark, capacity: Int?, day: Capacity.Day) {
+            self.landmark = landmark
+            self.capacity = capacity
+            self.day = day
+        }
+
+        /// Checks the day is open and has room, given the people `booked` there
+        /// now (the steps' own current places included); a day the undo does not
+        /// add to is never refused, even over its capacity.
         public func check(booked: Int) throws(ReservationError) {
             guard added > removed else { return }
+            if let closed { throw .closed(landmark, day: day.text, reason: closed) }
+            guard let capacity else { return }
             let others = max(0, booked - removed)
             guard Capacity.fits(added, booked: others, capacity: capacity) else {
-                throw .noCapacity(landmark, day: day.text, requested: added, booked: others)
+                throw .noCapacity(landmark.with(capacity: capacity), day: day.text, requested: added, booked: others)
             }
         }
     }
 
-    /// The capacity-limited days the steps add people to, in a stable order (landmark, then day).
+    /// The days the steps add people to (a day's rule may limit or close any of them),
+    /// in a stable order (landmark, then day).
     public static func dayChanges(_ steps: [Step], catalog: LandmarkCatalog, now: Date) -> [DayChange] {
         var days: [String: DayChange] = [:]
         func count(_ record: ReservationApiModel, _ update: (inout DayChange, Int) -> Void) {
             guard takesPlaces(record, at: now), let partySize = record.partySize,
                 Reservation.partySizes.contains(partySize), let landmarkText = record.landmarkId,
                 let landmarkID = Landmark.ID(landmarkText), let landmark = catalog[landmarkID],
-                let capacity = landmark.capacity, let dateText = record.date,
+                let dateText = record.date,
                 let date = try? DateTime.parse(dateText),
                 let day = Capacity.Day(of: date, in: Capacity.calendar(for: landmark))
             else { return }
             let key = "\(landmarkID) \(day.start.timeIntervalSince1970)"
-            var change = days[key] ?? DayChange(landmark: landmark, capacity: capacity, day: day)
+            var change = days[key] ?? DayChange(landmark: landmark, capacity: landmark.capacity, day: day)
             update(&change, partySize)
             days[key] = change
         }

@@ -17,6 +17,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case reservationNotFound
     case ambiguousReservationId
     case noCapacity
+    /// The landmark is closed that day (`resv admin close`); the reason is in the message.
+    case closed
     case cannotConfirmCancelled
     case cannotModifyCancelled
     case versionMismatch
@@ -83,7 +85,7 @@ public enum ErrorCode: String, Sendable, CaseIterable {
             .invalidReservationId, .invalidDays, .invalidRequest, .batchRejected, .invalidJSON, .bodyTooLarge,
             .idempotencyKeyReused, .reservationIdInUse, .invalidNote, .invalidHold, .invalidCursor:
             .invalidInput
-        case .reservationNotFound, .ambiguousReservationId, .noCapacity, .cannotConfirmCancelled,
+        case .reservationNotFound, .ambiguousReservationId, .noCapacity, .closed, .cannotConfirmCancelled,
             .cannotModifyCancelled, .versionMismatch, .nothingToUndo, .undoConflict, .undoInPast, .nothingToRedo,
             .holdExpired,
             .tooManyHolds, .cannotConfirmWaitlisted, .cannotAttend, .alreadyAttended, .visitAhead, .cursorExpired,
@@ -114,7 +116,8 @@ extension ReservationError {
         case .invalidReservationID: .invalidReservationId
         case .reservationNotFound, .seriesNotFound: .reservationNotFound
         case .ambiguousReservationID, .ambiguousSeries: .ambiguousReservationId
-        case .noCapacity: .noCapacity
+        case .noCapacity, .placesOver: .noCapacity
+        case .closed: .closed
         case .cannotConfirmCancelled: .cannotConfirmCancelled
         case .cannotModifyCancelled: .cannotModifyCancelled
         case .versionMismatch: .versionMismatch

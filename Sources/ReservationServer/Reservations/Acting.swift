@@ -41,7 +41,8 @@ extension RouteBackend {
 /// those at landmarks the actor manages are found (the rest are absent, so 404,
 /// also when the owner moved one away since `acting(on:)` looked), and none may
 /// be moved to a landmark the actor does not manage (403). The system's entries
-/// (`updateAny`: promotions, expiries) name no actor.
+/// (`updateAny`: promotions, expiries) name no actor; a rule's changes of other users'
+/// reservations through it (a closure's cancels) do.
 final class ActingTransaction: BookingTransaction {
     private let base: any BookingTransaction
     private let acting: Acting
@@ -77,8 +78,26 @@ final class ActingTransaction: BookingTransaction {
 
     func liveHolds(at now: Date) async throws -> Int { try await base.liveHolds(at: now) }
 
+    /// Another user's reservations changed by a rule (a day closed: `Booking.changeDays`) name the
+    /// actor too; the system's own changes (a promotion, an expiry) name none.
     func updateAny(_ reservations: [Reservation], entries: [HistoryEntry]) async throws {
-        try await base.updateAny(reservations, entries: entries)
+        guard let actor = acting.actor else { return try await base.updateAny(reservations, entries: entries) }
+        try await base.updateAny(
+            reservations,
+            entries: entries.map { entry in
+                guard !entry.change.isSystem else { return entry }
+                var entry = entry
+                entry.actor = actor
+                return entry
+            })
+    }
+
+    func dayRules(_ days: [BookingDay]) async throws -> [BookingDay: DayRule] { try await base.dayRules(days) }
+
+    func setDayRules(_ rules: [DayRule]) async throws { try await base.setDayRules(rules) }
+
+    func takingPlaces(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: [StoredReservation]] {
+        try await base.takingPlaces(days, at: now)
     }
 
     func insert(_ reservations: [Reservation]) async throws { try await base.insert(reservations) }

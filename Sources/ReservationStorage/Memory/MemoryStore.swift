@@ -70,6 +70,13 @@ struct MemoryEngine: StorageEngine {
         }
     }
 
+    func dayRules(_ landmark: Landmark.ID, _ from: CalendarDay, _ to: CalendarDay) async throws -> [DayRule] {
+        state.withLock { data in
+            data.ledger.rules.values.filter { $0.landmark == landmark && $0.day >= from && $0.day <= to }
+                .sorted { $0.day < $1.day }
+        }
+    }
+
     func waitlists(_ days: [BookingDay]) async throws -> [BookingDay: [String]] {
         let ledger = state.withLock { $0.ledger }
         return try await LedgerTransaction(ledger).waitlisted(days).mapValues {
@@ -90,7 +97,8 @@ struct MemoryEngine: StorageEngine {
             var data = state.withLock { $0 }
             if let key, let kept = data.keys[user]?[key.key] { return .replay(kept.response) }
             if data.ledger.catalog.landmarks != catalog.landmarks {
-                data.ledger = ReservationLedger(records: data.ledger.records, catalog: catalog)
+                data.ledger = ReservationLedger(
+                    records: data.ledger.records, catalog: catalog, dayRules: data.ledger.dayRules)
             }
             let transaction = MemoryTransaction(user: user, data: data)
             let (value, keep) = try await work(transaction)
@@ -234,6 +242,14 @@ final class MemoryTransaction: BookingTransaction {
 
     func waitlisted(_ days: [BookingDay]) async throws -> [BookingDay: [StoredReservation]] {
         try await ledger.waitlisted(days)
+    }
+
+    func dayRules(_ days: [BookingDay]) async throws -> [BookingDay: DayRule] { try await ledger.dayRules(days) }
+
+    func setDayRules(_ rules: [DayRule]) async throws { try await ledger.setDayRules(rules) }
+
+    func takingPlaces(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: [StoredReservation]] {
+        try await ledger.takingPlaces(days, at: now)
     }
 
     func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [StoredReservation] {

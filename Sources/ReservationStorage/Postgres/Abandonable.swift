@@ -90,6 +90,10 @@ struct Abandoning<Base: StorageEngine>: StorageEngine {
         try await abandonable { try await base.locate(id) }
     }
 
+    func dayRules(_ landmark: Landmark.ID, _ from: CalendarDay, _ to: CalendarDay) async throws -> [DayRule] {
+        try await abandonable { try await base.dayRules(landmark, from, to) }
+    }
+
     func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
         -> [(date: Date, partySize: Int)]
     {

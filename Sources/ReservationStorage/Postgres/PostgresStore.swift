@@ -358,6 +358,19 @@ struct PostgresEngine: DayGrouping, ChangeListening {
         }
     }
 
+    func dayRules(_ landmark: Landmark.ID, _ from: CalendarDay, _ to: CalendarDay) async throws -> [DayRule] {
+        try await cluster.client.query(
+            """
+            SELECT day, capacity, closed FROM day_rules
+            WHERE landmark_id = \(landmark.description) AND day >= \(from.description) AND day <= \(to.description)
+            ORDER BY day
+            """, logger: logger
+        ).collect().compactMap { row in
+            let (day, capacity, closed) = try row.decode((String, Int?, String?).self)
+            return CalendarDay(day).map { DayRule(landmark: landmark, day: $0, capacity: capacity, closed: closed) }
+        }
+    }
+
     func waitlists(_ days: [BookingDay]) async throws -> [BookingDay: [String]] {
         try await confirmed {
             guard !days.isEmpty else { return [:] }

@@ -179,6 +179,75 @@ struct PostgresTransaction: BookingTransaction {
         return lists
     }
 
+    func dayRules(_ days: [BookingDay]) async throws -> [BookingDay: DayRule] {
+        let keyed = days.compactMap { day in day.calendarDay.map { (day, $0) } }
+        guard !keyed.isEmpty else { return [:] }
+        // The day's lock, as `booked` takes it, before the read (a statement of its own, so
+        // the read's snapshot is taken after the lock: a rule committed meanwhile is seen).
+        try await run(
+            """
+            SELECT pg_advisory_xact_lock(hashtextextended(k, 0))
+            FROM UNNEST(\(keyed.map { "day \($0.0.landmark) \($0.0.start)" })::TEXT[]) WITH ORDINALITY AS t (k, i) ORDER BY i
+            """)
+        let rows = try await db.query(
+            """
+            SELECT d.i, r.capacity, r.closed
+            FROM UNNEST(\(keyed.map(\.0.landmark.description))::TEXT[], \(keyed.map(\.1.description))::TEXT[])
+                WITH ORDINALITY AS d (l, dd, i)
+            JOIN day_rules r ON r.landmark_id = d.l AND r.day = d.dd
+            """, logger: logger
+        ).collect()
+        var rules: [BookingDay: DayRule] = [:]
+        for row in rows {
+            let (position, capacity, closed) = try row.decode((Int, Int?, String?).self)
+            guard keyed.indices.contains(position - 1) else { continue }
+            let (day, calendarDay) = keyed[position - 1]
+            rules[day] = DayRule(landmark: day.landmark, day: calendarDay, capacity: capacity, closed: closed)
+        }
+        return rules
+    }
+
+    func setDayRules(_ rules: [DayRule]) async throws {
+        for rule in rules {
+            if rule.isEmpty {
+                try await run(
+                    """
+                    DELETE FROM day_rules WHERE landmark_id = \(rule.landmark.description) AND day = \(rule.day.description)
+                    """)
+            } else {
+                try await run(
+                    """
+                    INSERT INTO day_rules (landmark_id, day, capacity, closed)
+                    VALUES (\(rule.landmark.description), \(rule.day.description), \(rule.capacity), \(rule.closed))
+                    ON CONFLICT (landmark_id, day) DO UPDATE SET capacity = EXCLUDED.capacity, closed = EXCLUDED.closed
+                    """)
+            }
+        }
+    }
+
+    func takingPlaces(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: [StoredReservation]] {
+        guard !days.isEmpty else { return [:] }
+        let rows = try await db.query(
+            """
+            SELECT d.i, \(unescaped: ReservationRow.columnsOfR)
+            FROM UNNEST(\(days.map(\.landmark.description))::TEXT[], \(days.map(\.start))::FLOAT8[],
+                        \(days.map(\.end))::FLOAT8[]) WITH ORDINALITY AS d (l, s, e, i)
+            JOIN reservations r ON r.landmark_id = d.l AND r.starts_at >= d.s AND r.starts_at < d.e
+                AND \(unescaped: SharedSQL.countsTowardCapacity("r", now: String(now.timeIntervalSince1970)))
+            ORDER BY d.i, r.created_at,
+                (SELECT MIN(h.seq) FROM history h WHERE h.reservation_id = r.id AND h.change = 'created'), r.id COLLATE "C"
+            FOR UPDATE OF r
+            """, logger: logger
+        ).collect()
+        var lists: [BookingDay: [StoredReservation]] = [:]
+        for row in rows {
+            let position = try row.makeRandomAccess()[0].decode(Int.self)
+            guard days.indices.contains(position - 1) else { continue }
+            lists[days[position - 1], default: []].append(try stored(row, from: 1))
+        }
+        return lists
+    }
+
     func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [StoredReservation] {
         let rows: PostgresRowSequence
         if let days {

@@ -195,6 +195,20 @@ struct SQLiteEngine: DayGrouping {
         ).map { row in (user: row.column("owner")?.string ?? "", record: try SQLiteStore.record(row)) }
     }
 
+    func dayRules(_ landmark: Landmark.ID, _ from: CalendarDay, _ to: CalendarDay) async throws -> [DayRule] {
+        try await reader().query(
+            """
+            SELECT day, capacity, closed FROM day_rules WHERE landmark_id = ? AND day >= ? AND day <= ? ORDER BY day
+            """, [.text(landmark.description), .text(from.description), .text(to.description)]
+        ).compactMap { row in
+            row.column("day")?.string.flatMap(CalendarDay.init).map {
+                DayRule(
+                    landmark: landmark, day: $0, capacity: row.column("capacity")?.integer,
+                    closed: row.column("closed")?.string)
+            }
+        }
+    }
+
     func waitlists(_ days: [BookingDay]) async throws -> [BookingDay: [String]] {
         let db = reader()
         var lists: [BookingDay: [String]] = [:]

@@ -75,6 +75,52 @@ struct SQLiteTransaction: BookingTransaction {
         return lists
     }
 
+    func dayRules(_ days: [BookingDay]) async throws -> [BookingDay: DayRule] {
+        var rules: [BookingDay: DayRule] = [:]
+        for day in days {
+            guard let calendarDay = day.calendarDay else { continue }
+            let rows = try await db.query(
+                "SELECT capacity, closed FROM day_rules WHERE landmark_id = ? AND day = ?",
+                [.text(day.landmark.description), .text(calendarDay.description)])
+            guard let row = rows.first else { continue }
+            rules[day] = DayRule(
+                landmark: day.landmark, day: calendarDay, capacity: row.column("capacity")?.integer,
+                closed: row.column("closed")?.string)
+        }
+        return rules
+    }
+
+    func setDayRules(_ rules: [DayRule]) async throws {
+        for rule in rules {
+            let key: [SQLiteData] = [.text(rule.landmark.description), .text(rule.day.description)]
+            if rule.isEmpty {
+                try await db.query("DELETE FROM day_rules WHERE landmark_id = ? AND day = ?", key)
+            } else {
+                try await db.query(
+                    """
+                    INSERT INTO day_rules (landmark_id, day, capacity, closed) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (landmark_id, day) DO UPDATE SET capacity = excluded.capacity, closed = excluded.closed
+                    """,
+                    key + [rule.capacity.map { .integer($0) } ?? .null, rule.closed.map { .text($0) } ?? .null])
+            }
+        }
+    }
+
+    func takingPlaces(_ days: [BookingDay], at now: Date) async throws -> [BookingDay: [StoredReservation]] {
+        var lists: [BookingDay: [StoredReservation]] = [:]
+        for day in days {
+            let rows = try await db.query(
+                """
+                SELECT \(ReservationRow.columns) FROM reservations r
+                WHERE landmark_id = ? AND starts_at >= ? AND starts_at < ? AND \(SharedSQL.countsTowardCapacity("r", now: "?"))
+                ORDER BY created_at,
+                    (SELECT MIN(h.seq) FROM history h WHERE h.reservation_id = r.id AND h.change = 'created'), id
+                """, [.text(day.landmark.description), .float(day.start), .float(day.end), .float(seconds(now))])
+            if !rows.isEmpty { lists[day] = try rows.map(stored) }
+        }
+        return lists
+    }
+
     func dueHolds(on days: [BookingDay]?, at now: Date, limit: Int) async throws -> [StoredReservation] {
         let cap = min(limit, Int(Int32.max))
         guard let days else {

@@ -358,18 +358,21 @@ struct Renderer {
         }
     }
 
-    /// Places per day: `DATE TAKEN CAPACITY LEFT`, a full day's LEFT in yellow.
+    /// Places per day: `DATE TAKEN CAPACITY LEFT`, a full day's LEFT in yellow; with a
+    /// `NOTE` column when a day is closed (`closed: REASON`) or has a capacity of its own (`own capacity`).
     func write(availability days: [DayAvailability], to output: TextSink) {
         let shape = Shape<DayAvailability>(csvColumns: CSVShape.availabilityColumns, csvFields: CSVShape.fields)
+        let noted = days.contains { $0.closed != nil || $0.override }
         write(list: days, json: \.json, shape: shape, to: output) {
             table(
-                header: ["DATE", "TAKEN", "CAPACITY", "LEFT"],
+                header: ["DATE", "TAKEN", "CAPACITY", "LEFT"] + (noted ? ["NOTE"] : []),
                 rows: days.map { day in
-                    [
+                    let note = day.closed.map { "closed: \($0)" } ?? (day.override ? "own capacity" : "")
+                    return [
                         Cell(day.day.description), Cell(String(day.taken), alignRight: true),
                         Cell(day.capacity.map(String.init) ?? "-", alignRight: true),
                         Cell(day.left.map(String.init) ?? "-", alignRight: true, style: day.left == 0 ? .yellow : nil),
-                    ]
+                    ] + (noted ? [Cell(note, style: day.closed != nil ? .yellow : nil, cuts: true)] : [])
                 })
         }
     }

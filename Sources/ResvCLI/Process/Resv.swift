@@ -39,7 +39,7 @@ public struct Resv: ParsableCommand {
             LogCommand.self, UndoCommand.self, RedoCommand.self, ShowCommand.self, WatchCommand.self, WaitCommand.self,
             AvailabilityCommand.self, FetchCommand.self, LandmarksCommand.self, ConfigCommand.self, ReplCommand.self,
             WhoamiCommand.self, LoginCommand.self, LogoutCommand.self, SyncCommand.self, OutboxCommand.self,
-            CalendarCommand.self, ImportCommand.self,
+            CalendarCommand.self, ImportCommand.self, AdminCommand.self,
             CompletionCommand.self,
         ],
         defaultSubcommand: ListCommand.self
