@@ -50,8 +50,10 @@ struct DerivedViewTests {
 
     @Test(arguments: Reservation.Status.allCases)
     func isActiveIsNotCancelledOrExpired(_ status: Reservation.Status) {
-        #expect(status.isActive == (status != .cancelled && status != .expired))
-        #expect(status.takesPlaces == [.pending, .confirmed, .held].contains(status))
+        // A recorded visit (checked in, a no-show) is not active either: `list` shows it with --all.
+        #expect(status.isActive == ![.cancelled, .expired, .checkedIn, .noShow].contains(status))
+        // It keeps its places: a visit that happened (or was missed) gives nothing back.
+        #expect(status.takesPlaces == [.pending, .confirmed, .held, .checkedIn, .noShow].contains(status))
     }
 
     @Test func sortedByDateOrdersByInstant() throws {

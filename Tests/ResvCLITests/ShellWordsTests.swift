@@ -71,7 +71,7 @@ struct CompleterTests {
 
     @Test func commandsAtTheStartOfTheLine() {
         #expect(complete("", "lis") == ["list"])
-        #expect(complete("", "c") == ["calendar", "cancel", "completion", "config", "confirm"])
+        #expect(complete("", "c") == ["calendar", "cancel", "checkin", "completion", "config", "confirm"])
         #expect(complete("", "l") == ["landmarks", "list", "log", "login", "logout"])
         #expect(complete("", "u") == ["undo"])
         #expect(complete("", "m") == ["modify"])
@@ -93,7 +93,7 @@ struct CompleterTests {
     }
 
     @Test func fixedValuesComeFromTheTree() {
-        #expect(complete("list --status ", "c") == ["confirmed", "cancelled"])
+        #expect(complete("list --status ", "c") == ["confirmed", "cancelled", "checked-in"])
         #expect(complete("list --format ", "") == ["table", "json", "ndjson", "csv", "ics"])
         #expect(complete("list --format=", "") == [], "a value after = is not asked for: the word is the option")
         #expect(complete("reserve --date ", "20") == [])

@@ -108,8 +108,9 @@ struct ShippedFilesTests {
             (["landmarks", "--format", "csv"], "a landmark's columns are"),
             (
                 ["availability", "Half Dome", "--from", "2031-01-01", "--to", "2031-01-01", "--format", "csv"],
-                "a day's"
+                "timeZone`, a day's"
             ),
+            (["day", "2031-01-01", "--landmark", "Lake Tahoe", "--format", "csv"], "a party of `day`'s"),
         ] {
             let header = String(try sandbox.resv(arguments).stdout.split(separator: "\r\n").first ?? "")
             let after = try #require(readme.range(of: what), "the README says \(what)")
