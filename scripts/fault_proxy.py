@@ -69,6 +69,22 @@ class Route:
         return max(0.0, ms / 1000) + extra
 
 
+def whole_request(data):
+    """Whether DATA holds a request's head and its whole body (Content-Length), so the body's
+    id can be answered: a body that comes in a later chunk is passed on, never faked with no id."""
+    head, found, body = data.partition(b"\r\n\r\n")
+    if not found:
+        return False
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            try:
+                return len(body) >= int(value.strip())
+            except ValueError:
+                return False
+    return True
+
+
 def fake_created(request):
     """201 for a POST /reservations: the reservation the body asked for, never stored."""
     head, _, body = request.partition(b"\r\n\r\n")
@@ -114,7 +130,7 @@ async def pump(route, direction, reader, writer, peer_writer, closing):
                     route.stats["dropped"] += 1
                     break
                 if direction == "up" and route.mode == "lost-ack" and int(route.params.get("n", 0)) > 0 \
-                        and data.startswith(b"POST /reservations ") and b"\r\n\r\n" in data:
+                        and data.startswith(b"POST /reservations ") and whole_request(data):
                     route.params["n"] = str(int(route.params["n"]) - 1)
                     route.stats["faked"] += 1
                     peer_writer.write(fake_created(data))

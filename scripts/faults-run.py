@@ -134,8 +134,9 @@ def written(kind, answer):
     if kind == "undo":
         return [checks.written_key(checks.change_key(c)) for c in (answer or {}).get("changes", [])]
     if kind == "series" and isinstance(answer, list):
-        return [(r["id"].lower(), r.get("version")) for r in answer if isinstance(r, dict) and "id" in r]
-    if isinstance(answer, dict) and "id" in answer:
+        return [(r["id"].lower(), r.get("version")) for r in answer
+                if isinstance(r, dict) and isinstance(r.get("id"), str)]
+    if isinstance(answer, dict) and isinstance(answer.get("id"), str):
         return [(answer["id"].lower(), answer.get("version"))]
     return []
 
