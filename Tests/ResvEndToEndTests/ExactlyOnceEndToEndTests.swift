@@ -31,8 +31,13 @@ struct ExactlyOnceEndToEndTests {
                 engine == "sqlite"
                 ? sandbox.directory.appendingPathComponent("server.sqlite").path
                 : try #require(ProcessInfo.processInfo.environment["RESV_TEST_POSTGRES_URL"])
-            token = try ServerProcess.createToken(
-                "once-\(UUID().uuidString.prefix(8).lowercased())", database: database)
+            let name = "once-\(UUID().uuidString.prefix(8).lowercased())"
+            token = try ServerProcess.createToken(name, database: database)
+            // An admin, who may also check a party in (`resv checkin`); on their own reservations the same.
+            let admin = try runProcess(
+                Binary.server.path, ["user", "set", name, "--role", "admin", "--database", database],
+                environment: ["RESV_SERVER_CONFIG": ""], stdin: nil)
+            #expect(admin.status == 0, "\(admin.stderr)")
             server = try ServerProcess(database: database)
             proxy = try DropAnswerProxy(upstream: server.port, swallows: swallowing) { line, earlier in
                 (every || earlier == 0) && dropping(line)
@@ -148,11 +153,11 @@ struct ExactlyOnceEndToEndTests {
     /// Every answer to the change is lost, each retry's too: resv asks the server what became of
     /// it (`POST /settle`), finds it made, and shows it as made (exit 0), saying the answer was
     /// lost; the server made it once. One case per change command.
-    @Test(arguments: engines, ["modify", "cancel", "confirm", "undo", "reserve"])
+    @Test(arguments: engines, ["modify", "cancel", "confirm", "undo", "reserve", "checkin"])
     func aChangeWhoseEveryAnswerIsLostIsFoundMadeByAskingTheServer(engine: String, command: String) async throws {
         let routes = [
             "modify": "PATCH ", "cancel": "POST /reservations/cancel", "confirm": "POST /reservations/confirm",
-            "undo": "POST /undo", "reserve": "POST /reservations ",
+            "undo": "POST /undo", "reserve": "POST /reservations ", "checkin": "POST /reservations/",
         ]
         let route = try #require(routes[command])
         let setup = try Setup(engine, every: true) { $0.hasPrefix(route) }
@@ -166,6 +171,7 @@ struct ExactlyOnceEndToEndTests {
             case "cancel": ["cancel", id]
             case "confirm": ["confirm", id]
             case "undo": ["undo"]
+            case "checkin": ["checkin", id]
             default: ["reserve", "-l", "Golden Gate Bridge", "-d", "2031-07-02T10:00:00Z", "-n", "3"]
             }
         let run = try setup.resv(arguments)
@@ -186,6 +192,7 @@ struct ExactlyOnceEndToEndTests {
             #expect(run.stdout.contains("4"), "shown as made: \(run.stdout)")
         case "cancel", "undo": #expect(stored.first?["status"] as? String == "cancelled")
         case "confirm": #expect(stored.first?["status"] as? String == "confirmed")
+        case "checkin": #expect(stored.first?["status"] as? String == "checked-in")
         default: #expect(stored.count == 2)
         }
     }
