@@ -202,12 +202,22 @@ struct ClientIDTests {
                                 .authorization: "Bearer \(user.token)", .contentType: "application/json",
                             ]
                             if number % 3 == 0 { headers[.idempotencyKey] = "resv-\(id)" }
-                            let response = try await instance.client.executeRequest(
-                                uri: "/reservations", method: .post, headers: headers,
-                                body: ByteBuffer(string: Self.body(landmark, date, 1, id: id)))
+                            let body = Self.body(landmark, date, 1, id: id)
+                            var response = try await instance.client.executeRequest(
+                                uri: "/reservations", method: .post, headers: headers, body: ByteBuffer(string: body))
+                            // A 503 (transactions broken past the server's retries on a loaded machine) wrote
+                            // nothing and is sent again, as resv does; the answer kept is the last.
+                            var tries = 1
+                            while response.status == .serviceUnavailable, tries < 30 {
+                                response = try await instance.client.executeRequest(
+                                    uri: "/reservations", method: .post, headers: headers,
+                                    body: ByteBuffer(string: body))
+                                tries += 1
+                            }
                             let object =
                                 (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any]
-                            answers.add(id, response.status.code, object?["id"] as? String)
+                            answers.add(
+                                id, response.status.code, object?["id"] as? String, code: object?["code"] as? String)
                         }
                     }
                 }
@@ -277,10 +287,11 @@ final class Sent: Sendable {
         let id: String
         let status: Int
         let answered: String?
+        var code: String? = nil
     }
     private let answers = Mutex<[Answer]>([])
-    func add(_ id: String, _ status: Int, _ answered: String?) {
-        answers.withLock { $0.append(Answer(id: id, status: status, answered: answered)) }
+    func add(_ id: String, _ status: Int, _ answered: String?, code: String? = nil) {
+        answers.withLock { $0.append(Answer(id: id, status: status, answered: answered, code: code)) }
     }
     var all: [Answer] { answers.withLock { $0 } }
 }
