@@ -100,6 +100,42 @@ struct KeyedChangeTests {
         }
     }
 
+    /// A manager's changes under a key: a no-show (after its visit, on a clock the test moves)
+    /// and a closure that cancels the parties over, each sent twice, are made once: one no-show in
+    /// the history, and each owner's party cancelled once with the reason.
+    @Test(arguments: Engine.available)
+    func aNoShowAndAClosureSentTwiceAreMadeOnce(engine: Engine) async throws {
+        let peak = DayRuleRouteTests.peak()
+        let clock = AttendanceRouteTests.Clock()
+        try await withHarness(engine, catalog: LandmarkCatalog([peak]), now: clock.now) { h in
+            _ = try await h.admin(h.alice)
+            let visit = try DateTime.parse(DayRuleRouteTests.visit)
+            let missed = try #require(
+                try await h.reserve(h.alice, landmark: peak.id.description, date: DayRuleRouteTests.visit)["id"]
+                    as? String)
+            clock.set(visit.addingTimeInterval(3_600))
+            let before = try await Self.historyCount(h)
+            let noShow = try await Self.twice(h, .post, "/reservations/\(missed)/noshow")
+            #expect(noShow.first.status == .ok, "\(noShow.first.text)")
+            #expect(try await Self.historyCount(h) == before + 1, "one no-show in the history")
+
+            // A later day: bob's party of 4 on it, closed with cancel twice under one key.
+            clock.set(visit)
+            let later = "2030-12-02"
+            let bobs = try #require(
+                try await h.reserve(h.bob, landmark: peak.id.description, date: "\(later)T10:00:00Z", partySize: 4)[
+                    "id"] as? String)
+            let body = #"{"from":"\#(later)","close":"rockfall","overflow":"cancel"}"#
+            let closed = try await Self.twice(h, .post, "/landmarks/\(peak.id)/days", body: body)
+            #expect(closed.first.status == .ok, "\(closed.first.text)")
+            #expect(closed.first.object["cancelled"] as? [String] == [bobs], "\(closed.first.text)")
+            let history = try await h.call(.get, "/history?limit=100", token: h.bob).array
+            let changes = history.filter { $0["reservationId"] as? String == bobs }
+            #expect(changes.count == 2, "booked, and cancelled once: \(changes)")
+            #expect(changes.compactMap { $0["reason"] as? String } == ["closed: rockfall"], "\(changes)")
+        }
+    }
+
     /// A key is one request: the same key on another reservation, or with another body, is 422
     /// and changes nothing.
     @Test(arguments: Engine.available)
