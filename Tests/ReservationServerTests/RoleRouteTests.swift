@@ -74,10 +74,14 @@ struct RoleRouteTests {
         Route(
             name: "DELETE", method: .delete, path: "/reservations/ID", body: nil, changes: true,
             allowed: { $0.manages }, refusal: .notFound, success: .ok),
-        // The batch routes stay the user's own: another's id is not found, whatever the role.
+        // The batch routes (what `resv cancel` and `resv confirm` send): the landmark's managers may
+        // name another user's reservations there, as for one; to anyone else they are not found.
         Route(
             name: "cancel several", method: .post, path: "/reservations/cancel", body: #"{"ids":["ID"]}"#,
-            changes: true, allowed: { _ in false }, refusal: .notFound, success: .ok),
+            changes: true, allowed: { $0.manages }, refusal: .notFound, success: .ok),
+        Route(
+            name: "confirm several", method: .post, path: "/reservations/confirm", body: #"{"ids":["ID"]}"#,
+            changes: true, allowed: { $0.manages }, refusal: .notFound, success: .ok),
         Route(
             name: "history of another", method: .get, path: "/history?user=OWNER", body: nil, changes: false,
             allowed: { $0 == .admin }, refusal: .forbidden, success: .ok),
@@ -227,10 +231,7 @@ struct RoleRouteTests {
     @Test(arguments: Engine.available)
     func staffCannotMoveAReservationOutOfTheirLandmarks(engine: Engine) async throws {
         try await withHarness(engine) { h in
-            let name = "mover-\(UUID().uuidString.prefix(8))"
-            _ = try await h.store.tokens.setAccess(name, Role.staffHere.access, create: true, mustBeNew: true)
-            let token = Token.generate()
-            _ = try await h.store.tokens.create(NewToken(name: name, hash: Token.hash(token)))
+            let token = try await h.newUser("mover", Role.staffHere.access)
             let id = try #require(try await h.reserve(h.alice)["id"] as? String)
             let moved = try await h.call(
                 .patch, "/reservations/\(id)", token: token, body: #"{"landmarkId":"\#(Fixture.halfDome)"}"#)
@@ -243,6 +244,48 @@ struct RoleRouteTests {
                 .patch, "/reservations/\(id)", token: h.alice, body: #"{"landmarkId":"\#(Fixture.halfDome)"}"#)
             #expect(away.status == .ok, "\(away.text)")
             #expect(try await h.call(.delete, "/reservations/\(id)", token: token).status == .notFound)
+        }
+    }
+
+    /// A cancel of several by staff (what `resv cancel A B` sends): another user's reservations at
+    /// their landmark, all one user's, are cancelled together; ids of two users are refused (400),
+    /// one at a landmark they do not manage is not found (404); a refused batch changes nothing.
+    @Test(arguments: Engine.available)
+    func staffCancelSeveralOfOneUsersReservationsAtTheirLandmark(engine: Engine) async throws {
+        try await withHarness(engine) { h in
+            let staff = try await h.newUser("batcher", Role.staffHere.access)
+            func book(_ token: String, _ landmark: String = Fixture.goldenGate) async throws -> String {
+                try #require(try await h.reserve(token, landmark: landmark)["id"] as? String)
+            }
+            let (first, second, third) = (try await book(h.alice), try await book(h.alice), try await book(h.alice))
+            let (bobs, elsewhere, own) = (
+                try await book(h.bob), try await book(h.alice, Fixture.halfDome), try await book(staff)
+            )
+            func cancel(_ ids: [String]) async throws -> Reply {
+                let body = #"{"ids":[\#(ids.map { "\"\($0)\"" }.joined(separator: ","))]}"#
+                return try await h.call(.post, "/reservations/cancel", token: staff, body: body)
+            }
+            func status(_ id: String, _ token: String) async throws -> String? {
+                try await h.call(.get, "/reservations/\(id)", token: token).object["status"] as? String
+            }
+            let both = try await cancel([first, second])
+            #expect(both.status == .ok, "\(both.text)")
+            #expect(try await status(first, h.alice) == "cancelled")
+            #expect(try await status(second, h.alice) == "cancelled")
+            let cases: [(ids: [String], status: HTTPResponse.Status, reason: String)] = [
+                ([third, bobs], .badRequest, "these reservations are 2 users'"),
+                ([own, third], .badRequest, "these reservations are 2 users'"),
+                ([third, elsewhere], .notFound, elsewhere),
+            ]
+            for item in cases {
+                let reply = try await cancel(item.ids)
+                #expect(reply.status == item.status, "\(item.ids): \(reply.text)")
+                #expect(reply.reason?.contains(item.reason) == true, "\(item.ids): \(reply.text)")
+            }
+            #expect(try await status(third, h.alice) == "confirmed", "refused batches changed nothing")
+            #expect(try await status(elsewhere, h.alice) == "confirmed")
+            #expect(try await status(bobs, h.bob) == "confirmed")
+            #expect(try await status(own, staff) == "confirmed")
         }
     }
 
@@ -288,6 +331,15 @@ struct RoleRouteTests {
 extension Harness {
     /// What a token grants, as the server reads it.
     func grant(_ token: String) async throws -> TokenGrant? { try await store.tokens.grant(Token.hash(token)) }
+
+    /// A token of a new user (named `prefix` and a fresh suffix) with `access`.
+    func newUser(_ prefix: String, _ access: UserAccess) async throws -> String {
+        let name = "\(prefix)-\(UUID().uuidString.prefix(8))"
+        _ = try await store.tokens.setAccess(name, access, create: true, mustBeNew: true)
+        let token = Token.generate()
+        _ = try await store.tokens.create(NewToken(name: name, hash: Token.hash(token)))
+        return token
+    }
 
     /// `token` once its user is made an admin (`resv-server user set NAME --role admin`), before
     /// the token is first used (the server reads a user's role with their token).

@@ -100,9 +100,11 @@ struct AttendanceEndToEndTests {
         #expect(mine.status == 0, "\(mine.stderr)")
         let id = try #require(
             (try JSONSerialization.jsonObject(with: Data(mine.stdout.utf8)) as? [String: Any])?["id"] as? String)
-        #expect(
-            try remote.resv("reserve", "-l", "small hall", "-d", "2100-03-01T16:00:00Z", "-n", "2", token: remote.bob)
-                .status == 0)
+        let bobs = try remote.resv(
+            "reserve", "-l", "small hall", "-d", "2100-03-01T16:00:00Z", "-n", "2", "--json", token: remote.bob)
+        #expect(bobs.status == 0, "\(bobs.stderr)")
+        let bobsID = try #require(
+            (try JSONSerialization.jsonObject(with: Data(bobs.stdout.utf8)) as? [String: Any])?["id"] as? String)
         let checkin = try remote.resv("checkin", id, token: manager)
         #expect(checkin.status == 0, "\(checkin.stderr)")
         let again = try remote.resv("checkin", id, token: manager)
@@ -119,5 +121,10 @@ struct AttendanceEndToEndTests {
         #expect(try remote.resv("undo", "--yes", token: manager).status == 0)
         let shown = try remote.resv("show", id, "--json", token: manager)
         #expect(shown.stdout.contains("confirmed"), "\(shown.stdout)")
+        // The manager cancels bob's party by its whole id, as `resv cancel` sends it; bob sees it cancelled.
+        let cancel = try remote.resv("cancel", bobsID, token: manager)
+        #expect(cancel.status == 0, "\(cancel.stderr)")
+        let seen = try remote.resv("show", bobsID, "--json", token: remote.bob)
+        #expect(seen.stdout.contains("\"cancelled\""), "\(seen.stdout)")
     }
 }

@@ -36,6 +36,30 @@ extension RouteBackend {
     }
 }
 
+extension RouteBackend {
+    /// Who may act on the reservations `ids` of one cancel or confirm of several: as `acting(on:)`
+    /// for one, for all of them at once. The ids the caller may act on (their own; another user's at
+    /// a landmark they manage) must be one user's, as a change is made in one owner's transaction;
+    /// ids of several users are refused (400), the others' are not found, as for one.
+    func acting(onAll ids: [Reservation.ID], _ context: AuthenticatedContext) async throws -> Acting {
+        guard context.access.role != .member else { return context.acting }
+        var owners: [UserID: Reservation.ID] = [:]
+        for id in ids {
+            guard let found = try await store.locate(id) else { continue }
+            let managed = found.record.landmarkId.flatMap(Landmark.ID.init).map(context.mayManage) ?? false
+            if found.owner == context.user || managed { owners[found.owner] = owners[found.owner] ?? id }
+        }
+        guard owners.count <= 1 else {
+            throw APIError(
+                .badRequest, .invalidRequest,
+                "these reservations are \(owners.count) users': change each user's reservations in a request of its own"
+            )
+        }
+        guard let (_, id) = owners.first else { return context.acting }
+        return try await acting(on: id, context)
+    }
+}
+
 /// A rule's transaction as an actor runs it (`RouteBackend.write`): every entry
 /// the rule appends names the actor; acting on another user's reservations, only
 /// those at landmarks the actor manages are found (the rest are absent, so 404,

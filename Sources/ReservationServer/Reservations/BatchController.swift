@@ -114,10 +114,12 @@ struct BatchController: Sendable {
         return error
     }
 
-    /// `POST /reservations/cancel` `{"ids": […]}`: all or none, in one transaction.
+    /// `POST /reservations/cancel` `{"ids": […]}`: all or none, in one transaction; a landmark's
+    /// staff and admins may name one other user's reservations there (`acting(onAll:)`).
     @Sendable func cancelBatch(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let (ids, body) = try await batchIDs(request)
-        return try await backend.setStatus(.cancelled, of: ids, request, body: body, for: context.acting) {
+        let acting = try await backend.acting(onAll: ids, context)
+        return try await backend.setStatus(.cancelled, of: ids, request, body: body, for: acting) {
             Wire.body($0)
         }
     }
@@ -125,7 +127,8 @@ struct BatchController: Sendable {
     /// `POST /reservations/confirm` `{"ids": […]}`: all or none, in one transaction.
     @Sendable func confirmBatch(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let (ids, body) = try await batchIDs(request)
-        return try await backend.setStatus(.confirmed, of: ids, request, body: body, for: context.acting) {
+        let acting = try await backend.acting(onAll: ids, context)
+        return try await backend.setStatus(.confirmed, of: ids, request, body: body, for: acting) {
             Wire.body($0)
         }
     }
