@@ -21,7 +21,10 @@ import Testing
 /// watchers saw are compared: every watcher saw its user's history exactly,
 /// each change once and in order; no answer was 500; the hold cap held; every
 /// series answered 201 is stored whole and no refused one left a visit; an id
-/// sent again was the same booking.
+/// sent again was the same booking. One user is an admin who also closes days,
+/// lowers and gives back their capacity (the parties over cancelled or
+/// waitlisted) and cancels and checks in the others' parties: every day holds
+/// at most the capacity in force, and those changes are in their owners' feeds.
 ///
 /// Seeded (`RESV_TEAM_SEED`) and short in `make test`; `RESV_TEAM_ROUNDS=400`
 /// runs the long version by hand (docs/testing.md).
@@ -47,6 +50,12 @@ struct TeamScaleTests {
         let world = World(places: places, catalog: catalog, clock: clock)
         try await Self.withInstances(3, url: url, catalog: catalog, clock: clock, options: options) { instances in
             let users = try await User.team(in: instances[0].store)
+            // Alice runs the landmarks too (an admin, before her token is first used): she closes days,
+            // lowers and gives back their capacity, cancels and checks in other users' parties.
+            let manager = try #require(users.first)
+            let managerName = try #require(try await instances[0].store.tokens.name(manager.id))
+            _ = try await instances[0].store.tokens.setAccess(
+                managerName, UserAccess(role: .admin), create: false, mustBeNew: false)
             let calls = Calls()
 
             // 1. The hold cap: three times the cap of one user's holds at once, through every instance.
@@ -97,7 +106,8 @@ struct TeamScaleTests {
                                 let seed = Self.seed &+ UInt64(index * 100 + number * 10 + worker) &* 0x9E37_79B9
                                 writers.addTask {
                                     try await world.work(
-                                        seed: seed, rounds: Self.rounds, user: user, on: instance, calls: calls)
+                                        seed: seed, rounds: Self.rounds, user: user, on: instance, calls: calls,
+                                        manages: user.id == manager.id)
                                 }
                             }
                         }
@@ -187,7 +197,7 @@ struct TeamScaleTests {
             var taken: [BookingDay: Int] = [:]
             for user in users {
                 for record in try await instances[1].store.list(user.id)
-                where ["pending", "confirmed"].contains(record.status ?? "")
+                where ["pending", "confirmed", "checked-in"].contains(record.status ?? "")
                     || (record.status == "held"
                         && (record.expiresAt.flatMap { try? DateTime.parse($0) } ?? .distantPast) > clock.now())
                 {
@@ -199,15 +209,29 @@ struct TeamScaleTests {
                     taken[day, default: 0] += record.partySize ?? 0
                 }
             }
+            // Within the capacity in force now (the manager's overrides and closures), as the server says it.
             for (day, people) in taken {
-                let capacity = catalog[day.landmark]?.capacity ?? .max
-                #expect(people <= capacity, "\(day.landmark) \(day.day.text): \(people) booked, capacity \(capacity)")
+                let text = day.day.text
+                let shown = try await calls.call(
+                    instances[2], .get, "/landmarks/\(day.landmark)/availability?from=\(text)&to=\(text)", user: manager
+                )
+                let days = try #require(
+                    try JSONSerialization.jsonObject(with: Data(shown.text.utf8)) as? [[String: Any]])
+                let rule = try #require(days.first, "\(shown.text)")
+                let capacity = rule["closed"] != nil ? 0 : try #require(rule["capacity"] as? Int, "\(shown.text)")
+                #expect(people <= capacity, "\(day.landmark) \(text): \(people) booked, capacity \(capacity) \(rule)")
+                #expect(rule["taken"] as? Int == people, "\(day.landmark) \(text): counted \(people), \(shown.text)")
             }
             // The run did what it is for: changes of every kind, promotions among them.
             let kinds = Set(watched.flatMap { $0.2.map(\.change) })
             #expect(kinds.isSuperset(of: [.created, .cancelled, .modified, .promoted, .expired]), "\(kinds)")
             #expect(statuses[201, default: 0] > 0 && statuses[200, default: 0] > 0, "\(statuses)")
             #expect(users.contains { !calls.series(of: $0).made.isEmpty }, "no series was booked")
+            // The manager's changes were made, each in its owner's history naming her.
+            let managed = calls.managed()
+            #expect(managed["days", default: 0] > 0 && managed["cancel", default: 0] > 0, "\(managed)")
+            let named = watched.filter { $0.0 != 0 }.flatMap { $0.2 }.filter { $0.actor?.user == managerName }
+            #expect(!named.isEmpty, "no change of bob's or carol's names the manager")
         }
     }
 
@@ -275,6 +299,8 @@ final class Calls: Sendable {
         var refusedSeries: [UserID: Set<String>] = [:]
         /// A booking under a client's id sent again that was not the same booking.
         var resent: [String] = []
+        /// The manager's changes answered 200, by kind.
+        var managed: [String: Int] = [:]
     }
     private let state = Mutex(State())
 
@@ -307,6 +333,18 @@ final class Calls: Sendable {
         state.withLock { ($0.series[user.id] ?? [:], $0.refusedSeries[user.id] ?? []) }
     }
     func resentDifferently() -> [String] { state.withLock { $0.resent } }
+    func managed() -> [String: Int] { state.withLock { $0.managed } }
+    /// Every reservation any user was told was made.
+    func allCreated() -> [String] { state.withLock { $0.created.values.flatMap { $0 } } }
+
+    /// A manager's change of `kind`, counted when made.
+    func manage(
+        _ kind: String, _ instance: TeamScaleTests.Instance, _ method: HTTPRequest.Method, _ uri: String, user: User,
+        body: String? = nil
+    ) async throws {
+        let reply = try await call(instance, method, uri, user: user, body: body)
+        if reply.status == .ok { state.withLock { $0.managed[kind, default: 0] += 1 } }
+    }
 
     /// A series of `count` visits, one batch: its answer recorded by the series' id.
     func reserveSeries(_ instance: TeamScaleTests.Instance, user: User, body: String, series: String, count: Int)
@@ -369,11 +407,14 @@ struct World: Sendable {
     static func hallDate(day: Int) -> Date { Date(timeIntervalSince1970: 1_922_349_600 + Double(day) * 86_400) }
 
     /// One client of `user` on `instance`: `rounds` requests chosen by `seed`.
-    func work(seed: UInt64, rounds: Int, user: User, on instance: TeamScaleTests.Instance, calls: Calls) async throws {
+    /// `manages`: the user is an admin, who also changes days and other users' parties.
+    func work(
+        seed: UInt64, rounds: Int, user: User, on instance: TeamScaleTests.Instance, calls: Calls, manages: Bool = false
+    ) async throws {
         var random = SeededRandom(seed: seed)
         var mine: [String] = []
         for _ in 0..<rounds {
-            let choice = random.next(below: 22)
+            let choice = random.next(below: manages ? 26 : 22)
             let landmark = random.next(below: places.landmarks.count)
             guard
                 let date = places.date(landmark, random.next(below: places.days.count), time: random.next(below: 3))
@@ -425,8 +466,29 @@ struct World: Sendable {
                 mine += try await calls.reserveSeries(
                     instance, user: user, body: #"{"reservations":[\#(lines.joined(separator: ","))]}"#,
                     series: series, count: lines.count)
-            default:
+            case 20, 21:
                 clock.advance(by: Double(60 + random.next(below: 240)))
+            case 22, 23:
+                // A day of a landmark closed, lowered or opened again; the parties over cancelled or waitlisted.
+                let day = places.days[random.next(below: places.days.count)]
+                let overflow = random.next(below: 2) == 0 ? "cancel" : "waitlist"
+                let capacity = random.next(below: (places.landmarks[landmark].capacity ?? 1) + 1)
+                let body = [
+                    #"{"from":"\#(day)","close":"storm","overflow":"\#(overflow)"}"#,
+                    #"{"from":"\#(day)","capacity":\#(capacity),"overflow":"\#(overflow)"}"#,
+                    #"{"from":"\#(day)","open":true}"#,
+                ][random.next(below: 3)]
+                try await calls.manage("days", instance, .post, "/landmarks/\(place)/days", user: user, body: body)
+            default:
+                // Another user's party (or her own) cancelled or checked in by the manager.
+                let all = calls.allCreated()
+                guard !all.isEmpty else { continue }
+                let party = all[random.next(below: all.count)]
+                if choice == 24 {
+                    try await calls.manage("cancel", instance, .delete, "/reservations/\(party)", user: user)
+                } else {
+                    try await calls.manage("checkin", instance, .post, "/reservations/\(party)/checkin", user: user)
+                }
             }
         }
     }
