@@ -108,7 +108,7 @@ enum Schema {
             (8, calendarSecrets(d)),
             // Series (`reserve --every`): the series a reservation was booked in, set once.
             (9, ["ALTER TABLE reservations \(d.addColumn) series TEXT"]),
-            (10, d == .postgres ? dayCounts : []),
+            (10, d == .postgres ? dayCounts(counting: [.pending, .confirmed]) : []),
             // Scopes and public ids (docs/contracts.md, "Token scopes"): tokens made before are `write`
             // (what every token could do), their id the first 8 hex digits of their hash; new ones get
             // a random id.
@@ -202,16 +202,17 @@ enum Schema {
     /// (`day_counts`) instead of scanned (BENCHMARKS.md, "On-sale": the scan of an on-sale
     /// day's rows was the largest cost under its lock). A row per landmark-day a count
     /// asked for (`PostgresTransaction.booked`, which makes it by one scan under the
-    /// landmark's count lock), holding the people of its pending and confirmed
-    /// reservations (`Reservation.Status.takingPlaces`; live holds are counted
+    /// landmark's count lock), holding the people of its reservations of `statuses`
+    /// (pending and confirmed at version 10, `takingPlaces` from 14: frozen in each
+    /// step, as `Reservation.Status.takingPlaces` was then; live holds are counted
     /// apart, by the clock). Kept by a trigger on every write of `reservations`,
     /// whoever makes it, deferred to the commit: it takes the count row's lock
     /// last, after any day's lock, and the landmark's count lock shared, which a
     /// count being made holds exclusively, so no change is lost between its scan
     /// and its row (docs/architecture.md, "Counting a day").
-    static let dayCounts: [String] = {
+    static func dayCounts(counting statuses: [Reservation.Status]) -> [String] {
         func counts(_ row: String) -> String {
-            "\(SharedSQL.status(row, in: Reservation.Status.takingPlaces)) AND \(row).party_size BETWEEN "
+            "\(SharedSQL.status(row, in: statuses)) AND \(row).party_size BETWEEN "
                 + "\(Reservation.partySizes.lowerBound) AND \(Reservation.partySizes.upperBound)"
         }
         return [
@@ -258,7 +259,7 @@ enum Schema {
             DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION resv_count_day()
             """,
         ]
-    }()
+    }
 
     /// Version 7: each user's changes numbered 1, 2, 3… in the order they
     /// commit (`history.position`, the feed's cursor), from a counter on the
@@ -313,10 +314,10 @@ enum Schema {
         }
     }
 
-    /// Version 13: `checked-in` and `no-show` in the status CHECK (`statuses`, every status of
-    /// the domain). SQLite cannot change a CHECK, so its table is made anew with every column
-    /// and index it has by now and the rows copied; PostgreSQL replaces the constraint and the
-    /// day counts' function (made from `Reservation.Status.takingPlaces`, which now holds both).
+    /// Version 14: `checked-in` and `no-show` in the status CHECK (`statuses`: `checked`, every
+    /// status of the domain then). SQLite cannot change a CHECK, so its table is made anew with
+    /// every column and index it has by now and the rows copied; PostgreSQL replaces the
+    /// constraint and the day counts' function (counting `takingPlaces`, which holds both).
     /// No stored row has either status before this step, so every day count stays right.
     private static func attendance(_ d: Dialect) -> [String] {
         switch d {
@@ -324,7 +325,7 @@ enum Schema {
             return [
                 "ALTER TABLE reservations DROP CONSTRAINT IF EXISTS reservations_status_check",
                 "ALTER TABLE reservations ADD CONSTRAINT reservations_status_check CHECK (status IN (\(statuses)))",
-            ] + dayCounts
+            ] + dayCounts(counting: takingPlaces)
         case .sqlite:
             let kept = """
                 id, user_id, landmark_id, date, starts_at, party_size, status, created_at, note, updated_at, version, \
@@ -370,12 +371,26 @@ enum Schema {
         return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 
-    /// The statuses a stored reservation may have.
-    static let statuses = Reservation.Status.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+    /// The statuses the CHECK of version 14 allows, and those its day counts count: frozen, as a
+    /// database upgraded then keeps them. A status added to the domain needs a step of its own
+    /// (`SchemaStatusTests` compares a new database's CHECK and trigger with the domain's).
+    static let checked: [Reservation.Status] = [
+        .pending, .confirmed, .cancelled, .held, .expired, .waitlisted, .checkedIn, .noShow,
+    ]
+    static let takingPlaces: [Reservation.Status] = [.pending, .confirmed, .checkedIn, .noShow]
+
+    /// The statuses a stored reservation may have, as of version 14.
+    static let statuses = list(checked)
+
+    /// `'pending', 'confirmed', …`: statuses as SQL literals.
+    static func list(_ statuses: [Reservation.Status]) -> String {
+        statuses.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+    }
 
     /// Version 5. SQLite cannot change a column's CHECK, so its table is made
     /// anew and the rows copied; PostgreSQL replaces the constraint.
     private static func holdsAndWaitlists(_ d: Dialect) -> [String] {
+        let statuses = list([.pending, .confirmed, .cancelled, .held, .expired, .waitlisted])
         let columns = [
             "expires_at \(d.real)", "waitlist_order \(d.integer)", "requested_status TEXT",
         ]

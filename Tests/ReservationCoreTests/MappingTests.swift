@@ -362,11 +362,11 @@ struct MappingTests {
 
         let wire = ReservationApiModel(original)
 
-        #expect(
-            wire
-                == ReservationApiModel(
-                    id: "5a1b2c3d-0000-4000-8000-000000000001", landmarkId: Fixture.halfDomeID,
-                    date: "2026-12-01T08:00:00Z", partySize: 3, status: "pending", version: 1))
+        var expected = ReservationApiModel(
+            id: "5a1b2c3d-0000-4000-8000-000000000001", landmarkId: Fixture.halfDomeID,
+            date: "2026-12-01T08:00:00Z", partySize: 3, status: "pending")
+        expected.version = 1
+        #expect(wire == expected)
         #expect(try Reservation(ReservationApiModel(json: wire.json), catalog: .builtIn) == original)
     }
 

@@ -12,9 +12,11 @@ struct UndoPlanTests {
     static func record(_ date: String, party: Int = 4, status: String = "confirmed", version: Int = 1)
         -> ReservationApiModel
     {
-        ReservationApiModel(
+        var record = ReservationApiModel(
             id: id.description, landmarkId: Landmark.ID(UUID()).description, date: date, partySize: party,
-            status: status, version: version)
+            status: status)
+        record.version = version
+        return record
     }
 
     static func entry(

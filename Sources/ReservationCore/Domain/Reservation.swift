@@ -47,26 +47,28 @@ public struct Reservation: Sendable, Hashable, Identifiable {
         public static let initial: [Status] = [.pending, .confirmed]
     }
 
+    // Set by `init`, and changed only here (`with(status:)`, `changed`), which copy what they do
+    // not change: a new field is its property and its parameter of `init`.
     public let id: ID
-    public let landmark: Landmark
-    public let date: Date
-    public let partySize: Int
-    public let status: Status
+    public private(set) var landmark: Landmark
+    public private(set) var date: Date
+    public private(set) var partySize: Int
+    public private(set) var status: Status
     /// Free text the user attached, at most `noteLimit` characters; nil when none.
-    public let note: String?
+    public private(set) var note: String?
     /// When the reservation was made and last changed, in whole seconds; nil in
     /// records written before these were kept (a server's rows always have them).
     public let createdAt: Date?
-    public let updatedAt: Date?
+    public private(set) var updatedAt: Date?
     /// Grows by one with every change; 1 when created, and for records written
     /// before versions were kept (they count as never changed since).
-    public let version: Int
+    public private(set) var version: Int
     /// When a `held` reservation's hold ends (nil for every other status).
-    public let expiresAt: Date?
+    public private(set) var expiresAt: Date?
     /// A waitlisted reservation's place in the order its day's list was joined
     /// (smaller joined first; ties by id), and the status it takes when promoted.
-    public let waitlistOrder: Int?
-    public let requestedStatus: Status?
+    public private(set) var waitlistOrder: Int?
+    public private(set) var requestedStatus: Status?
     /// A waitlisted reservation's position on its day's list, from 1, as the
     /// backend that holds the whole list counts it; nil when not known.
     public var waitlistPosition: Int?
@@ -104,11 +106,9 @@ public struct Reservation: Sendable, Hashable, Identifiable {
 
     /// The same reservation with another status (the same version: see `changed`).
     package func with(status: Status) -> Reservation {
-        Reservation(
-            id: id, landmark: landmark, date: date, partySize: partySize, status: status, note: note,
-            createdAt: createdAt, updatedAt: updatedAt, version: version, expiresAt: expiresAt,
-            waitlistOrder: waitlistOrder, requestedStatus: requestedStatus, waitlistPosition: waitlistPosition,
-            series: series)
+        var copy = self
+        copy.status = status
+        return copy
     }
 
     /// This reservation after one change made at `now`: the next version. A
@@ -118,15 +118,20 @@ public struct Reservation: Sendable, Hashable, Identifiable {
         landmark: Landmark? = nil, date: Date? = nil, partySize: Int? = nil, status: Status? = nil,
         note: String?? = .none, waitlistOrder: Int? = nil, at now: Date
     ) -> Reservation {
-        let status = status ?? self.status
-        return Reservation(
-            id: id, landmark: landmark ?? self.landmark, date: date ?? self.date,
-            partySize: partySize ?? self.partySize,
-            status: status, note: note ?? self.note, createdAt: createdAt,
-            updatedAt: Timestamp.whole(now), version: version + 1,
-            expiresAt: status == .held || status == .expired ? expiresAt : nil,
-            waitlistOrder: status == .waitlisted ? waitlistOrder ?? self.waitlistOrder : nil,
-            requestedStatus: status == .waitlisted ? requestedStatus : nil, series: series)
+        var next = self
+        next.landmark = landmark ?? self.landmark
+        next.date = date ?? self.date
+        next.partySize = partySize ?? self.partySize
+        next.status = status ?? self.status
+        next.note = note ?? self.note
+        next.updatedAt = Timestamp.whole(now)
+        next.version = version + 1
+        next.expiresAt = next.status == .held || next.status == .expired ? expiresAt : nil
+        next.waitlistOrder = next.status == .waitlisted ? waitlistOrder ?? self.waitlistOrder : nil
+        next.requestedStatus = next.status == .waitlisted ? requestedStatus : nil
+        // A position is counted by the backend that holds the whole list, for the value it answers.
+        next.waitlistPosition = nil
+        return next
     }
 
     /// Whether this reservation takes places on its day at `now`: pending and

@@ -111,9 +111,10 @@ public struct DayManifest: Sendable {
             if case .string(let text)? = item["note"] { note = text }
             var expiresAt: String?
             if case .string(let text)? = item["expiresAt"] { expiresAt = text }
-            let api = ReservationApiModel(
-                id: idText, landmarkId: landmarkText, date: date, partySize: partySize, status: status, note: note,
-                expiresAt: expiresAt)
+            var api = ReservationApiModel(
+                id: idText, landmarkId: landmarkText, date: date, partySize: partySize, status: status)
+            api.note = note
+            api.expiresAt = expiresAt
             guard let reservation = try? Reservation(api, catalog: catalog) else { return nil }
             parties.append(Party(reservation: reservation, user: user))
         }

@@ -47,22 +47,18 @@ extension ReservationApiModel {
         guard let idValue, idValue != .null else { throw .malformed("id is missing") }
         guard case .string(let id) = idValue else { throw .malformed("id is \(idValue.typeName), not a string") }
         self.init(
-            id: id,
-            landmarkId: try Self.string(landmarkId, "landmarkId"),
-            date: try Self.string(date, "date"),
-            partySize: try Self.integer(partySize, "partySize"),
-            status: try Self.string(status, "status"),
-            // Stores older than notes may hold a "note" of their own shape: not ours, kept, not a rejection.
-            note: { if case .string(let text)? = note { text } else { nil } }(),
-            createdAt: try Self.string(createdAt, "createdAt"),
-            updatedAt: try Self.string(updatedAt, "updatedAt"),
-            version: try Self.integer(version, "version"),
-            expiresAt: try Self.string(expiresAt, "expiresAt"),
-            waitlistOrder: try Self.integer(waitlistOrder, "waitlistOrder"),
-            requestedStatus: try Self.string(requestedStatus, "requestedStatus"),
-            waitlistPosition: try Self.integer(waitlistPosition, "waitlistPosition"),
-            series: try Self.string(series, "series")
-        )
+            id: id, landmarkId: try Self.string(landmarkId, "landmarkId"), date: try Self.string(date, "date"),
+            partySize: try Self.integer(partySize, "partySize"), status: try Self.string(status, "status"))
+        // Stores older than notes may hold a "note" of their own shape: not ours, kept, not a rejection.
+        if case .string(let text)? = note { self.note = text }
+        self.createdAt = try Self.string(createdAt, "createdAt")
+        self.updatedAt = try Self.string(updatedAt, "updatedAt")
+        self.version = try Self.integer(version, "version")
+        self.expiresAt = try Self.string(expiresAt, "expiresAt")
+        self.waitlistOrder = try Self.integer(waitlistOrder, "waitlistOrder")
+        self.requestedStatus = try Self.string(requestedStatus, "requestedStatus")
+        self.waitlistPosition = try Self.integer(waitlistPosition, "waitlistPosition")
+        self.series = try Self.string(series, "series")
     }
 
     private static func string(_ value: JSONValue?, _ key: String) throws(RejectionReason) -> String? {

@@ -21,43 +21,32 @@ public struct ReservationApiModel: Sendable, Hashable, Codable {
     /// The series (a UUID) the reservation was booked in, if any.
     public var series: String?
 
-    public init(
-        id: String, landmarkId: String?, date: String?, partySize: Int?, status: String?, note: String? = nil,
-        createdAt: String? = nil, updatedAt: String? = nil, version: Int? = nil, expiresAt: String? = nil,
-        waitlistOrder: Int? = nil, requestedStatus: String? = nil, waitlistPosition: Int? = nil,
-        series: String? = nil
-    ) {
+    /// A record of the five fields every reservation has (each may be missing from an
+    /// untrusted one); the others are set one by one.
+    public init(id: String, landmarkId: String?, date: String?, partySize: Int?, status: String?) {
         self.id = id
         self.landmarkId = landmarkId
         self.date = date
         self.partySize = partySize
         self.status = status
-        self.note = note
-        self.createdAt = createdAt
-        self.updatedAt = updatedAt
-        self.version = version
-        self.expiresAt = expiresAt
-        self.waitlistOrder = waitlistOrder
-        self.requestedStatus = requestedStatus
-        self.waitlistPosition = waitlistPosition
-        self.series = series
     }
 
-    /// The wire form of a domain reservation.
+    /// The wire form of a domain reservation: the one mapping this way (`Reservation(_:catalog:)`
+    /// is the other), a line per field.
     public init(_ reservation: Reservation) {
         self.init(
             id: reservation.id.description, landmarkId: reservation.landmark.id.description,
             date: DateTime.format(reservation.date), partySize: reservation.partySize,
-            status: reservation.status.rawValue, note: reservation.note,
-            createdAt: reservation.createdAt.map(DateTime.format),
-            updatedAt: reservation.updatedAt.map(DateTime.format),
-            version: reservation.version,
-            expiresAt: reservation.expiresAt.map(DateTime.format),
-            waitlistOrder: reservation.waitlistOrder,
-            requestedStatus: reservation.requestedStatus?.rawValue,
-            waitlistPosition: reservation.waitlistPosition,
-            series: reservation.series?.description
-        )
+            status: reservation.status.rawValue)
+        note = reservation.note
+        createdAt = reservation.createdAt.map(DateTime.format)
+        updatedAt = reservation.updatedAt.map(DateTime.format)
+        version = reservation.version
+        expiresAt = reservation.expiresAt.map(DateTime.format)
+        waitlistOrder = reservation.waitlistOrder
+        requestedStatus = reservation.requestedStatus?.rawValue
+        waitlistPosition = reservation.waitlistPosition
+        series = reservation.series?.description
     }
 }
 
