@@ -56,7 +56,12 @@ test: test-deps
 	# scripts/check-resolved's own cases (a pin outside Package.swift's range, one the sources
 	# have no tag of, …); .ci/run runs the check itself before anything is built.
 	scripts/check-resolved-test
-	swift build
+	# Every module a target imports is declared in Package.swift, no underscored module: the
+	# strict check (its cases first), then SwiftPM's own, which refuses an import of a target
+	# outside a target's dependencies and theirs.
+	python3 scripts/check_imports_test.py
+	scripts/check_imports.py
+	swift build --explicit-target-dependency-import-check error
 	# icalendar, which the tests read `--format ics` with, pinned in .build-venv/.
 	scripts/test-python -c ''
 	RESV_REQUIRE_POSTGRES=1 scripts/with-postgres swift test

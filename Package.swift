@@ -105,7 +105,6 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 // Only to tell a database that cannot be reached (503) from other failures (500).
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
             ]
         ),
         // resv-server's commands, apart from its entry point so that tests run them in their process.
@@ -150,6 +149,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(
