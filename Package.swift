@@ -127,19 +127,26 @@ let package = Package(
         .target(name: "CapacityModel", dependencies: ["ReservationCore"], path: "Tests/CapacityModel"),
         // The fixed stores of the command tests, in process and end to end; built for tests only.
         .target(name: "ResvTestFixtures", path: "Tests/ResvTestFixtures"),
-        .testTarget(name: "ReservationCoreTests", dependencies: ["CapacityModel", "ReservationCore"]),
+        // The memory engine (`MemoryStore`) and the client's `ReservationService.inMemory` over
+        // it; built for tests only, so neither resv nor resv-server compiles it.
+        .target(
+            name: "MemoryEngine", dependencies: ["ReservationCore", "ReservationStorage"], path: "Tests/MemoryEngine"),
+        .testTarget(name: "ReservationCoreTests", dependencies: ["CapacityModel", "ReservationCore", "MemoryEngine"]),
         .testTarget(
             name: "ReservationFileTests",
-            dependencies: ["CapacityModel", "ReservationCore", "ReservationFile", "FilePrimitives"]),
+            dependencies: ["CapacityModel", "ReservationCore", "ReservationFile", "FilePrimitives", "MemoryEngine"]),
         .testTarget(
             name: "ResvCLITests",
-            dependencies: ["CapacityModel", "ReservationCore", "ReservationHTTP", "ResvCLI", "ResvTestFixtures"]),
+            dependencies: [
+                "CapacityModel", "ReservationCore", "ReservationHTTP", "ResvCLI", "ResvTestFixtures", "MemoryEngine",
+            ]),
         .testTarget(
             name: "ReservationHTTPTests", dependencies: ["CapacityModel", "ReservationCore", "ReservationHTTP"]),
         .testTarget(
             name: "ReservationServerTests",
             dependencies: [
                 "CapacityModel",
+                "MemoryEngine",
                 "ReservationCore",
                 "ReservationServer",
                 "ReservationStorage",

@@ -121,12 +121,9 @@ public struct JSONFileStore: Sendable {
         var (document, info) = try load(file)
         let journal = Journal(storeFile: file, storePath: path)
         let committed = document
-        let draft = LedgerTransaction(
-            document.ledger,
+        let result = try await document.ledger.apply(
             lastCommand: { try Self.lastCommand(in: committed, journal: journal, notes: notes) },
-            undos: { try Self.undosSinceLastCommand(in: committed, journal: journal, notes: notes) })
-        let result = try await body(draft)
-        document.ledger = draft.ledger
+            undos: { try Self.undosSinceLastCommand(in: committed, journal: journal, notes: notes) }, body)
         // The rules record their changes in the draft's history; they go to the journal.
         let changes = document.ledger.history
         if document.ledger.revision > 0 || !changes.isEmpty {

@@ -11,6 +11,11 @@ public struct CalendarSecret: Sendable, Hashable {
     /// Whole seconds: the subscription's `Last-Modified` while the user has no reservations.
     public var createdAt: Date
 
+    public init(secret: String, createdAt: Date) {
+        self.secret = secret
+        self.createdAt = createdAt
+    }
+
     /// A new secret: 32 bytes of the system's cryptographic generator, base64url without padding (43 characters).
     public static func newSecret() -> String {
         var generator = SystemRandomNumberGenerator()
@@ -47,6 +52,12 @@ public struct CalendarOwner: Sendable, Hashable {
     public var user: UserID
     public var createdAt: Date
     public var changedAt: Date?
+
+    public init(user: UserID, createdAt: Date, changedAt: Date?) {
+        self.user = user
+        self.createdAt = createdAt
+        self.changedAt = changedAt
+    }
 }
 
 /// When each user's newest change committed (`users.changed_at`), for the

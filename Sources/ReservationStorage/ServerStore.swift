@@ -48,10 +48,11 @@ public enum Written<Value: Sendable>: Sendable {
 
 /// The server's storage, one value per database: its engine (a type per
 /// database, `StorageEngine`, made by `SQLiteStore.open`, `PostgresStore.open`,
-/// `MemoryStore.open`), its token and calendar stores, and the parts every
-/// engine shares (the change signal, the cursor key, the probe). It stores; the
-/// rules are `Booking`'s, run inside `transaction`. Each operation is the
-/// engine's method of the same name (see `StorageEngine` for what each does).
+/// and for tests `MemoryStore.open` in the `MemoryEngine` target), its token
+/// and calendar stores, and the parts every engine shares (the change signal,
+/// the cursor key, the probe). It stores; the rules are `Booking`'s, run inside
+/// `transaction`. Each operation is the engine's method of the same name (see
+/// `StorageEngine` for what each does).
 public struct ServerStore: Sendable {
     /// The work of one write transaction: a `Booking` rule over the engine's
     /// transaction, and the answer to keep for an idempotency key.
@@ -153,6 +154,9 @@ public struct ServerStore: Sendable {
     /// The engine, when other processes write to its database (`ChangeListening`);
     /// nil where this process is the only writer.
     public var listener: (any ChangeListening)? { engine as? any ChangeListening }
+
+    /// A new key to sign feed cursors with, as a new database keeps (for an engine without a database).
+    public static func newCursorKey() -> [UInt8] { Array(Schema.newKey().utf8) }
 }
 
 extension ServerStore {

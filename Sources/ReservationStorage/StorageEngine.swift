@@ -2,15 +2,15 @@ import Foundation
 import ReservationCore
 
 /// One storage engine of the server: a type per database (`SQLiteEngine`,
-/// `PostgresEngine`, `MemoryEngine`) with one method per operation, holding the
+/// `PostgresEngine`, and the tests' `MemoryEngine`) with one method per operation, holding the
 /// operation's query. It stores; the rules are `Booking`'s, run inside
 /// `transact`. Every call is scoped to one user, except `parties`, `manifest`,
 /// `waitlists` and `purgeKeys`. The server holds it in a `ServerStore`, beside the parts
 /// every engine shares (the change signal, the cursor key, the probe).
 ///
 /// Adding an operation: a requirement here, a method in each engine
-/// (`SQLite/SQLiteStore.swift`, `Postgres/PostgresStore.swift`,
-/// `Memory/MemoryStore.swift`), a forwarding method in `Abandoning`
+/// (`SQLite/SQLiteStore.swift`, `Postgres/PostgresEngine.swift`, and
+/// `Tests/MemoryEngine/MemoryStore.swift`), a forwarding method in `Abandoning`
 /// (`Postgres/Abandonable.swift`) and in `ServerStore`, and in the tests'
 /// doubles that wrap an engine.
 public protocol StorageEngine: Sendable {
@@ -81,7 +81,7 @@ public protocol ChangeListening: StorageEngine {
 }
 
 /// The token calls an operator and the authentication need, one type per
-/// engine (`SQLiteTokens`, `PostgresTokens`, `MemoryTokens`; `ServerStore.tokens`).
+/// engine (`SQLiteTokens`, `PostgresTokens`, the tests' `MemoryTokens`; `ServerStore.tokens`).
 /// Tokens are kept only as their SHA-256.
 public protocol TokenStore: Sendable {
     /// Adds a token (by its hash) for its user, creating the user when new.

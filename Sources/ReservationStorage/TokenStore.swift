@@ -12,6 +12,17 @@ public struct TokenInfo: Sendable, Hashable {
     public var createdAt: Date
     public var lastUsedAt: Date?
     public var expiresAt: Date?
+
+    public init(
+        id: String, user: String, scope: TokenScope, createdAt: Date, lastUsedAt: Date?, expiresAt: Date?
+    ) {
+        self.id = id
+        self.user = user
+        self.scope = scope
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+        self.expiresAt = expiresAt
+    }
 }
 
 /// What a token's hash stands for: its user (with their name, role and landmarks), its scope and
@@ -61,9 +72,9 @@ public struct NewToken: Sendable, Hashable {
 
 /// What every engine's tokens share: the columns `list` reads, a stored
 /// scope read, how often a last use is written.
-enum TokenRows {
+public enum TokenRows {
     /// A last use closer than this to the kept one is not written again.
-    static let touchResolution: TimeInterval = 60
+    public static let touchResolution: TimeInterval = 60
 
     /// The columns `grant` reads, in both engines, before the hash.
     static let grantQuery = """

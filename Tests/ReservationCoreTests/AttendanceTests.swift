@@ -1,4 +1,5 @@
 import Foundation
+import MemoryEngine
 import Synchronization
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import MemoryEngine
 import Testing
 
 @testable import ReservationCore

@@ -1,5 +1,6 @@
 import CapacityModel
 import Foundation
+import MemoryEngine
 import Testing
 
 @testable import ReservationCore

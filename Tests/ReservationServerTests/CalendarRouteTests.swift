@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import MemoryEngine
 import PostgresNIO
 import ReservationCore
 import SQLiteNIO

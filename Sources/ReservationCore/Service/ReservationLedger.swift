@@ -1,6 +1,6 @@
 import Foundation
 
-/// The records of a store, as the in-memory and file engines keep them: what
+/// The records of a store, as the file and memory engines keep them: what
 /// `Booking`'s rules read and write through a `LedgerTransaction`. It edits
 /// records in place, so fields the tool does not know and records that do not
 /// map survive every change.
@@ -80,14 +80,6 @@ public struct ReservationLedger: Sendable {
     /// Appends changes to the history, in the same write as the change.
     fileprivate mutating func record(_ entries: [HistoryEntry]) {
         history.append(contentsOf: entries.map(\.json))
-    }
-
-    /// The changes that can be read, newest first; only `id`'s when given, the newest `limit` when given.
-    public func changes(of id: Reservation.ID? = nil, limit: Int? = nil) -> [HistoryEntry] {
-        let newestFirst = history.reversed().lazy.compactMap(HistoryEntry.init(json:)).filter {
-            id == nil || $0.reservationID == id
-        }
-        return Array(newestFirst.prefix(max(0, limit ?? .max)))
     }
 
     /// The index in `reservations` of each id.
@@ -304,9 +296,15 @@ public final class LedgerTransaction: BookingTransaction {
 
 extension ReservationLedger {
     /// Runs one of `Booking`'s rules on a draft of this ledger, and keeps the
-    /// draft only when the rule returns: a refusal changes nothing.
-    public mutating func apply<T>(_ rule: (LedgerTransaction) async throws -> T) async throws -> T {
-        let draft = LedgerTransaction(self)
+    /// draft only when the rule returns: a refusal changes nothing. The one
+    /// write of every engine over a ledger: the file store (`JSONFileStore.update`,
+    /// which then writes what was kept) and the tests' memory engine.
+    /// `lastCommand` and `undos` as `LedgerTransaction.init`'s.
+    public mutating func apply<T>(
+        lastCommand: (() throws -> [HistoryEntry])? = nil, undos: (() throws -> [HistoryEntry])? = nil,
+        _ rule: (LedgerTransaction) async throws -> T
+    ) async throws -> T {
+        let draft = LedgerTransaction(self, lastCommand: lastCommand, undos: undos)
         let result = try await rule(draft)
         self = draft.ledger
         return result

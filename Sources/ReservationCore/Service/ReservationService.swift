@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A checked request for a new reservation. The landmark stays as the user
 /// gave it (id, unique id prefix or name): the backend resolves it against its
@@ -105,8 +104,9 @@ public struct StatusChange: Sendable, Hashable {
 }
 
 /// The one interface every command and the server talk to: a struct of
-/// closures, with a factory per backend (`.inMemory`, `.jsonFile`, `.http`)
-/// and `.unimplemented` for tests that override a single endpoint.
+/// closures, with a factory per backend (`.jsonFile`, `.http`; the tests'
+/// `.inMemory`, in their `MemoryEngine` target) and `.unimplemented` for tests
+/// that override a single endpoint.
 public struct ReservationService: Sendable {
     /// The landmarks of this backend.
     public var landmarks: @Sendable () async throws -> LandmarkCatalog
@@ -275,77 +275,6 @@ extension ReservationService {
         undo: { throw ReservationError.unimplemented("ReservationService.undo") },
         availability: { _, _ in throw ReservationError.unimplemented("ReservationService.availability") }
     )
-
-    /// A backend held in memory that behaves like a real one: what you reserve
-    /// is there, what you cancel is cancelled, and records that do not map stay
-    /// reported, never removed.
-    public static func inMemory(
-        records: [JSONValue] = [], catalog: LandmarkCatalog = .builtIn,
-        now: @escaping @Sendable () -> Date, clock: WaitClock
-    ) -> ReservationService {
-        let state = InMemoryState(ledger: ReservationLedger(records: records, catalog: catalog))
-        // As the file store: each write first records the holds that have ended.
-        @Sendable func write<T: Sendable>(_ rule: @escaping @Sendable (LedgerTransaction, Date) async throws -> T)
-            async throws -> T
-        {
-            let at = now()
-            return try await state.update { transaction in
-                try await Booking.expireHolds(now: at, limit: .max, in: transaction)
-                return try await rule(transaction, at)
-            }
-        }
-        var service = ReservationService(
-            landmarks: { catalog },
-            // As the file store, a read settles the holds that have ended first (a write that may write nothing).
-            fetch: { try await write { $0.ledger.snapshot.settled(at: $1, countPositions: true) } },
-            reserve: { requests in try await write { try await Booking.reserve(requests, now: $1, in: $0) } },
-            cancel: { ids in try await write { try await Booking.setStatus(.cancelled, of: ids, now: $1, in: $0) } },
-            confirm: { ids in try await write { try await Booking.setStatus(.confirmed, of: ids, now: $1, in: $0) } },
-            modify: { id, change, version in
-                try await write { try await Booking.modify(id, change, expectedVersion: version, now: $1, in: $0) }
-            },
-            history: { id, limit in state.ledger.changes(of: id, limit: limit) },
-            undo: { try await write { try await Booking.undo(now: $1, in: $0) } },
-            availability: { text, days in
-                let (snapshot, rules, at) = try await write { transaction, at in
-                    (transaction.ledger.snapshot, Array(transaction.ledger.rules.values), at)
-                }
-                let landmark = try snapshot.catalog.landmark(matching: text)
-                return LandmarkAvailability(
-                    landmark: landmark,
-                    days: Capacity.availability(
-                        of: landmark, on: try days(landmark), reservations: snapshot.reservations, at: at, rules: rules)
-                )
-            }
-        )
-        service.redo = { try await write { try await Booking.redo(now: $1, in: $0) } }
-        service.attend = { id, status in try await write { try await Booking.attend(id, as: status, now: $1, in: $0) } }
-        service.manifest = { text, day in
-            let (snapshot, at) = try await write { transaction, at in (transaction.ledger.snapshot, at) }
-            return try DayManifest(of: text, on: day, in: snapshot, owner: "", at: at)
-        }
-        service.changeDays = { landmark, days, change, overflow in
-            try await write {
-                try await Booking.changeDays(change, at: landmark, days: days, overflow: overflow, now: $1, in: $0)
-            }
-        }
-        // Change number n is the ledger's n-th history entry.
-        @Sendable func stamp() -> Int { state.ledger.history.count }
-        service.changes = { after, wait in
-            try await ChangePage.polling(after: after, prefix: "m", wait: wait, clock: clock, stamp: stamp) {
-                sequence in
-                let history = state.ledger.history
-                guard let sequence else { return ([], history.count) }
-                guard sequence <= history.count else { throw ReservationError.cursorExpired }
-                return (
-                    history.indices.dropFirst(sequence).compactMap { index in
-                        HistoryEntry(json: history[index]).map { (index + 1, $0) }
-                    }, history.count
-                )
-            }
-        }
-        return service
-    }
 }
 
 extension ChangePage {
@@ -376,25 +305,6 @@ extension ChangePage {
             while stamp() == seen, clock.elapsed() < deadline {
                 try await clock.pause(min(.milliseconds(100), deadline - clock.elapsed()))
             }
-        }
-    }
-}
-
-/// The ledger of `.inMemory`: one change at a time, each on a draft kept only when its rule returns.
-private final class InMemoryState: Sendable {
-    private let current: Mutex<ReservationLedger>
-    private let turns = OneAtATime()
-
-    init(ledger: ReservationLedger) { current = Mutex(ledger) }
-
-    var ledger: ReservationLedger { current.withLock { $0 } }
-
-    func update<T: Sendable>(_ body: @escaping @Sendable (LedgerTransaction) async throws -> T) async throws -> T {
-        try await turns.run {
-            let draft = LedgerTransaction(self.ledger)
-            let result = try await body(draft)
-            self.current.withLock { $0 = draft.ledger }
-            return result
         }
     }
 }

@@ -94,9 +94,9 @@ struct SQLiteTransaction: BookingTransaction {
         for rule in rules {
             let key: [SQLiteData] = [.text(rule.landmark.description), .text(rule.day.description)]
             if rule.isEmpty {
-                try await db.query("DELETE FROM day_rules WHERE landmark_id = ? AND day = ?", key)
+                _ = try await db.query("DELETE FROM day_rules WHERE landmark_id = ? AND day = ?", key)
             } else {
-                try await db.query(
+                _ = try await db.query(
                     """
                     INSERT INTO day_rules (landmark_id, day, capacity, closed) VALUES (?, ?, ?, ?)
                     ON CONFLICT (landmark_id, day) DO UPDATE SET capacity = excluded.capacity, closed = excluded.closed

@@ -1,4 +1,4 @@
-/// Runs bodies one at a time, in the order they came: the writes of a memory
+/// Runs bodies one at a time, in the order they came: the writes of the memory
 /// engine. An actor alone does not do it, because the rules suspend and an
 /// actor takes other calls meanwhile.
 public actor OneAtATime {
