@@ -69,11 +69,6 @@ enum Wire {
 
     /// A stored record, every field present (the server wrote it).
     private static func write(_ reservation: ReservationApiModel, to writer: inout JSONWriter) {
-        writer.writeReservation(
-            id: reservation.id, landmark: .id(reservation.landmarkId ?? ""), date: reservation.date ?? "",
-            partySize: reservation.partySize ?? 0, status: reservation.status ?? "", note: reservation.note,
-            createdAt: reservation.createdAt, updatedAt: reservation.updatedAt, version: reservation.version ?? 1,
-            expiresAt: reservation.expiresAt, waitlistPosition: reservation.waitlistPosition,
-            series: reservation.series, depth: 0)
+        writer.writeReservation(reservation, depth: 0)
     }
 }

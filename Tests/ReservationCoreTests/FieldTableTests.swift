@@ -4,7 +4,8 @@ import Testing
 @testable import ReservationCore
 
 /// The hand-written wire model (its JSON writer, `ReservationApiModel.json`, and the
-/// store file's decoder, `ReservationApiModel(json:)`) and the ICS writer held to the one
+/// store file's decoder, `ReservationApiModel(json:)`), the answers' JSON writer
+/// (`writeReservation`) and the ICS writer held to the one
 /// field table (`ReservationField.stored`), field by field. Each check is a function of
 /// the table, so a copy of it with a field more (`withAField`) shows the check fails
 /// when a writer or the decoder misses a field.
@@ -60,6 +61,31 @@ struct FieldTableTests {
         #expect(misses.count == 2, "\(misses)")
         #expect(misses.contains { $0.hasPrefix("the writer writes colour as nothing") }, "\(misses)")
         #expect(misses.contains("the decoder drops colour"), "\(misses)")
+    }
+
+    /// What the one reservation JSON writer (`writeReservation`, a server's answers) misses of
+    /// `table`: an answered field's key absent or with another value, or a key in no field.
+    static func answerMisses(_ table: [ReservationField], _ reservation: Reservation = full) throws -> [String] {
+        var writer = JSONWriter(pretty: false)
+        writer.writeReservation(ReservationApiModel(reservation), depth: 0)
+        guard case .object(let keys) = try JSONValue.parse(Data(writer.bytes)) else { return ["not an object"] }
+        var misses: [String] = []
+        for field in table where field.answered {
+            guard let key = field.key else { continue }
+            let expected = field.value(reservation).wire
+            if keys[key] != expected { misses.append("an answer has \(key) \(show(keys[key])), not \(show(expected))") }
+        }
+        let described = Set(table.filter(\.answered).compactMap(\.key)).union(ReservationField.countedKeys)
+        misses += keys.keys.filter { !described.contains($0) }.sorted().map { "an answer has \($0), in no field" }
+        return misses
+    }
+
+    @Test func anAnswerCarriesEveryAnsweredField() throws {
+        #expect(try Self.answerMisses(ReservationField.stored) == [])
+    }
+
+    @Test func aFieldAnAnswerLacksFailsTheCheck() throws {
+        #expect(try Self.answerMisses(Self.withAField) == ["an answer has colour nothing, not string(\"blue\")"])
     }
 
     /// What an event of the ICS writer misses of `table`: a property the table names and

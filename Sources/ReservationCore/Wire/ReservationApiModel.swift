@@ -50,6 +50,110 @@ public struct ReservationApiModel: Sendable, Hashable, Codable {
     }
 }
 
+// Reading one untrusted element at a time: a wrong type or a missing id rejects
+// that element only, never the whole list.
+
+extension ReservationApiModel {
+    /// Decodes one element; a wrong type or a missing id rejects this element only.
+    public init(json: JSONValue) throws(RejectionReason) {
+        guard case .object(let fields) = json else {
+            throw .malformed("expected an object, found \(json.typeName)")
+        }
+        // One pass over the fields instead of a hashed lookup per field; they are
+        // then checked in a fixed order, so the reason given never depends on hashing.
+        var idValue: JSONValue?
+        var landmarkId: JSONValue?
+        var date: JSONValue?
+        var partySize: JSONValue?
+        var status: JSONValue?
+        var note: JSONValue?
+        var createdAt: JSONValue?
+        var updatedAt: JSONValue?
+        var version: JSONValue?
+        var expiresAt: JSONValue?
+        var waitlistOrder: JSONValue?
+        var requestedStatus: JSONValue?
+        var waitlistPosition: JSONValue?
+        var series: JSONValue?
+        for (key, value) in fields {
+            switch key {
+            case "id": idValue = value
+            case "landmarkId": landmarkId = value
+            case "date": date = value
+            case "partySize": partySize = value
+            case "status": status = value
+            case "note": note = value
+            case "createdAt": createdAt = value
+            case "updatedAt": updatedAt = value
+            case "version": version = value
+            case "expiresAt": expiresAt = value
+            case "waitlistOrder": waitlistOrder = value
+            case "requestedStatus": requestedStatus = value
+            case "waitlistPosition": waitlistPosition = value
+            case "series": series = value
+            default: break
+            }
+        }
+        guard let idValue, idValue != .null else { throw .malformed("id is missing") }
+        guard case .string(let id) = idValue else { throw .malformed("id is \(idValue.typeName), not a string") }
+        self.init(
+            id: id, landmarkId: try Self.string(landmarkId, "landmarkId"), date: try Self.string(date, "date"),
+            partySize: try Self.integer(partySize, "partySize"), status: try Self.string(status, "status"))
+        // Stores older than notes may hold a "note" of their own shape: not ours, kept, not a rejection.
+        if case .string(let text)? = note { self.note = text }
+        self.createdAt = try Self.string(createdAt, "createdAt")
+        self.updatedAt = try Self.string(updatedAt, "updatedAt")
+        self.version = try Self.integer(version, "version")
+        self.expiresAt = try Self.string(expiresAt, "expiresAt")
+        self.waitlistOrder = try Self.integer(waitlistOrder, "waitlistOrder")
+        self.requestedStatus = try Self.string(requestedStatus, "requestedStatus")
+        self.waitlistPosition = try Self.integer(waitlistPosition, "waitlistPosition")
+        self.series = try Self.string(series, "series")
+    }
+
+    private static func string(_ value: JSONValue?, _ key: String) throws(RejectionReason) -> String? {
+        switch value {
+        case nil, .null?: return nil
+        case .string(let value)?: return value
+        case let other?: throw .malformed("\(key) is \(other.typeName), not a string")
+        }
+    }
+
+    private static func integer(_ value: JSONValue?, _ key: String) throws(RejectionReason) -> Int? {
+        switch value {
+        case nil, .null?: return nil
+        case .integer(let value)?:
+            guard let int = Int(exactly: value) else { throw .malformed("\(key) \(value) is out of range") }
+            return int
+        case .double(let value)?:
+            guard let int = Int(exactly: value) else { throw .malformed("\(key) \(value) is not a whole number") }
+            return int
+        case .number(let text)?:
+            throw .malformed("\(key) \(text.count > 24 ? text.prefix(24) + "…" : text) is out of range")
+        case let other?: throw .malformed("\(key) is \(other.typeName), not a number")
+        }
+    }
+
+    /// The record as JSON, for writing to a store.
+    public var json: JSONValue {
+        var fields: [String: JSONValue] = ["id": .string(id)]
+        if let landmarkId { fields["landmarkId"] = .string(landmarkId) }
+        if let date { fields["date"] = .string(date) }
+        if let partySize { fields["partySize"] = .integer(Int64(partySize)) }
+        if let status { fields["status"] = .string(status) }
+        if let note { fields["note"] = .string(note) }
+        if let createdAt { fields["createdAt"] = .string(createdAt) }
+        if let updatedAt { fields["updatedAt"] = .string(updatedAt) }
+        if let version { fields["version"] = .integer(Int64(version)) }
+        if let expiresAt { fields["expiresAt"] = .string(expiresAt) }
+        if let waitlistOrder { fields["waitlistOrder"] = .integer(Int64(waitlistOrder)) }
+        if let requestedStatus { fields["requestedStatus"] = .string(requestedStatus) }
+        if let waitlistPosition { fields["waitlistPosition"] = .integer(Int64(waitlistPosition)) }
+        if let series { fields["series"] = .string(series) }
+        return .object(fields)
+    }
+}
+
 /// The body of a create: what a client asks a backend to book.
 public struct CreateReservationRequest: Sendable, Hashable, Codable {
     public var landmarkId: String

@@ -26,15 +26,10 @@ struct ReservationJSONWriter {
 
     mutating func write(_ reservation: Reservation, to writer: inout JSONWriter, depth: Int) {
         let landmark = landmarkText(reservation.landmark, pretty: writer.pretty, depth: depth + 1)
-        let status = queued.contains(reservation.id) ? Renderer.queuedStatus : reservation.status.rawValue
         writer.writeReservation(
-            id: reservation.id.description, landmark: .object(landmark), date: DateTime.format(reservation.date),
-            partySize: reservation.partySize, status: status, note: reservation.note,
-            createdAt: reservation.createdAt.map(DateTime.format),
-            updatedAt: reservation.updatedAt.map(DateTime.format),
-            version: reservation.version, expiresAt: reservation.expiresAt.map(DateTime.format),
-            waitlistPosition: reservation.waitlistPosition, series: reservation.series?.description,
-            queued: queuedJSON(reservation), depth: depth)
+            ReservationApiModel(reservation), landmark: .object(landmark),
+            status: queued.contains(reservation.id) ? Renderer.queuedStatus : nil, queued: queuedJSON(reservation),
+            depth: depth)
     }
 
     /// `"queued": {"changes": ["modify", …], FIELD: NEW VALUE…}`: the changes waiting for it and the
