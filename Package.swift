@@ -122,24 +122,23 @@ let package = Package(
         .executableTarget(name: "resv-server", dependencies: ["ResvServerCommands"]),
         // Development tool of scripts/generate-docs; not shipped.
         .executableTarget(name: "resv-docs", dependencies: ["ResvReference"]),
-        // The capacity model every backend's tests run against, and generators of hostile
-        // JSON for the fuzz tests; built for tests only.
-        .target(name: "CapacityModel", dependencies: ["ReservationCore"], path: "Tests/CapacityModel"),
-        // The fixed stores of the command tests, in process and end to end; built for tests only.
-        .target(name: "ResvTestFixtures", path: "Tests/ResvTestFixtures"),
-        .testTarget(name: "ReservationCoreTests", dependencies: ["CapacityModel", "ReservationCore"]),
+        // What the test targets share, built for tests only: the capacity model every backend's
+        // tests run against, the fixed stores, the test clock, the process runner, loopback
+        // sockets, the one bounded wait for an event, hostile JSON for the fuzz tests.
+        .target(name: "ResvTestKit", dependencies: ["ReservationCore"], path: "Tests/ResvTestKit"),
+        .testTarget(name: "ReservationCoreTests", dependencies: ["ResvTestKit", "ReservationCore"]),
         .testTarget(
             name: "ReservationFileTests",
-            dependencies: ["CapacityModel", "ReservationCore", "ReservationFile", "FilePrimitives"]),
+            dependencies: ["ResvTestKit", "ReservationCore", "ReservationFile", "FilePrimitives"]),
         .testTarget(
             name: "ResvCLITests",
-            dependencies: ["CapacityModel", "ReservationCore", "ReservationHTTP", "ResvCLI", "ResvTestFixtures"]),
+            dependencies: ["ResvTestKit", "ReservationCore", "ReservationHTTP", "ResvCLI"]),
         .testTarget(
-            name: "ReservationHTTPTests", dependencies: ["CapacityModel", "ReservationCore", "ReservationHTTP"]),
+            name: "ReservationHTTPTests", dependencies: ["ResvTestKit", "ReservationCore", "ReservationHTTP"]),
         .testTarget(
             name: "ReservationServerTests",
             dependencies: [
-                "CapacityModel",
+                "ResvTestKit",
                 "ReservationCore",
                 "ReservationServer",
                 "ReservationStorage",
@@ -155,17 +154,16 @@ let package = Package(
         .testTarget(
             name: "ResvServerCommandsTests",
             dependencies: [
-                "ResvServerCommands", "ReservationServer", "ReservationStorage", "ResvReference",
+                "ResvServerCommands", "ReservationServer", "ReservationStorage", "ResvReference", "ResvTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "ResvEndToEndTests",
             dependencies: [
-                "CapacityModel",
+                "ResvTestKit",
                 "ReservationCore",
                 "ResvCLI",
                 "ResvReference",
-                "ResvTestFixtures",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -1,6 +1,6 @@
-import CapacityModel
 import Foundation
 import ReservationCore
+import ResvTestKit
 import Synchronization
 import Testing
 
@@ -47,11 +47,4 @@ struct FeedWaitTests {
         #expect(page.changes.map(\.entry.change) == [.created])
         #expect(clock.elapsed == .milliseconds(100), "one look, not the minute it could wait")
     }
-}
-
-/// Set once, read by many.
-final class Flag: Sendable {
-    private let value = Mutex(false)
-    func set() { value.withLock { $0 = true } }
-    var isSet: Bool { value.withLock { $0 } }
 }

@@ -1,4 +1,3 @@
-import CapacityModel
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -6,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import PostgresNIO
 import ReservationCore
+import ResvTestKit
 import SQLiteNIO
 import Synchronization
 import Testing

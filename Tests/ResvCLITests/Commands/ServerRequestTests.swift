@@ -1,7 +1,7 @@
-import CapacityModel
 import Foundation
 import ReservationCore
 import ReservationHTTP
+import ResvTestKit
 import Synchronization
 import Testing
 
