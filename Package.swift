@@ -122,30 +122,27 @@ let package = Package(
         .executableTarget(name: "resv-server", dependencies: ["ResvServerCommands"]),
         // Development tool of scripts/generate-docs; not shipped.
         .executableTarget(name: "resv-docs", dependencies: ["ResvReference"]),
-        // The capacity model every backend's tests run against, and generators of hostile
-        // JSON for the fuzz tests; built for tests only.
-        .target(name: "CapacityModel", dependencies: ["ReservationCore"], path: "Tests/CapacityModel"),
-        // The fixed stores of the command tests, in process and end to end; built for tests only.
-        .target(name: "ResvTestFixtures", path: "Tests/ResvTestFixtures"),
+        // What the test targets share, built for tests only: the capacity model every backend's
+        // tests run against, the fixed stores, the test clock, the process runner, loopback
+        // sockets, the one bounded wait for an event, hostile JSON for the fuzz tests.
+        .target(name: "ResvTestKit", dependencies: ["ReservationCore"], path: "Tests/ResvTestKit"),
         // The memory engine (`MemoryStore`) and the client's `ReservationService.inMemory` over
         // it; built for tests only, so neither resv nor resv-server compiles it.
         .target(
             name: "MemoryEngine", dependencies: ["ReservationCore", "ReservationStorage"], path: "Tests/MemoryEngine"),
-        .testTarget(name: "ReservationCoreTests", dependencies: ["CapacityModel", "ReservationCore", "MemoryEngine"]),
+        .testTarget(name: "ReservationCoreTests", dependencies: ["ResvTestKit", "ReservationCore", "MemoryEngine"]),
         .testTarget(
             name: "ReservationFileTests",
-            dependencies: ["CapacityModel", "ReservationCore", "ReservationFile", "FilePrimitives", "MemoryEngine"]),
+            dependencies: ["ResvTestKit", "ReservationCore", "ReservationFile", "FilePrimitives", "MemoryEngine"]),
         .testTarget(
             name: "ResvCLITests",
-            dependencies: [
-                "CapacityModel", "ReservationCore", "ReservationHTTP", "ResvCLI", "ResvTestFixtures", "MemoryEngine",
-            ]),
+            dependencies: ["ResvTestKit", "ReservationCore", "ReservationHTTP", "ResvCLI", "MemoryEngine"]),
         .testTarget(
-            name: "ReservationHTTPTests", dependencies: ["CapacityModel", "ReservationCore", "ReservationHTTP"]),
+            name: "ReservationHTTPTests", dependencies: ["ResvTestKit", "ReservationCore", "ReservationHTTP"]),
         .testTarget(
             name: "ReservationServerTests",
             dependencies: [
-                "CapacityModel",
+                "ResvTestKit",
                 "MemoryEngine",
                 "ReservationCore",
                 "ReservationServer",
@@ -162,17 +159,16 @@ let package = Package(
         .testTarget(
             name: "ResvServerCommandsTests",
             dependencies: [
-                "ResvServerCommands", "ReservationServer", "ReservationStorage", "ResvReference",
+                "ResvServerCommands", "ReservationServer", "ReservationStorage", "ResvReference", "ResvTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "ResvEndToEndTests",
             dependencies: [
-                "CapacityModel",
+                "ResvTestKit",
                 "ReservationCore",
                 "ResvCLI",
                 "ResvReference",
-                "ResvTestFixtures",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

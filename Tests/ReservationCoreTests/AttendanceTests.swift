@@ -1,5 +1,6 @@
 import Foundation
 import MemoryEngine
+import ResvTestKit
 import Synchronization
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import ResvTestKit
 import Testing
 
 @testable import ReservationCore
@@ -39,7 +40,7 @@ struct AvailabilityTests {
     }
 
     @Test func aDateFallsOnItsDayInTheLandmarksZone() throws {
-        let halfDome = try Fixture.halfDome
+        let halfDome = try Fixture.halfDomeLandmark
         // 07:30 UTC on December 2 is 23:30 on December 1 in California.
         let date = try Fixture.date("2026-12-02T07:30:00Z")
         #expect(CalendarDay(date, in: Capacity.calendar(for: halfDome)).description == "2026-12-01")
@@ -94,7 +95,7 @@ struct AvailabilityTests {
     // MARK: Counting
 
     @Test func onlyReservationsThatTakePlacesAtThatLandmarkCount() throws {
-        let halfDome = try Fixture.halfDome
+        let halfDome = try Fixture.halfDomeLandmark
         let tahoe = try #require(LandmarkCatalog.builtIn[Fixture.landmarkID(Fixture.lakeTahoeID)])
         let now = try Fixture.date("2026-11-01T00:00:00Z")
         let reservations = [
@@ -135,7 +136,7 @@ struct AvailabilityTests {
     }
 
     @Test func aReservationAt2330LocalCountsOnItsLocalDayNotTheUTCOne() throws {
-        let halfDome = try Fixture.halfDome
+        let halfDome = try Fixture.halfDomeLandmark
         // 07:30Z on December 2, still December 1 in California; then the first instant of December 2 there.
         let late = (date: try Fixture.date("2026-12-01T23:30:00-08:00"), partySize: 5)
         let early = (date: try Fixture.date("2026-12-02T00:00:00-08:00"), partySize: 2)
@@ -146,7 +147,7 @@ struct AvailabilityTests {
 
     @Test func aDaylightSavingDayIsItsWholeLocalDay() throws {
         // November 1, 2026 has 25 hours in California; 23:30 PST is still that day.
-        let halfDome = try Fixture.halfDome
+        let halfDome = try Fixture.halfDomeLandmark
         let parties = [
             (date: try Fixture.date("2026-11-01T00:30:00-07:00"), partySize: 1),
             (date: try Fixture.date("2026-11-01T23:30:00-08:00"), partySize: 2),
@@ -170,7 +171,7 @@ struct AvailabilityTests {
         // Two parties of Int.max overflowed the running sum (a trap that took the server down).
         let date = try Fixture.date("2026-12-01T10:00:00-08:00")
         let parties = [(date: date, partySize: Int.max), (date: date, partySize: Int.max), (date: date, partySize: 3)]
-        for landmark in [try Fixture.halfDome, Landmark.builtIn[1].with(capacity: .some(nil))] {
+        for landmark in [try Fixture.halfDomeLandmark, Landmark.builtIn[1].with(capacity: .some(nil))] {
             let counted = Capacity.availability(of: landmark, on: [try day("2026-12-01")], parties: parties)
             #expect(counted.map(\.taken) == [3])
         }

@@ -1,4 +1,5 @@
 import Foundation
+import ResvTestKit
 import Testing
 
 @testable import ReservationCore
@@ -26,7 +27,7 @@ struct CapacityTests {
     }
 
     @Test func halfDomeTakes300PeopleADayInCalifornia() throws {
-        let halfDome = try Fixture.halfDome
+        let halfDome = try Fixture.halfDomeLandmark
         #expect(halfDome.capacity == 300)
         #expect(halfDome.timeZone?.identifier == "America/Los_Angeles")
     }

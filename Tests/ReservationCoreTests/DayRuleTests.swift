@@ -1,4 +1,5 @@
 import Foundation
+import ResvTestKit
 import Testing
 
 @testable import ReservationCore

@@ -1,7 +1,7 @@
-import CapacityModel
 import Foundation
 import MemoryEngine
 import ReservationCore
+import ResvTestKit
 import Synchronization
 import Testing
 
@@ -48,11 +48,4 @@ struct FeedWaitTests {
         #expect(page.changes.map(\.entry.change) == [.created])
         #expect(clock.elapsed == .milliseconds(100), "one look, not the minute it could wait")
     }
-}
-
-/// Set once, read by many.
-final class Flag: Sendable {
-    private let value = Mutex(false)
-    func set() { value.withLock { $0 = true } }
-    var isSet: Bool { value.withLock { $0 } }
 }

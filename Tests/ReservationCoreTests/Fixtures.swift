@@ -1,12 +1,13 @@
 import Foundation
 import MemoryEngine
+import ResvTestKit
 import Testing
 
 @testable import ReservationCore
 
-/// Values shared by the suites. Everything here is immutable: each test builds
-/// its own service, ledger or snapshot from these.
-enum Fixture {
+/// Values shared by the core's suites, beside the kit's (`ResvTestKit`'s `Fixture`).
+/// Everything here is immutable: each test builds its own service, ledger or snapshot from these.
+extension Fixture {
     static let halfDomeID = "937fea60-bb7b-4ee8-85da-c79962987917"
     static let lakeTahoeID = "938e63b1-f467-476b-b442-edcb1b3bc450"
     /// A UUID that names no landmark in the built-in catalog.
@@ -15,7 +16,7 @@ enum Fixture {
     /// 2026-06-01T12:00:00Z: the fixed clock of every service test.
     static let now = Date(timeIntervalSince1970: 1_780_315_200)
 
-    static var halfDome: Landmark {
+    static var halfDomeLandmark: Landmark {
         get throws { try #require(LandmarkCatalog.builtIn[landmarkID(halfDomeID)]) }
     }
 
@@ -84,7 +85,7 @@ enum Fixture {
         status: Reservation.Status = .confirmed
     ) throws -> Reservation {
         Reservation(
-            id: try reservationID(id), landmark: try halfDome, date: try self.date(date), partySize: partySize,
+            id: try reservationID(id), landmark: try halfDomeLandmark, date: try self.date(date), partySize: partySize,
             status: status)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ReservationCore
+import ResvTestKit
 
 /// `Booking`'s rules on a ledger, as the in-memory and file engines run them.
 extension ReservationLedger {

@@ -1,4 +1,5 @@
 import Foundation
+import ResvTestKit
 import Testing
 
 @testable import ReservationCore
@@ -101,7 +102,7 @@ struct LandmarkLookupTests {
     ])
     func findsHalfDome(_ text: String) throws {
         let landmark = try LandmarkCatalog.builtIn.landmark(matching: text)
-        #expect(landmark == (try Fixture.halfDome))
+        #expect(landmark == (try Fixture.halfDomeLandmark))
     }
 
     @Test(arguments: Landmark.builtIn)

@@ -1,4 +1,5 @@
 import Foundation
+import ResvTestKit
 import Testing
 
 @testable import ReservationCore
@@ -14,7 +15,7 @@ struct MappingTests {
         let reservation = try Reservation(ReservationApiModel(json: record), catalog: .builtIn)
 
         #expect(reservation.id.description == "5a1b2c3d-0000-4000-8000-0000000000aa")
-        #expect(reservation.landmark == (try Fixture.halfDome))
+        #expect(reservation.landmark == (try Fixture.halfDomeLandmark))
         #expect(reservation.landmark.name == "Half Dome")
         #expect(reservation.landmark.location == "Yosemite, CA")
         #expect(reservation.landmark.category == .mountains)
@@ -29,7 +30,7 @@ struct MappingTests {
         #expect(snapshot.rejected.isEmpty)
         let reservation = try #require(snapshot.reservations.first)
         #expect(snapshot.reservations.count == 1)
-        #expect(reservation.landmark == (try Fixture.halfDome))
+        #expect(reservation.landmark == (try Fixture.halfDomeLandmark))
     }
 
     @Test func uppercaseUUIDsMapToTheSameIDs() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import MemoryEngine
+import ResvTestKit
 import Testing
 
 @testable import ReservationCore
@@ -32,7 +33,7 @@ struct ServiceTests {
         let reserved = try await service.reserve(
             Fixture.request(on: "2026-12-01T10:00:00+02:00", party: 3, status: .pending))
 
-        #expect(reserved.landmark == (try Fixture.halfDome))
+        #expect(reserved.landmark == (try Fixture.halfDomeLandmark))
         #expect(reserved.date == Date(timeIntervalSince1970: 1_796_112_000))
         #expect(reserved.partySize == 3)
         #expect(reserved.status == .pending)

@@ -1,6 +1,6 @@
-import CapacityModel
 import Foundation
 import MemoryEngine
+import ResvTestKit
 import Testing
 
 @testable import ReservationCore

@@ -1,12 +1,12 @@
-import CapacityModel
 import Foundation
 import MemoryEngine
+import ResvTestKit
 import Testing
 
 @testable import ReservationCore
 @testable import ReservationFile
 
-/// The modify table (Tests/CapacityModel/ModifyCases.swift) on the memory and
+/// The modify table (Tests/ResvTestKit/ModifyCases.swift) on the memory and
 /// file backends, and what the file keeps of a change.
 @Suite("Modify on memory and file", .timeLimit(.minutes(30)))
 struct ModifyTests {

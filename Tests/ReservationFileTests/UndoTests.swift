@@ -1,11 +1,11 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 @testable import ReservationCore
 @testable import ReservationFile
 
-/// The undo table (Tests/CapacityModel/UndoCases.swift) on the memory and file
+/// The undo table (Tests/ResvTestKit/UndoCases.swift) on the memory and file
 /// backends, and what the file keeps of an undo.
 @Suite("Undo on memory and file", .timeLimit(.minutes(30)))
 struct UndoTests {

@@ -1,79 +1,31 @@
 import Foundation
+import ResvTestKit
 import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A raw TCP server on 127.0.0.1 and a free port, for libcurl's transport tests:
-/// `handle` gets each accepted connection on a thread of its own and writes
-/// whatever bytes the test needs, well-formed or not. It counts the connections.
+/// A raw TCP server on 127.0.0.1 and a free port, for libcurl's transport tests (the kit's
+/// `LoopbackListener`): `handle` gets each accepted connection on a thread of its own and
+/// writes whatever bytes the test needs, well-formed or not. It counts the connections.
 final class LoopbackServer: Sendable {
-    let port: Int
-    private let listener: Int32
-    private let counts = Counts()
-
-    private final class Counts: Sendable {
-        let accepted = Atomic<Int>(0)
-        let stopped = Atomic<Bool>(false)
-    }
+    private let listener: LoopbackListener
 
     init(_ handle: @escaping @Sendable (LoopbackConnection) -> Void) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw LoopbackError(call: "socket") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(fd, 64) == 0 else {
-            close(fd)
-            throw LoopbackError(call: "bind/listen")
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-        let counts = self.counts
-        Thread.detachNewThread {
-            while !counts.stopped.load(ordering: .acquiring) {
-                let client = accept(fd, nil, nil)
-                guard client >= 0 else {
-                    if errno == EINTR { continue }
-                    break
-                }
-                counts.accepted.add(1, ordering: .relaxed)
-                Thread.detachNewThread {
-                    handle(LoopbackConnection(fd: client))
-                    close(client)
-                }
-            }
-        }
+        listener = try LoopbackListener { handle(LoopbackConnection(fd: $0)) }
     }
 
-    deinit { stop() }
+    var port: Int { listener.port }
 
     /// "http://127.0.0.1:PORT"
-    var url: String { "http://127.0.0.1:\(port)" }
+    var url: String { listener.url }
 
     /// Connections accepted so far.
-    var accepted: Int { counts.accepted.load(ordering: .relaxed) }
+    var accepted: Int { listener.accepted }
 
     /// Stops accepting (open connections go on until their handlers return).
-    func stop() {
-        guard !counts.stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        shutdown(listener, Int32(SHUT_RDWR))  // wakes the accept
-        close(listener)
-    }
-}
-
-struct LoopbackError: Error {
-    let call: String
+    func stop() { listener.stop() }
 }
 
 /// One accepted connection: read a request, write bytes.

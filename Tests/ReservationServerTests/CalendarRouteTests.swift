@@ -1,4 +1,3 @@
-import CapacityModel
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -7,6 +6,7 @@ import Logging
 import MemoryEngine
 import PostgresNIO
 import ReservationCore
+import ResvTestKit
 import SQLiteNIO
 import Synchronization
 import Testing

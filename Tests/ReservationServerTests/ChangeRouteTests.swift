@@ -1,9 +1,9 @@
-import CapacityModel
 import Foundation
 import HTTPTypes
 import Logging
 import PostgresNIO
 import ReservationCore
+import ResvTestKit
 import SQLiteNIO
 import Testing
 
@@ -67,7 +67,7 @@ struct ChangeRouteTests {
             // The poll waits up to 60 s; the booking made while it waits answers it.
             async let polled = Self.page(h, h.alice, after: now, wait: 60)
             // Until the poll is waiting (a signal of its own), Bob's changes must not wake it for Alice.
-            while h.store.signal.waiting == 0 { await Task.yield() }
+            try await waitUntil("the poll waiting in the feed") { h.store.signal.waiting > 0 }
             try await h.reserve(h.bob)
             #expect(h.store.signal.waiting == 1, "Bob's change does not answer Alice's poll")
             let made = try await h.reserve(h.alice)
@@ -90,7 +90,7 @@ struct ChangeRouteTests {
             async let polled = Self.page(
                 h, h.bob,
                 after: try #require(Self.changes(try await Self.page(h, h.bob, after: bobNow)).last?.cursor), wait: 60)
-            while h.store.signal.waiting == 0 { await Task.yield() }
+            try await waitUntil("the poll waiting in the feed") { h.store.signal.waiting > 0 }
             // Alice's cancel promotes Bob's: his feed hears of it.
             _ = try await h.call(.delete, "/reservations/\(full.object["id"] as? String ?? "")", token: h.alice)
             let answer = try await polled

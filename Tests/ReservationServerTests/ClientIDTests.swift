@@ -1,9 +1,9 @@
-import CapacityModel
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import ReservationCore
+import ResvTestKit
 import Synchronization
 import Testing
 

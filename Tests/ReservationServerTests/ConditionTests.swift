@@ -1,8 +1,8 @@
-import CapacityModel
 import Foundation
 import Logging
 import PostgresNIO
 import ReservationCore
+import ResvTestKit
 import SQLiteNIO
 import Testing
 

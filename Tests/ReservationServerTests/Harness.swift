@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import MemoryEngine
 import ReservationCore
+import ResvTestKit
 import Testing
 
 @testable import ReservationServer
@@ -114,24 +115,5 @@ extension Harness {
             .post, "/reservations", token: token, body: Fixture.body(landmark, date, partySize, status))
         #expect(reply.status == .created, "\(reply.text)")
         return reply.object
-    }
-}
-
-enum Fixture {
-    static let halfDome = "937fea60-bb7b-4ee8-85da-c79962987917"  // capacity 300
-    static let goldenGate = "7c6984ff-188e-417e-b476-ec5f30b8d745"
-
-    /// A random future date at 10:00 UTC, so tests sharing a PostgreSQL database
-    /// never count against each other's capacity.
-    static func futureDate() -> String {
-        let day = Int.random(in: 0..<300_000)
-        let date = Date(timeIntervalSince1970: 4_102_444_800 + Double(day) * 86_400 + 36_000)  // from 2100-01-01
-        return DateTime.format(date)
-    }
-
-    static func body(_ landmark: String, _ date: String, _ partySize: Int, _ status: String? = nil) -> String {
-        var fields = [#""landmarkId":"\#(landmark)""#, #""date":"\#(date)""#, #""partySize":\#(partySize)"#]
-        if let status { fields.append(#""status":"\#(status)""#) }
-        return "{" + fields.joined(separator: ",") + "}"
     }
 }

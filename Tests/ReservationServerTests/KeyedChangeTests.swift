@@ -1,7 +1,7 @@
-import CapacityModel
 import Foundation
 import HTTPTypes
 import ReservationCore
+import ResvTestKit
 import Testing
 
 @testable import ReservationServer

@@ -1,10 +1,10 @@
-import CapacityModel
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
 import ReservationCore
+import ResvTestKit
 import Synchronization
 import Testing
 
@@ -69,10 +69,10 @@ struct OnSaleTests {
                 _ = try await store.transaction(dave, catalog: catalog) { transaction in
                     try await transaction.lockHistory(exclusive: true)
                     held.set()
-                    await Self.until { release.isSet }
+                    try await waitUntil("the test letting the undo go") { release.isSet }
                 }
             }
-            if engine == .postgres { await Self.until { held.isSet } }
+            if engine == .postgres { try await waitUntil("the undo holding the history") { held.isSet } }
             let late =
                 try [
                     booking(carol, 1, waitlist: true, key: key),  // second on the list
@@ -244,10 +244,10 @@ struct OnSaleTests {
         let day = try #require(BookingDay(Self.visit, at: Self.stage(capacity: 10)))
         try await withThrowingTaskGroup(of: (Int, Int).self) { tasks in
             tasks.addTask { (0, try await Self.submit(0, to: groups, on: day)) }
-            await runner.untilRunning(1)
+            try await runner.untilRunning(1)
             for number in 1...5 {
                 tasks.addTask { (number, try await Self.submit(number, to: groups, on: day)) }
-                await Self.until { groups.waiting(on: day) == number }
+                try await waitUntil("request \(number) waiting for the day") { groups.waiting(on: day) == number }
             }
             runner.release()
             var answers: [Int: Int] = [:]
@@ -267,10 +267,10 @@ struct OnSaleTests {
         let day = try #require(BookingDay(Self.visit, at: Self.stage(capacity: 10)))
         try await withThrowingTaskGroup(of: (Int, Int).self) { tasks in
             tasks.addTask { (0, try await Self.submit(0, to: groups, on: day)) }
-            await runner.untilRunning(1)
+            try await runner.untilRunning(1)
             for number in 1...4 {
                 tasks.addTask { (number, try await Self.submit(number, to: groups, on: day)) }
-                await Self.until { groups.waiting(on: day) == number }
+                try await waitUntil("request \(number) waiting for the day") { groups.waiting(on: day) == number }
             }
             runner.release()
             var answers: [Int: Int] = [:]
@@ -288,7 +288,7 @@ struct OnSaleTests {
         let groups = DayGroups(limits: limits, clock: time.clock, run: runner.run)
         let day = try #require(BookingDay(Self.visit, at: Self.stage(capacity: 10)))
         let first = Task { try await Self.submit(0, to: groups, on: day) }
-        await runner.untilRunning(1)
+        try await runner.untilRunning(1)
         let late = Task { try await Self.submit(1, to: groups, on: day) }
         await time.untilSleeping(1)
         time.advance(by: .milliseconds(2_999))
@@ -308,9 +308,9 @@ struct OnSaleTests {
         let groups = DayGroups(limits: limits, clock: HeldWaitClock().clock, run: runner.run)
         let day = try #require(BookingDay(Self.visit, at: Self.stage(capacity: 10)))
         let first = Task { try await Self.submit(0, to: groups, on: day) }
-        await runner.untilRunning(1)
+        try await runner.untilRunning(1)
         let waiting = [1, 2].map { number in Task { try await Self.submit(number, to: groups, on: day) } }
-        await Self.until { groups.waiting(on: day) == 2 }
+        try await waitUntil("two requests waiting for the day") { groups.waiting(on: day) == 2 }
         await #expect {
             try await Self.submit(3, to: groups, on: day)
         } throws: { error in
@@ -329,12 +329,12 @@ struct OnSaleTests {
         let groups = DayGroups(clock: HeldWaitClock().clock, run: runner.run)
         let day = try #require(BookingDay(Self.visit, at: Self.stage(capacity: 10)))
         let stuck = Task { try await Self.submit(0, to: groups, on: day) }
-        await runner.untilRunning(1)
+        try await runner.untilRunning(1)
         let next = Task { try await Self.submit(1, to: groups, on: day) }
-        await Self.until { groups.waiting(on: day) == 1 }
+        try await waitUntil("a request waiting for the day") { groups.waiting(on: day) == 1 }
         stuck.cancel()
         await #expect(throws: CancellationError.self) { try await stuck.value }
-        await runner.untilRunning(2)
+        try await runner.untilRunning(2)
         #expect(runner.groups == [[0], [1]], "the one waiting leads the next group while the first never ended")
         runner.release()
         #expect(try await next.value == 1)
@@ -347,9 +347,9 @@ struct OnSaleTests {
         let busy = try #require(BookingDay(Self.visit, at: gate))
         let other = try #require(BookingDay(Self.visit.addingTimeInterval(86_400), at: gate))
         let first = Task { try await Self.submit(0, to: groups, on: busy) }
-        await runner.untilRunning(1)
+        try await runner.untilRunning(1)
         let second = Task { try await Self.submit(1, to: groups, on: other) }
-        await runner.untilRunning(2)
+        try await runner.untilRunning(2)
         #expect(runner.running == 2, "both days' groups run at once")
         runner.release()
         #expect(try await first.value == 0)
@@ -396,10 +396,6 @@ struct OnSaleTests {
         return answer
     }
 
-    /// Returns once `condition` holds (checked between short pauses): the event itself, not a guess at its time.
-    static func until(_ condition: () -> Bool) async {
-        while !condition() { try? await Task.sleep(for: .milliseconds(1)) }
-    }
 }
 
 /// What a client was told.
@@ -482,7 +478,9 @@ final class GateRunner: Sendable {
 
     static func number(_ request: DayRequest) -> Int { Int(request.user.rawValue) - 1 }
 
-    func untilRunning(_ count: Int) async { await OnSaleTests.until { running >= count } }
+    func untilRunning(_ count: Int) async throws {
+        try await waitUntil("\(count) runs of the day under way") { running >= count }
+    }
 
     /// Lets every run held, and every later one, go on.
     func release() {

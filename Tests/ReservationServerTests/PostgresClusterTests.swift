@@ -5,6 +5,8 @@ import HummingbirdTesting
 import Logging
 import PostgresNIO
 import ReservationCore
+import ResvTestKit
+import Synchronization
 import Testing
 
 @testable import ReservationServer
@@ -103,29 +105,10 @@ extension PostgresClusterTests {
         return "postgres://\(target.username)@\(hosts.joined(separator: ","))/\(database)\(query)"
     }
 
-    /// A loopback port nothing listens on (bound, then closed).
-    static func deadPort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        try #require(bound == 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     @Test(.enabled(if: live != nil)) func theFirstHostThatAnswersIsUsedAndEachOtherSaysWhyNot() async throws {
         let (url, port) = try #require(Self.live)
-        let (dead1, dead2) = (try Self.deadPort(), try Self.deadPort())
+        let dead = try Loopback.freePorts(2)
+        let (dead1, dead2) = (dead[0], dead[1])
         let mixed = try PostgresTarget(Self.url(url, hosts: ["127.0.0.1:\(dead1)", "127.0.0.1:\(port)"]))
         #expect(try await mixed.locate(timeout: .seconds(5), logger: Self.logger).port == port)
 
@@ -233,68 +216,84 @@ extension PostgresClusterTests {
     }
 }
 
-/// A TCP proxy on a loopback port to `port`, in a python3 process of its own: `stop()`
-/// kills it, which drops every connection through it, as a lost host does.
+/// A TCP proxy on a loopback port to `port` (the kit's `LoopbackListener`), each connection
+/// forwarded both ways on threads of its own: `stop()` drops every connection through it
+/// and takes no more, as a lost host does.
 final class TCPProxy: Sendable {
-    let port: Int
-    private let process: Process
-    private let output: Pipe
+    private let listener: LoopbackListener
+    private let sockets: Sockets
+
+    /// The sockets of the connections under way; none taken once stopped.
+    private final class Sockets: Sendable {
+        private let state = Mutex<(open: Set<Int32>, stopped: Bool)>(([], false))
+
+        func add(_ sockets: [Int32]) -> Bool {
+            state.withLock { state in
+                guard !state.stopped else { return false }
+                state.open.formUnion(sockets)
+                return true
+            }
+        }
+
+        func remove(_ sockets: [Int32]) { state.withLock { $0.open.subtract(sockets) } }
+
+        /// Ends every connection under way (their threads close them) and refuses later ones.
+        func stop() {
+            state.withLock { state in
+                state.stopped = true
+                for socket in state.open { shutdown(socket, Int32(SHUT_RDWR)) }
+            }
+        }
+    }
 
     init(to target: Int) throws {
-        let source = """
-            import asyncio, sys
-            count = 0
-            async def pipe(r, w):
-                try:
-                    while (data := await r.read(65536)):
-                        w.write(data); await w.drain()
-                finally:
-                    w.close()
-            async def handle(r, w):
-                global count
-                count += 1
-                print("connection", flush=True)
-                tr, tw = await asyncio.open_connection("127.0.0.1", int(sys.argv[1]))
-                await asyncio.gather(pipe(r, tw), pipe(tr, w), return_exceptions=True)
-            async def main():
-                server = await asyncio.start_server(handle, "127.0.0.1", 0)
-                print(server.sockets[0].getsockname()[1], flush=True)
-                await server.serve_forever()
-            asyncio.run(main())
-            """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", source, String(target)]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        self.process = process
-        self.output = output
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
-            line += byte
+        let sockets = Sockets()
+        self.sockets = sockets
+        listener = try LoopbackListener { client in
+            guard let server = Loopback.connect(port: target) else { return }
+            defer { close(server) }
+            guard sockets.add([client, server]) else { return }
+            defer { sockets.remove([client, server]) }
+            let answered = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                Self.pump(from: server, to: client)
+                shutdown(client, Int32(SHUT_RDWR))
+                answered.signal()
+            }
+            Self.pump(from: client, to: server)
+            shutdown(server, Int32(SHUT_RDWR))
+            answered.wait()
         }
-        guard let port = Int(String(decoding: line, as: UTF8.self)) else {
-            process.terminate()
-            throw CocoaError(.fileReadCorruptFile)
-        }
-        self.port = port
     }
 
-    /// Whether a connection has been made through it (each is announced on its output).
-    var connections: Int {
-        let descriptor = output.fileHandleForReading.fileDescriptor
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = read(descriptor, &buffer, buffer.count)
-        guard count > 0 else { return 0 }
-        return String(decoding: buffer[..<count], as: UTF8.self).components(separatedBy: "connection").count - 1
-    }
+    var port: Int { listener.port }
+
+    /// The connections made through it so far.
+    var connections: Int { listener.accepted }
 
     func stop() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        listener.stop()
+        sockets.stop()
     }
 
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    deinit { stop() }
+
+    /// Copies what `source` sends to `sink` until either ends.
+    private static func pump(from source: Int32, to sink: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(source, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return }
+            var sent = 0
+            while sent < count {
+                let written = buffer[sent..<count].withUnsafeBytes {
+                    send(sink, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return }
+                sent += written
+            }
+        }
+    }
 }

@@ -1,4 +1,3 @@
-import CapacityModel
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -6,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import ReservationCore
+import ResvTestKit
 import Testing
 
 @testable import ReservationServer
@@ -107,7 +107,7 @@ final class PrivatePostgres: Sendable {
         if asPostgres, let user = getpwnam("postgres") {
             _ = chown(folder, user.pointee.pw_uid, user.pointee.pw_gid)
         }
-        port = try PostgresClusterTests.deadPort()
+        port = try Loopback.freePort()
         try run([
             "\(bin)/initdb", "-D", "\(folder)/data", "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-locale", "-N",
         ])
@@ -136,28 +136,23 @@ final class PrivatePostgres: Sendable {
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Runs a program (as postgres when root) to its end: posix_spawn and waitpid, its output
-    /// through a file (not Foundation's `Process`, whose child went unreaped here under runuser).
+    /// Runs a program (as postgres when root) to its end (the kit's `ChildProcess`: not
+    /// Foundation's `Process`, whose child went unreaped here under runuser), its output and
+    /// errors through one file.
     @discardableResult
     private func run(_ arguments: [String]) throws -> String {
         let argv = asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + arguments : arguments
         let output = "\(folder)/output-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: output) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let cArguments = argv.map { strdup($0) } + [nil]
-        defer { for argument in cArguments { free(argument) } }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
-        try #require(spawned == 0, "\(argv[0]): \(String(cString: strerror(spawned)))")
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let file = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        try #require(file >= 0, "\(output): \(String(cString: strerror(errno)))")
+        defer { close(file) }
+        let child = try ChildProcess(
+            argv[0], Array(argv.dropFirst()), environment: ProcessInfo.processInfo.environment, stdin: .null,
+            stdout: .descriptor(file), stderr: .descriptor(file))
+        let termination = child.wait()
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        try #require(status == 0, "\(arguments.joined(separator: " ")) (wait status \(status)): \(text)")
+        try #require(termination == .exited(0), "\(arguments.joined(separator: " ")) (\(termination)): \(text)")
         return text
     }
 

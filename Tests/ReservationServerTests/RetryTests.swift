@@ -1,4 +1,3 @@
-import CapacityModel
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -7,6 +6,7 @@ import Logging
 import MemoryEngine
 import PostgresNIO
 import ReservationCore
+import ResvTestKit
 import Synchronization
 import Testing
 
@@ -182,7 +182,7 @@ extension DatabaseGateTests {
                 uri: "/changes?after=\(cursor)&wait=60", method: .get, headers: [.authorization: "Bearer \(token)"],
                 body: nil)
             // Until the poll waits in the feed: then the database goes.
-            while signal.waiting == 0 { await Task.yield() }
+            try await waitUntil("the poll waiting in the feed") { signal.waiting > 0 }
             reachability.record(false)
             let response = try await poll
             let reply = Reply(status: response.status, headers: response.headers, text: String(buffer: response.body))
@@ -205,7 +205,7 @@ extension DatabaseGateTests {
             reachability.record(false)
             async let waiting = client.executeRequest(
                 uri: "/reservations", method: .get, headers: [.authorization: "Bearer \(token)"], body: nil)
-            while reachability.waitingForReturn == 0 { await Task.yield() }
+            try await waitUntil("the request waiting for the database") { reachability.waitingForReturn > 0 }
             #expect(reachability.record(true))
             let response = try await waiting
             #expect(response.status == .ok, "\(String(buffer: response.body))")

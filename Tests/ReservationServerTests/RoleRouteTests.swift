@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import ReservationCore
+import ResvTestKit
 import Testing
 
 @testable import ReservationServer

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import ReservationCore
+import ResvTestKit
 import Testing
 
 @testable import ReservationServer

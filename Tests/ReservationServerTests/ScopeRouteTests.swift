@@ -1,4 +1,3 @@
-import CapacityModel
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -6,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import MemoryEngine
 import ReservationCore
+import ResvTestKit
 import Testing
 
 @testable import ReservationServer

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import ReservationCore
+import ResvTestKit
 import Testing
 
 @testable import ReservationServer

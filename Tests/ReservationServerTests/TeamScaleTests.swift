@@ -1,10 +1,10 @@
-import CapacityModel
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
 import ReservationCore
+import ResvTestKit
 import Synchronization
 import Testing
 
@@ -492,11 +492,4 @@ struct World: Sendable {
             }
         }
     }
-}
-
-/// Set once, read by many.
-final class Flag: Sendable {
-    private let value = Mutex(false)
-    func set() { value.withLock { $0 = true } }
-    var isSet: Bool { value.withLock { $0 } }
 }

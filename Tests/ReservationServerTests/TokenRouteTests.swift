@@ -1,10 +1,10 @@
-import CapacityModel
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
 import ReservationCore
+import ResvTestKit
 import Testing
 
 @testable import ReservationServer

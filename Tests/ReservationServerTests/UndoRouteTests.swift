@@ -1,8 +1,8 @@
-import CapacityModel
 import Foundation
 import HTTPTypes
 import Logging
 import ReservationCore
+import ResvTestKit
 import SQLiteNIO
 import Testing
 

@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 #if canImport(Glibc)
@@ -162,16 +162,16 @@ struct BashCompletionTests {
             at: folder.sandbox.directory.appendingPathComponent("Half Dome"), withIntermediateDirectories: true)
         let terminal = try interactiveBash(in: folder)
         terminal.send("resv lis\t")
-        let command = terminal.drain(for: .seconds(1))
+        let command = try terminal.expect("list ")
         #expect(command.hasSuffix("t "), "\(command.debugDescription)")
         terminal.send("--store st\t")
-        let file = terminal.drain(for: .seconds(1))
+        let file = try terminal.expect("stores.json ")
         #expect(file.hasSuffix("ores.json "), "\(file.debugDescription)")
         terminal.send("\u{15}resv list --store da\t")  // C-u: a fresh line
-        let directory = terminal.drain(for: .seconds(1))
+        let directory = try terminal.expect("data/")
         #expect(directory.hasSuffix("ta/"), "\(directory.debugDescription)")
         terminal.send("\u{15}resv reserve -l Ha\t")
-        let name = terminal.drain(for: .seconds(1))
+        let name = try terminal.expect(#"Half\ Dome "#)
         #expect(name.hasSuffix(#"lf\ Dome "#), "\(name.debugDescription)")
         terminal.send("\u{15}exit\n")
         _ = terminal.waitForExit()

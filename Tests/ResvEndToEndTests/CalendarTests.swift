@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// Calendar subscriptions (docs/contracts.md, "Calendar subscriptions"): `resv calendar

@@ -1,6 +1,6 @@
-import CapacityModel
 import Foundation
 import ReservationCore
+import ResvTestKit
 import Testing
 
 #if canImport(FoundationNetworking)

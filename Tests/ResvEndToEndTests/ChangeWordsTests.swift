@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// What a change says to the person who made it, through the built `resv`: whom it promoted,

@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// One source of completion candidates, tried in real bash, zsh and fish (the

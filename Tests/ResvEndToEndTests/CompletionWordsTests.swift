@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// The words Tab offers, as each shell and the REPL get them from the built `resv`: a

@@ -1,4 +1,5 @@
 import Foundation
+import ResvTestKit
 import Synchronization
 
 #if canImport(Glibc)
@@ -11,13 +12,11 @@ import Synchronization
 /// flaky Wi-Fi or a load balancer's idle cut. Plain threads and blocking sockets; keep-alive
 /// both ways (one upstream connection per client connection).
 final class DropAnswerProxy: Sendable {
-    let port: Int
-    private let listener: Int32
-    private let shared = Shared()
+    private let listener: LoopbackListener
+    private let shared: Shared
 
     private final class Shared: Sendable {
         let state = Mutex<(seen: [String], dropped: [String], swallowed: [String])>(([], [], []))
-        let stopped = Atomic<Bool>(false)
     }
 
     /// `drops` gets each request line ("POST /undo HTTP/1.1") and how many requests with that
@@ -29,66 +28,37 @@ final class DropAnswerProxy: Sendable {
         upstream: Int, port wanted: Int = 0, swallows: @escaping @Sendable (_ line: String) -> Bool = { _ in false },
         drops: @escaping @Sendable (_ line: String, _ earlier: Int) -> Bool
     ) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(wanted).bigEndian)
-        var reuse: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard fd >= 0, bound == 0, listen(fd, 64) == 0 else {
-            close(fd)
-            throw POSIXError(.EADDRINUSE)
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-        let shared = self.shared
-        Thread.detachNewThread {
-            while !shared.stopped.load(ordering: .acquiring) {
-                let client = accept(fd, nil, nil)
-                guard client >= 0 else {
-                    if errno == EINTR { continue }
-                    break
+        let shared = Shared()
+        self.shared = shared
+        listener = try LoopbackListener(port: wanted) { client in
+            guard let server = Loopback.connect(port: upstream) else { return }
+            defer { close(server) }
+            let fromClient = Stream(fd: client)
+            let fromServer = Stream(fd: server)
+            while let request = fromClient.message() {
+                let line = String(decoding: request.prefix { $0 != 13 }, as: UTF8.self)
+                let earlier = shared.state.withLock { state in
+                    defer { state.seen.append(line) }
+                    return state.seen.filter { $0 == line }.count
                 }
-                Thread.detachNewThread {
-                    defer { close(client) }
-                    guard let server = Self.connect(upstream) else { return }
-                    defer { close(server) }
-                    let fromClient = Stream(fd: client)
-                    let fromServer = Stream(fd: server)
-                    while let request = fromClient.message() {
-                        let line = String(decoding: request.prefix { $0 != 13 }, as: UTF8.self)
-                        let earlier = shared.state.withLock { state in
-                            defer { state.seen.append(line) }
-                            return state.seen.filter { $0 == line }.count
-                        }
-                        if swallows(line) {
-                            shared.state.withLock { $0.swallowed.append(line) }
-                            return
-                        }
-                        guard Stream.write(server, request), let answer = fromServer.message() else { return }
-                        if drops(line, earlier) {
-                            shared.state.withLock { $0.dropped.append(line) }
-                            return  // the answer read and thrown away; the client's connection closed
-                        }
-                        guard Stream.write(client, answer) else { return }
-                    }
+                if swallows(line) {
+                    shared.state.withLock { $0.swallowed.append(line) }
+                    return
                 }
+                guard Stream.write(server, request), let answer = fromServer.message() else { return }
+                if drops(line, earlier) {
+                    shared.state.withLock { $0.dropped.append(line) }
+                    return  // the answer read and thrown away; the client's connection closed
+                }
+                guard Stream.write(client, answer) else { return }
             }
         }
     }
 
+    var port: Int { listener.port }
+
     /// "http://127.0.0.1:PORT"
-    var url: String { "http://127.0.0.1:\(port)" }
+    var url: String { listener.url }
     /// Every request line read from a client, in order (the swallowed too).
     var seen: [String] { shared.state.withLock { $0.seen } }
     /// The request lines never forwarded.
@@ -96,31 +66,7 @@ final class DropAnswerProxy: Sendable {
     /// The request lines whose answers were dropped.
     var dropped: [String] { shared.state.withLock { $0.dropped } }
 
-    func stop() {
-        guard !shared.stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-    }
-
-    deinit { stop() }
-
-    private static func connect(_ port: Int) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard fd >= 0, connected == 0 else {
-            close(fd)
-            return nil
-        }
-        return fd
-    }
+    func stop() { listener.stop() }
 
     /// HTTP/1.1 messages read whole off a socket: a head, then a Content-Length body.
     private final class Stream {

@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// A script that asked for JSON gets its failure as JSON on stderr, one line:

@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// A change whose answer is lost after the server made it (`DropAnswerProxy` in front of a real

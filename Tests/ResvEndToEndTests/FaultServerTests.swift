@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -126,7 +126,7 @@ struct FaultServerTests {
         let gaveUp = try faultCurl(["--max-time", "0.1", "-o", "/dev/null", server.url + "/big"])
         #expect(gaveUp.status == 28, "\(gaveUp.stderr)")
         // Until the reply has been sent into the closed connection (or dropped with it).
-        try waitUntil { server.delayedRepliesDone == 1 }
+        try waitUntil("the delayed reply sent") { server.delayedRepliesDone == 1 }
         let after = try faultCurl(["-w", "%{http_code}", server.url + "/after"])
         #expect(after.stdout == "{}200", "\(after.stderr)")
         #expect(server.requests.map(\.path) == ["/big", "/after"])

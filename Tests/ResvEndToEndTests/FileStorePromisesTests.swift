@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// Promises of the file store that an attack on it found broken (fixed in 9180cd2

@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 @Suite("Generated hostile stores: resv answers with an exit code, never a trap", .ownThreads, .timeLimit(.minutes(30)))

@@ -1,6 +1,5 @@
-import CapacityModel
 import Foundation
-import ResvTestFixtures
+import ResvTestKit
 import Testing
 
 /// Values another program, a full disk or a careless script can hand resv:

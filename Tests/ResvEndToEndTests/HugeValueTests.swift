@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// A value of any size, from anywhere, is quoted in a message by at most about 200

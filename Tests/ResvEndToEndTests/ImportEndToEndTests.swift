@@ -1,6 +1,6 @@
-import CapacityModel
 import Foundation
 import ReservationCore
+import ResvTestKit
 import Testing
 
 /// `resv import` through the built binaries: an export of one store (`list --all --format

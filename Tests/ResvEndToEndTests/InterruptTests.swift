@@ -1,5 +1,5 @@
 import Foundation
-import ResvTestFixtures
+import ResvTestKit
 import Testing
 
 #if canImport(Glibc)
@@ -33,7 +33,7 @@ extension ReplTests {
         terminal.send(String(repeating: "show ffff" + ctrlC, count: rounds))
         for round in 1...rounds {
             do {
-                try terminal.expect("^C\r\nresv> ", timeout: .seconds(20))
+                try terminal.expect("^C\r\nresv> ")
             } catch {
                 Issue.record("round \(round) of \(rounds) drew no fresh prompt: \(error)")
                 return
@@ -58,7 +58,7 @@ extension ReplTests {
         for _ in 0..<2 {
             let before = server.requests.count
             terminal.send("list\r")
-            try waitUntil { server.requests.count > before }
+            try waitUntil("the request at the server") { server.requests.count > before }
             try interruptRunningCommand(terminal)
         }
         // The REPL goes on: a command that needs no server works.
@@ -75,7 +75,7 @@ extension ReplTests {
         let terminal = try startRepl(sandbox, environment: ["RESV_LOCK_TIMEOUT": "60"])
         terminal.send("reserve -l 'Lake Tahoe' -d 2030-01-01T10:00:00Z -n 2\r")
         try terminal.expect("-n 2\r\n")
-        try waitUntil { flocks(on: sandbox.store.path + ".lock").waiting == 1 }  // resv waits for the lock.
+        try waitUntil("resv waiting for the lock") { flocks(on: sandbox.store.path + ".lock").waiting == 1 }
         try interruptRunningCommand(terminal)
         #expect(!FileManager.default.fileExists(atPath: sandbox.store.path), "nothing was written")
 
@@ -184,23 +184,12 @@ extension ReplTests {
         env.merge(environment) { _, new in new }
         let child = try ChildProcess(
             Binary.resv.path, arguments.map(YearsAhead.forward), environment: env, stdin: .null)
-        try waitUntil { ready(child.pid) }
+        try waitUntil("resv in the wait to interrupt") { ready(child.pid) }
         child.signal(SIGINT)
         let output = child.readToEnd()
         let termination = child.wait()
         #expect(!termination.wasSignalled, "resv ended by its exit status, not by the signal")
         return Run((termination, output))
-    }
-}
-
-/// Returns once `condition` holds, looking every 10 ms: a wait for an event the test
-/// can see, never a guess at how long something takes. A minute without it is a
-/// hang, not a slow machine: then it throws rather than hold the suite.
-func waitUntil(_ condition: () -> Bool) throws {
-    let deadline = ContinuousClock.now + .seconds(60)
-    while !condition() {
-        guard ContinuousClock.now < deadline else { throw POSIXError(.ETIMEDOUT) }
-        Thread.sleep(forTimeInterval: 0.01)
     }
 }
 
@@ -232,7 +221,7 @@ final class LockHolder {
         // flock(1) runs cat once it holds the lock: wait until it holds it, so the hold is real.
         let probe = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         defer { close(probe) }
-        try waitUntil {
+        try waitUntil("flock(1) holding the lock") {
             guard flock(probe, LOCK_EX | LOCK_NB) == 0 else { return true }
             flock(probe, LOCK_UN)
             return false

@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// `--jq EXPR` through the built binary and the system's libjq (Debian's libjq1): results a

@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// `resv modify` as users meet it: on a file and on a real server, twelve

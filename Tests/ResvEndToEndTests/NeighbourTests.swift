@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 #if canImport(Glibc)
@@ -56,7 +56,7 @@ struct NeighbourTests {
             holder.signal(SIGKILL)
             _ = holder.wait()
         }
-        try waitUntil { flocks(on: lock).held == 1 }  // its maker holds it now
+        try waitUntil("the lock held by its maker") { flocks(on: lock).held == 1 }  // its maker holds it now
         let run = try sandbox.resv(Self.reserve, environment: ["RESV_LOCK_TIMEOUT": "600"])
         #expect(run.status == 73, "\(run.stderr)")
         #expect(run.stderr.contains("\(lock) is a lock file owned by uid 4242, not you or root"), "\(run.stderr)")

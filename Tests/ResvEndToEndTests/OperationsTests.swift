@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 #if canImport(Glibc)
@@ -193,7 +193,7 @@ struct OperationsTests {
         var sockets: [Int32] = []
         defer { for socket in sockets { close(socket) } }
         for index in 0..<1000 {
-            let socket = try #require(connectLoopback(port: server.port), "connection \(index): errno \(errno)")
+            let socket = try #require(Loopback.connect(port: server.port), "connection \(index): errno \(errno)")
             if index % 2 == 0 { sendHalfARequest(socket) }
             sockets.append(socket)
         }
@@ -220,7 +220,7 @@ struct OperationsTests {
         defer { for connection in connections { close(connection.socket) } }
         for index in 0..<200 {
             let since = ContinuousClock.now
-            let socket = try #require(connectLoopback(port: server.port), "connection \(index): errno \(errno)")
+            let socket = try #require(Loopback.connect(port: server.port), "connection \(index): errno \(errno)")
             if index % 2 == 0 { sendHalfARequest(socket) }
             connections.append((socket, index % 2 == 0, since))
         }
@@ -232,18 +232,17 @@ struct OperationsTests {
             (done: CheckedContinuation<[Int32: ContinuousClock.Instant], Never>) in
             Thread.detachNewThread {
                 var closedAt: [Int32: ContinuousClock.Instant] = [:]
-                let deadline = ContinuousClock.now + .seconds(300)
-                while closedAt.count < watched.count, ContinuousClock.now < deadline {
+                // Polling the sockets, at most a tenth of a second late in noting a close.
+                try? waitUntil("every connection closed", every: .milliseconds(100)) {
                     for connection in watched where closedAt[connection.socket] == nil && isClosed(connection.socket) {
                         closedAt[connection.socket] = .now
                     }
-                    // Polling the sockets, at most a tenth of a second late in noting a close.
-                    Thread.sleep(forTimeInterval: 0.1)
+                    return closedAt.count == watched.count
                 }
                 done.resume(returning: closedAt)
             }
         }
-        #expect(closedAt.count == 200, "\(200 - closedAt.count) connections still open after 300 s")
+        #expect(closedAt.count == 200, "\(200 - closedAt.count) connections still open after \(Wait.bound)")
         for connection in connections {
             guard let closed = closedAt[connection.socket] else { continue }
             let lived = closed - connection.since
@@ -265,10 +264,10 @@ struct OperationsTests {
         let token = try ServerProcess.createToken("slow", database: database)
         let server = try ServerProcess(database: database, arguments: ["--request-timeout", "1"])
         defer { server.stop() }
-        let head = try #require(connectLoopback(port: server.port))
+        let head = try #require(Loopback.connect(port: server.port))
         defer { close(head) }
         sendHalfARequest(head)
-        let body = try #require(connectLoopback(port: server.port))
+        let body = try #require(Loopback.connect(port: server.port))
         defer { close(body) }
         let partial =
             "POST /reservations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
@@ -370,26 +369,6 @@ struct InstancesTests {
         #expect(second.0 == 201 && third.0 == 201)
         #expect(second.1 == first.1 && third.1 == first.1)
     }
-}
-
-/// A TCP connection to 127.0.0.1:`port`, or nil.
-func connectLoopback(port: Int) -> Int32? {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard descriptor >= 0 else { return nil }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-    }
-    guard connected == 0 else {
-        close(descriptor)
-        return nil
-    }
-    return descriptor
 }
 
 /// True when the peer has closed the connection (a read would return 0 or fail).

@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Synchronization
 import Testing
 
@@ -630,14 +630,13 @@ struct OutboxTests {
             // The moment: the n-th item marked sent (its request about to go), or n answered.
             let target = Int.random(in: 0..<8)
             let answered = Bool.random()
-            while !process.hasExited {
+            try await waitUntil("the moment to kill the sync, or its end", every: .zero) {
                 let items = site.items()
                 let gone = 8 - items.count
-                if answered
-                    ? gone >= target : items.count > 0 && gone == target && (items.first?["sent"] as? Bool ?? false)
-                {
-                    break
-                }
+                return process.hasExited
+                    || (answered
+                        ? gone >= target
+                        : items.count > 0 && gone == target && (items.first?["sent"] as? Bool ?? false))
             }
             process.signal(SIGKILL)
             if process.wait().wasSignalled { killedMidway += 1 }

@@ -1,6 +1,5 @@
-import CapacityModel
 import Foundation
-import ResvTestFixtures
+import ResvTestKit
 import Testing
 
 @Suite("Several processes, terminals and shipped files", .ownThreads, .timeLimit(.minutes(30)))

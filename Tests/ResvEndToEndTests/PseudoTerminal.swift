@@ -1,4 +1,5 @@
 import Foundation
+import ResvTestKit
 
 #if canImport(Glibc)
     import Glibc
@@ -89,49 +90,59 @@ final class PseudoTerminal {
     }
 
     /// Reads until the output since the last match contains `needle`; returns that output.
-    /// `timeout` guards against a hang (the program never shows `needle`); it is no measure of
-    /// speed: a loaded machine can take many seconds to start a shell (zsh's compinit took more
-    /// than 10 s in a full CI run), so it is long.
+    /// The wait is `waitUntil`'s: a loaded machine can take many seconds to start a shell
+    /// (zsh's compinit took more than 10 s in a full CI run); past its bound the program never
+    /// showed `needle`, and the error carries the transcript.
     @discardableResult
-    func expect(_ needle: String, timeout: Duration = .seconds(120)) throws -> String {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if let range = raw[mark...].range(of: YearsAhead.forward(needle)) {
-                let seen = YearsAhead.back(String(raw[mark..<range.upperBound]))
-                mark = range.upperBound
-                return seen
+    func expect(_ needle: String) throws -> String {
+        var seen = ""
+        do {
+            try waitUntil("\(needle.debugDescription) on the terminal", every: .zero) {
+                if let range = raw[mark...].range(of: YearsAhead.forward(needle)) {
+                    seen = YearsAhead.back(String(raw[mark..<range.upperBound]))
+                    mark = range.upperBound
+                    return true
+                }
+                _ = readSome(waitingMilliseconds: 100)
+                return false
             }
-            let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero, readSome(waitingMilliseconds: 100) || ContinuousClock.now < deadline else {
-                throw Timeout(waitingFor: needle, transcript: transcript)
-            }
+        } catch is WaitTimedOut {
+            throw Timeout(waitingFor: needle, transcript: transcript)
         }
+        return seen
     }
 
-    /// Output that arrives within `duration`, without waiting for anything in particular.
-    func drain(for duration: Duration = .milliseconds(300)) -> String {
-        let deadline = ContinuousClock.now + duration
-        while ContinuousClock.now < deadline { _ = readSome(waitingMilliseconds: 50) }
+    /// The output that has arrived and not been matched yet, without waiting for more.
+    func drain() -> String {
+        while readSome(waitingMilliseconds: 0) {}
         let seen = YearsAhead.back(String(raw[mark...]))
         mark = raw.endIndex
         return seen
     }
 
-    /// Waits for the program to end and returns its exit status (nil on timeout or signal).
-    func waitForExit(timeout: Duration = .seconds(10)) -> Int32? {
-        let deadline = ContinuousClock.now + timeout
+    /// Whether the terminal echoes what is typed (a password prompt turns that off).
+    var echoes: Bool {
+        var settings = termios()
+        return tcgetattr(master, &settings) == 0 && settings.c_lflag & tcflag_t(ECHO) != 0
+    }
+
+    /// Waits for the program to end and returns its exit status (nil when a signal ended it,
+    /// or when it never did within `waitUntil`'s bound).
+    func waitForExit() -> Int32? {
         var status: Int32 = 0
-        while ContinuousClock.now < deadline {
-            _ = readSome(waitingMilliseconds: 20)
-            if waitpid(pid, &status, WNOHANG) == pid {
-                // What it wrote before it ended and no poll read yet is still in the terminal: read
-                // it to the end (EIO once drained), or a caller's transcript misses its last lines.
-                while readSome(waitingMilliseconds: 50) {}
-                // WIFEXITED / WEXITSTATUS, which Swift does not import as macros.
-                return status & 0x7F == 0 ? (status >> 8) & 0xFF : nil
+        do {
+            try waitUntil("the program's end", every: .zero) {
+                _ = readSome(waitingMilliseconds: 20)
+                return waitpid(pid, &status, WNOHANG) == pid
             }
+        } catch {
+            return nil
         }
-        return nil
+        // What it wrote before it ended and no poll read yet is still in the terminal: read
+        // it to the end (EIO once drained), or a caller's transcript misses its last lines.
+        while readSome(waitingMilliseconds: 50) {}
+        // WIFEXITED / WEXITSTATUS, which Swift does not import as macros.
+        return status & 0x7F == 0 ? (status >> 8) & 0xFF : nil
     }
 
     private func readSome(waitingMilliseconds: Int32) -> Bool {

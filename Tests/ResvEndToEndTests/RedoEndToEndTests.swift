@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// `resv redo` as users meet it (issue 60): it takes back the last undo while nothing changed

@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// Remote mode keeps every promise of the file store (33af81f; docs/contracts.md,

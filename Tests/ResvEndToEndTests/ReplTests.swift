@@ -1,6 +1,5 @@
-import CapacityModel
 import Foundation
-import ResvTestFixtures
+import ResvTestKit
 import Testing
 
 @Suite("resv repl, in a pseudo-terminal and from a pipe", .ownThreads, .timeLimit(.minutes(30)))

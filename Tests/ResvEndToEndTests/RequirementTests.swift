@@ -1,4 +1,4 @@
-import CapacityModel
+import ResvTestKit
 import Testing
 
 /// Under CI (`RESV_REQUIRE_ALL=1`, set by `.ci/run`) every test that needs root or a program

@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// Roles as a team uses them: users made with the built `resv-server`, a real server, and

@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// `resv-server --config FILE` and `RESV_SERVER_<KEY>`, run as the built binary: each key
@@ -134,7 +134,7 @@ struct ServerConfigFileTests {
 
     @Test func everyKeyOfTheFileReachesItsOption() throws {
         let folder = try Folder()
-        let port = try WatchEndToEndTests.freePorts(1)[0]
+        let port = try Loopback.freePort()
         let values = try Values.make(folder, tag: "file", port: port)
         let config = try folder.write("config.json", values.fileText)
         let run = try serve(["serve", "--config", config], environment: [:])
@@ -147,7 +147,7 @@ struct ServerConfigFileTests {
 
     @Test func theEnvironmentWinsOverTheFile() throws {
         let folder = try Folder()
-        let ports = try WatchEndToEndTests.freePorts(2)
+        let ports = try Loopback.freePorts(2)
         let file = try Values.make(folder, tag: "file", port: ports[0])
         let environment = try Values.make(folder, tag: "environment", port: ports[1])
         var fileJSON = file.json
@@ -169,7 +169,7 @@ struct ServerConfigFileTests {
 
     @Test func aFlagWinsOverTheEnvironmentAndTheFile() throws {
         let folder = try Folder()
-        let ports = try WatchEndToEndTests.freePorts(3)
+        let ports = try Loopback.freePorts(3)
         let file = try Values.make(folder, tag: "file", port: ports[0])
         let environment = try Values.make(folder, tag: "environment", port: ports[1])
         let flags = try Values.make(folder, tag: "flags-win", port: ports[2])

@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -321,15 +321,12 @@ final class ServerProcess: Sendable {
                 + arguments.map(YearsAhead.forward),
             environment: ProcessInfo.processInfo.environment.merging(["RESV_SERVER_CONFIG": ""]) { _, new in new },
             stdin: .null, stdout: .null, stderr: .descriptor(logFile))
-        let deadline = Date().addingTimeInterval(60)
         var found: Int?
-        while found == nil, Date() < deadline, !process.hasExited {
+        let (log, process) = (log, process)
+        try? waitUntil("the server's line saying where it listens", every: .milliseconds(50)) {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            if let match = text.firstMatch(of: /listening on https?:\/\/127\.0\.0\.1:(\d+)/) {
-                found = Int(match.1)
-            } else {
-                Thread.sleep(forTimeInterval: 0.05)
-            }
+            found = text.firstMatch(of: /listening on https?:\/\/127\.0\.0\.1:(\d+)/).flatMap { Int($0.1) }
+            return found != nil || process.hasExited
         }
         guard let found else {
             process.signal(SIGTERM)
@@ -341,15 +338,16 @@ final class ServerProcess: Sendable {
     /// Sends `signal` to the server (SIGHUP: reload the TLS files).
     func send(_ signal: Int32) { process.signal(signal) }
 
-    /// Waits until the log holds `count` lines containing `text` (true), or the server has ended (false).
-    /// An event, not a time: the server writes the line when it has done the work.
+    /// Waits until the log holds `count` lines containing `text` (true), or the server has ended
+    /// (false). An event, not a time: the server writes the line when it has done the work.
     func waitForLog(_ text: String, count: Int = 1) -> Bool {
-        while true {
+        var seen = false
+        try? waitUntil("\(count) of \(text.debugDescription) in the server's log", every: .milliseconds(20)) {
             let log = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            if log.components(separatedBy: text).count - 1 >= count { return true }
-            if process.hasExited { return false }
-            Thread.sleep(forTimeInterval: 0.02)
+            seen = log.components(separatedBy: text).count - 1 >= count
+            return seen || process.hasExited
         }
+        return seen
     }
 
     /// Kills the server with SIGKILL, as a crash or an OOM killer would, and waits for it.

@@ -1,7 +1,6 @@
-import CapacityModel
 import Foundation
 import ResvReference
-import ResvTestFixtures
+import ResvTestKit
 import Testing
 
 /// completions/ and man/: generated from the command tree, current, and working

@@ -1,6 +1,5 @@
-import CapacityModel
 import Foundation
-import ResvTestFixtures
+import ResvTestKit
 import Testing
 
 #if canImport(Glibc)

@@ -1,29 +1,19 @@
 import Foundation
 import ReservationCore
+import ResvTestKit
 import Testing
-
-/// The result of running the built `resv` binary once.
-struct Run {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-
-    var stderrLines: [Substring] { stderr.split(separator: "\n", omittingEmptySubsequences: true) }
-}
 
 /// A temporary directory with a store path inside, removed when the test ends.
 final class Sandbox {
+    private let folder: TemporaryDirectory
     let directory: URL
     let store: URL
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("resv-e2e-\(UUID().uuidString.prefix(8))", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        folder = try TemporaryDirectory("e2e")
+        directory = folder.url
         store = directory.appendingPathComponent("reservations.json")
     }
-
-    deinit { try? FileManager.default.removeItem(at: directory) }
 
     /// Writes `text` as the store file.
     func seed(_ text: String) throws {

@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// The end of holds as several `resv-server` instances on one PostgreSQL
@@ -67,11 +67,9 @@ struct SweepInstancesTests {
             Int(try Self.sql(database, "SELECT COUNT(*) \(mine) AND status = 'expired'")) ?? 0
         }
         var kills: [Int] = []
-        let deadline = Date().addingTimeInterval(600)  // against a hang only: how fast belongs in a benchmark
-        var count = 0
         // Each look is a psql process (tens of milliseconds): the looking paces itself.
-        while count < places, Date() < deadline {
-            count = try expired()
+        try await waitUntil("every hold ended", every: .zero) {
+            let count = try expired()
             if count > 0, count < places, kills.isEmpty || (kills.count == 1 && count >= places / 2) {
                 kills.append(count)
                 for server in servers { server.kill() }
@@ -79,6 +77,7 @@ struct SweepInstancesTests {
                     try ServerProcess(database: database, logLevel: "notice", arguments: arguments)
                 }
             }
+            return count >= places
         }
         #expect(!kills.isEmpty, "the instances were killed while they swept (at \(kills) ended)")
         // The last promotions are in the transaction of the last ends: both are there together.

@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// resv against `resv-server` over TLS (docs/contracts.md, "Trust"): with the server's CA

@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// `resv-server serve --tls-cert --tls-key` as an operator runs it: certificates made
@@ -205,11 +205,10 @@ final class OpenConnection {
 
     /// Waits until the server's answers hold `text` (true), or the connection has ended (false).
     func waitFor(_ text: String) -> Bool {
-        while true {
-            if output.contains(text) { return true }
-            if process.hasExited { return output.contains(text) }
-            Thread.sleep(forTimeInterval: 0.02)
+        try? waitUntil("\(text.debugDescription) from the server", every: .milliseconds(20)) {
+            output.contains(text) || process.hasExited
         }
+        return output.contains(text)
     }
 
     deinit {

@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// What a person at a terminal sees: tables cut to its width, never wrapped, and a
@@ -34,7 +34,7 @@ struct TerminalOutputTests {
         terminal.send("go\r")
         try terminal.expect("go\r\n")
         let status = terminal.waitForExit()
-        return (terminal.drain(for: .zero), status)
+        return (terminal.drain(), status)
     }
 
     /// A pager that marks each line it shows, so a test sees which lines went through it.

@@ -1,6 +1,5 @@
-import CapacityModel
 import Foundation
-import ResvTestFixtures
+import ResvTestKit
 import Testing
 
 /// A token goes only to the origin it was kept for (docs/contracts.md, "Trust"): two real

@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// Dates as people type them, through the built `resv`: a time is the landmark's,

@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// `resv undo` and `resv log` as users meet them: a batch of 50 taken back in

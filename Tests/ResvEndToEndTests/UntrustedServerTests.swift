@@ -1,6 +1,6 @@
-import CapacityModel
 import Foundation
 import ResvReference
+import ResvTestKit
 import Testing
 
 /// `resv` trusts neither what a server says (its headers, its sizes) nor the

@@ -1,6 +1,6 @@
-import CapacityModel
 import Foundation
 import ResvReference
+import ResvTestKit
 import Testing
 
 /// `make dist` stamps the package's version into built binaries (scripts/stamp-version):

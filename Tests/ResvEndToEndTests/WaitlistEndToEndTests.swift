@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// The waitlist as users meet it, through the built binaries: twenty `resv

@@ -1,5 +1,5 @@
-import CapacityModel
 import Foundation
+import ResvTestKit
 import Testing
 
 /// `resv watch` and `resv wait` as scripts use them, through the built
@@ -9,31 +9,6 @@ import Testing
 /// watch of a store file; a wait for a promotion.
 @Suite("Watch and wait, end to end", .ownThreads, .timeLimit(.minutes(30)))
 struct WatchEndToEndTests {
-    /// A port nothing listens on now (the kernel's choice, then let go), for a server started again on it.
-    static func freePorts(_ count: Int) throws -> [Int] {
-        var sockets: [Int32] = []
-        defer { for socket in sockets { close(socket) } }
-        var ports: [Int] = []
-        for _ in 0..<count {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { throw POSIXError(.EMFILE) }
-            sockets.append(fd)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = 0
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-                }
-            }
-            guard bound else { throw POSIXError(.EADDRINUSE) }
-            ports.append(Int(UInt16(bigEndian: address.sin_port)))
-        }
-        return ports
-    }
-
     /// The lines of a watch's NDJSON output: each change's kind, reservation and cursor.
     static func changes(_ text: String) throws -> [(change: String, id: String, cursor: String)] {
         try text.split(separator: "\n").map { line in
@@ -70,7 +45,7 @@ struct WatchEndToEndTests {
     func watcherSeesEveryChangeOnceThroughKills(database: String, instances: Int) throws {
         let sandbox = try Sandbox()
         let token = try ServerProcess.createToken("watch-\(UUID().uuidString.prefix(6))", database: database)
-        let ports = try Self.freePorts(instances)
+        let ports = try Loopback.freePorts(instances)
         let watched = ports[0]
         let written = ports[instances - 1]
         // Ten lines a batch, a day each, far in the future (PostgreSQL is shared between tests).

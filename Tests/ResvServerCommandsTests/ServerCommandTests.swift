@@ -4,6 +4,7 @@ import ReservationServer
 import ReservationStorage
 import ResvReference
 import ResvServerCommands
+import ResvTestKit
 import Synchronization
 import Testing
 
@@ -12,21 +13,12 @@ import Testing
 /// the binary (ResvEndToEndTests runs that).
 @Suite("resv-server commands, in the process", .timeLimit(.minutes(30)))
 struct ServerCommandTests {
-    /// What one command line printed and returned.
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// A directory of its own, removed at the end.
+    /// A directory of its own (the kit's), its SQLite database's path in it.
     final class Sandbox {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "resv-server-commands-\(UUID().uuidString)")
-        var database: String { directory.appendingPathComponent("db.sqlite").path }
+        let directory: TemporaryDirectory
+        var database: String { directory.url.appendingPathComponent("db.sqlite").path }
 
-        init() throws { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
-        deinit { try? FileManager.default.removeItem(at: directory) }
+        init() throws { directory = try TemporaryDirectory("server-commands") }
     }
 
     /// The time the commands run at unless a test says another: 2030-03-17T17:46:40Z, not the machine's.
@@ -162,7 +154,7 @@ struct ServerCommandTests {
         let port = await Self.resvServer(["serve", "--database", sandbox.database, "--port", "70000"])
         #expect(port.status == ExitStatus.usage)
         #expect(port.stderr.hasPrefix("Error: --port must be between 0 and 65535\nUsage: resv-server serve "))
-        let missing = sandbox.directory.appendingPathComponent("missing.json").path
+        let missing = sandbox.directory.url.appendingPathComponent("missing.json").path
         let landmarks = await Self.resvServer(["serve", "--database", sandbox.database, "--landmarks", missing])
         #expect(landmarks.status == ExitStatus.unavailable)
         #expect(landmarks.stderr.hasPrefix("resv-server: cannot read the landmarks file \(missing): "))
@@ -171,7 +163,7 @@ struct ServerCommandTests {
 
     @Test func aDatabaseThatCannotBeOpenedIsOneLineAndExit69() async throws {
         let sandbox = try Sandbox()
-        let folder = sandbox.directory.appendingPathComponent("absent").path
+        let folder = sandbox.directory.url.appendingPathComponent("absent").path
         let run = await Self.resvServer(["token", "list", "--database", folder + "/db.sqlite"])
         #expect(run.status == ExitStatus.unavailable)
         #expect(run.stdout.isEmpty)

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ReservationStorage
 import ResvReference
+import ResvTestKit
 import Testing
 
 /// `token create --scope`, `token list`'s ids and scopes, `token revoke --id`, and
@@ -10,12 +11,12 @@ import Testing
 struct TokenCommandTests {
     typealias Sandbox = ServerCommandTests.Sandbox
 
-    static func run(_ arguments: [String], now: Date = ServerCommandTests.now) async -> ServerCommandTests.Run {
+    static func run(_ arguments: [String], now: Date = ServerCommandTests.now) async -> Run {
         await ServerCommandTests.resvServer(arguments, now: now)
     }
 
     /// The id a create said on stderr.
-    static func id(of created: ServerCommandTests.Run) throws -> String {
+    static func id(of created: Run) throws -> String {
         String(try #require(created.stderr.firstMatch(of: /\(id ([0-9a-f]{8})\)/)).output.1)
     }
 

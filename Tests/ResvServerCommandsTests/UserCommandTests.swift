@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ReservationStorage
 import ResvReference
+import ResvTestKit
 import Testing
 
 /// `user add|set|list`: roles and staff's landmarks stored, the last admin kept, bad input one
@@ -10,7 +11,7 @@ import Testing
 struct UserCommandTests {
     typealias Sandbox = ServerCommandTests.Sandbox
 
-    static func run(_ arguments: [String]) async -> ServerCommandTests.Run {
+    static func run(_ arguments: [String]) async -> Run {
         await ServerCommandTests.resvServer(arguments)
     }
 

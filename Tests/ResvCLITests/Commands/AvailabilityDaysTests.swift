@@ -1,6 +1,6 @@
-import CapacityModel
 import Foundation
 import ReservationCore
+import ResvTestKit
 import Testing
 
 /// `availability --from/--to` take days as people type them, at the landmark:

@@ -1,5 +1,5 @@
 import Foundation
-import ResvTestFixtures
+import ResvTestKit
 import Testing
 
 /// Every bad input gets its documented exit code, one line on stderr, nothing

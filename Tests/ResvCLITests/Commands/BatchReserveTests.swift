@@ -1,5 +1,5 @@
 import Foundation
-import ResvTestFixtures
+import ResvTestKit
 import Testing
 
 /// `resv reserve --batch`: NDJSON requests, all written in one write or none.

@@ -1,5 +1,5 @@
 import Foundation
-import ResvTestFixtures
+import ResvTestKit
 import Testing
 
 /// Commands run as a user runs them, in this process over the JSON file store and in memory.

@@ -1,5 +1,5 @@
 import Foundation
-import ResvTestFixtures
+import ResvTestKit
 import Testing
 
 #if canImport(Glibc)

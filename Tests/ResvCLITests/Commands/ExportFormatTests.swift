@@ -1,5 +1,5 @@
 import Foundation
-import ResvTestFixtures
+import ResvTestKit
 import Testing
 
 /// `--format` refusals and `list --sort/--reverse/--limit`, in this process over the JSON file

@@ -1,5 +1,6 @@
 import Foundation
 import ReservationCore
+import ResvTestKit
 import Testing
 
 /// `resv import FILE`: resv's own exports come back exactly, other calendars' events by

@@ -1,5 +1,5 @@
 import Foundation
-import ResvTestFixtures
+import ResvTestKit
 import Testing
 
 /// `resv log` in a person's words: landmark names and times as `list` shows them, not

@@ -1,5 +1,5 @@
 import Foundation
-import ResvTestFixtures
+import ResvTestKit
 import Testing
 
 /// Profiles (`--profile`, RESV_PROFILE, `resv config use`) and options before the subcommand,

@@ -1,7 +1,6 @@
-import CapacityModel
 import Foundation
 import ReservationCore
-import ResvTestFixtures
+import ResvTestKit
 import Testing
 
 @testable import ResvCLI

@@ -1,8 +1,8 @@
-import CapacityModel
 import Foundation
 import MemoryEngine
 import ReservationCore
 import ReservationHTTP
+import ResvTestKit
 import Synchronization
 import Testing
 

@@ -1,7 +1,7 @@
-import CapacityModel
 import Foundation
 import MemoryEngine
 import ReservationCore
+import ResvTestKit
 import Testing
 
 @testable import ResvCLI
@@ -12,15 +12,6 @@ enum Backend: String, CaseIterable, Sendable {
     case jsonFile
     /// One in-memory service that every command of the sandbox talks to, as the REPL does.
     case inMemory
-}
-
-/// One command line run in this process: its exit status and what it wrote.
-struct Run: Sendable {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-
-    var stderrLines: [Substring] { stderr.split(separator: "\n", omittingEmptySubsequences: true) }
 }
 
 /// What a backend holds, compared before and after a command that must change nothing.
@@ -35,6 +26,7 @@ enum StoreState: Equatable {
 /// in UTC, without a terminal. Removed when the test ends.
 final class Sandbox: Sendable {
     let backend: Backend
+    private let folder: TemporaryDirectory
     let directory: URL
     /// The JSON file store's path (RESV_STORE), also for `.inMemory`, where nothing writes it.
     let store: URL
@@ -45,7 +37,7 @@ final class Sandbox: Sendable {
     var now: @Sendable () -> Date { clock.now }
 
     /// Where a sandbox's clock stands unless a test says otherwise: 2029-06-01T12:00:00Z, before
-    /// every fixed date the tests book (2030 and 2031, `ResvTestFixtures`) and after the past
+    /// every fixed date the tests book (2030 and 2031, `Fixture`) and after the past
     /// ones they use to be refused (2020, 2021), whatever the machine's date.
     static let defaultNow = Date(timeIntervalSince1970: 1_875_009_600)
 
@@ -55,9 +47,8 @@ final class Sandbox: Sendable {
         self.backend = backend
         self.clock = clock
         let now = clock.now
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("resv-cli-\(UUID().uuidString.prefix(8))", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        folder = try TemporaryDirectory("cli")
+        directory = folder.url
         store = directory.appendingPathComponent("reservations.json")
         switch backend {
         case .jsonFile:
@@ -73,8 +64,6 @@ final class Sandbox: Sendable {
             memory = .inMemory(records: records, catalog: catalog, now: now, clock: .continuous)
         }
     }
-
-    deinit { try? FileManager.default.removeItem(at: directory) }
 
     func storeBytes() throws -> Data { try Data(contentsOf: store) }
 
@@ -95,11 +84,7 @@ final class Sandbox: Sendable {
     }
 
     /// Writes `text` to a file of the sandbox and returns its path.
-    func file(_ name: String, _ text: String) throws -> String {
-        let url = directory.appendingPathComponent(name)
-        try Data(text.utf8).write(to: url)
-        return url.path
-    }
+    func file(_ name: String, _ text: String) throws -> String { try folder.file(name, text) }
 
     /// Runs `resv` with `arguments`: HOME is the sandbox, RESV_STORE its store, then `environment`.
     @discardableResult

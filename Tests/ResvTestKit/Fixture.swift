@@ -1,9 +1,11 @@
 import Foundation
+import ReservationCore
 
-/// Fixed records for seeding stores, the same for the in-process command tests
-/// and the end-to-end tests: two reservations share the prefix `abcd`.
+/// Fixed records and values every test target shares: stores for seeding, the same for the
+/// in-process command tests and the end-to-end tests (two reservations share the prefix
+/// `abcd`), and request bodies for the route tests.
 public enum Fixture {
-    public static let halfDome = "937fea60-bb7b-4ee8-85da-c79962987917"
+    public static let halfDome = "937fea60-bb7b-4ee8-85da-c79962987917"  // capacity 300
     public static let goldenGate = "7c6984ff-188e-417e-b476-ec5f30b8d745"
     public static let first = "abcd1111-1111-4111-8111-111111111111"
     public static let second = "abcd2222-2222-4222-8222-222222222222"
@@ -85,5 +87,20 @@ public enum Fixture {
             "XDG_DATA_HOME": directory.appendingPathComponent("data").path,
             "XDG_CACHE_HOME": directory.appendingPathComponent("cache").path,
         ]
+    }
+
+    /// A random future date at 10:00 UTC, so tests sharing a PostgreSQL database
+    /// never count against each other's capacity.
+    public static func futureDate() -> String {
+        let day = Int.random(in: 0..<300_000)
+        let date = Date(timeIntervalSince1970: 4_102_444_800 + Double(day) * 86_400 + 36_000)  // from 2100-01-01
+        return DateTime.format(date)
+    }
+
+    /// A `POST /reservations` body.
+    public static func body(_ landmark: String, _ date: String, _ partySize: Int, _ status: String? = nil) -> String {
+        var fields = [#""landmarkId":"\#(landmark)""#, #""date":"\#(date)""#, #""partySize":\#(partySize)"#]
+        if let status { fields.append(#""status":"\#(status)""#) }
+        return "{" + fields.joined(separator: ",") + "}"
     }
 }

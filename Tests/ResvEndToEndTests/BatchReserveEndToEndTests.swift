@@ -1,13 +1,12 @@
-import CapacityModel
 import Foundation
-import ResvTestFixtures
+import ResvTestKit
 import Testing
 
 /// `resv reserve --batch` through the built binary: one locked write that another process
 /// never sees half done, stdin from a pipe, progress on a terminal, and the exit codes.
-/// The table of batch cases runs in process (Tests/ResvCLITests/Commands/BatchReserveTests.swift).
+/// The table of batch cases runs in process (Tests/ResvCLITests/Commands/BatchReserveEndToEndTests.swift).
 @Suite("Batch reserve", .ownThreads, .timeLimit(.minutes(30)))
-struct BatchReserveTests {
+struct BatchReserveEndToEndTests {
     func write(_ lines: [String], in sandbox: Sandbox, name: String = "batch.ndjson") throws -> String {
         let path = sandbox.directory.appendingPathComponent(name).path
         try YearsAhead.write(lines.joined(separator: "\n") + "\n", to: URL(fileURLWithPath: path))
@@ -44,7 +43,7 @@ struct BatchReserveTests {
         #expect(halfDome?.count == 2_501)
     }
 
-    /// The batch table runs in process (Tests/ResvCLITests/Commands/BatchReserveTests.swift);
+    /// The batch table runs in process (Tests/ResvCLITests/Commands/BatchReserveEndToEndTests.swift);
     /// here the built binary agrees on the exit codes: invalid lines 64, no room 1, nothing written.
     @Test func theBinaryRefusesABatchWithTheCodes() throws {
         let sandbox = try Sandbox()

@@ -5,7 +5,7 @@ import Synchronization
     import Glibc
 #endif
 
-/// A child process started with posix_spawn(3), for the end-to-end tests.
+/// A child process started with posix_spawn(3): the tests' one process runner.
 ///
 /// Not Foundation's `Process`: on Linux its `run()` crashes the test process now and
 /// then (swift-corelibs-foundation PR #5472: it copies whole `dirent`s while listing
@@ -16,9 +16,9 @@ import Synchronization
 /// command, whichever thread of the test process starts it (threads of Swift
 /// concurrency block most signals, which a child would otherwise inherit). It
 /// inherits no descriptor of the test process but the three it is given.
-final class ChildProcess: Sendable {
+public final class ChildProcess: Sendable {
     /// Where one of the child's standard streams goes.
-    enum Stream: Sendable {
+    public enum Stream: Sendable {
         /// A pipe to or from the test process.
         case pipe
         /// /dev/null.
@@ -30,46 +30,46 @@ final class ChildProcess: Sendable {
     }
 
     /// How the child ended.
-    enum Termination: Sendable, Equatable {
+    public enum Termination: Sendable, Equatable {
         case exited(Int32)
         case signalled(Int32)
 
         /// The exit status, or the number of the signal that ended the child:
         /// what Foundation's `Process.terminationStatus` reports.
-        var status: Int32 {
+        public var status: Int32 {
             switch self {
             case .exited(let code), .signalled(let code): code
             }
         }
 
-        var wasSignalled: Bool {
+        public var wasSignalled: Bool {
             if case .signalled = self { true } else { false }
         }
     }
 
     /// Everything the child wrote to its piped stdout and stderr.
-    struct Output: Sendable {
-        var stdout: Data
-        var stderr: Data
+    public struct Output: Sendable {
+        public var stdout: Data
+        public var stderr: Data
     }
 
     /// `environment`, and for `resv-server` an empty `RESV_SERVER_CONFIG` unless the test names
     /// one: a server a test starts never reads the machine's /etc/resv-server/config.json (an
     /// installed package's), so the suite answers the same with the package installed or not.
-    static func hermetic(_ environment: [String: String], for executable: String) -> [String: String] {
+    public static func hermetic(_ environment: [String: String], for executable: String) -> [String: String] {
         guard executable.hasSuffix("/resv-server") || executable == "resv-server",
             environment["RESV_SERVER_CONFIG"] == nil
         else { return environment }
         return environment.merging(["RESV_SERVER_CONFIG": ""]) { mine, _ in mine }
     }
 
-    let pid: pid_t
+    public let pid: pid_t
     /// The test process's ends of the pipes (-1 where there is none, or once closed).
     private let pipes: Mutex<(input: Int32, output: Int32, errors: Int32)>
     /// Set once the child is reaped; until then `pid` is the child's and may be signalled.
     private let termination = Mutex<Termination?>(nil)
 
-    init(
+    public init(
         _ executable: String, _ arguments: [String], environment: [String: String], stdin: Stream = .null,
         stdout: Stream = .pipe, stderr: Stream = .pipe
     ) throws {
@@ -151,7 +151,7 @@ final class ChildProcess: Sendable {
 
     /// Writes `data` to the child's stdin (a pipe), waiting while the pipe is full.
     /// Throws EPIPE, never raising SIGPIPE, if the child no longer reads it.
-    func write(_ data: Data) throws {
+    public func write(_ data: Data) throws {
         let descriptor = pipes.withLock { $0.input }
         guard descriptor >= 0 else { throw POSIXError(.EBADF) }
         let bytes = [UInt8](data)
@@ -167,7 +167,7 @@ final class ChildProcess: Sendable {
     }
 
     /// Closes the child's stdin (a pipe): it reads end of file.
-    func closeStdin() {
+    public func closeStdin() {
         let descriptor = pipes.withLock { pipes in
             defer { pipes.input = -1 }
             return pipes.input
@@ -179,7 +179,7 @@ final class ChildProcess: Sendable {
     /// stderr to the end (every process holding them has closed them), all in one poll loop:
     /// a full pipe either way never stalls the child nor this. Where a stream is not a pipe,
     /// `input` is not written, or the output is empty. Once only: the pipes are closed after.
-    func readToEnd(writing input: Data? = nil) -> Output {
+    public func readToEnd(writing input: Data? = nil) -> Output {
         var (stdinEnd, stdoutEnd, stderrEnd) = pipes.withLock { pipes in
             defer { pipes = (-1, -1, -1) }
             return pipes
@@ -236,17 +236,17 @@ final class ChildProcess: Sendable {
     // MARK: Signals and exit
 
     /// Sends `signal` to the child, unless it has been reaped (its pid may be another's by then).
-    func signal(_ signal: Int32) {
+    public func signal(_ signal: Int32) {
         termination.withLock { termination in
             if termination == nil { _ = kill(pid, signal) }
         }
     }
 
     /// True once the child has ended (it is then reaped).
-    var hasExited: Bool { reap(options: WNOHANG) != nil }
+    public var hasExited: Bool { reap(options: WNOHANG) != nil }
 
     /// Waits for the child to end, blocking this thread, and reaps it.
-    func wait() -> Termination {
+    public func wait() -> Termination {
         while true {
             if let ended = reap(options: WNOHANG) { return ended }
             // Wait without reaping, so that `signal` cannot reach a reused pid meanwhile.
@@ -258,7 +258,7 @@ final class ChildProcess: Sendable {
     }
 
     /// Waits for the child to end on a thread of its own, leaving Swift concurrency's threads free.
-    func waitAsync() async -> Termination {
+    public func waitAsync() async -> Termination {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread { continuation.resume(returning: self.wait()) }
         }
@@ -281,7 +281,7 @@ final class ChildProcess: Sendable {
 
     /// Runs `executable` to its end: `stdin` written to a pipe and closed (a pipe closed at
     /// once without it), stdout and stderr read to the end, the child reaped.
-    static func run(
+    public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String], stdin: String?
     ) throws -> (Termination, Output) {
         let child = try ChildProcess(executable, arguments, environment: environment, stdin: .pipe)
@@ -290,7 +290,7 @@ final class ChildProcess: Sendable {
     }
 
     /// `run` on a thread of its own, leaving Swift concurrency's threads free while the child runs.
-    static func runAsync(
+    public static func runAsync(
         _ executable: String, _ arguments: [String], environment: [String: String], stdin: String?
     ) async throws -> (Termination, Output) {
         let child = try ChildProcess(executable, arguments, environment: environment, stdin: .pipe)
@@ -328,7 +328,7 @@ private func writeWithoutSIGPIPE(_ descriptor: Int32, _ bytes: UnsafeRawBufferPo
 
 /// pipe2 and posix_spawn_file_actions_addclosefrom_np need _GNU_SOURCE, which the Glibc
 /// module does not define; they are in libc all the same, so look them up by name.
-enum SpawnCalls {
+public enum SpawnCalls {
     private typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
     private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
 
@@ -342,13 +342,13 @@ enum SpawnCalls {
         unsafeBitCast($0, to: CloseFrom.self)
     }
 
-    static func pipe2(_ ends: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32 {
+    public static func pipe2(_ ends: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32 {
         pipe2Function(ends, flags)
     }
 
     /// Sets `flags` on `attributes`, and an empty signal mask and every signal at its default
     /// for the child: what a shell gives a command, not the mask of the spawning thread.
-    static func resetSignals(_ attributes: UnsafeMutablePointer<posix_spawnattr_t>, flags: Int16) {
+    public static func resetSignals(_ attributes: UnsafeMutablePointer<posix_spawnattr_t>, flags: Int16) {
         posix_spawnattr_setflags(attributes, flags | Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var signals = sigset_t()
         sigemptyset(&signals)
@@ -358,7 +358,7 @@ enum SpawnCalls {
     }
 
     /// Adds to `actions` the closing of every descriptor from `lowest` on.
-    static func closeFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ lowest: Int32) {
+    public static func closeFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ lowest: Int32) {
         if let closeFromFunction, closeFromFunction(actions, lowest) == 0 { return }
         // An older glibc: close each one that may be open (glibc ignores EBADF for these).
         for descriptor in lowest..<min(Int32(getdtablesize()), 65_536) {

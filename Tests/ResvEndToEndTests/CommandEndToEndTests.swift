@@ -1,13 +1,12 @@
-import CapacityModel
 import Foundation
-import ResvTestFixtures
+import ResvTestKit
 import Testing
 
 /// What the built binary does as one process among others: its JSON piped into jq, and no
 /// colour when stdout is a pipe. The commands themselves run in process
-/// (Tests/ResvCLITests/Commands/CommandTests.swift).
+/// (Tests/ResvCLITests/Commands/CommandEndToEndTests.swift).
 @Suite("Commands, run as a user runs them", .ownThreads, .timeLimit(.minutes(30)))
-struct CommandTests {
+struct CommandEndToEndTests {
     @Test func listJSONPipesIntoJq() throws {
         let sandbox = try Sandbox()
         try sandbox.seed(Fixture.store)

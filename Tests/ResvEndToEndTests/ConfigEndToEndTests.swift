@@ -1,12 +1,11 @@
-import CapacityModel
 import Foundation
-import ResvTestFixtures
+import ResvTestKit
 import Testing
 
 /// Settings through the built binary; the rest of the table runs in process
-/// (Tests/ResvCLITests/Commands/ConfigTests.swift), as do the profiles (ProfileTests.swift there).
+/// (Tests/ResvCLITests/Commands/ConfigEndToEndTests.swift), as do the profiles (ProfileTests.swift there).
 @Suite("Configuration", .ownThreads, .timeLimit(.minutes(30)))
-struct ConfigTests {
+struct ConfigEndToEndTests {
     /// A sandbox whose config file is `config/resv/config.json`, without RESV_STORE.
     struct Setup {
         let sandbox: Sandbox
@@ -58,7 +57,7 @@ struct ConfigTests {
         }
     }
 
-    /// The settings' table runs in process (Tests/ResvCLITests/Commands/ConfigTests.swift);
+    /// The settings' table runs in process (Tests/ResvCLITests/Commands/ConfigEndToEndTests.swift);
     /// here the built binary agrees: a token piped to stdin, and the exit codes of refusals.
     @Test func theBinaryReadsATokenFromAPipeAndRefusesWithTheCodes() throws {
         let setup = try Setup()
@@ -88,7 +87,8 @@ struct ConfigTests {
         ]
         let terminal = try PseudoTerminal(Binary.resv.path, ["config", "set", "token"], environment: environment)
         try terminal.expect("token: ")
-        _ = terminal.drain()  // The prompt comes just before echo is turned off.
+        // The prompt comes just before echo is turned off: type once it is off.
+        try waitUntil("resv turning the terminal's echo off") { !terminal.echoes }
         terminal.send("resv_typed\r")
         #expect(terminal.waitForExit() == 0, "\(terminal.transcript)")
         #expect(!terminal.transcript.contains("resv_typed"), "\(terminal.transcript)")

@@ -1,5 +1,6 @@
 import Foundation
 import ReservationCore
+import ResvTestKit
 import Testing
 
 @testable import ReservationServer
@@ -10,7 +11,7 @@ import Testing
 /// reads back and the server's answers are held to the same description, so
 /// a field added to one and not the others fails here.
 @Suite("Every engine stores the fields ReservationField describes", .timeLimit(.minutes(30)))
-struct ReservationFieldTests {
+struct ReservationFieldRouteTests {
     @Test(arguments: Engine.available.filter { $0 != .memory })
     func theSchemaHasTheDescribedColumns(engine: Engine) async throws {
         try await withHarness(engine) { h in

@@ -1,13 +1,12 @@
-import CapacityModel
 import Foundation
-import ResvTestFixtures
+import ResvTestKit
 import Testing
 
 /// `--format csv` and `--format ics`, read back by Python's csv module and by the icalendar
 /// package (a real RFC 5545 parser), over `Fixture.exportStore`. Refused formats and
-/// `list --sort/--reverse/--limit` run in process (Tests/ResvCLITests/Commands/ExportFormatTests.swift).
+/// `list --sort/--reverse/--limit` run in process (Tests/ResvCLITests/Commands/ExportFormatEndToEndTests.swift).
 @Suite("Formats other tools read", .ownThreads, .timeLimit(.minutes(30)))
-struct ExportFormatTests {
+struct ExportFormatEndToEndTests {
     /// Rows as Python's csv module reads `text` (header first).
     static func pythonCSV(_ text: String, in sandbox: Sandbox) throws -> [[String]] {
         let file = sandbox.directory.appendingPathComponent("out.csv")

@@ -1,12 +1,11 @@
-import CapacityModel
 import Foundation
-import ResvTestFixtures
+import ResvTestKit
 import Testing
 
-/// The built binary agrees with the bad-input table (Tests/ResvCLITests/Commands/BadInputTests.swift,
+/// The built binary agrees with the bad-input table (Tests/ResvCLITests/Commands/BadInputEndToEndTests.swift,
 /// run in process): a few representative cases, through the real exit status and stderr.
 @Suite("Bad input", .ownThreads, .timeLimit(.minutes(30)))
-struct BadInputTests {
+struct BadInputEndToEndTests {
     static func reserve(date: String = "2030-12-01T10:00:00Z", partySize: String = "2") -> [String] {
         ["reserve", "--landmark", "Half Dome", "--date", date, "--party-size", partySize]
     }
