@@ -52,6 +52,10 @@ func withHarness(
         let suffix = UUID().uuidString.prefix(8)
         _ = try await store.addToken("alice-\(suffix)", Token.hash(alice))
         _ = try await store.addToken("bob-\(suffix)", Token.hash(bob))
+        // A day's group waits for its turn on a clock the test holds and never moves: a loaded
+        // machine makes requests slower, never 503 (the patience bound has its own test).
+        var options = options
+        options.waitClock = HeldWaitClock().clock
         let app = Application(
             router: buildRouter(store: store, catalog: catalog, now: now, options: options), logger: logger)
         try await app.test(.router) { client in

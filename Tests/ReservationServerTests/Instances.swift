@@ -55,8 +55,12 @@ enum Instances {
     ) async throws {
         guard started.count < count else { return try await body(started) }
         try await open { store in
+            // The day's patience on a held clock, as in `withHarness`: a loaded machine is no 503.
+            var options = ServerOptions()
+            options.waitClock = HeldWaitClock().clock
             let app = Application(
-                router: buildRouter(store: store, catalog: catalog, now: clock.now), logger: OnSaleTests.quiet)
+                router: buildRouter(store: store, catalog: catalog, now: clock.now, options: options),
+                logger: OnSaleTests.quiet)
             try await app.test(.router) { client in
                 try await start(
                     count, catalog: catalog, clock: clock,

@@ -255,6 +255,9 @@ struct TeamScaleTests {
         try await Database.withStore(url, logger: logger, connections: 6, serving: true, now: clock.now) { store in
             // The clock is the test's (2030): a day's key lifetime would have the key purge delete the
             // idempotency keys of the tests sharing this database, which live on the real date.
+            // The day's patience on a held clock, as in `withHarness`: a loaded machine is no 503.
+            var options = options
+            options.waitClock = HeldWaitClock().clock
             let app = buildApplication(
                 store: store, host: "127.0.0.1", port: 0, logger: logger, catalog: catalog, now: clock.now,
                 options: options, keyLifetime: .seconds(100 * 365 * 86_400))
