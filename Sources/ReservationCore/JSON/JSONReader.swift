@@ -101,14 +101,7 @@ struct JSONReader: ~Copyable {
 
     private mutating func object() throws(Fault) -> JSONValue {
         let start = index
-        try enter()
-        index += 1
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return .object([:])
-        }
+        if try open(closedBy: UInt8(ascii: "}")) { return .object([:]) }
         let base = fieldStack.count
         while true {
             skipWhitespace()
@@ -131,73 +124,59 @@ struct JSONReader: ~Copyable {
             } else {
                 fieldStack.append((key, try value()))
             }
-            skipWhitespace()
-            guard index < bytes.count else { throw fault("unexpected end of the text, expected ',' or '}'") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"):
-                index += 1
-                depth -= 1
-                var fields = [String: JSONValue](minimumCapacity: fieldStack.count - base)
-                for (key, value) in fieldStack[base...] where fields.updateValue(value, forKey: key) != nil {
-                    // Keeping either value would lose the other on the next write.
-                    let shown = key.count > 40 ? key.prefix(40) + "…" : key
-                    throw Fault(offset: start, message: "the key \"\(shown)\" appears twice in this object")
-                }
-                fieldStack.removeSubrange(base...)
-                return .object(fields)
-            case let byte: throw fault("unexpected \(describe(byte)), expected ',' or '}'")
+            guard try isClosed(by: UInt8(ascii: "}")) else { continue }
+            var fields = [String: JSONValue](minimumCapacity: fieldStack.count - base)
+            for (key, value) in fieldStack[base...] where fields.updateValue(value, forKey: key) != nil {
+                // Keeping either value would lose the other on the next write.
+                let shown = key.count > 40 ? key.prefix(40) + "…" : key
+                throw Fault(offset: start, message: "the key \"\(shown)\" appears twice in this object")
             }
+            fieldStack.removeSubrange(base...)
+            return .object(fields)
         }
     }
 
     /// An array whose elements go to `consume` as they are read, not kept.
     private mutating func array(_ consume: (JSONValue) -> Void) throws(Fault) {
-        try enter()
-        index += 1
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return
-        }
-        while true {
-            consume(try value())
-            skipWhitespace()
-            guard index < bytes.count else { throw fault("unexpected end of the text, expected ',' or ']'") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"):
-                index += 1
-                depth -= 1
-                return
-            case let byte: throw fault("unexpected \(describe(byte)), expected ',' or ']'")
-            }
-        }
+        if try open(closedBy: UInt8(ascii: "]")) { return }
+        repeat { consume(try value()) } while try !isClosed(by: UInt8(ascii: "]"))
     }
 
     private mutating func array() throws(Fault) -> JSONValue {
+        var elements: [JSONValue] = []
+        try array { elements.append($0) }
+        return .array(elements)
+    }
+
+    /// Steps into the object or array whose opening byte is at `index`; true when it is
+    /// empty (`{}`, `[]`), its closing byte read too.
+    private mutating func open(closedBy closing: UInt8) throws(Fault) -> Bool {
         try enter()
         index += 1
-        var elements: [JSONValue] = []
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+        guard index < bytes.count, bytes[index] == closing else { return false }
+        index += 1
+        depth -= 1
+        return true
+    }
+
+    /// After a field or an element: false at a comma, true at `closing` (the object or
+    /// array ends); either is read.
+    private mutating func isClosed(by closing: UInt8) throws(Fault) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else {
+            throw fault("unexpected end of the text, expected ',' or '\(Character(Unicode.Scalar(closing)))'")
+        }
+        switch bytes[index] {
+        case UInt8(ascii: ","):
+            index += 1
+            return false
+        case closing:
             index += 1
             depth -= 1
-            return .array(elements)
-        }
-        while true {
-            elements.append(try value())
-            skipWhitespace()
-            guard index < bytes.count else { throw fault("unexpected end of the text, expected ',' or ']'") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"):
-                index += 1
-                depth -= 1
-                return .array(elements)
-            case let byte: throw fault("unexpected \(describe(byte)), expected ',' or ']'")
-            }
+            return true
+        case let byte:
+            throw fault("unexpected \(describe(byte)), expected ',' or '\(Character(Unicode.Scalar(closing)))'")
         }
     }
 

@@ -249,11 +249,13 @@ public enum Booking {
     /// A new command id: every change of one request shares it.
     public static func newCommand() -> String { UUID().uuidString.lowercased() }
 
+    /// The history entry of one change of `after`'s reservation, made by `command`.
     static func entry(
-        _ change: HistoryEntry.Change, before: Reservation?, after: Reservation, at: Date, command: String
+        _ change: HistoryEntry.Change, before: Reservation?, after: Reservation, at: Date, command: String,
+        reason: String? = nil
     ) -> HistoryEntry {
         HistoryEntry(
             at: at, change: change, reservationID: after.id, before: before.map(ReservationApiModel.init),
-            after: ReservationApiModel(after), command: command)
+            after: ReservationApiModel(after), command: command, reason: reason)
     }
 }
