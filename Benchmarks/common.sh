@@ -1,6 +1,6 @@
 # Shared by the Benchmarks/*.sh scripts: source it from one of them.
 # Gives $work (a temporary directory, removed on exit) and $bin (resv as `make install`
-# builds it: release, Swift runtime linked statically, in .build-static),
+# builds it: release, Swift runtime linked statically, in .build-static; or $RESV_BIN when set),
 # make_batch PATH (below) and make_store N PATH: a store of N random reservations (seeded, so the same N gives
 # the same file), in the layout resv writes.
 set -euo pipefail
@@ -8,9 +8,13 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 command -v hyperfine >/dev/null || { echo "needs hyperfine: apt-get install -y hyperfine" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-build=(swift build -c release --product resv --static-swift-stdlib --scratch-path .build-static)
-"${build[@]}" >/dev/null
-bin=$("${build[@]}" --show-bin-path)/resv
+if [ -n "${RESV_BIN:-}" ]; then
+  bin=$RESV_BIN
+else
+  build=(swift build -c release --product resv --static-swift-stdlib --scratch-path .build-static)
+  "${build[@]}" >/dev/null
+  bin=$("${build[@]}" --show-bin-path)/resv
+fi
 export TZ=UTC
 echo "machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 

@@ -71,14 +71,7 @@ public struct Outbox: Sendable {
         guard !user.isEmpty, !user.contains("\n") else { return self }
         if self.user == user { return self }
         let owned = Outbox(self, user: user)
-        let folder = AtomicFile.directory(of: tokenPath)
-        do {
-            try FileManager.default.createDirectory(
-                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw OutboxError.unwritable(userPath, error.localizedDescription)
-        }
-        if let foreign = Ownership.foreign(userPath, folders: 3) { throw OutboxError.foreign(foreign) }
+        try Self.makeFolder(AtomicFile.directory(of: tokenPath), for: userPath)
         if FileManager.default.fileExists(atPath: tokenPath) {
             let unowned = Outbox(path: tokenPath, server: server)
             try await unowned.update { items in
@@ -158,10 +151,9 @@ public struct Outbox: Sendable {
         }
     }
 
-    /// Runs `body` on the items with the file locked (other resv processes wait),
-    /// and writes back what it leaves, durably, when it changed them.
-    public func update<T>(_ body: (inout [OutboxItem]) async throws -> T) async throws -> T {
-        let folder = AtomicFile.directory(of: path)
+    /// Makes `folder` (the user's alone, 0700) where it is missing, for the file `path`,
+    /// and refuses a `path` another user made, or a folder of it.
+    private static func makeFolder(_ folder: String, for path: String) throws {
         do {
             try FileManager.default.createDirectory(
                 atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -169,6 +161,12 @@ public struct Outbox: Sendable {
             throw OutboxError.unwritable(path, error.localizedDescription)
         }
         if let foreign = Ownership.foreign(path, folders: 3) { throw OutboxError.foreign(foreign) }
+    }
+
+    /// Runs `body` on the items with the file locked (other resv processes wait),
+    /// and writes back what it leaves, durably, when it changed them.
+    public func update<T>(_ body: (inout [OutboxItem]) async throws -> T) async throws -> T {
+        try Self.makeFolder(AtomicFile.directory(of: path), for: path)
         let lock: FileLock
         do {
             lock = try await FileLock.acquire(path + ".lock", timeout: .seconds(60))

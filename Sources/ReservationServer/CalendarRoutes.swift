@@ -164,7 +164,7 @@ enum HTTPDate {
     static func format(_ date: Date) -> String {
         let seconds = Int(date.timeIntervalSince1970.rounded(.down))
         let (day, second) = (seconds.floorDivided(by: 86_400), seconds.floorModulo(86_400))
-        let (year, month, dayOfMonth) = civil(fromDays: day)
+        let (year, month, dayOfMonth) = DateTime.civilFromDays(day)
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "\(days[day.floorModulo(7)]), \(two(dayOfMonth)) \(months[month - 1]) \(year) "
             + "\(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60)) GMT"
@@ -197,31 +197,8 @@ enum HTTPDate {
             let hour = time[0], let minute = time[1], let second = time[2],
             (0..<24).contains(hour), (0..<60).contains(minute), (0...60).contains(second)
         else { return nil }
-        let days = Self.days(year: year, month: monthIndex + 1, day: dayOfMonth)
+        let days = DateTime.daysFromCivil(year: year, month: monthIndex + 1, day: dayOfMonth)
         return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3600 + minute * 60 + second))
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-    private static func days(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = y.floorDivided(by: 400)
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The date of a day since 1970-01-01 (`civil_from_days`).
-    private static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = z.floorDivided(by: 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
 

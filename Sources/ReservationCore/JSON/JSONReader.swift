@@ -20,8 +20,8 @@ struct JSONReader: ~Copyable {
     /// Nesting deeper than this is refused rather than risking the stack.
     static let maximumDepth = 512
 
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
     private var depth = 0
     /// The fields of the objects being read, innermost last: a dictionary is
     /// made once its size is known, instead of growing (and rehashing) field by field.
@@ -101,14 +101,7 @@ struct JSONReader: ~Copyable {
 
     private mutating func object() throws(Fault) -> JSONValue {
         let start = index
-        try enter()
-        index += 1
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return .object([:])
-        }
+        if try open(closedBy: UInt8(ascii: "}")) { return .object([:]) }
         let base = fieldStack.count
         while true {
             skipWhitespace()
@@ -131,73 +124,59 @@ struct JSONReader: ~Copyable {
             } else {
                 fieldStack.append((key, try value()))
             }
-            skipWhitespace()
-            guard index < bytes.count else { throw fault("unexpected end of the text, expected ',' or '}'") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"):
-                index += 1
-                depth -= 1
-                var fields = [String: JSONValue](minimumCapacity: fieldStack.count - base)
-                for (key, value) in fieldStack[base...] where fields.updateValue(value, forKey: key) != nil {
-                    // Keeping either value would lose the other on the next write.
-                    let shown = key.count > 40 ? key.prefix(40) + "…" : key
-                    throw Fault(offset: start, message: "the key \"\(shown)\" appears twice in this object")
-                }
-                fieldStack.removeSubrange(base...)
-                return .object(fields)
-            case let byte: throw fault("unexpected \(describe(byte)), expected ',' or '}'")
+            guard try isClosed(by: UInt8(ascii: "}")) else { continue }
+            var fields = [String: JSONValue](minimumCapacity: fieldStack.count - base)
+            for (key, value) in fieldStack[base...] where fields.updateValue(value, forKey: key) != nil {
+                // Keeping either value would lose the other on the next write.
+                let shown = key.count > 40 ? key.prefix(40) + "…" : key
+                throw Fault(offset: start, message: "the key \"\(shown)\" appears twice in this object")
             }
+            fieldStack.removeSubrange(base...)
+            return .object(fields)
         }
     }
 
     /// An array whose elements go to `consume` as they are read, not kept.
     private mutating func array(_ consume: (JSONValue) -> Void) throws(Fault) {
-        try enter()
-        index += 1
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return
-        }
-        while true {
-            consume(try value())
-            skipWhitespace()
-            guard index < bytes.count else { throw fault("unexpected end of the text, expected ',' or ']'") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"):
-                index += 1
-                depth -= 1
-                return
-            case let byte: throw fault("unexpected \(describe(byte)), expected ',' or ']'")
-            }
-        }
+        if try open(closedBy: UInt8(ascii: "]")) { return }
+        repeat { consume(try value()) } while try !isClosed(by: UInt8(ascii: "]"))
     }
 
     private mutating func array() throws(Fault) -> JSONValue {
+        var elements: [JSONValue] = []
+        try array { elements.append($0) }
+        return .array(elements)
+    }
+
+    /// Steps into the object or array whose opening byte is at `index`; true when it is
+    /// empty (`{}`, `[]`), its closing byte read too.
+    private mutating func open(closedBy closing: UInt8) throws(Fault) -> Bool {
         try enter()
         index += 1
-        var elements: [JSONValue] = []
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+        guard index < bytes.count, bytes[index] == closing else { return false }
+        index += 1
+        depth -= 1
+        return true
+    }
+
+    /// After a field or an element: false at a comma, true at `closing` (the object or
+    /// array ends); either is read.
+    private mutating func isClosed(by closing: UInt8) throws(Fault) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else {
+            throw fault("unexpected end of the text, expected ',' or '\(Character(Unicode.Scalar(closing)))'")
+        }
+        switch bytes[index] {
+        case UInt8(ascii: ","):
+            index += 1
+            return false
+        case closing:
             index += 1
             depth -= 1
-            return .array(elements)
-        }
-        while true {
-            elements.append(try value())
-            skipWhitespace()
-            guard index < bytes.count else { throw fault("unexpected end of the text, expected ',' or ']'") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"):
-                index += 1
-                depth -= 1
-                return .array(elements)
-            case let byte: throw fault("unexpected \(describe(byte)), expected ',' or ']'")
-            }
+            return true
+        case let byte:
+            throw fault("unexpected \(describe(byte)), expected ',' or '\(Character(Unicode.Scalar(closing)))'")
         }
     }
 
@@ -228,197 +207,11 @@ struct JSONReader: ~Copyable {
         }
     }
 
-    // MARK: Strings
-
-    private mutating func string() throws(Fault) -> String {
-        let start = index
-        index += 1
-        var ascii = true
-        // The common case: no escapes, so the string is a slice of the input.
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                let slice = UnsafeBufferPointer(rebasing: bytes[(start + 1)..<index])
-                index += 1
-                if ascii { return String(decoding: slice, as: UTF8.self) }
-                guard let text = String(validating: slice, as: UTF8.self) else {
-                    throw Fault(
-                        offset: firstInvalidUTF8(in: start + 1..<index - 1), message: "invalid UTF-8 in a string")
-                }
-                return text
-            }
-            if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
-            if byte < 0x20 { throw fault("control character \(describe(byte)) in a string; write it as an escape") }
-            if byte >= 0x80 { ascii = false }
-            index += 1
-        }
-        throw Fault(offset: start, message: "unterminated string")
-    }
-
-    /// The rest of a string that has escapes, decoded into a byte buffer.
-    private mutating func escapedString(from start: Int) throws(Fault) -> String {
-        var buffer = Array(bytes[(start + 1)..<index])
-        let plainStart = start + 1
-        var plainEnd = index
-        while index < bytes.count {
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "\""):
-                index += 1
-                guard let text = String(validating: buffer, as: UTF8.self) else {
-                    throw Fault(
-                        offset: firstInvalidUTF8(in: plainStart..<plainEnd), message: "invalid UTF-8 in a string")
-                }
-                return text
-            case UInt8(ascii: "\\"):
-                let escapeStart = index
-                index += 1
-                guard index < bytes.count else { break }
-                switch bytes[index] {
-                case UInt8(ascii: "\""): buffer.append(UInt8(ascii: "\""))
-                case UInt8(ascii: "\\"): buffer.append(UInt8(ascii: "\\"))
-                case UInt8(ascii: "/"): buffer.append(UInt8(ascii: "/"))
-                case UInt8(ascii: "b"): buffer.append(0x08)
-                case UInt8(ascii: "f"): buffer.append(0x0C)
-                case UInt8(ascii: "n"): buffer.append(0x0A)
-                case UInt8(ascii: "r"): buffer.append(0x0D)
-                case UInt8(ascii: "t"): buffer.append(0x09)
-                case UInt8(ascii: "u"):
-                    index += 1
-                    let scalar = try unicodeEscape(escapeStart: escapeStart)
-                    buffer.append(contentsOf: String(Character(scalar)).utf8)
-                    plainEnd = index
-                    continue
-                case let other:
-                    throw Fault(offset: escapeStart, message: "invalid escape '\\\(describeRaw(other))' in a string")
-                }
-                index += 1
-                plainEnd = index
-            default:
-                if byte < 0x20 { throw fault("control character \(describe(byte)) in a string; write it as an escape") }
-                buffer.append(byte)
-                index += 1
-                plainEnd = index
-            }
-        }
-        throw Fault(offset: start, message: "unterminated string")
-    }
-
-    /// After `\u`: four hex digits, and a low surrogate escape after a high one.
-    private mutating func unicodeEscape(escapeStart: Int) throws(Fault) -> Unicode.Scalar {
-        let first = try hexQuad(escapeStart: escapeStart)
-        if (0xDC00...0xDFFF).contains(first) {
-            throw Fault(offset: escapeStart, message: "unpaired surrogate \\u\(hex(first)) in a string")
-        }
-        guard (0xD800...0xDBFF).contains(first) else { return Unicode.Scalar(first)! }
-        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
-        else { throw Fault(offset: escapeStart, message: "unpaired surrogate \\u\(hex(first)) in a string") }
-        let secondStart = index
-        index += 2
-        let second = try hexQuad(escapeStart: secondStart)
-        guard (0xDC00...0xDFFF).contains(second) else {
-            throw Fault(offset: escapeStart, message: "unpaired surrogate \\u\(hex(first)) in a string")
-        }
-        return Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))!
-    }
-
-    private mutating func hexQuad(escapeStart: Int) throws(Fault) -> UInt32 {
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            guard index < bytes.count else { throw Fault(offset: escapeStart, message: "incomplete \\u escape") }
-            guard let digit = Hex.value(bytes[index]) else {
-                throw Fault(offset: escapeStart, message: "\\u must be followed by four hex digits")
-            }
-            value = value << 4 | UInt32(digit)
-            index += 1
-        }
-        return value
-    }
-
-    private func firstInvalidUTF8(in range: Range<Int>) -> Int {
-        var position = range.lowerBound
-        while position < range.upperBound {
-            let byte = bytes[position]
-            let length: Int
-            switch byte {
-            case 0x00...0x7F: length = 1
-            case 0xC2...0xDF: length = 2
-            case 0xE0...0xEF: length = 3
-            case 0xF0...0xF4: length = 4
-            default: return position
-            }
-            let end = min(position + length, range.upperBound)
-            let slice = UnsafeBufferPointer(rebasing: bytes[position..<end])
-            guard end - position == length, String(validating: slice, as: UTF8.self) != nil else { return position }
-            position = end
-        }
-        return range.lowerBound
-    }
-
-    // MARK: Numbers
-
-    private mutating func number() throws(Fault) -> JSONValue {
-        let start = index
-        let negative = bytes[index] == UInt8(ascii: "-")
-        if negative { index += 1 }
-        guard index < bytes.count, isDigit(bytes[index]) else {
-            throw Fault(offset: index, message: "a number needs a digit after '-'")
-        }
-        // Whole numbers accumulate as negatives, so Int64.min fits.
-        var magnitude: Int64 = 0
-        var overflow = false
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
-            if index < bytes.count, isDigit(bytes[index]) { throw fault("a number cannot start with 0") }
-        } else {
-            while index < bytes.count, isDigit(bytes[index]) {
-                let digit = Int64(bytes[index] - UInt8(ascii: "0"))
-                let (times10, o1) = magnitude.multipliedReportingOverflow(by: 10)
-                let (next, o2) = times10.subtractingReportingOverflow(digit)
-                if o1 || o2 { overflow = true } else { magnitude = next }
-                index += 1
-            }
-        }
-        var whole = true
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            whole = false
-            index += 1
-            guard index < bytes.count, isDigit(bytes[index]) else { throw fault("a number needs digits after '.'") }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            whole = false
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
-                index += 1
-            }
-            guard index < bytes.count, isDigit(bytes[index]) else {
-                throw fault("a number needs digits in its exponent")
-            }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-        }
-        if whole, !overflow {
-            if negative { return .integer(magnitude) }
-            if magnitude != .min { return .integer(-magnitude) }
-        }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        guard let double = Double(text), double.isFinite else {
-            // The message stays one short line however many digits the number has.
-            let shown = text.count > 24 ? text.prefix(24) + "…" : text
-            throw Fault(offset: start, message: "number \(shown) is too large to represent")
-        }
-        // Digits alone beyond Int64 are never taken for an integer, even when they round to Int64.min.
-        if !whole, double == double.rounded(), double >= -0x1p63, double < 0x1p63 { return .integer(Int64(double)) }
-        return JSONWriter.text(of: double) == text ? .double(double) : .number(text)
-    }
-
-    private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
-
     // MARK: Faults
 
-    private func fault(_ message: String) -> Fault { Fault(offset: index, message: message) }
+    func fault(_ message: String) -> Fault { Fault(offset: index, message: message) }
 
-    private func describe(_ byte: UInt8) -> String {
+    func describe(_ byte: UInt8) -> String {
         switch byte {
         case 0x21...0x7E: "'\(Character(Unicode.Scalar(byte)))'"
         case 0x09: "tab"
@@ -429,11 +222,11 @@ struct JSONReader: ~Copyable {
         }
     }
 
-    private func describeRaw(_ byte: UInt8) -> String {
+    func describeRaw(_ byte: UInt8) -> String {
         (0x21...0x7E).contains(byte) ? String(Character(Unicode.Scalar(byte))) : "0x\(hex(UInt32(byte), width: 2))"
     }
 
-    private func hex(_ value: UInt32, width: Int = 4) -> String {
+    func hex(_ value: UInt32, width: Int = 4) -> String {
         let digits = String(value, radix: 16, uppercase: true)
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }

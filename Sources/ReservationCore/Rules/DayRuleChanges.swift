@@ -93,10 +93,7 @@ extension Booking {
                         let after = party.changed(status: .cancelled, at: at)
                         cancelled.append(after)
                         entries.append(
-                            HistoryEntry(
-                                at: at, change: .cancelled, reservationID: after.id,
-                                before: ReservationApiModel(party), after: ReservationApiModel(after), command: command,
-                                reason: reason))
+                            entry(.cancelled, before: party, after: after, at: at, command: command, reason: reason))
                     }
                 case .waitlist:
                     // To the head of the list, in the order they were booked, before everyone waiting.
@@ -111,10 +108,7 @@ extension Booking {
                             requestedStatus: requested, series: party.series)
                         waitlisted.append(after)
                         entries.append(
-                            HistoryEntry(
-                                at: at, change: .modified, reservationID: after.id,
-                                before: ReservationApiModel(party), after: ReservationApiModel(after), command: command,
-                                reason: reason))
+                            entry(.modified, before: party, after: after, at: at, command: command, reason: reason))
                     }
                 }
             }

@@ -139,7 +139,8 @@ public enum DateTime {
 
     // Howard Hinnant's days_from_civil / civil_from_days: exact proleptic
     // Gregorian arithmetic without Calendar, which is both lenient and slow.
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    /// Days since 1970-01-01 of a proleptic Gregorian date.
+    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = y.floorDivided(by: 400)
         let yearOfEra = y - era * 400
@@ -149,7 +150,8 @@ public enum DateTime {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+    /// The proleptic Gregorian date of a day since 1970-01-01.
+    public static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = z.floorDivided(by: 146_097)
         let dayOfEra = z - era * 146_097

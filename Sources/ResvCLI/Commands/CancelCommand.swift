@@ -55,23 +55,14 @@ struct CancelCommand: ResvCommand, PrintsData {
         try await context.queueing(queue, options.output, verb: "cancel") { context in
             let backend = try context.backend(options.backend)
             let service = backend.service
-            // Whole ids on a server go to it as they are: no list is read to resolve them.
-            if backend.server != nil, let whole = CommandContext.wholeIDs(ids) {
-                let changes = try await context.naming(ids) { try await service.cancel(whole) }
-                context.report(changes, done: "Cancelled", single: ids.count == 1, options.output)
+            let (changes, changed, before) = try await context.changeStatus(
+                of: ids, on: backend, options, done: "Cancelled", service.cancel)
+            if let before {
+                await context.reportPromotions(before: before, changed: changed, service: service, options.output)
+            } else if changes.contains(where: { $0.changed && $0.previous.takesPlaces }) {
                 // Only places given up can promote anyone.
-                if changes.contains(where: { $0.changed && $0.previous.takesPlaces }) {
-                    await context.reportPromotions(madeBy: Set(whole), service: service, options.output)
-                }
-                return
+                await context.reportPromotions(madeBy: changed, service: service, options.output)
             }
-            let snapshot = try await context.fetch(for: ids, from: backend, options)
-            let targets = try context.reservations(matching: ids, in: snapshot)
-            // One change of the store for all of them: all are cancelled or none.
-            let changes = try await service.cancel(targets.map(\.id))
-            context.report(changes, done: "Cancelled", single: ids.count == 1, options.output)
-            await context.reportPromotions(
-                before: snapshot, changed: Set(targets.map(\.id)), service: service, options.output)
         }
     }
 

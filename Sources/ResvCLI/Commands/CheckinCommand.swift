@@ -3,7 +3,7 @@ import Foundation
 import ReservationCore
 
 /// `resv checkin ID` and `resv noshow ID`: how a visit went (docs/contracts.md, "Check-in and no-shows").
-struct CheckinCommand: ResvCommand, PrintsData {
+struct CheckinCommand: AttendanceCommand {
     static let configuration = CommandConfiguration(
         commandName: "checkin",
         abstract: "Mark a party arrived (status checked-in).",
@@ -19,24 +19,11 @@ struct CheckinCommand: ResvCommand, PrintsData {
               resv day --landmark 'half dome' && resv checkin 1a2b
             """)
 
-    @Argument(
-        help: "A reservation id or unique prefix (at least 4 hex digits).",
-        completion: ShellCompletion.reservationIDs(.attendable))
-    var id: String
-
-    @OptionGroup var key: IdempotencyKeyOption
-    @OptionGroup var options: CommonOptions
-
-    func validate() throws {
-        try options.output.check([.table, .json, .ndjson], command: "resv checkin")
-    }
-
-    func run(in context: CommandContext) async throws {
-        try await Attendance.record(.checkedIn, id: id, key: key, options: options, in: context)
-    }
+    static let status = Reservation.Status.checkedIn
+    @OptionGroup var arguments: AttendanceArguments
 }
 
-struct NoshowCommand: ResvCommand, PrintsData {
+struct NoshowCommand: AttendanceCommand {
     static let configuration = CommandConfiguration(
         commandName: "noshow",
         abstract: "Mark a party that did not come (status no-show).",
@@ -50,6 +37,12 @@ struct NoshowCommand: ResvCommand, PrintsData {
               resv noshow 1a2b
             """)
 
+    static let status = Reservation.Status.noShow
+    @OptionGroup var arguments: AttendanceArguments
+}
+
+/// What `checkin` and `noshow` take: one reservation, a key, the common options.
+struct AttendanceArguments: ParsableArguments, PrintsData {
     @Argument(
         help: "A reservation id or unique prefix (at least 4 hex digits).",
         completion: ShellCompletion.reservationIDs(.attendable))
@@ -57,13 +50,16 @@ struct NoshowCommand: ResvCommand, PrintsData {
 
     @OptionGroup var key: IdempotencyKeyOption
     @OptionGroup var options: CommonOptions
+}
 
-    func validate() throws {
-        try options.output.check([.table, .json, .ndjson], command: "resv noshow")
-    }
+/// `checkin` and `noshow`: one reservation's visit recorded as `status`.
+protocol AttendanceCommand: GroupedCommand where Arguments == AttendanceArguments {
+    static var status: Reservation.Status { get }
+}
 
+extension AttendanceCommand {
     func run(in context: CommandContext) async throws {
-        try await Attendance.record(.noShow, id: id, key: key, options: options, in: context)
+        try await Attendance.record(Self.status, id: arguments.id, key: arguments.key, options: options, in: context)
     }
 }
 

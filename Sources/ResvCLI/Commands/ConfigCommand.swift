@@ -36,12 +36,8 @@ struct ConfigCommand: ParsableCommand {
             completion: ShellCompletion.profileNames)
         var profile: String?
 
-        @Option(
-            help: ArgumentHelp(
-                "The config file (default: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).",
-                valueName: "path"),
-            completion: .file(extensions: ["json"]))
-        var config: String?
+        @OptionGroup var path: ConfigPath
+        var config: String? { path.config }
 
         /// The profile of `file` that `set` and `unset` change (nil: the top level);
         /// a new profile is allowed only when named by `--profile`.
@@ -52,6 +48,24 @@ struct ConfigCommand: ParsableCommand {
                 return profile
             }
             return try context.chosenProfile(flag: nil, in: file).name
+        }
+    }
+
+    /// `--config`: which file; `remove` and `use` take it alone, the others with `--profile`.
+    struct ConfigPath: ParsableArguments {
+        @Option(
+            help: ArgumentHelp(
+                "The config file (default: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).",
+                valueName: "path"),
+            completion: .file(extensions: ["json"]))
+        var config: String?
+    }
+
+    /// Refuses a `name` that is not a valid profile name, or not a profile of `file`.
+    static func checkExisting(profile name: String, in file: ConfigFile) throws(CLIError) {
+        try ConfigFile.checkProfileName(name)
+        guard file.profiles[name] != nil else {
+            throw .unknownProfile(name, file.url.path, known: file.profiles.keys.sorted())
         }
     }
 
@@ -261,28 +275,20 @@ struct ConfigCommand: ParsableCommand {
         @Argument(help: "A profile of the config file.", completion: ShellCompletion.profileNames)
         var name: String
 
-        @Option(
-            help: ArgumentHelp(
-                "The config file (default: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).",
-                valueName: "path"),
-            completion: .file(extensions: ["json"]))
-        var config: String?
+        @OptionGroup var path: ConfigPath
 
         func run(in context: CommandContext) async throws {
-            let chosen = try await ConfigCommand.update(config, context) { file in
+            let chosen = try await ConfigCommand.update(path.config, context) { file in
                 guard name != ConfigFile.defaultProfile else {
                     throw CLIError.invalidSetting(
                         "profile", name,
                         "a profile under profiles: default is the file's top level (unset its settings)")
                 }
-                try ConfigFile.checkProfileName(name)
-                guard file.profiles[name] != nil else {
-                    throw CLIError.unknownProfile(name, file.url.path, known: file.profiles.keys.sorted())
-                }
+                try ConfigCommand.checkExisting(profile: name, in: file)
                 return file.removeProfile(name)
             }
             context.say(
-                "removed profile \(name) from \(context.configURL(flag: config).path)"
+                "removed profile \(name) from \(context.configURL(flag: path.config).path)"
                     + (chosen ? "; default is in use now" : ""))
             if let overriding = context.environment["RESV_PROFILE"], overriding == name {
                 context.say("resv: warning: RESV_PROFILE=\(name) is set and names the profile removed")
@@ -302,26 +308,18 @@ struct ConfigCommand: ParsableCommand {
         @Argument(help: "A profile of the config file, or default.", completion: ShellCompletion.profileNames)
         var name: String
 
-        @Option(
-            help: ArgumentHelp(
-                "The config file (default: $RESV_CONFIG, else $XDG_CONFIG_HOME/resv/config.json).",
-                valueName: "path"),
-            completion: .file(extensions: ["json"]))
-        var config: String?
+        @OptionGroup var path: ConfigPath
 
         func run(in context: CommandContext) async throws {
-            try await ConfigCommand.update(config, context) { file in
+            try await ConfigCommand.update(path.config, context) { file in
                 if name == ConfigFile.defaultProfile {
                     file.fields["profile"] = nil
                 } else {
-                    try ConfigFile.checkProfileName(name)
-                    guard file.profiles[name] != nil else {
-                        throw CLIError.unknownProfile(name, file.url.path, known: file.profiles.keys.sorted())
-                    }
+                    try ConfigCommand.checkExisting(profile: name, in: file)
                     file.fields["profile"] = .string(name)
                 }
             }
-            context.say("using profile \(name) (\(context.configURL(flag: config).path))")
+            context.say("using profile \(name) (\(context.configURL(flag: path.config).path))")
             if let overriding = context.environment["RESV_PROFILE"], !overriding.isEmpty, overriding != name {
                 context.say("resv: warning: RESV_PROFILE=\(overriding) is set and comes first")
             }

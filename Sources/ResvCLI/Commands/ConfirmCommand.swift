@@ -31,18 +31,30 @@ struct ConfirmCommand: ResvCommand, PrintsData {
         context.idempotencyKey = key.idempotencyKey
         try await context.queueing(queue, options.output, verb: "confirm") { context in
             let backend = try context.backend(options.backend)
-            let service = backend.service
-            // Whole ids on a server go to it as they are: no list is read to resolve them.
-            if backend.server != nil, let whole = CommandContext.wholeIDs(ids) {
-                let changes = try await context.naming(ids) { try await service.confirm(whole) }
-                context.report(changes, done: "Confirmed", single: ids.count == 1, options.output)
-                return
-            }
-            let snapshot = try await context.fetch(for: ids, from: backend, options)
-            let targets = try context.reservations(matching: ids, in: snapshot)
-            // One change of the store for all of them: all are confirmed or none.
-            let changes = try await service.confirm(targets.map(\.id))
-            context.report(changes, done: "Confirmed", single: ids.count == 1, options.output)
+            try await context.changeStatus(of: ids, on: backend, options, done: "Confirmed", backend.service.confirm)
         }
+    }
+}
+
+extension CommandContext {
+    /// What `cancel` and `confirm` share: one change of the store for all of `ids`, all
+    /// made or none, reported with `done`. Whole ids on a server go to it as they are (no
+    /// list is read to resolve them); otherwise the list is read and each id resolved in it.
+    /// Returns the changes, the ids changed, and the list read before (nil when none was).
+    @discardableResult
+    func changeStatus(
+        of ids: [String], on backend: Backend, _ options: CommonOptions, done: String,
+        _ change: ([Reservation.ID]) async throws -> [StatusChange]
+    ) async throws -> (changes: [StatusChange], ids: Set<Reservation.ID>, before: ReservationSnapshot?) {
+        if backend.server != nil, let whole = CommandContext.wholeIDs(ids) {
+            let changes = try await naming(ids) { try await change(whole) }
+            report(changes, done: done, single: ids.count == 1, options.output)
+            return (changes, Set(whole), nil)
+        }
+        let snapshot = try await fetch(for: ids, from: backend, options)
+        let targets = try reservations(matching: ids, in: snapshot)
+        let changes = try await change(targets.map(\.id))
+        report(changes, done: done, single: ids.count == 1, options.output)
+        return (changes, Set(targets.map(\.id)), snapshot)
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import ReservationCore
 import ResvReference
 
-struct RedoCommand: ResvCommand, PrintsData {
+struct RedoCommand: TakeBackCommand {
     static let configuration = CommandConfiguration(
         commandName: "redo",
         abstract: "Take back the last undo.",
@@ -29,17 +29,6 @@ struct RedoCommand: ResvCommand, PrintsData {
               resv redo --yes --json | jq -r .redid
             """)
 
-    @Flag(name: [.short, .long], help: "Do not ask first, even on a terminal.")
-    var yes = false
-
-    @OptionGroup var key: IdempotencyKeyOption
-    @OptionGroup var options: CommonOptions
-
-    func validate() throws {
-        try options.output.check([.table, .json, .ndjson], command: "resv redo")
-    }
-
-    func run(in context: CommandContext) async throws {
-        try await TakeBack(redo: true, yes: yes, key: key, options: options).run(in: context)
-    }
+    static let redo = true
+    @OptionGroup var arguments: TakeBackArguments
 }

@@ -3,7 +3,7 @@ import Foundation
 import ReservationCore
 import ResvReference
 
-struct UndoCommand: ResvCommand, PrintsData {
+struct UndoCommand: TakeBackCommand {
     static let configuration = CommandConfiguration(
         commandName: "undo",
         abstract: "Take back the last command that changed reservations.",
@@ -28,18 +28,27 @@ struct UndoCommand: ResvCommand, PrintsData {
               resv undo --yes --json | jq -r .undid
             """)
 
+    static let redo = false
+    @OptionGroup var arguments: TakeBackArguments
+}
+
+/// What `undo` and `redo` take.
+struct TakeBackArguments: ParsableArguments, PrintsData {
     @Flag(name: [.short, .long], help: "Do not ask first, even on a terminal.")
     var yes = false
 
     @OptionGroup var key: IdempotencyKeyOption
     @OptionGroup var options: CommonOptions
+}
 
-    func validate() throws {
-        try options.output.check([.table, .json, .ndjson], command: "resv undo")
-    }
+/// `undo` (`redo` false) and `redo`.
+protocol TakeBackCommand: GroupedCommand where Arguments == TakeBackArguments {
+    static var redo: Bool { get }
+}
 
+extension TakeBackCommand {
     func run(in context: CommandContext) async throws {
-        try await TakeBack(redo: false, yes: yes, key: key, options: options).run(in: context)
+        try await TakeBack(redo: Self.redo, yes: arguments.yes, key: arguments.key, options: options).run(in: context)
     }
 }
 

@@ -130,6 +130,21 @@ protocol PrintsData {
     var options: CommonOptions { get }
 }
 
+/// A command whose arguments are one group holding the common options, printing a table,
+/// JSON or NDJSON: `checkin`, `noshow`, `undo`, `redo`.
+protocol GroupedCommand: ResvCommand, PrintsData {
+    associatedtype Arguments: ParsableArguments & PrintsData
+    var arguments: Arguments { get }
+}
+
+extension GroupedCommand {
+    var options: CommonOptions { arguments.options }
+
+    func validate() throws {
+        try options.output.check([.table, .json, .ndjson], command: "resv " + (Self.configuration.commandName ?? ""))
+    }
+}
+
 /// The options every data command takes: backend and output. Untitled, so that
 /// help lists them after the command's own (titled groups come first).
 public struct CommonOptions: ParsableArguments, Sendable {
