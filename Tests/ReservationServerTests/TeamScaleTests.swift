@@ -256,11 +256,11 @@ struct TeamScaleTests {
             // The clock is the test's (2030): a day's key lifetime would have the key purge delete the
             // idempotency keys of the tests sharing this database, which live on the real date.
             // The day's patience on a held clock, as in `withHarness`: a loaded machine is no 503.
-            var options = options
-            options.waitClock = HeldWaitClock().clock
+            var served = options
+            served.waitClock = HeldWaitClock().clock
             let app = buildApplication(
                 store: store, host: "127.0.0.1", port: 0, logger: logger, catalog: catalog, now: clock.now,
-                options: options, keyLifetime: .seconds(100 * 365 * 86_400))
+                options: served, keyLifetime: .seconds(100 * 365 * 86_400))
             try await app.test(.live) { client in
                 try await withInstances(
                     count, url: url, catalog: catalog, clock: clock, options: options,
