@@ -16,7 +16,7 @@ Every booking carries an id the client made, so the final read says whether an i
 was made; POST /settle {"key"} settles the rest (and every other indeterminate change).
 Exit 0 when every invariant holds for every fault, 1 naming each that failed.
 """
-import collections, datetime, http.client, json, os, random, re, signal, socket, sys, threading, time
+import collections, datetime, http.client, json, os, random, re, signal, socket, subprocess, sys, threading, time
 import urllib.parse, urllib.request, uuid
 
 sys.dont_write_bytecode = True  # no __pycache__ left in the repository
@@ -377,7 +377,7 @@ def recover(old=None, marks=None):
         # A node ahead of the leader first: the cluster may look healthy (a leader, a sync standby,
         # three running) while its leader lacks that node's commits.
         for n in setup["nodes"]:
-            if leader not in (None, n["name"]) and ahead_of_leader(n["name"], marks):
+            if leader not in (None, n["name"]) and ahead_of_leader(n["name"], marks, lasting=5):
                 wipe({n["name"]}, marks)  # refused: the run fails on it, the nodes are kept
         if broken or cluster.healthy():
             return True
@@ -447,19 +447,37 @@ BEHIND = re.compile(r"highest timeline (\d+) of the primary is behind recovery t
 broken = []  # why the cluster was left as it is: a former leader leads behind a newer timeline
 
 
-def ahead_of_leader(name, marks):
-    """Why node NAME holds a later timeline than the leader's (so commits the leader lacks), or
-    None: Patroni's timelines (GET /cluster), or its PostgreSQL's log since MARKS."""
-    members = {m["name"]: m for m in cluster.members()}
-    leader = next((m for m in members.values() if m.get("role") == "leader"), None)
-    mine = members.get(name, {}).get("timeline")
-    if leader and leader["name"] != name and isinstance(leader.get("timeline"), int) and isinstance(mine, int) \
-            and mine > leader["timeline"]:
-        return f"its timeline {mine} is later than the leader {leader['name']}'s {leader['timeline']}"
+ahead_since = {}  # node: when it was first seen on a later timeline than the leader's
+
+
+def live_timeline(name):
+    """The timeline node NAME's PostgreSQL is on now, as its Patroni says (GET /patroni asks it;
+    the DCS's copy lags a loop behind a promotion), or None."""
+    try:
+        status = json.load(urllib.request.urlopen(f"http://127.0.0.1:{cluster.node(name)['rest']}/patroni", timeout=1))
+        return status.get("timeline")
+    except Exception:
+        return None
+
+
+def ahead_of_leader(name, marks, lasting=0):
+    """Why node NAME holds a later timeline than the leader's (commits the leader lacks), or None:
+    the nodes' own timelines, one ahead for LASTING seconds at least (right after a promotion a
+    replica that follows the new leader is on its timeline before the leader says so), or its
+    PostgreSQL's log since MARKS saying the primary's timeline is behind its own."""
+    leader = cluster.leader()
+    if leader in (None, name):
+        return None
     behind = BEHIND.search(log_since(cluster.node(name), (marks or {}).get(name, 0)))
     if behind:
         return f"its PostgreSQL says the primary's timeline {behind[1]} is behind its own {behind[2]}"
-    return None
+    mine, theirs = live_timeline(name), live_timeline(leader)
+    if not (isinstance(mine, int) and isinstance(theirs, int) and mine > theirs):
+        ahead_since.pop(name, None)
+        return None
+    if now() - ahead_since.setdefault(name, now()) < lasting:
+        return None
+    return f"its timeline {mine} is later than the leader {leader}'s {theirs}"
 
 
 def wipe(names, marks=None):
@@ -728,8 +746,19 @@ for phase, fault in enumerate(phases):
     note("load stopped")
     if broken:
         # Its leader lacks the later timeline's commits and has no synchronous standby: reads are
-        # refused (503) and nothing can be checked but that.
+        # refused (503). What it lacks is read from its PostgreSQL itself (psql); nothing else is checked.
         note(f"not checked: the cluster was left as it was ({checks.SPLIT}: {', '.join(broken)} ahead)")
+        leader = cluster.leader()
+        acked = {rid.lower() for op in ops if op["kind"] in BOOKINGS and op["outcome"] == "acknowledged"
+                 for rid in op["ids"]}
+        table = subprocess.run(["psql", "-h", "127.0.0.1", "-p", str(cluster.node(leader)["pg"]), "-U", "postgres",
+                                "-d", "postgres", "-Atc", "SELECT id FROM reservations"],
+                               capture_output=True, text=True, timeout=20) if leader else None
+        if table is not None and table.returncode == 0:
+            lacking = acked - {line.strip().lower() for line in table.stdout.split()}
+            if lacking:
+                fail(f"{checks.LOST}: {len(lacking)} of {len(acked)} not in the reservations table of the leader "
+                     f"{leader}: {', '.join(sorted(lacking)[:5])}")
         break
 
     # Everything in: watchers caught up (quiet for 2 s, then drained), readers paused.
@@ -876,7 +905,7 @@ if control_failures_from is not None:
             print("  " + line)
 for name in checks.INVARIANTS:
     bad = [line for line in failures if line.startswith(name)]
-    print(f"{name}: {'FAILED (' + str(len(bad)) + ')' if bad else 'holds'}")
+    print(f"{name}: {'FAILED (' + str(len(bad)) + ')' if bad else 'not checked' if broken else 'holds'}")
 if not caught:
     print(f"FAILED: the negative control {control}")
 if failures:
