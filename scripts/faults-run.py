@@ -444,7 +444,7 @@ def log_since(node, offset):
 
 # PostgreSQL's words on a standby asked to follow a primary of an earlier timeline than its own.
 BEHIND = re.compile(r"highest timeline (\d+) of the primary is behind recovery timeline (\d+)")
-broken = []  # why the cluster was left as it is: a former leader leads behind a newer timeline
+broken = []  # the nodes found ahead of the leader: the cluster is then left as it is
 
 
 ahead_since = {}  # node: when it was first seen on a later timeline than the leader's
@@ -483,8 +483,8 @@ def ahead_of_leader(name, marks, lasting=0):
 def wipe(names, marks=None):
     """Wipes each node of NAMES and starts it again, but never one ahead of the leader: its
     timeline holds commits the leader lacks (a former leader took the lock back, as Patroni 3.0.2
-    does after a pause), and a base backup from the leader would throw them away. That is failed
-    ("cluster: a former leader leads") and the cluster left as it is for the checks to read."""
+    does after a pause), and a base backup from the leader would throw them away. That fails
+    checks.SPLIT, and the run stops with the cluster as it is."""
     for name in sorted(names):
         why = ahead_of_leader(name, marks)
         if why:
