@@ -3,8 +3,9 @@
 # one etcd and three Patroni-managed PostgreSQL nodes on loopback in a temporary folder
 # (synchronous_mode and synchronous_mode_strict, ttl 10, loop_wait 2, retry_timeout 4,
 # maximum_lag_on_failover 0, pg_hba trust for 127.0.0.1), resv-server instances, tokens.
-# `cluster_ttl` (set before cluster_write_node; default 10) changes the lease: loop_wait is a
-# fifth of it (at least 1), retry_timeout twice that, as Patroni asks (loop_wait + 2 retry_timeout <= ttl).
+# `cluster_ttl` (set before cluster_prepare; default 10; at least 20 with Patroni 4, which raises
+# a lower one) changes the lease: loop_wait is a fifth of it (1 or 2), retry_timeout twice that, as
+# Patroni asks (loop_wait + 2 retry_timeout <= ttl).
 #
 # The sourcing script sets `prog` (its name, for messages) and `keep` (true: keep the folder),
 # then calls, in order:
@@ -23,6 +24,9 @@
 # Everything it starts is ended by the trap (resv-server first, then Patroni, the postmasters,
 # anything else started from $work, etcd last) and $work removed unless $keep.
 # RESV_SERVER_BIN: the resv-server to run (default .build/debug/resv-server, not built here).
+# RESV_PATRONI: the patroni to run (default .build-patroni/bin/patroni when scripts/install-patroni
+# put it there, else `patroni` on PATH, Debian 12's 3.0.2, which can give the lock back to a
+# paused former leader: BENCHMARKS.md, "The long run").
 
 cluster_die() { echo "$prog: $*" >&2; exit 2; }
 
@@ -30,9 +34,23 @@ cluster_prepare() {
   local count=$1
   server_src=${RESV_SERVER_BIN:-.build/debug/resv-server}
   [ -x "$server_src" ] || cluster_die "no resv-server at $server_src (set RESV_SERVER_BIN, or swift build --product resv-server)"
-  for tool in patroni etcd python3 curl; do
+  for tool in etcd python3 curl; do
     command -v "$tool" >/dev/null || cluster_die "needs $tool: apt-get install -y patroni etcd-server etcd-client python3 curl"
   done
+  patroni=${RESV_PATRONI:-}
+  if [ -z "$patroni" ]; then
+    patroni=$(pwd)/.build-patroni/bin/patroni
+    [ -x "$patroni" ] || patroni=$(command -v patroni) ||
+      cluster_die "needs patroni: scripts/install-patroni (or apt-get install -y patroni)"
+  fi
+  [ -x "$patroni" ] || cluster_die "RESV_PATRONI=$patroni is not an executable"
+  patroni_version=$("$patroni" --version 2>&1 | awk '{print $2}')
+  # Patroni 4 runs a lease of at least 20 s (it raises a lower ttl): the nodes are configured with
+  # what they will run, so that the waits of the scripts sourcing this one match it.
+  if [[ $patroni_version =~ ^([0-9]+)\. ]] && [ "${BASH_REMATCH[1]}" -ge 4 ] && [ "${cluster_ttl:-10}" -lt 20 ]; then
+    echo "$prog: patroni $patroni_version takes a lease of at least 20 s: ttl ${cluster_ttl:-10} raised to 20" >&2
+    cluster_ttl=20
+  fi
   bindir=/usr/lib/postgresql/15/bin
   [ -x "$bindir/postgres" ] || bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
   [ -n "$bindir" ] && [ -x "$bindir/postgres" ] || cluster_die "no PostgreSQL server binaries in /usr/lib/postgresql/*/bin"
@@ -70,7 +88,7 @@ print(" ".join(str(s.getsockname()[1]) for s in socks))' "$count")"
 
   echo "machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load average $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "server: $server_src ($(stat -c %s "$server_src") bytes, built $(date -u -r "$server_src" +%Y-%m-%dT%H:%M:%SZ))"
-  echo "cluster: $("$bindir/postgres" --version), patroni $(patroni --version 2>&1 | awk '{print $2}'), etcd $(etcd --version 2>/dev/null | awk 'NR==1{print $3}')"
+  echo "cluster: $("$bindir/postgres" --version), patroni $patroni_version ($patroni), etcd $(etcd --version 2>/dev/null | awk 'NR==1{print $3}')"
 }
 
 cluster_cleanup() {
@@ -142,7 +160,7 @@ cluster_start_etcd() {
   curl -sf "http://127.0.0.1:$client/health" >/dev/null || { cat "$work/etcd.log" >&2; cluster_die "etcd did not start"; }
 }
 
-cluster_loop_wait() { local w=$((${cluster_ttl:-10} / 5)); echo $((w < 1 ? 1 : w)); }
+cluster_loop_wait() { local w=$((${cluster_ttl:-10} / 5)); echo $((w < 1 ? 1 : w > 2 ? 2 : w)); }
 
 cluster_write_node() {
   local i=$1 pg=$2 rest=$3 etcd=$4 pg_connect=$5 rest_connect=$6
@@ -205,7 +223,7 @@ YAML
 
 cluster_start_node() {
   local i=$1
-  as_pg patroni "$work/node$i/patroni.yml" >>"$work/node$i/patroni.log" 2>&1 &
+  as_pg "$patroni" "$work/node$i/patroni.yml" >>"$work/node$i/patroni.log" 2>&1 &
   echo "$!" >"$work/pids/patroni$i-wrapper.pid"
   child_of $! >"$work/pids/patroni$i.pid"
   disown

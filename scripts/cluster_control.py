@@ -116,4 +116,4 @@ class Cluster:
         """Wipes a stopped node and starts its Patroni again: it rejoins as a replica from a fresh
         base backup (its postgres may have written past what the new leader has: no rewind)."""
         subprocess.run(["rm", "-rf", node["data"]], check=True)
-        self.spawn(["patroni", node["config"]], node["log"], f"patroni{self.index(node)}", as_postgres=True)
+        self.spawn([self.setup.get("patroni", "patroni"), node["config"]], node["log"], f"patroni{self.index(node)}", as_postgres=True)

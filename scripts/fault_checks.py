@@ -19,7 +19,10 @@ TWICE = "feed: change twice"
 ORDER = "feed: order"
 APPEND_ONLY = "feed: not append-only"
 STALE = "feed: acknowledged change not seen by a later read"
-INVARIANTS = (LOST, UNTOLD, CAPACITY, GAP, TWICE, ORDER, APPEND_ONLY, STALE)
+# Seen by the suite itself, not from a history: a node holds a later timeline than the leader's
+# (a former leader took the lock back), so the leader lacks commits that node has.
+SPLIT = "cluster: a former leader leads behind a newer timeline"
+INVARIANTS = (LOST, UNTOLD, CAPACITY, GAP, TWICE, ORDER, APPEND_ONLY, STALE, SPLIT)
 
 # Statuses that take places (a live hold does; an expired one reads `expired`).
 TAKES_PLACES = ("confirmed", "pending", "held")
