@@ -38,38 +38,39 @@ func withHarness(
     _ engine: Engine, catalog: LandmarkCatalog = .builtIn, now: @escaping @Sendable () -> Date = { Date() },
     options: ServerOptions = ServerOptions(), _ body: @escaping @Sendable (Harness) async throws -> Void
 ) async throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resv-server-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let logger = {
-        var logger = Logger(label: "resv-server-test")
-        logger.logLevel = .critical
-        return logger
-    }()
-    @Sendable func serve(_ store: ServerStore, database spec: String) async throws {
-        let alice = Token.generate()
-        let bob = Token.generate()
-        let suffix = UUID().uuidString.prefix(8)
-        _ = try await store.addToken("alice-\(suffix)", Token.hash(alice))
-        _ = try await store.addToken("bob-\(suffix)", Token.hash(bob))
-        // A day's group waits for its turn on a clock the test holds and never moves: a loaded
-        // machine makes requests slower, never 503 (the patience bound has its own test).
-        var options = options
-        options.waitClock = HeldWaitClock().clock
-        let app = Application(
-            router: buildRouter(store: store, catalog: catalog, now: now, options: options), logger: logger)
-        try await app.test(.router) { client in
-            try await body(Harness(client: client, store: store, alice: alice, bob: bob, database: spec))
+    try await TemporaryDirectory.with("server") { folder in
+        let directory = folder.url
+        let logger = {
+            var logger = Logger(label: "resv-server-test")
+            logger.logLevel = .critical
+            return logger
+        }()
+        @Sendable func serve(_ store: ServerStore, database spec: String) async throws {
+            let alice = Token.generate()
+            let bob = Token.generate()
+            let suffix = UUID().uuidString.prefix(8)
+            _ = try await store.addToken("alice-\(suffix)", Token.hash(alice))
+            _ = try await store.addToken("bob-\(suffix)", Token.hash(bob))
+            // A day's group waits for its turn on a clock the test holds and never moves: a loaded
+            // machine makes requests slower, never 503 (the patience bound has its own test).
+            var options = options
+            options.waitClock = HeldWaitClock().clock
+            let app = Application(
+                router: buildRouter(store: store, catalog: catalog, now: now, options: options), logger: logger)
+            try await app.test(.router) { client in
+                try await body(Harness(client: client, store: store, alice: alice, bob: bob, database: spec))
+            }
         }
-    }
-    switch engine {
-    case .memory: try await serve(MemoryStore.open(catalog: catalog, now: now), database: "")
-    case .sqlite, .postgres:
-        let spec =
-            engine == .sqlite ? directory.appendingPathComponent("db.sqlite").path : try #require(Engine.postgresURL)
-        // Tests run side by side, each with its own pool: keep the pools small.
-        try await Database.withStore(spec, logger: logger, connections: 4, serving: true, now: now) { store in
-            try await serve(store, database: spec)
+        switch engine {
+        case .memory: try await serve(MemoryStore.open(catalog: catalog, now: now), database: "")
+        case .sqlite, .postgres:
+            let spec =
+                engine == .sqlite
+                ? directory.appendingPathComponent("db.sqlite").path : try #require(Engine.postgresURL)
+            // Tests run side by side, each with its own pool: keep the pools small.
+            try await Database.withStore(spec, logger: logger, connections: 4, serving: true, now: now) { store in
+                try await serve(store, database: spec)
+            }
         }
     }
 }

@@ -36,13 +36,12 @@ enum Instances {
                     url, logger: OnSaleTests.quiet, connections: 4, serving: true, now: clock.now, serve)
             }
         case .sqlite:
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "resv-instances-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let path = directory.appendingPathComponent("db.sqlite").path
-            try await Database.withStore(path, logger: OnSaleTests.quiet, serving: true, now: clock.now) { store in
-                try await start(count, catalog: catalog, clock: clock, body) { serve in try await serve(store) }
+            try await TemporaryDirectory.with("instances") { directory in
+                try await Database.withStore(
+                    directory.path("db.sqlite"), logger: OnSaleTests.quiet, serving: true, now: clock.now
+                ) { store in
+                    try await start(count, catalog: catalog, clock: clock, body) { serve in try await serve(store) }
+                }
             }
         }
     }

@@ -93,6 +93,8 @@ struct PostgresFenceTests {
 /// postgres user when the tests run as root), stopped and removed by `stop`.
 final class PrivatePostgres: Sendable {
     let bin: String
+    /// Removed by `stop`, or when let go.
+    private let directory: TemporaryDirectory
     let folder: String
     let port: Int
     private let asPostgres: Bool
@@ -101,9 +103,9 @@ final class PrivatePostgres: Sendable {
 
     init(bin: String) throws {
         self.bin = bin
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("resv-fence-\(UUID().uuidString)").path
+        directory = try TemporaryDirectory("fence")
+        folder = directory.url.path
         asPostgres = geteuid() == 0
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         if asPostgres, let user = getpwnam("postgres") {
             _ = chown(folder, user.pointee.pw_uid, user.pointee.pw_gid)
         }
