@@ -97,10 +97,26 @@ struct Reply: Sendable {
     var code: ErrorCode? { (object["code"] as? String).flatMap(ErrorCode.init(rawValue:)) }
 }
 
-extension Harness {
-    func call(
-        _ method: HTTPRequest.Method, _ uri: String, token: String?, body: String? = nil,
-        headers extra: HTTPFields = [:]
+/// Serves `store` on a router in this process (the built-in catalog, the wall clock) and runs
+/// `body` with requests as a new user `name`: for a store a test opens itself (a cluster's).
+func withRouter(over store: ServerStore, user name: String, _ body: @escaping @Sendable (Caller) async throws -> Void)
+    async throws
+{
+    let token = Token.generate()
+    _ = try await store.addToken(name, Token.hash(token))
+    let router = buildRouter(store: store, catalog: .builtIn, now: { Date() })
+    try await Application(router: router).test(.router) { client in
+        try await body(Caller(client: client, token: token))
+    }
+}
+
+/// Requests to a router served in this process, with a user's token (or none).
+struct Caller: Sendable {
+    let client: any TestClientProtocol
+    let token: String?
+
+    func callAsFunction(
+        _ method: HTTPRequest.Method, _ uri: String, body: String? = nil, headers extra: HTTPFields = [:]
     ) async throws -> Reply {
         var headers = extra
         if let token { headers[.authorization] = "Bearer \(token)" }
@@ -108,6 +124,15 @@ extension Harness {
         let response = try await client.executeRequest(
             uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
         return Reply(status: response.status, headers: response.headers, text: String(buffer: response.body))
+    }
+}
+
+extension Harness {
+    func call(
+        _ method: HTTPRequest.Method, _ uri: String, token: String?, body: String? = nil,
+        headers extra: HTTPFields = [:]
+    ) async throws -> Reply {
+        try await Caller(client: client, token: token)(method, uri, body: body, headers: extra)
     }
 
     /// Creates a reservation for `token` and returns its JSON.

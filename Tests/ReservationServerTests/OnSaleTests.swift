@@ -187,16 +187,7 @@ struct OnSaleTests {
                             }
                             // A 503 (the day not had within its bound: a loaded machine) booked nothing and
                             // is sent again, as resv does under its key; the answer kept is the last.
-                            var response = try await instance.client.executeRequest(
-                                uri: "/reservations", method: .post, headers: headers, body: ByteBuffer(string: body))
-                            var tries = 1
-                            // No pause between: a 503 here came after the day's own bound was waited out.
-                            while response.status == .serviceUnavailable, tries < 30 {
-                                response = try await instance.client.executeRequest(
-                                    uri: "/reservations", method: .post, headers: headers,
-                                    body: ByteBuffer(string: body))
-                                tries += 1
-                            }
+                            let response = try await instance.book(headers: headers, body: body)
                             let object =
                                 (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any]
                                 ?? [:]
