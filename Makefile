@@ -53,6 +53,11 @@ run: build
 test: test-deps
 	# The house style (.swift-format), strictly: a warning fails the build.
 	swift format lint --strict --recursive Sources Tests Package.swift
+	# No function over 80 lines in Sources (STYLE: named steps that read top-down): the check's
+	# cases first, then the check, with the bodies it lets through, and why, in
+	# scripts/function-lengths.allowed.
+	python3 scripts/function_lengths_test.py
+	scripts/function-lengths --allowed scripts/function-lengths.allowed
 	# scripts/check-resolved's own cases (a pin outside Package.swift's range, one the sources
 	# have no tag of, …); .ci/run runs the check itself before anything is built.
 	scripts/check-resolved-test

@@ -13,6 +13,23 @@ struct ServerClient: Sendable {
         _ method: String, _ path: String, query: [URLQueryItem] = [], body: JSONValue? = nil,
         idempotencyKey: String? = nil, ifMatch: Int? = nil, quietTime: TimeInterval? = nil
     ) async throws -> ServerReply {
+        let request = try request(
+            method, path, query: query, body: body, idempotencyKey: idempotencyKey, ifMatch: ifMatch,
+            quietTime: quietTime)
+        // One deadline for the whole command: every try, every wait between tries and every body.
+        var tries = Tries(
+            request: request, key: idempotencyKey,
+            deadline: configuration.commandTimeout.map { CommandDeadline.deadline(after: $0) })
+        while true {
+            if case .done(let reply) = try await oneTry(&tries) { return reply }
+        }
+    }
+
+    /// The request: JSON both ways, the token and the key checked as header values first.
+    private func request(
+        _ method: String, _ path: String, query: [URLQueryItem], body: JSONValue?, idempotencyKey: String?,
+        ifMatch: Int?, quietTime: TimeInterval?
+    ) throws -> HTTPRequestData {
         var url = configuration.baseURL.appendingPathComponent(path)
         if !query.isEmpty { url.append(queryItems: query) }
         var headers = ["Accept": "application/json"]
@@ -28,102 +45,102 @@ struct ServerClient: Sendable {
             }
             headers["Idempotency-Key"] = idempotencyKey
         }
-        var request = HTTPRequestData(
+        return HTTPRequestData(
             method: method, url: url, headers: headers, body: body?.encoded(), quietTime: quietTime)
-        // A change under a key is answered once by the server however often it is sent.
-        let retryable = method == "GET" || idempotencyKey != nil
+    }
+
+    /// What a try leads to: another (after a wait), or the command's answer.
+    private enum Step {
+        case again
+        case done(ServerReply)
+    }
+
+    /// One try within the time left: its answer or its failure judged.
+    private func oneTry(_ tries: inout Tries) async throws -> Step {
+        if let left = tries.left() {
+            guard left > 0 else { return .done(try await timeUp(tries)) }
+            tries.request.timeout = left
+        }
+        let response: HTTPResponseData
+        do {
+            response = try await transport.send(tries.request)
+            ArrivalTrace.current?.note()
+        } catch let failure as TransportFailure {
+            return try await failed(failure, &tries)
+        }
+        return try await answered(response, &tries)
+    }
+
+    /// A try with no whole answer: tried again while the policy and the time allow; else named,
+    /// or, for a keyed change that may have arrived, settled (`lost`).
+    private func failed(_ failure: TransportFailure, _ tries: inout Tries) async throws -> Step {
+        tries.answered = nil
+        if failure == .tooLarge { throw tooLarge }  // a second try would be as large
+        // A certificate that did not verify will not verify on a second try; nothing was sent.
+        if case .untrusted(let why) = failure {
+            throw HTTPBackendError.untrusted(configuration.baseURL, why)
+        }
+        if case .cannotConnect = failure {
+        } else {
+            tries.mayHaveArrived = true
+            ArrivalTrace.current?.note()
+        }
+        if tries.retryable, tries.attempt < configuration.retry.attempts {
+            let delay = configuration.retry.delay(before: tries.attempt, retryAfter: nil)
+            if (tries.left(after: delay) ?? 1) > 0 { return try await again(after: delay, &tries) }
+        }
+        if failure == .timedOut, let left = tries.left(), left <= 0.05 { return .done(try await lost(timedOut, tries)) }
+        if case .truncated(let why) = failure {
+            throw HTTPBackendError.badResponse(configuration.baseURL, "the body was cut short (\(why))")
+        }
+        return .done(try await lost(HTTPBackendError.unavailable(configuration.baseURL, failure.explanation), tries))
+    }
+
+    /// An answer: tried again after a 429 or a 5xx while the policy and the time allow, else the reply.
+    private func answered(_ response: HTTPResponseData, _ tries: inout Tries) async throws -> Step {
+        // Whatever the transport: one that read more than this should not have.
+        guard response.body.count <= HTTPTransport.largestBody else { throw tooLarge }
         let policy = configuration.retry
-        let clock = ContinuousClock()
-        // One deadline for the whole command: every try, every wait between tries and every body.
-        let deadline = configuration.commandTimeout.map { CommandDeadline.deadline(after: $0) }
-        /// Seconds left before the deadline (nil: none), after `extra` more.
-        func left(after extra: Double = 0) -> Double? {
-            deadline.map { Double(($0 - clock.now) / .milliseconds(1)) / 1000 - extra }
+        // A 503 with Retry-After: the server is up and says when its database is back.
+        let backSoon = response.status == 503 && response.headers["retry-after"] != nil
+        let most = backSoon ? max(policy.attempts, policy.attemptsWhileUnavailable) : policy.attempts
+        if tries.retryable, tries.attempt < most, response.status == 429 || (500..<600).contains(response.status) {
+            let delay = policy.delay(before: tries.attempt, retryAfter: response.headers["retry-after"])
+            if (tries.left(after: delay) ?? 1) > 0 {
+                tries.answered = response
+                return try await again(after: delay, &tries)
+            }
         }
-        var attempt = 1
-        let began = clock.now
-        /// The answer the last try had, when it is one a retry followed (429, 5xx): what the server
-        /// said, named when the command's time runs out, rather than "no answer".
-        var answered: HTTPResponseData?
-        /// "5 tries over 20 s": how often and how long the server was asked.
-        func retried() -> String {
-            let seconds = Int(((clock.now - began) / .milliseconds(1) / 1000).rounded())
-            return "\(attempt) tries " + (seconds == 0 ? "within a second" : "over \(seconds) s")
-        }
-        /// Whether a try may have reached the server (sent, then no whole answer).
-        var mayHaveArrived = false
-        /// An unanswered create may still have been made: say how to finish it without booking twice.
-        /// (Only where the outbox keeps the change under its key: `--queue`, or the outbox's sending.)
-        func unanswered(_ error: HTTPBackendError) -> HTTPBackendError {
-            guard mayHaveArrived, let idempotencyKey, case .unavailable(let url, let why) = error else { return error }
-            return .unavailable(
+        return .done(try reply(response, for: tries.request, retriedFor: tries.attempt > 1 ? tries.retried() : nil))
+    }
+
+    /// The wait the retry policy gives before the next try.
+    private func again(after delay: Double, _ tries: inout Tries) async throws -> Step {
+        try await configuration.retry.sleep(delay)
+        tries.attempt += 1
+        return .again
+    }
+
+    /// The command's time ran out before another try: the answer a retry followed, when the
+    /// last try had one (what the server said rather than "no answer"), else `lost`.
+    private func timeUp(_ tries: Tries) async throws -> ServerReply {
+        if let answered = tries.answered { return try reply(answered, for: tries.request, retriedFor: tries.retried()) }
+        return try await lost(timedOut, tries)
+    }
+
+    /// Every try of a keyed change went and no whole answer came back: the server is asked
+    /// what became of it (`settle`) rather than left unknown. Queued, or the outbox's own
+    /// sending: the outbox keeps it and sends it again under its key, which the message says.
+    private func lost(_ error: HTTPBackendError, _ tries: Tries) async throws -> ServerReply {
+        guard tries.mayHaveArrived, let key = tries.key, tries.request.method != "GET",
+            case .unavailable(let url, let why) = error
+        else { throw error }
+        guard !configuration.queue, !HTTPCalls.sendingOutbox else {
+            throw HTTPBackendError.unavailable(
                 url,
-                "\(why); the change may have been made: sent again under its key \(idempotencyKey), it is made at "
-                    + "most once")
+                "\(why); the change may have been made: sent again under its key \(key), it is made at most once")
         }
-        /// Every try of a keyed change went and no whole answer came back: the server is asked
-        /// what became of it (`settle`) rather than left unknown.
-        func lost(_ error: HTTPBackendError) async throws -> ServerReply {
-            guard mayHaveArrived, let idempotencyKey, method != "GET", case .unavailable(let url, let why) = error
-            else { throw error }
-            // Queued, or the outbox's own sending: the outbox keeps it and sends it again under its key.
-            guard !configuration.queue, !HTTPCalls.sendingOutbox else { throw unanswered(error) }
-            return try await settle(idempotencyKey, of: request, url: url, why: why)
-        }
-        while true {
-            if let left = left() {
-                guard left > 0 else {
-                    if let answered { return try reply(answered, for: request, retriedFor: retried()) }
-                    return try await lost(timedOut)
-                }
-                request.timeout = left
-            }
-            let response: HTTPResponseData
-            do {
-                response = try await transport.send(request)
-                ArrivalTrace.current?.note()
-            } catch let failure as TransportFailure {
-                answered = nil
-                if failure == .tooLarge { throw tooLarge }  // a second try would be as large
-                // A certificate that did not verify will not verify on a second try; nothing was sent.
-                if case .untrusted(let why) = failure {
-                    throw HTTPBackendError.untrusted(configuration.baseURL, why)
-                }
-                if case .cannotConnect = failure {
-                } else {
-                    mayHaveArrived = true
-                    ArrivalTrace.current?.note()
-                }
-                if retryable, attempt < policy.attempts {
-                    let delay = policy.delay(before: attempt, retryAfter: nil)
-                    if (left(after: delay) ?? 1) > 0 {
-                        try await policy.sleep(delay)
-                        attempt += 1
-                        continue
-                    }
-                }
-                if failure == .timedOut, let left = left(), left <= 0.05 { return try await lost(timedOut) }
-                if case .truncated(let why) = failure {
-                    throw HTTPBackendError.badResponse(configuration.baseURL, "the body was cut short (\(why))")
-                }
-                return try await lost(HTTPBackendError.unavailable(configuration.baseURL, failure.explanation))
-            }
-            // Whatever the transport: one that read more than this should not have.
-            guard response.body.count <= HTTPTransport.largestBody else { throw tooLarge }
-            // A 503 with Retry-After: the server is up and says when its database is back.
-            let backSoon = response.status == 503 && response.headers["retry-after"] != nil
-            let tries = backSoon ? max(policy.attempts, policy.attemptsWhileUnavailable) : policy.attempts
-            if retryable, attempt < tries, response.status == 429 || (500..<600).contains(response.status) {
-                let delay = policy.delay(before: attempt, retryAfter: response.headers["retry-after"])
-                if (left(after: delay) ?? 1) > 0 {
-                    answered = response
-                    try await policy.sleep(delay)
-                    attempt += 1
-                    continue
-                }
-            }
-            return try reply(response, for: request, retriedFor: attempt > 1 ? retried() : nil)
-        }
+        return try await settle(key, of: tries.request, url: url, why: why)
     }
 
     /// The most seconds asking what became of a lost change may take, tries and waits between
@@ -239,6 +256,37 @@ struct ServerClient: Sendable {
 
     func badShape(_ what: String) -> HTTPBackendError {
         HTTPBackendError.badResponse(configuration.baseURL, what)
+    }
+}
+
+/// One `ServerClient.send`'s tries: the request, how many went, the command's one deadline
+/// and what the tries told.
+private struct Tries {
+    var request: HTTPRequestData
+    /// The change's `Idempotency-Key`, if it has one.
+    let key: String?
+    let deadline: ContinuousClock.Instant?
+    let clock = ContinuousClock()
+    let began = ContinuousClock.now
+    var attempt = 1
+    /// The answer the last try had, when it is one a retry followed (429, 5xx): what the server
+    /// said, named when the command's time runs out, rather than "no answer".
+    var answered: HTTPResponseData?
+    /// Whether a try may have reached the server (sent, then no whole answer).
+    var mayHaveArrived = false
+
+    /// A change under a key is answered once by the server however often it is sent.
+    var retryable: Bool { request.method == "GET" || key != nil }
+
+    /// Seconds left before the deadline (nil: none), after `extra` more.
+    func left(after extra: Double = 0) -> Double? {
+        deadline.map { Double(($0 - clock.now) / .milliseconds(1)) / 1000 - extra }
+    }
+
+    /// "5 tries over 20 s": how often and how long the server was asked.
+    func retried() -> String {
+        let seconds = Int(((clock.now - began) / .milliseconds(1) / 1000).rounded())
+        return "\(attempt) tries " + (seconds == 0 ? "within a second" : "over \(seconds) s")
     }
 }
 

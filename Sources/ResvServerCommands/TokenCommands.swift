@@ -158,9 +158,9 @@ enum ScopeArgument: String, CaseIterable, ExpressibleByArgument {
     var scope: TokenScope { TokenScope(rawValue: rawValue) ?? .write }
 }
 
-/// Runs `body` with the token calls of the database, logging warnings only; a
-/// database that cannot be opened is one line on stderr and exit 69.
-private func withTokens<Result: Sendable>(
+/// Runs `body` with the token and user calls of the database (`TokenStore`), logging
+/// warnings only; a database that cannot be opened is one line on stderr and exit 69.
+func withTokens<Result: Sendable>(
     _ options: DatabaseOptions, _ context: ServerCommandContext,
     _ body: @escaping @Sendable (any TokenStore) async throws -> Result
 ) async throws -> Result {

@@ -65,7 +65,7 @@ struct UserCommand: ParsableCommand {
 
         func run(in context: ServerCommandContext) async throws {
             let catalog = try loadCatalog(landmarks, context)
-            let users = try await withUsers(options, context) { try await $0.users() }
+            let users = try await withTokens(options, context) { try await $0.users() }
             context.output(json ? Self.json(users, catalog) : Self.table(users, catalog))
         }
 
@@ -158,7 +158,7 @@ struct AccessOptions: ParsableArguments {
         }
         let access = UserAccess(role: role.role, landmarks: Swift.Set(ids))
         let name = name
-        let change = try await withUsers(options, context) {
+        let change = try await withTokens(options, context) {
             try await $0.setAccess(name, access, create: create, mustBeNew: mustBeNew)
         }
         let shown = UserName.printable(name)
@@ -207,18 +207,5 @@ private func loadCatalog(_ path: String?, _ context: ServerCommandContext) throw
     } catch {
         context.say(error.localizedDescription)
         throw ExitCode(error.isUnreadable ? ExitStatus.unavailable : ExitStatus.dataError)
-    }
-}
-
-/// Runs `body` with the user calls of the database (`TokenStore`), as the token commands do.
-private func withUsers<Result: Sendable>(
-    _ options: DatabaseOptions, _ context: ServerCommandContext,
-    _ body: @escaping @Sendable (any TokenStore) async throws -> Result
-) async throws -> Result {
-    let logger = context.logger(.warning)
-    return try await context.unavailableOnFailure {
-        try await Database.withStore(options.database, logger: logger, now: context.now) { store in
-            try await body(store.tokens)
-        }
     }
 }

@@ -62,12 +62,12 @@ struct CapacityPropertyTests {
     /// A store file in a new directory, with the model's landmarks as its own catalog
     /// (its landmarks list sets the capacities and zones), removed when `body` returns.
     static func withStore<T>(_ model: CapacityModel, _ body: (URL) async throws -> T) async throws -> T {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resv-model-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("store.json")
-        try Data(#"{"version": 1, "landmarks": \#(model.catalogJSON), "reservations": []}"#.utf8).write(to: url)
-        return try await body(url)
+        return try await TemporaryDirectory.with("model") { folder in
+            let directory = folder.url
+            let url = directory.appendingPathComponent("store.json")
+            try Data(#"{"version": 1, "landmarks": \#(model.catalogJSON), "reservations": []}"#.utf8).write(to: url)
+            return try await body(url)
+        }
     }
 
     @Test(arguments: seeds)

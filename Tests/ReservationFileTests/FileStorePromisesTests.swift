@@ -14,15 +14,15 @@ import Testing
 /// that settle the holds that ended, and a watcher that sees a hold end as it waits.
 @Suite("File store promises: journal and holds", .timeLimit(.minutes(30)))
 struct FileStorePromisesFileTests {
-    let directory: URL
+    /// Removed with the suite's value, after each test.
+    let folder: TemporaryDirectory
+    var directory: URL { folder.url }
     let url: URL
     let clock = TestClock(Date(timeIntervalSince1970: 1_780_000_000))  // 2026-05-28
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("resv-promises-\(UUID().uuidString.prefix(8))", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        url = directory.appendingPathComponent("store.json")
+        folder = try TemporaryDirectory("promises")
+        url = folder.url.appendingPathComponent("store.json")
     }
 
     var service: ReservationService { .jsonFile(JSONFileStore(url: url), now: clock.now, clock: .continuous) }

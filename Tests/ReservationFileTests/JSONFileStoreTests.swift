@@ -1,5 +1,6 @@
 import FilePrimitives
 import Foundation
+import ResvTestKit
 import Testing
 
 @testable import ReservationCore
@@ -7,16 +8,16 @@ import Testing
 
 @Suite("JSON file store", .timeLimit(.minutes(30)))
 struct JSONFileStoreTests {
-    let directory: URL
+    /// Removed with the suite's value, after each test.
+    let folder: TemporaryDirectory
+    var directory: URL { folder.url }
     let url: URL
     let now = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28
     let future = "2030-06-01T16:00:00Z"
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("resv-file-\(UUID().uuidString.prefix(8))", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        url = directory.appendingPathComponent("store.json")
+        folder = try TemporaryDirectory("file")
+        url = folder.url.appendingPathComponent("store.json")
     }
 
     func service(lockTimeout: Duration = .seconds(5)) -> ReservationService {

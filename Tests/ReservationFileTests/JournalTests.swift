@@ -10,16 +10,16 @@ import Testing
 /// store's history moved, lines another program wrote, and the size limit.
 @Suite("Store journal", .timeLimit(.minutes(30)))
 struct JournalTests {
-    let directory: URL
+    /// Removed with the suite's value, after each test.
+    let folder: TemporaryDirectory
+    var directory: URL { folder.url }
     let url: URL
     var journal: URL { url.appendingPathExtension("history") }
     let now = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("resv-journal-\(UUID().uuidString.prefix(8))", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        url = directory.appendingPathComponent("store.json")
+        folder = try TemporaryDirectory("journal")
+        url = folder.url.appendingPathComponent("store.json")
     }
 
     func service(maxBytes: Int = JSONFileStore.defaultMaxBytes) -> ReservationService {
@@ -233,7 +233,11 @@ struct JournalTests {
 /// see is what the whole-file reading of a write sees, whatever the file's order.
 @Suite("Store records mapped as they are read", .timeLimit(.minutes(30)))
 struct StreamedSnapshotTests {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("resv-stream-\(UUID().uuidString).json")
+    /// Removed with the suite's value, after each test.
+    let folder: TemporaryDirectory
+    var url: URL { folder.url.appendingPathComponent("store.json") }
+
+    init() throws { folder = try TemporaryDirectory("stream") }
 
     func read(_ text: String) throws -> (streamed: ReservationSnapshot, whole: ReservationSnapshot) {
         try Data(text.utf8).write(to: url)

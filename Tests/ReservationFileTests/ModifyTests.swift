@@ -10,24 +10,30 @@ import Testing
 /// file backends, and what the file keeps of a change.
 @Suite("Modify on memory and file", .timeLimit(.minutes(30)))
 struct ModifyTests {
+    /// Where the file backend's store is, removed after each test.
+    let folder: TemporaryDirectory
+
+    init() throws { folder = try TemporaryDirectory("modify") }
+
     enum Kind: String, CaseIterable, CustomTestStringConvertible {
         case memory, file
         var testDescription: String { rawValue }
     }
 
-    static func service(_ kind: Kind, hall: Landmark) throws -> (ReservationService, URL?) {
-        try service(kind, landmarks: [hall])
+    static func service(_ kind: Kind, hall: Landmark, in folder: TemporaryDirectory) throws -> (
+        ReservationService, URL?
+    ) {
+        try service(kind, landmarks: [hall], in: folder)
     }
 
-    static func service(_ kind: Kind, landmarks: [Landmark]) throws -> (ReservationService, URL?) {
+    static func service(
+        _ kind: Kind, landmarks: [Landmark], in folder: TemporaryDirectory
+    ) throws -> (ReservationService, URL?) {
         switch kind {
         case .memory:
             return (.inMemory(catalog: LandmarkCatalog(landmarks), now: { Date() }, clock: .continuous), nil)
         case .file:
-            let directory = FileManager.default.temporaryDirectory
-                .appendingPathComponent("resv-modify-\(UUID().uuidString.prefix(8))", isDirectory: true)
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let url = directory.appendingPathComponent("store.json")
+            let url = folder.url.appendingPathComponent("store.json")
             let document = JSONValue.object([
                 "version": .integer(1), "reservations": .array([]),
                 "landmarks": .array(landmarks.map { LandmarkApiModel($0).json }),
@@ -40,7 +46,7 @@ struct ModifyTests {
     @Test(arguments: Kind.allCases, ModifyCase.all.indices)
     func modifyRules(kind: Kind, index: Int) async throws {
         let hall = ModifyCase.hall()
-        let (service, _) = try Self.service(kind, hall: hall)
+        let (service, _) = try Self.service(kind, hall: hall, in: folder)
         let problems = try await ModifyCase.all[index].run(on: ModifyCase.backend(service), at: hall)
         #expect(problems.isEmpty, "\(problems)")
     }
@@ -59,7 +65,7 @@ struct ModifyTests {
         let west = Self.hall("West Hall", zone: "America/Los_Angeles")
         let east = Self.hall("East Hall", zone: "America/New_York")
         let berlin = Self.hall("Berlin Hall", zone: "Europe/Berlin")
-        let (service, _) = try Self.service(kind, landmarks: [west, east, berlin])
+        let (service, _) = try Self.service(kind, landmarks: [west, east, berlin], in: folder)
         // 2100-03-01 09:00 PST (17:00 UTC).
         let nine = ModifyCase.date(0, hour: 17)
         let created = try await service.reserve(
@@ -81,7 +87,7 @@ struct ModifyTests {
     @Test(arguments: Kind.allCases)
     func aChangeIsTheNextVersionWithItsTimes(kind: Kind) async throws {
         let hall = ModifyCase.hall()
-        let (service, url) = try Self.service(kind, hall: hall)
+        let (service, url) = try Self.service(kind, hall: hall, in: folder)
         let created = try await service.reserve(
             NewReservation(landmarkID: hall.id, date: ModifyCase.date(0), partySize: 4, now: Date()))
         #expect(created.version == 1)
@@ -111,7 +117,7 @@ struct ModifyTests {
 
     @Test func anOldRecordMapsAtVersionOneAndKeepsUnknownFieldsThroughAModify() async throws {
         let hall = ModifyCase.hall()
-        let (_, optionalURL) = try Self.service(.file, hall: hall)
+        let (_, optionalURL) = try Self.service(.file, hall: hall, in: folder)
         let url = try #require(optionalURL)
         let id = UUID().uuidString.lowercased()
         let old = JSONValue.object([
@@ -141,7 +147,7 @@ struct ModifyTests {
     @Test(arguments: Kind.allCases)
     func everyChangeIsInTheHistoryNewestFirst(kind: Kind) async throws {
         let hall = ModifyCase.hall()
-        let (service, url) = try Self.service(kind, hall: hall)
+        let (service, url) = try Self.service(kind, hall: hall, in: folder)
         let batch = try await service.reserve(
             (0..<3).map { _ in
                 try NewReservation(landmarkID: hall.id, date: ModifyCase.date(0), partySize: 50, now: Date())
@@ -195,7 +201,7 @@ struct ModifyTests {
     @Test(arguments: Kind.allCases)
     func concurrentMovesNeverOverfillTheDay(kind: Kind) async throws {
         let hall = ModifyCase.hall()
-        let (service, _) = try Self.service(kind, hall: hall)
+        let (service, _) = try Self.service(kind, hall: hall, in: folder)
         _ = try await service.reserve(
             NewReservation(landmarkID: hall.id, date: ModifyCase.date(1), partySize: 30, now: Date()))
         var ids: [Reservation.ID] = []

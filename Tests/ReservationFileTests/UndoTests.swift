@@ -9,6 +9,11 @@ import Testing
 /// backends, and what the file keeps of an undo.
 @Suite("Undo on memory and file", .timeLimit(.minutes(30)))
 struct UndoTests {
+    /// Where the file backend's store is, removed after each test.
+    let folder: TemporaryDirectory
+
+    init() throws { folder = try TemporaryDirectory("undo") }
+
     /// One case on one backend; memory has no "someone else" (no other program
     /// writes its records), so the cases that need one run on the file only.
     struct Run: Sendable, CustomTestStringConvertible {
@@ -63,7 +68,7 @@ struct UndoTests {
     @Test(arguments: runs)
     func undoRules(run: Run) async throws {
         let hall = ModifyCase.hall()
-        let (service, url) = try ModifyTests.service(run.kind, hall: hall)
+        let (service, url) = try ModifyTests.service(run.kind, hall: hall, in: folder)
         let problems = try await UndoCase.all[run.index].run(on: Self.backend(service, file: url), at: hall)
         #expect(problems.isEmpty, "\(problems)")
     }
@@ -71,7 +76,7 @@ struct UndoTests {
     @Test(arguments: ModifyTests.Kind.allCases)
     func anUndoIsRecordedAsUndoneChangesNamingTheCommand(kind: ModifyTests.Kind) async throws {
         let hall = ModifyCase.hall()
-        let (service, url) = try ModifyTests.service(kind, hall: hall)
+        let (service, url) = try ModifyTests.service(kind, hall: hall, in: folder)
         let batch = try await service.reserve(
             (0..<50).map { _ in
                 try NewReservation(landmarkID: hall.id, date: ModifyCase.date(0), partySize: 2, now: Date())

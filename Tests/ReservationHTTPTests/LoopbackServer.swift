@@ -80,6 +80,28 @@ final class LoopbackConnection: @unchecked Sendable {
         send("HTTP/1.1 \(status)\r\nContent-Length: \(body.utf8.count)\r\n\(headers)\r\n\(body)")
     }
 
+    /// More bytes than a client's receive buffer and this connection's small send buffer
+    /// (`keepSendBufferSmall`) hold between them: a blocking send of this many returns only once
+    /// the client has read some of them. The kernel's largest receive buffer (autotuned, or set),
+    /// and a MiB more; within what the client takes (`HTTPTransport.largestBody`).
+    static let pastTheBuffers: Int = {
+        func number(_ file: String, field: Int) -> Int {
+            let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+            let fields = text.split(whereSeparator: \.isWhitespace)
+            return fields.count > field ? Int(fields[field]) ?? 0 : 0
+        }
+        let receive = max(
+            number("/proc/sys/net/ipv4/tcp_rmem", field: 2), 2 * number("/proc/sys/net/core/rmem_max", field: 0),
+            8 << 20)
+        return receive + (1 << 20)
+    }()
+
+    /// Asks for the smallest send buffer, so what this side holds unsent is small.
+    func keepSendBufferSmall() {
+        var size: Int32 = 4096
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// Makes the close at the handler's end a reset (RST), not an orderly end.
     func reset() {
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)

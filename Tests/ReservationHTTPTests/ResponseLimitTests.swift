@@ -1,5 +1,6 @@
 import Foundation
 import ReservationCore
+import ResvTestKit
 import Testing
 
 @testable import ReservationHTTP
@@ -117,16 +118,13 @@ struct ResponseLimitTests {
 
     /// A cache in a temporary folder, removed when the test ends.
     final class TemporaryCache {
-        let home: URL
+        let home: TemporaryDirectory
         let cache: ResponseCache
 
         init() throws {
-            home = FileManager.default.temporaryDirectory
-                .appendingPathComponent("resv-cache-\(UUID().uuidString.prefix(8))", isDirectory: true)
-            cache = ResponseCache(cacheHome: home, baseURL: HTTPServiceTests.base, token: "t0k", now: { Date() })
+            home = try TemporaryDirectory("cache")
+            cache = ResponseCache(cacheHome: home.url, baseURL: HTTPServiceTests.base, token: "t0k", now: { Date() })
         }
-
-        deinit { try? FileManager.default.removeItem(at: home) }
 
         /// The names in the server's folder, sorted.
         var files: [String] {

@@ -169,55 +169,54 @@ struct AttendanceRouteTests {
     /// reservations are kept whole (note included), and a check-in is then stored. The same
     /// write is refused by the table of schema 12 (the step's negative control).
     @Test func aSchemaTwelveDatabaseTakesCheckIns() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "resv-attendance-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("db.sqlite").path
-        let clock = Clock()
-        let visit = try DateTime.parse(Fixture.futureDate())
-        let (user, id) = try await Database.withStore(path, logger: OnSaleTests.quiet, now: clock.now) { store in
-            let user = try await store.addToken("ada", Token.hash(Token.generate()))
-            let request = try NewReservation(
-                landmark: Fixture.halfDome, date: visit, partySize: 2, note: "ramp", now: clock.now())
-            let written = try await store.transaction(user, catalog: .builtIn) {
-                try await Booking.reserve(request, now: clock.now(), in: $0)
+        try await TemporaryDirectory.with("attendance") { folder in
+            let directory = folder.url
+            let path = directory.appendingPathComponent("db.sqlite").path
+            let clock = Clock()
+            let visit = try DateTime.parse(Fixture.futureDate())
+            let (user, id) = try await Database.withStore(path, logger: OnSaleTests.quiet, now: clock.now) { store in
+                let user = try await store.addToken("ada", Token.hash(Token.generate()))
+                let request = try NewReservation(
+                    landmark: Fixture.halfDome, date: visit, partySize: 2, note: "ramp", now: clock.now())
+                let written = try await store.transaction(user, catalog: .builtIn) {
+                    try await Booking.reserve(request, now: clock.now(), in: $0)
+                }
+                guard case .done(let made) = written else { throw DatabaseError.corruptRow("a replay") }
+                return (user, made.id)
             }
-            guard case .done(let made) = written else { throw DatabaseError.corruptRow("a replay") }
-            return (user, made.id)
-        }
-        let old = "'pending', 'confirmed', 'cancelled', 'held', 'expired', 'waitlisted'"
-        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: OnSaleTests.quiet)
-        for statement in [
-            """
-            CREATE TABLE reservations_v12 (
-                id TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users (id), landmark_id TEXT NOT NULL,
-                date TEXT NOT NULL, starts_at REAL NOT NULL, party_size INTEGER NOT NULL CHECK (party_size > 0),
-                status TEXT NOT NULL CHECK (status IN (\(old))), created_at REAL NOT NULL, note TEXT,
-                updated_at REAL, version INTEGER NOT NULL DEFAULT 1, expires_at REAL, waitlist_order INTEGER,
-                requested_status TEXT, series TEXT)
-            """,
-            "INSERT INTO reservations_v12 SELECT * FROM reservations",
-            "DROP TABLE reservations",
-            "ALTER TABLE reservations_v12 RENAME TO reservations",
-            // Schema 13's roles too: a database of 12 has neither column.
-            "ALTER TABLE users DROP COLUMN role", "ALTER TABLE users DROP COLUMN landmarks",
-            "PRAGMA user_version = 12",
-        ] {
-            _ = try await connection.query(statement)
-        }
-        await #expect(throws: (any Error).self, "schema 12 refuses the status") {
-            _ = try await connection.query("UPDATE reservations SET status = 'checked-in'")
-        }
-        try await connection.close()
-        try await Database.withStore(path, logger: OnSaleTests.quiet, now: clock.now) { store in
-            let written = try await store.transaction(user, catalog: .builtIn) {
-                try await Booking.attend(id, as: .checkedIn, now: clock.now(), in: $0)
+            let old = "'pending', 'confirmed', 'cancelled', 'held', 'expired', 'waitlisted'"
+            let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: OnSaleTests.quiet)
+            for statement in [
+                """
+                CREATE TABLE reservations_v12 (
+                    id TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users (id), landmark_id TEXT NOT NULL,
+                    date TEXT NOT NULL, starts_at REAL NOT NULL, party_size INTEGER NOT NULL CHECK (party_size > 0),
+                    status TEXT NOT NULL CHECK (status IN (\(old))), created_at REAL NOT NULL, note TEXT,
+                    updated_at REAL, version INTEGER NOT NULL DEFAULT 1, expires_at REAL, waitlist_order INTEGER,
+                    requested_status TEXT, series TEXT)
+                """,
+                "INSERT INTO reservations_v12 SELECT * FROM reservations",
+                "DROP TABLE reservations",
+                "ALTER TABLE reservations_v12 RENAME TO reservations",
+                // Schema 13's roles too: a database of 12 has neither column.
+                "ALTER TABLE users DROP COLUMN role", "ALTER TABLE users DROP COLUMN landmarks",
+                "PRAGMA user_version = 12",
+            ] {
+                _ = try await connection.query(statement)
             }
-            guard case .done(let checkedIn) = written else { throw DatabaseError.corruptRow("a replay") }
-            #expect(checkedIn.status == .checkedIn)
-            let stored = try #require(try await store.get(user, id))
-            #expect(stored.status == "checked-in" && stored.note == "ramp" && stored.version == 2)
+            await #expect(throws: (any Error).self, "schema 12 refuses the status") {
+                _ = try await connection.query("UPDATE reservations SET status = 'checked-in'")
+            }
+            try await connection.close()
+            try await Database.withStore(path, logger: OnSaleTests.quiet, now: clock.now) { store in
+                let written = try await store.transaction(user, catalog: .builtIn) {
+                    try await Booking.attend(id, as: .checkedIn, now: clock.now(), in: $0)
+                }
+                guard case .done(let checkedIn) = written else { throw DatabaseError.corruptRow("a replay") }
+                #expect(checkedIn.status == .checkedIn)
+                let stored = try #require(try await store.get(user, id))
+                #expect(stored.status == "checked-in" && stored.note == "ramp" && stored.version == 2)
+            }
         }
     }
 }

@@ -241,41 +241,40 @@ struct CalendarRouteTests {
     /// newest change their reservations show (what the feed was dated by before, so a copy a
     /// calendar holds stays current), and the next commit moves it on.
     @Test func aSchemaElevenDatabaseKeepsItsFeedsDate() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "resv-calendar-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("db.sqlite").path
-        let clock = Self.clock()
-        let made = clock.now()
-        @Sendable func book(_ user: UserID, in store: ServerStore) async throws {
-            let request = try NewReservation(
-                landmark: Fixture.goldenGate, date: OnSaleTests.visit, partySize: 2, now: clock.now())
-            _ = try await store.transaction(user, catalog: .builtIn) {
-                try await Booking.reserve(request, now: clock.now(), in: $0)
+        try await TemporaryDirectory.with("calendar") { folder in
+            let directory = folder.url
+            let path = directory.appendingPathComponent("db.sqlite").path
+            let clock = Self.clock()
+            let made = clock.now()
+            @Sendable func book(_ user: UserID, in store: ServerStore) async throws {
+                let request = try NewReservation(
+                    landmark: Fixture.goldenGate, date: OnSaleTests.visit, partySize: 2, now: clock.now())
+                _ = try await store.transaction(user, catalog: .builtIn) {
+                    try await Booking.reserve(request, now: clock.now(), in: $0)
+                }
             }
-        }
-        let secret = try await Database.withStore(path, logger: OnSaleTests.quiet, now: clock.now) { store in
-            let user = try await store.addToken("ada", Token.hash(Token.generate()))
-            try await book(user, in: store)
+            let secret = try await Database.withStore(path, logger: OnSaleTests.quiet, now: clock.now) { store in
+                let user = try await store.addToken("ada", Token.hash(Token.generate()))
+                try await book(user, in: store)
+                clock.advance(by: 30)
+                try await book(user, in: store)
+                return try #require(try await store.calendarSecret(user, make: true))
+            }
+            let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: OnSaleTests.quiet)
+            for statement in [
+                "ALTER TABLE users DROP COLUMN role", "ALTER TABLE users DROP COLUMN landmarks",
+                "ALTER TABLE users DROP COLUMN changed_at", "PRAGMA user_version = 11",
+            ] {
+                _ = try await connection.query(statement)
+            }
+            try await connection.close()
             clock.advance(by: 30)
-            try await book(user, in: store)
-            return try #require(try await store.calendarSecret(user, make: true))
-        }
-        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: OnSaleTests.quiet)
-        for statement in [
-            "ALTER TABLE users DROP COLUMN role", "ALTER TABLE users DROP COLUMN landmarks",
-            "ALTER TABLE users DROP COLUMN changed_at", "PRAGMA user_version = 11",
-        ] {
-            _ = try await connection.query(statement)
-        }
-        try await connection.close()
-        clock.advance(by: 30)
-        try await Database.withStore(path, logger: OnSaleTests.quiet, now: clock.now) { store in
-            let owner = try #require(try await store.calendars.owner(secret))
-            #expect(owner.changedAt == made.addingTimeInterval(30), "the newest change shown")
-            try await book(owner.user, in: store)
-            #expect(try await store.calendars.owner(secret)?.changedAt == clock.now())
+            try await Database.withStore(path, logger: OnSaleTests.quiet, now: clock.now) { store in
+                let owner = try #require(try await store.calendars.owner(secret))
+                #expect(owner.changedAt == made.addingTimeInterval(30), "the newest change shown")
+                try await book(owner.user, in: store)
+                #expect(try await store.calendars.owner(secret)?.changedAt == clock.now())
+            }
         }
     }
 

@@ -171,65 +171,66 @@ struct ChangeRouteTests {
     /// this server: each user's changes numbered 1, 2, 3… in `seq` order, the
     /// user's last number kept, and a number read back from any `seq`.
     @Test func aSchemaSixDatabaseNumbersEachUsersChangesInSeqOrder() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resv-six-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("db.sqlite").path
-        let logger = {
-            var logger = Logger(label: "resv-test-six")
-            logger.logLevel = .critical
-            return logger
-        }()
-        let now = Date(timeIntervalSince1970: 1_900_000_000)
-        let clock: @Sendable () -> Date = { now }
-        let users = try await Database.withStore(path, logger: logger, now: clock) { store in
-            let users = [
-                try await store.addToken("alice", Token.hash(Token.generate())),
-                try await store.addToken("bob", Token.hash(Token.generate())),
-            ]
-            for (number, user) in [0, 1, 0, 0, 1, 0].map({ users[$0] }).enumerated() {
+        try await TemporaryDirectory.with("six") { folder in
+            let directory = folder.url
+            let path = directory.appendingPathComponent("db.sqlite").path
+            let logger = {
+                var logger = Logger(label: "resv-test-six")
+                logger.logLevel = .critical
+                return logger
+            }()
+            let now = Date(timeIntervalSince1970: 1_900_000_000)
+            let clock: @Sendable () -> Date = { now }
+            let users = try await Database.withStore(path, logger: logger, now: clock) { store in
+                let users = [
+                    try await store.addToken("alice", Token.hash(Token.generate())),
+                    try await store.addToken("bob", Token.hash(Token.generate())),
+                ]
+                for (number, user) in [0, 1, 0, 0, 1, 0].map({ users[$0] }).enumerated() {
+                    let request = try NewReservation(
+                        landmarkID: try #require(Landmark.ID(Fixture.goldenGate)),
+                        date: now.addingTimeInterval(Double(number + 1) * 86_400), partySize: 2, now: now)
+                    _ = try await store.transaction(user, catalog: .builtIn) {
+                        try await Booking.reserve([request], now: now, in: $0)
+                    }
+                }
+                return users
+            }
+            // What version 6 had: no numbers, no commit dates.
+            let connection = try await SQLiteConnection.open(storage: .file(path: path))
+            for statement in [
+                "DROP INDEX history_by_position", "ALTER TABLE history DROP COLUMN position",
+                "ALTER TABLE users DROP COLUMN last_position", "ALTER TABLE reservations DROP COLUMN series",
+                "ALTER TABLE users DROP COLUMN changed_at", "ALTER TABLE users DROP COLUMN role",
+                "ALTER TABLE users DROP COLUMN landmarks", "PRAGMA user_version = 6",
+            ] {
+                _ = try await connection.query(statement)
+            }
+            let seqs = try await connection.query("SELECT seq, user_id FROM history ORDER BY seq").map {
+                (seq: Int64($0.column("seq")?.integer ?? -1), user: Int64($0.column("user_id")?.integer ?? -1))
+            }
+            try await connection.close()
+            try await Database.withStore(path, logger: logger, now: clock) { store in
+                for user in users {
+                    let changes = try await store.changes(user, 0, 100)
+                    let mine = seqs.filter { $0.user == user.rawValue }
+                    #expect(changes.map(\.sequence) == Array(1...Int64(mine.count)))
+                    #expect(try await store.newestChange(user) == Int64(mine.count))
+                    for (index, row) in mine.enumerated() {
+                        #expect(try await store.positionAfter(user, row.seq) == Int64(index + 1))
+                    }
+                    #expect(try await store.positionAfter(user, 0) == 0)
+                }
+                // And the next change of a user follows the last number.
                 let request = try NewReservation(
                     landmarkID: try #require(Landmark.ID(Fixture.goldenGate)),
-                    date: now.addingTimeInterval(Double(number + 1) * 86_400), partySize: 2, now: now)
-                _ = try await store.transaction(user, catalog: .builtIn) {
+                    date: now.addingTimeInterval(90 * 86_400),
+                    partySize: 1, now: now)
+                _ = try await store.transaction(users[1], catalog: .builtIn) {
                     try await Booking.reserve([request], now: now, in: $0)
                 }
+                #expect(try await store.changes(users[1], 2, 10).map(\.sequence) == [3])
             }
-            return users
-        }
-        // What version 6 had: no numbers, no commit dates.
-        let connection = try await SQLiteConnection.open(storage: .file(path: path))
-        for statement in [
-            "DROP INDEX history_by_position", "ALTER TABLE history DROP COLUMN position",
-            "ALTER TABLE users DROP COLUMN last_position", "ALTER TABLE reservations DROP COLUMN series",
-            "ALTER TABLE users DROP COLUMN changed_at", "ALTER TABLE users DROP COLUMN role",
-            "ALTER TABLE users DROP COLUMN landmarks", "PRAGMA user_version = 6",
-        ] {
-            _ = try await connection.query(statement)
-        }
-        let seqs = try await connection.query("SELECT seq, user_id FROM history ORDER BY seq").map {
-            (seq: Int64($0.column("seq")?.integer ?? -1), user: Int64($0.column("user_id")?.integer ?? -1))
-        }
-        try await connection.close()
-        try await Database.withStore(path, logger: logger, now: clock) { store in
-            for user in users {
-                let changes = try await store.changes(user, 0, 100)
-                let mine = seqs.filter { $0.user == user.rawValue }
-                #expect(changes.map(\.sequence) == Array(1...Int64(mine.count)))
-                #expect(try await store.newestChange(user) == Int64(mine.count))
-                for (index, row) in mine.enumerated() {
-                    #expect(try await store.positionAfter(user, row.seq) == Int64(index + 1))
-                }
-                #expect(try await store.positionAfter(user, 0) == 0)
-            }
-            // And the next change of a user follows the last number.
-            let request = try NewReservation(
-                landmarkID: try #require(Landmark.ID(Fixture.goldenGate)), date: now.addingTimeInterval(90 * 86_400),
-                partySize: 1, now: now)
-            _ = try await store.transaction(users[1], catalog: .builtIn) {
-                try await Booking.reserve([request], now: now, in: $0)
-            }
-            #expect(try await store.changes(users[1], 2, 10).map(\.sequence) == [3])
         }
     }
 

@@ -38,38 +38,39 @@ func withHarness(
     _ engine: Engine, catalog: LandmarkCatalog = .builtIn, now: @escaping @Sendable () -> Date = { Date() },
     options: ServerOptions = ServerOptions(), _ body: @escaping @Sendable (Harness) async throws -> Void
 ) async throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resv-server-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let logger = {
-        var logger = Logger(label: "resv-server-test")
-        logger.logLevel = .critical
-        return logger
-    }()
-    @Sendable func serve(_ store: ServerStore, database spec: String) async throws {
-        let alice = Token.generate()
-        let bob = Token.generate()
-        let suffix = UUID().uuidString.prefix(8)
-        _ = try await store.addToken("alice-\(suffix)", Token.hash(alice))
-        _ = try await store.addToken("bob-\(suffix)", Token.hash(bob))
-        // A day's group waits for its turn on a clock the test holds and never moves: a loaded
-        // machine makes requests slower, never 503 (the patience bound has its own test).
-        var options = options
-        options.waitClock = HeldWaitClock().clock
-        let app = Application(
-            router: buildRouter(store: store, catalog: catalog, now: now, options: options), logger: logger)
-        try await app.test(.router) { client in
-            try await body(Harness(client: client, store: store, alice: alice, bob: bob, database: spec))
+    try await TemporaryDirectory.with("server") { folder in
+        let directory = folder.url
+        let logger = {
+            var logger = Logger(label: "resv-server-test")
+            logger.logLevel = .critical
+            return logger
+        }()
+        @Sendable func serve(_ store: ServerStore, database spec: String) async throws {
+            let alice = Token.generate()
+            let bob = Token.generate()
+            let suffix = UUID().uuidString.prefix(8)
+            _ = try await store.addToken("alice-\(suffix)", Token.hash(alice))
+            _ = try await store.addToken("bob-\(suffix)", Token.hash(bob))
+            // A day's group waits for its turn on a clock the test holds and never moves: a loaded
+            // machine makes requests slower, never 503 (the patience bound has its own test).
+            var options = options
+            options.waitClock = HeldWaitClock().clock
+            let app = Application(
+                router: buildRouter(store: store, catalog: catalog, now: now, options: options), logger: logger)
+            try await app.test(.router) { client in
+                try await body(Harness(client: client, store: store, alice: alice, bob: bob, database: spec))
+            }
         }
-    }
-    switch engine {
-    case .memory: try await serve(MemoryStore.open(catalog: catalog, now: now), database: "")
-    case .sqlite, .postgres:
-        let spec =
-            engine == .sqlite ? directory.appendingPathComponent("db.sqlite").path : try #require(Engine.postgresURL)
-        // Tests run side by side, each with its own pool: keep the pools small.
-        try await Database.withStore(spec, logger: logger, connections: 4, serving: true, now: now) { store in
-            try await serve(store, database: spec)
+        switch engine {
+        case .memory: try await serve(MemoryStore.open(catalog: catalog, now: now), database: "")
+        case .sqlite, .postgres:
+            let spec =
+                engine == .sqlite
+                ? directory.appendingPathComponent("db.sqlite").path : try #require(Engine.postgresURL)
+            // Tests run side by side, each with its own pool: keep the pools small.
+            try await Database.withStore(spec, logger: logger, connections: 4, serving: true, now: now) { store in
+                try await serve(store, database: spec)
+            }
         }
     }
 }
@@ -96,10 +97,26 @@ struct Reply: Sendable {
     var code: ErrorCode? { (object["code"] as? String).flatMap(ErrorCode.init(rawValue:)) }
 }
 
-extension Harness {
-    func call(
-        _ method: HTTPRequest.Method, _ uri: String, token: String?, body: String? = nil,
-        headers extra: HTTPFields = [:]
+/// Serves `store` on a router in this process (the built-in catalog, the wall clock) and runs
+/// `body` with requests as a new user `name`: for a store a test opens itself (a cluster's).
+func withRouter(over store: ServerStore, user name: String, _ body: @escaping @Sendable (Caller) async throws -> Void)
+    async throws
+{
+    let token = Token.generate()
+    _ = try await store.addToken(name, Token.hash(token))
+    let router = buildRouter(store: store, catalog: .builtIn, now: { Date() })
+    try await Application(router: router).test(.router) { client in
+        try await body(Caller(client: client, token: token))
+    }
+}
+
+/// Requests to a router served in this process, with a user's token (or none).
+struct Caller: Sendable {
+    let client: any TestClientProtocol
+    let token: String?
+
+    func callAsFunction(
+        _ method: HTTPRequest.Method, _ uri: String, body: String? = nil, headers extra: HTTPFields = [:]
     ) async throws -> Reply {
         var headers = extra
         if let token { headers[.authorization] = "Bearer \(token)" }
@@ -107,6 +124,15 @@ extension Harness {
         let response = try await client.executeRequest(
             uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
         return Reply(status: response.status, headers: response.headers, text: String(buffer: response.body))
+    }
+}
+
+extension Harness {
+    func call(
+        _ method: HTTPRequest.Method, _ uri: String, token: String?, body: String? = nil,
+        headers extra: HTTPFields = [:]
+    ) async throws -> Reply {
+        try await Caller(client: client, token: token)(method, uri, body: body, headers: extra)
     }
 
     /// Creates a reservation for `token` and returns its JSON.

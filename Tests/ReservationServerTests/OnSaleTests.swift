@@ -31,121 +31,126 @@ struct OnSaleTests {
 
     @Test(arguments: Engine.available.filter { $0 != .memory })
     func aGroupDecidesEachRequestInArrivalOrderWithItsOwnOutcome(engine: Engine) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resv-onsale-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = engine == .postgres ? try #require(Engine.postgresURL) : directory.appendingPathComponent("db").path
-        let gate = Self.stage(capacity: 3)
-        let catalog = LandmarkCatalog(LandmarkCatalog.builtIn.landmarks + [gate])
-        let clock = TestClock(Self.start)
-        let day = try #require(BookingDay(Self.visit, at: gate))
-        try await Database.withStore(url, logger: Self.quiet, connections: 2, serving: true, now: clock.now) { store in
-            let grouping = try #require(store.dayGrouping, "\(engine) decides a day's bookings in groups")
-            let suffix = UUID().uuidString.prefix(8)
-            let alice = try await store.addToken("alice-\(suffix)", Token.hash(Token.generate()))
-            let bob = try await store.addToken("bob-\(suffix)", Token.hash(Token.generate()))
-            let carol = try await store.addToken("carol-\(suffix)", Token.hash(Token.generate()))
-            let key = IdempotencyKey(key: "k-\(suffix)", requestHash: "h", receivedAt: clock.now())
-            func booking(_ user: UserID, _ party: Int, waitlist: Bool = false, key: IdempotencyKey? = nil) throws
-                -> DayRequest
-            {
-                let request = try NewReservation(
-                    landmark: gate.id.description, date: Self.visit, partySize: party, waitlist: waitlist,
-                    now: Self.start)
-                return DayRequest(user: user, key: key) { transaction in
-                    let made = try await Booking.reserve(request, now: Self.start, in: transaction)
-                    let kept = key.map { _ in
-                        StoredResponse(status: 201, body: Array(made.id.description.utf8), requestHash: "h")
-                    }
-                    return (made, kept)
-                }
-            }
-            // On PostgreSQL, Dave's history is locked elsewhere (an undo of his under way): he
-            // cannot join late. (SQLite's one writer has no such lock to wait for.)
-            let dave = try await store.addToken("dave-\(suffix)", Token.hash(Token.generate()))
-            let (held, release) = (Flag(), Flag())
-            let undo = Task {
-                guard engine == .postgres else { return }
-                _ = try await store.transaction(dave, catalog: catalog) { transaction in
-                    try await transaction.lockHistory(exclusive: true)
-                    held.set()
-                    try await waitUntil("the test letting the undo go") { release.isSet }
-                }
-            }
-            if engine == .postgres { try await waitUntil("the undo holding the history") { held.isSet } }
-            let late =
-                try [
-                    booking(carol, 1, waitlist: true, key: key),  // second on the list
-                    booking(carol, 1, waitlist: true, key: key),  // the same key: the answer kept just before
-                    booking(alice, 1),  // refused: 3 booked
-                ] + (engine == .postgres ? [booking(dave, 1)] : [])  // not taken: its lock is held elsewhere
-            let asked = Flag()
-            let outcomes = try await grouping.transactDay(
-                day, catalog,
-                [
-                    try booking(alice, 2),  // 2 of 3
-                    try booking(bob, 2),  // refused: 2 booked
-                    try booking(bob, 1),  // 3 of 3
-                    try booking(alice, 1, waitlist: true),  // first on the list
-                ],
+        try await TemporaryDirectory.with("onsale") { folder in
+            let directory = folder.url
+            let url =
+                engine == .postgres ? try #require(Engine.postgresURL) : directory.appendingPathComponent("db").path
+            let gate = Self.stage(capacity: 3)
+            let catalog = LandmarkCatalog(LandmarkCatalog.builtIn.landmarks + [gate])
+            let clock = TestClock(Self.start)
+            let day = try #require(BookingDay(Self.visit, at: gate))
+            try await Database.withStore(url, logger: Self.quiet, connections: 2, serving: true, now: clock.now) {
+                store in
+                let grouping = try #require(store.dayGrouping, "\(engine) decides a day's bookings in groups")
+                let suffix = UUID().uuidString.prefix(8)
+                let alice = try await store.addToken("alice-\(suffix)", Token.hash(Token.generate()))
+                let bob = try await store.addToken("bob-\(suffix)", Token.hash(Token.generate()))
+                let carol = try await store.addToken("carol-\(suffix)", Token.hash(Token.generate()))
+                let key = IdempotencyKey(key: "k-\(suffix)", requestHash: "h", receivedAt: clock.now())
+                func booking(_ user: UserID, _ party: Int, waitlist: Bool = false, key: IdempotencyKey? = nil) throws
+                    -> DayRequest
                 {
-                    // Those that came while the group waited for the day, once.
-                    asked.isSet
-                        ? []
-                        : {
-                            asked.set()
-                            return late
-                        }()
-                })
-            release.set()
-            _ = try await undo.value
-            #expect(outcomes.count == (engine == .postgres ? 8 : 7))
-            func made(_ index: Int) -> Reservation? {
-                if case .success(.done(let value))? = outcomes[index] { value as? Reservation } else { nil }
-            }
-            func refusal(_ index: Int) -> ReservationError? {
-                if case .failure(let error)? = outcomes[index] { error as? ReservationError } else { nil }
-            }
-            if engine == .postgres {
-                #expect(outcomes[7] == nil, "Dave waits for the next group")
-                #expect(try await store.list(dave).isEmpty)
-            }
-            #expect(made(0)?.status == .confirmed && made(0)?.partySize == 2)
-            guard case .noCapacity(_, _, 2, 2) = refusal(1) else {
-                Issue.record("the second request: \(outcomes[1])")
-                return
-            }
-            #expect(made(2)?.status == .confirmed)
-            #expect(made(3)?.status == .waitlisted && made(3)?.waitlistPosition == 1)
-            #expect(made(4)?.status == .waitlisted && made(4)?.waitlistPosition == 2)
-            guard case .success(.replay(let kept))? = outcomes[5] else {
-                Issue.record("the repeated key: \(outcomes[5])")
-                return
-            }
-            #expect(kept.body == Array((made(4)?.id.description ?? "").utf8))
-            guard case .noCapacity(_, _, 1, 3) = refusal(6) else {
-                Issue.record("the last request: \(outcomes[6])")
-                return
-            }
-            // Stored as answered: each user's reservations and history, the key kept.
-            let stored = try await [alice, bob, carol].asyncMap { try await store.list($0) }
-            #expect(
-                stored.map { $0.compactMap(\.status).sorted() } == [
-                    ["confirmed", "waitlisted"], ["confirmed"], ["waitlisted"],
-                ])
-            #expect(Set(stored.flatMap { $0.map(\.id) }) == Set([0, 2, 3, 4].compactMap { made($0)?.id.description }))
-            let histories = try await [alice, bob, carol].asyncMap { try await store.history($0, nil, nil).count }
-            #expect(histories == [2, 1, 1])
-            #expect(try await store.storedResponse(carol, key.key)?.body == kept.body)
-            #expect(try await store.newestChange(alice) == 2, "the feed numbers a group's changes of a user in order")
+                    let request = try NewReservation(
+                        landmark: gate.id.description, date: Self.visit, partySize: party, waitlist: waitlist,
+                        now: Self.start)
+                    return DayRequest(user: user, key: key) { transaction in
+                        let made = try await Booking.reserve(request, now: Self.start, in: transaction)
+                        let kept = key.map { _ in
+                            StoredResponse(status: 201, body: Array(made.id.description.utf8), requestHash: "h")
+                        }
+                        return (made, kept)
+                    }
+                }
+                // On PostgreSQL, Dave's history is locked elsewhere (an undo of his under way): he
+                // cannot join late. (SQLite's one writer has no such lock to wait for.)
+                let dave = try await store.addToken("dave-\(suffix)", Token.hash(Token.generate()))
+                let (held, release) = (Flag(), Flag())
+                let undo = Task {
+                    guard engine == .postgres else { return }
+                    _ = try await store.transaction(dave, catalog: catalog) { transaction in
+                        try await transaction.lockHistory(exclusive: true)
+                        held.set()
+                        try await waitUntil("the test letting the undo go") { release.isSet }
+                    }
+                }
+                if engine == .postgres { try await waitUntil("the undo holding the history") { held.isSet } }
+                let late =
+                    try [
+                        booking(carol, 1, waitlist: true, key: key),  // second on the list
+                        booking(carol, 1, waitlist: true, key: key),  // the same key: the answer kept just before
+                        booking(alice, 1),  // refused: 3 booked
+                    ] + (engine == .postgres ? [booking(dave, 1)] : [])  // not taken: its lock is held elsewhere
+                let asked = Flag()
+                let outcomes = try await grouping.transactDay(
+                    day, catalog,
+                    [
+                        try booking(alice, 2),  // 2 of 3
+                        try booking(bob, 2),  // refused: 2 booked
+                        try booking(bob, 1),  // 3 of 3
+                        try booking(alice, 1, waitlist: true),  // first on the list
+                    ],
+                    {
+                        // Those that came while the group waited for the day, once.
+                        asked.isSet
+                            ? []
+                            : {
+                                asked.set()
+                                return late
+                            }()
+                    })
+                release.set()
+                _ = try await undo.value
+                #expect(outcomes.count == (engine == .postgres ? 8 : 7))
+                func made(_ index: Int) -> Reservation? {
+                    if case .success(.done(let value))? = outcomes[index] { value as? Reservation } else { nil }
+                }
+                func refusal(_ index: Int) -> ReservationError? {
+                    if case .failure(let error)? = outcomes[index] { error as? ReservationError } else { nil }
+                }
+                if engine == .postgres {
+                    #expect(outcomes[7] == nil, "Dave waits for the next group")
+                    #expect(try await store.list(dave).isEmpty)
+                }
+                #expect(made(0)?.status == .confirmed && made(0)?.partySize == 2)
+                guard case .noCapacity(_, _, 2, 2) = refusal(1) else {
+                    Issue.record("the second request: \(outcomes[1])")
+                    return
+                }
+                #expect(made(2)?.status == .confirmed)
+                #expect(made(3)?.status == .waitlisted && made(3)?.waitlistPosition == 1)
+                #expect(made(4)?.status == .waitlisted && made(4)?.waitlistPosition == 2)
+                guard case .success(.replay(let kept))? = outcomes[5] else {
+                    Issue.record("the repeated key: \(outcomes[5])")
+                    return
+                }
+                #expect(kept.body == Array((made(4)?.id.description ?? "").utf8))
+                guard case .noCapacity(_, _, 1, 3) = refusal(6) else {
+                    Issue.record("the last request: \(outcomes[6])")
+                    return
+                }
+                // Stored as answered: each user's reservations and history, the key kept.
+                let stored = try await [alice, bob, carol].asyncMap { try await store.list($0) }
+                #expect(
+                    stored.map { $0.compactMap(\.status).sorted() } == [
+                        ["confirmed", "waitlisted"], ["confirmed"], ["waitlisted"],
+                    ])
+                #expect(
+                    Set(stored.flatMap { $0.map(\.id) }) == Set([0, 2, 3, 4].compactMap { made($0)?.id.description }))
+                let histories = try await [alice, bob, carol].asyncMap { try await store.history($0, nil, nil).count }
+                #expect(histories == [2, 1, 1])
+                #expect(try await store.storedResponse(carol, key.key)?.body == kept.body)
+                #expect(
+                    try await store.newestChange(alice) == 2, "the feed numbers a group's changes of a user in order")
 
-            // A group where every request is refused writes nothing.
-            let refused = try await grouping.transactDay(
-                day, catalog, [try booking(bob, 1), try booking(carol, 2)], { [] })
-            #expect(refused.allSatisfy { if case .failure(ReservationError.noCapacity)? = $0 { true } else { false } })
-            let bobs = try await store.list(bob).count
-            let bobsHistory = try await store.history(bob, nil, nil).count
-            #expect(bobs == 1 && bobsHistory == 1)
+                // A group where every request is refused writes nothing.
+                let refused = try await grouping.transactDay(
+                    day, catalog, [try booking(bob, 1), try booking(carol, 2)], { [] })
+                #expect(
+                    refused.allSatisfy { if case .failure(ReservationError.noCapacity)? = $0 { true } else { false } })
+                let bobs = try await store.list(bob).count
+                let bobsHistory = try await store.history(bob, nil, nil).count
+                #expect(bobs == 1 && bobsHistory == 1)
+            }
         }
     }
 
@@ -182,16 +187,7 @@ struct OnSaleTests {
                             }
                             // A 503 (the day not had within its bound: a loaded machine) booked nothing and
                             // is sent again, as resv does under its key; the answer kept is the last.
-                            var response = try await instance.client.executeRequest(
-                                uri: "/reservations", method: .post, headers: headers, body: ByteBuffer(string: body))
-                            var tries = 1
-                            // No pause between: a 503 here came after the day's own bound was waited out.
-                            while response.status == .serviceUnavailable, tries < 30 {
-                                response = try await instance.client.executeRequest(
-                                    uri: "/reservations", method: .post, headers: headers,
-                                    body: ByteBuffer(string: body))
-                                tries += 1
-                            }
+                            let response = try await instance.book(headers: headers, body: body)
                             let object =
                                 (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any]
                                 ?? [:]

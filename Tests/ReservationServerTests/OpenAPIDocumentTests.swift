@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ResvTestKit
 import Testing
 
 @testable import ReservationServer
@@ -34,20 +35,19 @@ struct OpenAPIDocumentTests {
 
     @Test func everyRouteOfTheRouterIsDocumentedAndNoOther() async throws {
         let documented = try Self.documentedOperations()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "resv-openapi-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var logger = Logger(label: "resv-server-test")
-        logger.logLevel = .critical
-        let routes = try await Database.withStore(
-            directory.appendingPathComponent("db.sqlite").path, logger: logger, connections: 1, now: Date.init
-        ) { store in
-            Set(buildRouter(store: store, now: { Date() }).routes.map { "\($0.method.rawValue) \($0.path)" })
+        try await TemporaryDirectory.with("openapi") { folder in
+            let directory = folder.url
+            var logger = Logger(label: "resv-server-test")
+            logger.logLevel = .critical
+            let routes = try await Database.withStore(
+                directory.appendingPathComponent("db.sqlite").path, logger: logger, connections: 1, now: Date.init
+            ) { store in
+                Set(buildRouter(store: store, now: { Date() }).routes.map { "\($0.method.rawValue) \($0.path)" })
+            }
+            #expect(routes.contains("POST /undo"), "the router's routes are read: \(routes.sorted())")
+            #expect(routes.subtracting(documented).isEmpty, "routes missing from the document")
+            // `/metrics` is served unless `serve --no-metrics` (the router built here has no registry).
+            #expect(documented.subtracting(routes) == ["GET /metrics"], "documented routes the router lacks")
         }
-        #expect(routes.contains("POST /undo"), "the router's routes are read: \(routes.sorted())")
-        #expect(routes.subtracting(documented).isEmpty, "routes missing from the document")
-        // `/metrics` is served unless `serve --no-metrics` (the router built here has no registry).
-        #expect(documented.subtracting(routes) == ["GET /metrics"], "documented routes the router lacks")
     }
 }

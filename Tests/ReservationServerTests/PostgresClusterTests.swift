@@ -168,18 +168,7 @@ extension PostgresClusterTests {
         let clock: @Sendable () -> Date = { Date() }
         try await Database.withStore(spec, logger: Self.logger, connections: 2, serving: true, now: clock) {
             store in
-            let token = Token.generate()
-            _ = try await store.addToken("cluster-\(UUID().uuidString.prefix(8))", Token.hash(token))
-            let router = buildRouter(store: store, catalog: .builtIn, now: { Date() })
-            try await Application(router: router).test(.router) { client in
-                func call(_ method: HTTPRequest.Method, _ uri: String, body: String? = nil) async throws -> Reply {
-                    var headers: HTTPFields = [.authorization: "Bearer \(token)"]
-                    if body != nil { headers[.contentType] = "application/json" }
-                    let response = try await client.executeRequest(
-                        uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
-                    return Reply(
-                        status: response.status, headers: response.headers, text: String(buffer: response.body))
-                }
+            try await withRouter(over: store, user: "cluster-\(UUID().uuidString.prefix(8))") { call in
                 let start = try await call(.get, "/changes")
                 let cursor = try #require(start.object["cursor"] as? String)
                 let first = try await call(

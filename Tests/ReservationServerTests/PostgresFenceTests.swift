@@ -49,18 +49,7 @@ struct PostgresFenceTests {
         let clock: @Sendable () -> Date = { Date() }
         try await Database.withStore(postgres.url, logger: Self.logger, connections: 2, serving: true, now: clock) {
             store in
-            let token = Token.generate()
-            _ = try await store.addToken("fence", Token.hash(token))
-            let router = buildRouter(store: store, catalog: .builtIn, now: { Date() })
-            try await Application(router: router).test(.router) { client in
-                func call(_ method: HTTPRequest.Method, _ uri: String, body: String? = nil) async throws -> Reply {
-                    var headers: HTTPFields = [.authorization: "Bearer \(token)"]
-                    if body != nil { headers[.contentType] = "application/json" }
-                    let response = try await client.executeRequest(
-                        uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
-                    return Reply(
-                        status: response.status, headers: response.headers, text: String(buffer: response.body))
-                }
+            try await withRouter(over: store, user: "fence") { call in
                 let start = try await call(.get, "/changes")
                 let cursor = try #require(start.object["cursor"] as? String)
                 let booked = try await call(
@@ -93,6 +82,8 @@ struct PostgresFenceTests {
 /// postgres user when the tests run as root), stopped and removed by `stop`.
 final class PrivatePostgres: Sendable {
     let bin: String
+    /// Removed by `stop`, or when let go.
+    private let directory: TemporaryDirectory
     let folder: String
     let port: Int
     private let asPostgres: Bool
@@ -101,9 +92,9 @@ final class PrivatePostgres: Sendable {
 
     init(bin: String) throws {
         self.bin = bin
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("resv-fence-\(UUID().uuidString)").path
+        directory = try TemporaryDirectory("fence")
+        folder = directory.url.path
         asPostgres = geteuid() == 0
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         if asPostgres, let user = getpwnam("postgres") {
             _ = chown(folder, user.pointee.pw_uid, user.pointee.pw_gid)
         }

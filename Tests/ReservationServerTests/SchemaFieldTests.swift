@@ -1,5 +1,6 @@
 import Foundation
 import ReservationCore
+import ResvTestKit
 import SQLiteNIO
 import Testing
 
@@ -108,19 +109,23 @@ struct SchemaFieldTests {
     /// What the steps miss of `table`'s versions: a column there before its version, or
     /// not there at it.
     static func versionMisses(_ table: [ReservationField]) async throws -> [String] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resv-fields-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var misses: [String] = []
-        for version in Set(table.map(\.since)).sorted() {
-            let before = try await sqliteColumns(at: version - 1, in: directory)
-            let at = try await sqliteColumns(at: version, in: directory)
-            for field in table where field.since == version {
-                if before.contains(field.column) { misses.append("\(field.column) is there before version \(version)") }
-                if !at.contains(field.column) { misses.append("\(field.column) is not there at version \(version)") }
+        return try await TemporaryDirectory.with("fields") { folder in
+            let directory = folder.url
+            var misses: [String] = []
+            for version in Set(table.map(\.since)).sorted() {
+                let before = try await sqliteColumns(at: version - 1, in: directory)
+                let at = try await sqliteColumns(at: version, in: directory)
+                for field in table where field.since == version {
+                    if before.contains(field.column) {
+                        misses.append("\(field.column) is there before version \(version)")
+                    }
+                    if !at.contains(field.column) {
+                        misses.append("\(field.column) is not there at version \(version)")
+                    }
+                }
             }
+            return misses
         }
-        return misses
     }
 
     @Test func eachColumnArrivesAtItsVersion() async throws {

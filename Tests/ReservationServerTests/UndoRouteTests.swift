@@ -266,56 +266,56 @@ struct UndoRouteTests {
     /// A database of schema 3 (before history) is upgraded on open: its reservations
     /// stay, it has no history (nothing to undo), and changes from then on are kept.
     @Test func aSchemaThreeDatabaseGetsItsHistoryTable() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "resv-schema-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("db.sqlite").path
-        var logger = Logger(label: "resv-test-schema")
-        logger.logLevel = .critical
-        let hall = ModifyCase.hall()
-        let catalog = LandmarkCatalog([hall])
-        let now = ModifyCase.date(0).addingTimeInterval(-86_400)
-        let clock: @Sendable () -> Date = { now }
-        @Sendable func reserve(_ party: Int, in store: ServerStore, for user: UserID) async throws {
-            let request = try NewReservation(landmarkID: hall.id, date: ModifyCase.date(0), partySize: party, now: now)
-            _ = try await store.transaction(user, catalog: catalog) {
-                try await Booking.reserve([request], now: now, in: $0)
+        try await TemporaryDirectory.with("schema") { folder in
+            let directory = folder.url
+            let path = directory.appendingPathComponent("db.sqlite").path
+            var logger = Logger(label: "resv-test-schema")
+            logger.logLevel = .critical
+            let hall = ModifyCase.hall()
+            let catalog = LandmarkCatalog([hall])
+            let now = ModifyCase.date(0).addingTimeInterval(-86_400)
+            let clock: @Sendable () -> Date = { now }
+            @Sendable func reserve(_ party: Int, in store: ServerStore, for user: UserID) async throws {
+                let request = try NewReservation(
+                    landmarkID: hall.id, date: ModifyCase.date(0), partySize: party, now: now)
+                _ = try await store.transaction(user, catalog: catalog) {
+                    try await Booking.reserve([request], now: now, in: $0)
+                }
             }
+            @Sendable func undo(in store: ServerStore, for user: UserID) async throws -> UndoResult {
+                guard
+                    case .done(let result) = try await store.transaction(
+                        user, catalog: catalog, { try await Booking.undo(now: now, in: $0) })
+                else { throw ReservationError.nothingToUndo }
+                return result
+            }
+            let user = try await Database.withStore(path, logger: logger, now: clock) { store in
+                let user = try await store.addToken("alice", Token.hash(Token.generate()))
+                try await reserve(3, in: store, for: user)
+                return user
+            }
+            // What version 3 had: no history table, no feed numbers, no commit dates.
+            let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            _ = try await connection.query("DROP TABLE history")
+            _ = try await connection.query("ALTER TABLE users DROP COLUMN last_position")
+            _ = try await connection.query("ALTER TABLE users DROP COLUMN changed_at")
+            _ = try await connection.query("ALTER TABLE users DROP COLUMN role")
+            _ = try await connection.query("ALTER TABLE users DROP COLUMN landmarks")
+            _ = try await connection.query("PRAGMA user_version = 3")
+            try await connection.close()
+            try await Database.withStore(path, logger: logger, now: clock) { store in
+                #expect(try await store.list(user).count == 1)
+                #expect(try await store.history(user, nil, nil).isEmpty)
+                await #expect(throws: ReservationError.self) { try await undo(in: store, for: user) }
+                try await reserve(4, in: store, for: user)
+                #expect(try await store.history(user, nil, nil).map(\.change) == [.created])
+                let undone = try await undo(in: store, for: user)
+                #expect(undone.changes.map(\.after.partySize) == [4])
+            }
+            let reopened = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            let version = try await reopened.query("PRAGMA user_version").first?.column("user_version")?.integer
+            try await reopened.close()
+            #expect(version == Schema.version)
         }
-        @Sendable func undo(in store: ServerStore, for user: UserID) async throws -> UndoResult {
-            guard
-                case .done(let result) = try await store.transaction(
-                    user, catalog: catalog, { try await Booking.undo(now: now, in: $0) })
-            else { throw ReservationError.nothingToUndo }
-            return result
-        }
-        let user = try await Database.withStore(path, logger: logger, now: clock) { store in
-            let user = try await store.addToken("alice", Token.hash(Token.generate()))
-            try await reserve(3, in: store, for: user)
-            return user
-        }
-        // What version 3 had: no history table, no feed numbers, no commit dates.
-        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-        _ = try await connection.query("DROP TABLE history")
-        _ = try await connection.query("ALTER TABLE users DROP COLUMN last_position")
-        _ = try await connection.query("ALTER TABLE users DROP COLUMN changed_at")
-        _ = try await connection.query("ALTER TABLE users DROP COLUMN role")
-        _ = try await connection.query("ALTER TABLE users DROP COLUMN landmarks")
-        _ = try await connection.query("PRAGMA user_version = 3")
-        try await connection.close()
-        try await Database.withStore(path, logger: logger, now: clock) { store in
-            #expect(try await store.list(user).count == 1)
-            #expect(try await store.history(user, nil, nil).isEmpty)
-            await #expect(throws: ReservationError.self) { try await undo(in: store, for: user) }
-            try await reserve(4, in: store, for: user)
-            #expect(try await store.history(user, nil, nil).map(\.change) == [.created])
-            let undone = try await undo(in: store, for: user)
-            #expect(undone.changes.map(\.after.partySize) == [4])
-        }
-        let reopened = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-        let version = try await reopened.query("PRAGMA user_version").first?.column("user_version")?.integer
-        try await reopened.close()
-        #expect(version == Schema.version)
     }
 }

@@ -210,28 +210,30 @@ struct FaultServerTests {
     @Test func largeBodyWithExpectContinueAndChunkedBody() throws {
         let server = try FaultServer { request, _ in .respond(status: 200, body: "\(request.body.count)") }
         defer { server.stop() }
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("faultserver-\(UUID().uuidString.prefix(8))", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("body.json")
-        let large = Data((0..<300_000).map { UInt8(ascii: "a") + UInt8($0 % 26) })
-        try large.write(to: file)
+        try TemporaryDirectory.with("faultserver") { folder in
+            let directory = folder.url
+            let file = directory.appendingPathComponent("body.json")
+            let large = Data((0..<300_000).map { UInt8(ascii: "a") + UInt8($0 % 26) })
+            try large.write(to: file)
 
-        // Without a 100 Continue, curl would wait 20 s before sending the body.
-        let clock = ContinuousClock()
-        var expecting: CurlRun?
-        let elapsed = try clock.measure {
-            expecting = try faultCurl([
-                "-H", "Expect: 100-continue", "--expect100-timeout", "20", "--data-binary", "@\(file.path)", server.url,
+            // Without a 100 Continue, curl would wait 20 s before sending the body.
+            let clock = ContinuousClock()
+            var expecting: CurlRun?
+            let elapsed = try clock.measure {
+                expecting = try faultCurl([
+                    "-H", "Expect: 100-continue", "--expect100-timeout", "20", "--data-binary", "@\(file.path)",
+                    server.url,
+                ])
+            }
+            #expect(expecting?.stdout == "300000", "\(expecting?.stderr ?? "")")
+            #expect(elapsed < .seconds(10), "curl waited for 100 Continue: \(elapsed)")
+
+            let chunked = try faultCurl([
+                "-H", "Transfer-Encoding: chunked", "--data-binary", "@\(file.path)", server.url,
             ])
+            #expect(chunked.stdout == "300000", "\(chunked.stderr)")
+            #expect(server.requests.map(\.body) == [large, large])
         }
-        #expect(expecting?.stdout == "300000", "\(expecting?.stderr ?? "")")
-        #expect(elapsed < .seconds(10), "curl waited for 100 Continue: \(elapsed)")
-
-        let chunked = try faultCurl(["-H", "Transfer-Encoding: chunked", "--data-binary", "@\(file.path)", server.url])
-        #expect(chunked.stdout == "300000", "\(chunked.stderr)")
-        #expect(server.requests.map(\.body) == [large, large])
     }
 
     @Test func clientThatGivesUpMidRequestIsNotRecorded() throws {

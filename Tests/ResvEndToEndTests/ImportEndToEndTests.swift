@@ -47,14 +47,8 @@ struct ImportEndToEndTests {
         try Data(export.stdout.utf8).write(to: file)
 
         let store = try Sandbox()
-        let database = store.directory.appendingPathComponent("server.sqlite").path
-        let token = try ServerProcess.createToken("importer", database: database)
-        let server = try ServerProcess(database: database)
+        let (server, onServer) = try Self.importer(in: store)
         defer { _ = server.stop() }
-        let onServer = [
-            "RESV_SERVER": "http://127.0.0.1:\(server.port)", "RESV_TOKEN": token,
-            "XDG_CACHE_HOME": store.directory.appendingPathComponent("cache").path,
-        ]
         for environment in [[:], onServer] {
             let first = try store.resv(["import", file.path], environment: environment)
             #expect(first.status == 0, "\(first.stderr)")
@@ -80,6 +74,21 @@ struct ImportEndToEndTests {
             + ["END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
     }
 
+    /// A resv-server on a database in the sandbox, and the environment that sends resv to it as
+    /// the user `importer`.
+    static func importer(in sandbox: Sandbox) throws -> (server: ServerProcess, environment: [String: String]) {
+        let database = sandbox.directory.appendingPathComponent("server.sqlite").path
+        let token = try ServerProcess.createToken("importer", database: database)
+        let server = try ServerProcess(database: database)
+        return (
+            server,
+            [
+                "RESV_SERVER": "http://127.0.0.1:\(server.port)", "RESV_TOKEN": token,
+                "XDG_CACHE_HOME": sandbox.directory.appendingPathComponent("cache").path,
+            ]
+        )
+    }
+
     /// A day ahead as iCalendar's basic form (`20261201`).
     static func basicDay(_ days: Int) -> String { String(visitAhead(days: days).prefix(10).filter { $0 != "-" }) }
 
@@ -88,14 +97,8 @@ struct ImportEndToEndTests {
     /// the dry run says the same and exits the same; twice adds nothing.
     @Test func aRealCalendarBooksWhatItCanAndCountsTheRestOnAStoreAndAServer() throws {
         let sandbox = try Sandbox()
-        let database = sandbox.directory.appendingPathComponent("server.sqlite").path
-        let token = try ServerProcess.createToken("importer", database: database)
-        let server = try ServerProcess(database: database)
+        let (server, onServer) = try Self.importer(in: sandbox)
         defer { _ = server.stop() }
-        let onServer = [
-            "RESV_SERVER": "http://127.0.0.1:\(server.port)", "RESV_TOKEN": token,
-            "XDG_CACHE_HOME": sandbox.directory.appendingPathComponent("cache").path,
-        ]
         let text = Self.calendar([
             ["UID:single@example.org", "DTSTART:\(Self.basicDay(30))T100000Z", "SUMMARY:Half Dome"],
             ["UID:allday@example.org", "DTSTART;VALUE=DATE:\(Self.basicDay(31))", "SUMMARY:Half Dome"],
@@ -221,14 +224,8 @@ struct ImportEndToEndTests {
     /// has: nothing twice. (The ids once folded the server's user in, and these were two.)
     @Test func anEventMovedFromAFileStoreToAServerIsOneBooking() throws {
         let sandbox = try Sandbox()
-        let database = sandbox.directory.appendingPathComponent("server.sqlite").path
-        let token = try ServerProcess.createToken("importer", database: database)
-        let server = try ServerProcess(database: database)
+        let (server, onServer) = try Self.importer(in: sandbox)
         defer { _ = server.stop() }
-        let onServer = [
-            "RESV_SERVER": "http://127.0.0.1:\(server.port)", "RESV_TOKEN": token,
-            "XDG_CACHE_HOME": sandbox.directory.appendingPathComponent("cache").path,
-        ]
         let file = sandbox.directory.appendingPathComponent("calendar.ics")
         try Data(
             Self.calendar([
@@ -262,14 +259,8 @@ struct ImportEndToEndTests {
     /// takes, each booked; with --strict refused naming the limit in events, nothing booked.
     @Test func anImportLargerThanOneBatchIsSentInBatchesOrRefusedWithStrict() throws {
         let sandbox = try Sandbox()
-        let database = sandbox.directory.appendingPathComponent("server.sqlite").path
-        let token = try ServerProcess.createToken("importer", database: database)
-        let server = try ServerProcess(database: database)
+        let (server, onServer) = try Self.importer(in: sandbox)
         defer { _ = server.stop() }
-        let onServer = [
-            "RESV_SERVER": "http://127.0.0.1:\(server.port)", "RESV_TOKEN": token,
-            "XDG_CACHE_HOME": sandbox.directory.appendingPathComponent("cache").path,
-        ]
         let count = 10_250
         let days = (0..<5).map { Self.basicDay(30 + $0) }
         let text = Self.calendar(

@@ -103,73 +103,73 @@ struct JournalKillTests {
             return #"{"landmarkId": "Lake Tahoe", "date": "\#(Self.date)", "partySize": 1, "status": "\#(status)"}"#
         }.joined(separator: "\n")
         #expect(try sandbox.resv(["reserve", "--batch", "-"], stdin: seed).status == 0)
-        let outputs = FileManager.default.temporaryDirectory.appendingPathComponent("resv-kill-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: outputs, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: outputs) }
-        var acknowledged: [String: Int] = [:]  // id → the version a command printed
-        var killed = 0
-        // RESV_KILL_ROUNDS for a longer run (dfe60be reports 1,000 rounds passing).
-        let rounds = ProcessInfo.processInfo.environment["RESV_KILL_ROUNDS"].flatMap { Int($0) } ?? 60
-        for round in 0..<rounds {
-            let arguments = Self.command(try State(sandbox))
-            // Its output goes to a file, not a pipe: a pipe nobody reads while the moment is waited
-            // for would stop a child printing more than a pipe holds (an undo of a whole batch,
-            // 190 KB), and a moment it passed unseen would then never come (a CI run hung so).
-            let outputPath = outputs.appendingPathComponent("round-\(round)").path
-            let outputFile = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-            #expect(outputFile >= 0, "cannot make \(outputPath)")
-            let process = try ChildProcess(
-                Binary.resv.path, arguments.map(YearsAhead.forward),
-                environment: ["RESV_STORE": sandbox.store.path, "HOME": sandbox.directory.path, "TZ": "UTC"],
-                stdin: .pipe, stdout: .descriptor(outputFile), stderr: .null)
-            close(outputFile)
-            if arguments.contains("--batch") { try process.write(Data(YearsAhead.forward(Self.batch).utf8)) }
-            process.closeStdin()
-            Self.wait(for: Moment.allCases.randomElement()!, of: process, in: sandbox)
-            process.signal(SIGKILL)
-            let ended = process.wait()
-            let output = (try? Data(contentsOf: URL(fileURLWithPath: outputPath))) ?? Data()
-            if ended.wasSignalled { killed += 1 }
-            if ended == .exited(0) {
-                // Acknowledged: what it printed is in the store, at that version or later.
-                let json = try JSONSerialization.jsonObject(with: output)
-                var records = (json as? [[String: Any]]) ?? [json as? [String: Any] ?? [:]]
-                if let object = json as? [String: Any], let changes = object["changes"] as? [[String: Any]] {
-                    records = changes.compactMap { $0["after"] as? [String: Any] }
-                }
-                records = records.map { $0["reservation"] as? [String: Any] ?? $0 }
-                for record in records {
-                    if let id = record["id"] as? String, let version = record["version"] as? Int {
-                        acknowledged[id] = max(acknowledged[id] ?? 0, version)
+        try TemporaryDirectory.with("kill") { folder in
+            let outputs = folder.url
+            var acknowledged: [String: Int] = [:]  // id → the version a command printed
+            var killed = 0
+            // RESV_KILL_ROUNDS for a longer run (dfe60be reports 1,000 rounds passing).
+            let rounds = ProcessInfo.processInfo.environment["RESV_KILL_ROUNDS"].flatMap { Int($0) } ?? 60
+            for round in 0..<rounds {
+                let arguments = Self.command(try State(sandbox))
+                // Its output goes to a file, not a pipe: a pipe nobody reads while the moment is waited
+                // for would stop a child printing more than a pipe holds (an undo of a whole batch,
+                // 190 KB), and a moment it passed unseen would then never come (a CI run hung so).
+                let outputPath = outputs.appendingPathComponent("round-\(round)").path
+                let outputFile = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+                #expect(outputFile >= 0, "cannot make \(outputPath)")
+                let process = try ChildProcess(
+                    Binary.resv.path, arguments.map(YearsAhead.forward),
+                    environment: ["RESV_STORE": sandbox.store.path, "HOME": sandbox.directory.path, "TZ": "UTC"],
+                    stdin: .pipe, stdout: .descriptor(outputFile), stderr: .null)
+                close(outputFile)
+                if arguments.contains("--batch") { try process.write(Data(YearsAhead.forward(Self.batch).utf8)) }
+                process.closeStdin()
+                Self.wait(for: Moment.allCases.randomElement()!, of: process, in: sandbox)
+                process.signal(SIGKILL)
+                let ended = process.wait()
+                let output = (try? Data(contentsOf: URL(fileURLWithPath: outputPath))) ?? Data()
+                if ended.wasSignalled { killed += 1 }
+                if ended == .exited(0) {
+                    // Acknowledged: what it printed is in the store, at that version or later.
+                    let json = try JSONSerialization.jsonObject(with: output)
+                    var records = (json as? [[String: Any]]) ?? [json as? [String: Any] ?? [:]]
+                    if let object = json as? [String: Any], let changes = object["changes"] as? [[String: Any]] {
+                        records = changes.compactMap { $0["after"] as? [String: Any] }
+                    }
+                    records = records.map { $0["reservation"] as? [String: Any] ?? $0 }
+                    for record in records {
+                        if let id = record["id"] as? String, let version = record["version"] as? Int {
+                            acknowledged[id] = max(acknowledged[id] ?? 0, version)
+                        }
                     }
                 }
+                let state = try State(sandbox)
+                var entries: [String: Int] = [:]
+                for change in state.committed {
+                    if let id = change["reservationId"] as? String { entries[id, default: 0] += 1 }
+                }
+                for record in state.reservations {
+                    let id = record["id"] as? String ?? ""
+                    #expect(record["version"] as? Int == entries[id], "round \(round), \(arguments): \(id)")
+                    #expect((record["version"] as? Int ?? 0) >= (acknowledged[id] ?? 0), "round \(round): \(id) lost")
+                }
+                #expect(Set(acknowledged.keys).isSubset(of: Set(state.reservations.compactMap { $0["id"] as? String })))
+                #expect(entries.keys.count == state.reservations.count, "round \(round): an entry of no reservation")
             }
-            let state = try State(sandbox)
-            var entries: [String: Int] = [:]
-            for change in state.committed {
-                if let id = change["reservationId"] as? String { entries[id, default: 0] += 1 }
-            }
-            for record in state.reservations {
-                let id = record["id"] as? String ?? ""
-                #expect(record["version"] as? Int == entries[id], "round \(round), \(arguments): \(id)")
-                #expect((record["version"] as? Int ?? 0) >= (acknowledged[id] ?? 0), "round \(round): \(id) lost")
-            }
-            #expect(Set(acknowledged.keys).isSubset(of: Set(state.reservations.compactMap { $0["id"] as? String })))
-            #expect(entries.keys.count == state.reservations.count, "round \(round): an entry of no reservation")
-        }
-        #expect(killed > rounds / 8, "too few runs were killed before they ended (\(killed) of \(rounds))")
+            #expect(killed > rounds / 8, "too few runs were killed before they ended (\(killed) of \(rounds))")
 
-        // `log` shows exactly the changes that landed, and the next write leaves the journal whole.
-        let log = try sandbox.resv("log", "--json")
-        #expect(log.status == 0, "\(log.stderr)")
-        let shown = try #require(try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [Any])
-        #expect(shown.count == (try State(sandbox)).committed.count)
-        #expect(try sandbox.resv("reserve", "-l", "Lake Tahoe", "-d", Self.date, "-n", "1").status == 0)
-        let last = try State(sandbox)
-        let lines = try String(contentsOfFile: sandbox.store.path + ".history", encoding: .utf8)
-            .split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.last == "")
-        #expect(lines.count - 1 == last.committed.count, "no line past the store's last change")
-        #expect(last.committed.map { $0["seq"] as? Int ?? 0 } == Array(1...last.committed.count))
+            // `log` shows exactly the changes that landed, and the next write leaves the journal whole.
+            let log = try sandbox.resv("log", "--json")
+            #expect(log.status == 0, "\(log.stderr)")
+            let shown = try #require(try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [Any])
+            #expect(shown.count == (try State(sandbox)).committed.count)
+            #expect(try sandbox.resv("reserve", "-l", "Lake Tahoe", "-d", Self.date, "-n", "1").status == 0)
+            let last = try State(sandbox)
+            let lines = try String(contentsOfFile: sandbox.store.path + ".history", encoding: .utf8)
+                .split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(lines.last == "")
+            #expect(lines.count - 1 == last.committed.count, "no line past the store's last change")
+            #expect(last.committed.map { $0["seq"] as? Int ?? 0 } == Array(1...last.committed.count))
+        }
     }
 }

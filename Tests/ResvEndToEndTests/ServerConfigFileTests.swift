@@ -88,9 +88,9 @@ struct ServerConfigFileTests {
     /// Starts `resv-server ARGUMENTS` with `environment`; returns the log up to the
     /// listening line (or all of it, with the status, when the server ended first).
     func serve(_ arguments: [String], environment: [String: String]) throws -> (status: Int32?, log: String) {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("resv-config-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: log) }
+        let folder = try TemporaryDirectory("config")
+        defer { withExtendedLifetime(folder) {} }
+        let log = URL(fileURLWithPath: try folder.file("server.log", ""))
         let descriptor = open(log.path, O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw POSIXError(.EIO) }
         defer { close(descriptor) }

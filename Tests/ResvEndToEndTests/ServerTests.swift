@@ -297,6 +297,8 @@ struct ServerTests {
 /// A running `resv-server serve` on a free loopback port, its log in a file.
 final class ServerProcess: Sendable {
     let port: Int
+    /// The log's folder, removed when the server is let go.
+    private let folder: TemporaryDirectory
     let log: URL
     private let process: ChildProcess
 
@@ -310,8 +312,8 @@ final class ServerProcess: Sendable {
     }
 
     init(database: String, logLevel: String = "info", arguments: [String] = []) throws {
-        log = FileManager.default.temporaryDirectory.appendingPathComponent("resv-server-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        folder = try TemporaryDirectory("server")
+        log = URL(fileURLWithPath: try folder.file("server.log", ""))
         let logFile = open(log.path, O_WRONLY | O_CLOEXEC)
         guard logFile >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         defer { close(logFile) }
@@ -383,7 +385,6 @@ final class ServerProcess: Sendable {
 
     deinit {
         process.signal(SIGTERM)
-        try? FileManager.default.removeItem(at: log)
     }
 }
 

@@ -10,19 +10,18 @@ import Testing
 struct TLSTests {
     /// A folder with two CAs, each with a server certificate and key, and the database.
     final class Certificates {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resv-tls-\(UUID().uuidString)")
+        let folder: TemporaryDirectory
+        var directory: URL { folder.url }
         var database: String { path("db.sqlite") }
 
         init() throws {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            folder = try TemporaryDirectory("tls")
             try Data("subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n".utf8).write(
                 to: directory.appendingPathComponent("server.ext"))
             for name in ["first", "second"] { try make(name) }
         }
 
-        deinit { try? FileManager.default.removeItem(at: directory) }
-
-        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        func path(_ name: String) -> String { folder.path(name) }
 
         /// `NAME-ca.pem`, and `NAME-cert.pem` with `NAME-key.pem` signed by it.
         private func make(_ name: String) throws {

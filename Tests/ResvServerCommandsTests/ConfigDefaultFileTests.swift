@@ -1,5 +1,6 @@
 import Foundation
 import ResvServerCommands
+import ResvTestKit
 import Synchronization
 import Testing
 
@@ -19,35 +20,35 @@ struct ConfigDefaultFileTests {
     }
 
     @Test func theDefaultFileIsReadWhenItExistsAndNoneIsNamed() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resv-config-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = directory.appendingPathComponent("db.sqlite").path
-        let file = directory.appendingPathComponent("config.json").path
-        try Data(#"{"database": "\#(database)"}"#.utf8).write(to: URL(fileURLWithPath: file))
+        try await TemporaryDirectory.with("config") { folder in
+            let directory = folder.url
+            let database = directory.appendingPathComponent("db.sqlite").path
+            let file = directory.appendingPathComponent("config.json").path
+            try Data(#"{"database": "\#(database)"}"#.utf8).write(to: URL(fileURLWithPath: file))
 
-        let created = await Self.run(["token", "create", "ada"], defaultFile: file)
-        #expect(created.status == 0, "\(created.stderr)")
-        #expect(FileManager.default.fileExists(atPath: database), "the default file's database")
+            let created = await Self.run(["token", "create", "ada"], defaultFile: file)
+            #expect(created.status == 0, "\(created.stderr)")
+            #expect(FileManager.default.fileExists(atPath: database), "the default file's database")
 
-        // Absent: no file, and no refusal; the database must then come from elsewhere.
-        let absent = await Self.run(
-            ["token", "create", "ada"], defaultFile: directory.appendingPathComponent("absent.json").path)
-        #expect(absent.status == 64, "\(absent.stderr)")
-        #expect(absent.stderr.contains("--database"), "\(absent.stderr)")
+            // Absent: no file, and no refusal; the database must then come from elsewhere.
+            let absent = await Self.run(
+                ["token", "create", "ada"], defaultFile: directory.appendingPathComponent("absent.json").path)
+            #expect(absent.status == 64, "\(absent.stderr)")
+            #expect(absent.stderr.contains("--database"), "\(absent.stderr)")
 
-        // RESV_SERVER_CONFIG set empty: not even the default.
-        let none = await Self.run(
-            ["token", "create", "ada"], defaultFile: file, environment: ["RESV_SERVER_CONFIG": ""])
-        #expect(none.status == 64, "\(none.stderr)")
+            // RESV_SERVER_CONFIG set empty: not even the default.
+            let none = await Self.run(
+                ["token", "create", "ada"], defaultFile: file, environment: ["RESV_SERVER_CONFIG": ""])
+            #expect(none.status == 64, "\(none.stderr)")
 
-        // A bad default file is refused as a named one is.
-        try Data(#"{"database": "\#(database)", "prot": 1}"#.utf8).write(to: URL(fileURLWithPath: file))
-        let bad = await Self.run(["token", "list"], defaultFile: file)
-        #expect(bad.status == 78)
-        #expect(bad.stderr.hasPrefix("resv-server: \(file): unknown key \"prot\""), "\(bad.stderr)")
-        // Help and the version never read it.
-        #expect(await Self.run(["serve", "--help"], defaultFile: file).status == 0)
-        #expect(await Self.run(["--version"], defaultFile: file).status == 0)
+            // A bad default file is refused as a named one is.
+            try Data(#"{"database": "\#(database)", "prot": 1}"#.utf8).write(to: URL(fileURLWithPath: file))
+            let bad = await Self.run(["token", "list"], defaultFile: file)
+            #expect(bad.status == 78)
+            #expect(bad.stderr.hasPrefix("resv-server: \(file): unknown key \"prot\""), "\(bad.stderr)")
+            // Help and the version never read it.
+            #expect(await Self.run(["serve", "--help"], defaultFile: file).status == 0)
+            #expect(await Self.run(["--version"], defaultFile: file).status == 0)
+        }
     }
 }

@@ -22,3 +22,23 @@ public final class TemporaryDirectory: Sendable {
         return file.path
     }
 }
+
+extension TemporaryDirectory {
+    /// The path of `name` here.
+    public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// Runs `body` with a new directory (`resv-LABEL-XXXXXXXX`), removed with everything in it
+    /// when `body` returns or throws.
+    public static func with<T>(_ label: String, _ body: (TemporaryDirectory) async throws -> T) async throws -> T {
+        let directory = try TemporaryDirectory(label)
+        defer { withExtendedLifetime(directory) {} }
+        return try await body(directory)
+    }
+
+    /// The same, for a body that does not wait.
+    public static func with<T>(_ label: String, _ body: (TemporaryDirectory) throws -> T) throws -> T {
+        let directory = try TemporaryDirectory(label)
+        defer { withExtendedLifetime(directory) {} }
+        return try body(directory)
+    }
+}

@@ -74,14 +74,15 @@ struct ReservationWriteController: Sendable {
         return try await backend.keyedChange(
             request, body: body, as: try await backend.acting(on: id, context),
             rule: { try await Booking.modify(id, change, expectedVersion: expected, now: at, in: $0) },
-            answer: { (.ok, Wire.body($0)) },
-            // The version of the answer, a replayed one too: its body holds it.
-            headers: { body in
-                guard case .integer(let version)? = (try? JSONValue.parse(Data(body)))?["version"],
-                    let version = Int(exactly: version)
-                else { return [:] }
-                return .etag(version)
-            })
+            answer: { (.ok, Wire.body($0)) }, headers: Self.versionTag)
+    }
+
+    /// The `ETag` of an answer, a replayed one too: the version its body holds.
+    private static func versionTag(_ body: [UInt8]) -> HTTPFields {
+        guard case .integer(let version)? = (try? JSONValue.parse(Data(body)))?["version"],
+            let version = Int(exactly: version)
+        else { return [:] }
+        return .etag(version)
     }
 
     /// `If-Match: "<version>"` (a weak `W/` tag is taken alike); nil when absent or `*`.
@@ -182,13 +183,7 @@ struct ReservationWriteController: Sendable {
         return try await backend.keyedChange(
             request, body: Data(), as: acting,
             rule: { try await Booking.attend(id, as: status, now: at, in: $0) },
-            answer: { (.ok, Wire.body($0)) },
-            headers: { body in
-                guard case .integer(let version)? = (try? JSONValue.parse(Data(body)))?["version"],
-                    let version = Int(exactly: version)
-                else { return [:] }
-                return .etag(version)
-            })
+            answer: { (.ok, Wire.body($0)) }, headers: Self.versionTag)
     }
 }
 

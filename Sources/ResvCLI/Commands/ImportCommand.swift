@@ -90,21 +90,40 @@ struct ImportCommand: ResvCommand, PrintsData {
         if output.format == .ics || output.format == .csv { output.format = nil }  // it named the input
         let backend = try context.backend(options.backend)
         let service = backend.service
-        let user = try await serverUser(context)
-        let entries: [ImportFile.Entry]
+        let entries = try entries(of: data, as: format, user: try await serverUser(context))
+        let catalog = try await service.landmarks()
+        let snapshot = try await service.fetch()
+        let now = context.now()
+        var plan = plan(entries, in: catalog, there: Set(snapshot.reservations.map(\.id)), now: now)
+        if output.verbose { for line in plan.skipped { context.say(line) } }
+        let onServer = try context.settings(options.backend).chosenServer != nil
+        let (made, found) = try await book(
+            &plan, on: service, asking: backend.server?.wouldReserve, snapshot: snapshot, now: now, onServer: onServer)
+        plan.already += found
+        Renderer(output, context: context).write(reservations: made, to: context.output)
+        report(plan, made: made.count, foundMeanwhile: found, verbose: output.verbose, in: context)
+        if !plan.notBooked.isEmpty {
+            throw CLIError.importIncomplete(notBooked: plan.notBooked.count, dryRun: dryRun)
+        }
+    }
+
+    /// The file's events (or rows), read as `format`.
+    private func entries(of data: Data, as format: ImportFile.Format, user: String) throws -> [ImportFile.Entry] {
         do {
-            entries =
-                switch format {
-                case .ics: try ImportFile.entries(ics: data, user: user, newIDs: newIds)
-                case .csv: try ImportFile.entries(csv: data, user: user, newIDs: newIds)
-                }
+            return switch format {
+            case .ics: try ImportFile.entries(ics: data, user: user, newIDs: newIds)
+            case .csv: try ImportFile.entries(csv: data, user: user, newIDs: newIds)
+            }
         } catch {
             throw CLIError.notImportable(file == "-" ? "standard input" : file, line: error.line, error.reason)
         }
-        let catalog = try await service.landmarks()
-        let snapshot = try await service.fetch()
-        let there = Set(snapshot.reservations.map(\.id))
-        let now = context.now()
+    }
+
+    /// What becomes of each visit of the file's events: booked, skipped (already `there`, twice
+    /// in the file, ended) or not bookable (refused with --strict).
+    private func plan(
+        _ entries: [ImportFile.Entry], in catalog: LandmarkCatalog, there: Set<Reservation.ID>, now: Date
+    ) -> Plan {
         // A series whose visits the file changes one by one (RECURRENCE-ID) is not the series its rule says.
         let changed = Set(entries.filter(\.changesVisit).compactMap(\.uid))
         var plan = Plan()
@@ -135,15 +154,12 @@ struct ImportCommand: ResvCommand, PrintsData {
                 }
             }
         }
-        if output.verbose { for line in plan.skipped { context.say(line) } }
-        let onServer = try context.settings(options.backend).chosenServer != nil
-        let (made, found) = try await book(
-            &plan, on: service, asking: backend.server?.wouldReserve, snapshot: snapshot, now: now, onServer: onServer)
-        plan.already += found
-        let renderer = Renderer(output, context: context)
-        renderer.write(reservations: made, to: context.output)
-        // Each event not booked is named (all of them with --verbose), then counted by reason.
-        let shown = output.verbose ? plan.notBooked.count : min(plan.notBooked.count, Self.namedAtMost)
+        return plan
+    }
+
+    /// Each event not booked named (all of them with --verbose), then the counts by reason.
+    private func report(_ plan: Plan, made: Int, foundMeanwhile found: Int, verbose: Bool, in context: CommandContext) {
+        let shown = verbose ? plan.notBooked.count : min(plan.notBooked.count, Self.namedAtMost)
         for line in plan.notBooked.sorted(by: { $0.line < $1.line }).prefix(shown) { context.say(line.text) }
         if plan.notBooked.count > shown {
             context.say("… and \(plan.notBooked.count - shown) more not booked (--verbose names each).")
@@ -160,11 +176,8 @@ struct ImportCommand: ResvCommand, PrintsData {
         }
         context.say(
             dryRun
-                ? "Dry run, nothing changed: would import \(Self.events(made.count)); \(skipped)."
-                : "Imported \(Self.events(made.count)); \(skipped).")
-        if !plan.notBooked.isEmpty {
-            throw CLIError.importIncomplete(notBooked: plan.notBooked.count, dryRun: dryRun)
-        }
+                ? "Dry run, nothing changed: would import \(Self.events(made)); \(skipped)."
+                : "Imported \(Self.events(made)); \(skipped).")
     }
 
     /// How many events not booked are named without --verbose.

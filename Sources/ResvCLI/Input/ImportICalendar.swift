@@ -17,6 +17,9 @@ extension ImportFile {
         return calendar.events.map { entry($0, user: user, newIDs: newIDs, zones: zones) }
     }
 
+    /// A problem of an event: its error, and how the skipped events are counted by it.
+    private typealias Problem = (error: ReservationError, kind: Unbookable)
+
     private static func entry(
         _ event: ICalendarReader.Event, user: String, newIDs: Bool,
         zones: [String: Result<DefinedTimeZone, ReservationError>]
@@ -26,7 +29,7 @@ extension ImportFile {
         let summary = event.text("SUMMARY")
         let location = event.text("LOCATION")
         // The first problem found is the one said; its kind is how the skipped events are counted.
-        var problems: [(error: ReservationError, kind: Unbookable)] = []
+        var problems: [Problem] = []
         // The UID alone names the event (the same id on every backend); --new-ids folds the user in.
         func named(_ fresh: Bool) -> (id: Reservation.ID, base: String) {
             let base = [
@@ -43,72 +46,11 @@ extension ImportFile {
         if let text = event.first("X-RESV-LANDMARK")?.value, let landmarkID = Landmark.ID(text) {
             landmark = .id(landmarkID, name: summary.map { ownName($0) })
         }
-        var partySize = 1
-        do throws(ReservationError) {
-            if let text = event.first("X-RESV-PARTY-SIZE")?.value {
-                partySize = try party(text, field: "X-RESV-PARTY-SIZE")
-            } else if let summary, let range = summary.range(of: "party of ", options: [.backwards, .caseInsensitive]) {
-                let said = summary[range.upperBound...].prefix { $0.isASCII && ($0.isNumber || $0 == "-" || $0 == "+") }
-                if said.contains(where: \.isNumber) { partySize = try party(String(said), field: "SUMMARY's party") }
-            }
-        } catch {
-            problems.append((error, .party))
-        }
-        var status: Reservation.Status =
-            switch event.first("STATUS")?.value.uppercased() {
-            case "CANCELLED"?: .cancelled
-            case "TENTATIVE"?: .pending
-            default: .confirmed
-            }
-        if let text = event.first("X-RESV-STATUS")?.value {
-            if let given = Reservation.Status(rawValue: text) {
-                status = given
-            } else {
-                problems.append(
-                    (.invalidRequestField("X-RESV-STATUS '\(text.prefix(32))'", "is not a status of resv"), .unreadable)
-                )
-            }
-        }
-        var note: String?
-        if let encoded = event.first("X-RESV-NOTE")?.value {
-            if let data = Data(base64Encoded: encoded), let text = String(data: data, encoding: .utf8) {
-                note = text
-            } else {
-                problems.append((.invalidRequestField("X-RESV-NOTE", "is not base64 of UTF-8 text"), .unreadable))
-            }
-        } else if let description = event.text("DESCRIPTION") {
-            // resv's own DESCRIPTION is the reservation in words, then "Note: …" on a line of its own.
-            if uid.flatMap(resvID) != nil {
-                note = description.range(of: "\nNote: ").map { String(description[$0.upperBound...]) }
-            } else {
-                note = description
-            }
-        }
-        var series: Reservation.SeriesID?
-        if let text = event.first("X-RESV-SERIES")?.value {
-            series = Reservation.SeriesID(text)
-            if series == nil {
-                problems.append(
-                    (.invalidRequestField("X-RESV-SERIES '\(text.prefix(40))'", "is not a UUID"), .unreadable))
-            } else if newIDs {
-                // Another user's series, booked anew as the importing user's own.
-                series = Reservation.SeriesID(NameBasedID.uuid([user, "series", text].joined(separator: "\n")))
-            }
-        }
-        let starts = event.properties.filter { $0.name == "DTSTART" }
-        if starts.count > 1 {
-            problems.append(
-                (
-                    .invalidRequestField(
-                        "DTSTART", "is given \(starts.count) times: an event has one start (which is meant?)"),
-                    .twoStarts
-                ))
-        }
-        let (start, startProblem) = start(starts.first, zones: zones)
-        if let startProblem {
-            let zoned = starts.first?.parameters["TZID"] != nil && !Self.isAllDay(starts.first) && start != nil
-            problems.append((startProblem, Self.isAllDay(starts.first) ? .allDay : zoned ? .zone : .unreadable))
-        }
+        let partySize = partySize(of: event, summary: summary, &problems)
+        let status = status(of: event, &problems)
+        let note = note(of: event, uid: uid, &problems)
+        let series = series(of: event, user: user, newIDs: newIDs, &problems)
+        let start = start(of: event, zones: zones, &problems)
         let repeats = ["RRULE", "RDATE", "EXRULE"].contains { name in event.first(name) != nil }
         var rule: Rule?
         if repeats {
@@ -123,6 +65,86 @@ extension ImportFile {
             series: series, problem: problems.first?.error, kind: problems.first?.kind ?? .unreadable, rule: rule,
             idBase: idBase, otherID: other.id == id ? nil : other.id, otherBase: other.id == id ? nil : other.base,
             uid: uid, repeats: repeats, changesVisit: recurrence != nil)
+    }
+
+    /// `X-RESV-PARTY-SIZE`, else "party of N" at the end of the SUMMARY, else 1.
+    private static func partySize(
+        of event: ICalendarReader.Event, summary: String?, _ problems: inout [Problem]
+    ) -> Int {
+        do throws(ReservationError) {
+            if let text = event.first("X-RESV-PARTY-SIZE")?.value {
+                return try party(text, field: "X-RESV-PARTY-SIZE")
+            } else if let summary, let range = summary.range(of: "party of ", options: [.backwards, .caseInsensitive]) {
+                let said = summary[range.upperBound...].prefix { $0.isASCII && ($0.isNumber || $0 == "-" || $0 == "+") }
+                if said.contains(where: \.isNumber) { return try party(String(said), field: "SUMMARY's party") }
+            }
+        } catch {
+            problems.append((error, .party))
+        }
+        return 1
+    }
+
+    /// `X-RESV-STATUS` (resv's own), else the event's STATUS: cancelled, tentative (pending), or confirmed.
+    private static func status(of event: ICalendarReader.Event, _ problems: inout [Problem]) -> Reservation.Status {
+        let status: Reservation.Status =
+            switch event.first("STATUS")?.value.uppercased() {
+            case "CANCELLED"?: .cancelled
+            case "TENTATIVE"?: .pending
+            default: .confirmed
+            }
+        guard let text = event.first("X-RESV-STATUS")?.value else { return status }
+        if let given = Reservation.Status(rawValue: text) { return given }
+        problems.append(
+            (.invalidRequestField("X-RESV-STATUS '\(text.prefix(32))'", "is not a status of resv"), .unreadable))
+        return status
+    }
+
+    /// `X-RESV-NOTE` (base64, resv's own), else the DESCRIPTION: resv's own is the reservation in
+    /// words, then "Note: …" on a line of its own; another calendar's is the note whole.
+    private static func note(of event: ICalendarReader.Event, uid: String?, _ problems: inout [Problem]) -> String? {
+        if let encoded = event.first("X-RESV-NOTE")?.value {
+            if let data = Data(base64Encoded: encoded), let text = String(data: data, encoding: .utf8) { return text }
+            problems.append((.invalidRequestField("X-RESV-NOTE", "is not base64 of UTF-8 text"), .unreadable))
+            return nil
+        }
+        guard let description = event.text("DESCRIPTION") else { return nil }
+        guard uid.flatMap(resvID) != nil else { return description }
+        return description.range(of: "\nNote: ").map { String(description[$0.upperBound...]) }
+    }
+
+    /// `X-RESV-SERIES`, a UUID; with `newIDs`, another user's series booked anew as the importing user's own.
+    private static func series(
+        of event: ICalendarReader.Event, user: String, newIDs: Bool, _ problems: inout [Problem]
+    ) -> Reservation.SeriesID? {
+        guard let text = event.first("X-RESV-SERIES")?.value else { return nil }
+        guard Reservation.SeriesID(text) != nil else {
+            problems.append((.invalidRequestField("X-RESV-SERIES '\(text.prefix(40))'", "is not a UUID"), .unreadable))
+            return nil
+        }
+        guard newIDs else { return Reservation.SeriesID(text) }
+        return Reservation.SeriesID(NameBasedID.uuid([user, "series", text].joined(separator: "\n")))
+    }
+
+    /// The one DTSTART (`start(_:zones:)`); two are refused, as is one that does not read.
+    private static func start(
+        of event: ICalendarReader.Event, zones: [String: Result<DefinedTimeZone, ReservationError>],
+        _ problems: inout [Problem]
+    ) -> Start? {
+        let starts = event.properties.filter { $0.name == "DTSTART" }
+        if starts.count > 1 {
+            problems.append(
+                (
+                    .invalidRequestField(
+                        "DTSTART", "is given \(starts.count) times: an event has one start (which is meant?)"),
+                    .twoStarts
+                ))
+        }
+        let (start, startProblem) = start(starts.first, zones: zones)
+        if let startProblem {
+            let zoned = starts.first?.parameters["TZID"] != nil && !Self.isAllDay(starts.first) && start != nil
+            problems.append((startProblem, Self.isAllDay(starts.first) ? .allDay : zoned ? .zone : .unreadable))
+        }
+        return start
     }
 
     /// A party size as written (`X-RESV-PARTY-SIZE`, "party of N", a CSV's `partySize`): a

@@ -63,85 +63,109 @@ extension ImportFile.Entry {
                     "RECURRENCE-ID",
                     "changes visits of this series one by one: resv books a series only as its RRULE says")
             }
-            let zone: TimeZone
-            let first: Date
-            let utc: Bool
-            switch start {
-            case .instant(let date): (zone, first, utc) = (.gmt, date, true)
-            case .defined:
-                throw .invalidRequestField(
-                    "RRULE",
-                    "repeats in the file's own VTIMEZONE, whose clocks differ from the zone of that name's: "
-                        + "resv books a series in a zone it knows")
-            case .wall(let text, let given):
-                zone = given ?? landmark.timeZone ?? .gmt
-                first = try TypedDate.resolve(text, now: now, zone: zone)
-                utc = false
-            }
-            let firstDay = Self.day(of: first, in: zone)
-            if let byDay = rule.byDay, ImportFile.weekdays[byDay] != firstDay.weekday {
-                throw .invalidRequestField(
-                    "RRULE BYDAY=\(byDay)", "is not the first visit's day: resv books the same day")
-            }
-            if let byMonthDay = rule.byMonthDay, byMonthDay != firstDay.day {
-                throw .invalidRequestField(
-                    "RRULE BYMONTHDAY=\(byMonthDay)", "is not the first visit's day: resv books the same day")
-            }
-            var last: Date?
-            var end = Recurrence.End.count(rule.count ?? 1)
-            if let count = rule.count, count > Recurrence.longest {
-                throw .invalidRequestField(
-                    "RRULE COUNT=\(count)", "is more visits than a series books (at most \(Recurrence.longest))")
-            }
-            let until = rule.until.map { "RRULE UNTIL=\($0.prefix(32))" } ?? ""
-            if let text = rule.until {
-                guard let (instant, day) = Self.moment(text, zone: zone) else {
-                    throw .invalidRequestField(until, "is not a date or a date-time")
-                }
-                guard day >= firstDay, (instant ?? first) >= first else {
-                    throw .invalidRequestField(until, "is before DTSTART")
-                }
-                last = instant
-                end = .until(day)
-            }
-            var dates: [Date]
-            do {
-                dates = try rule.every.dates(from: first, to: end, in: zone)
-            } catch .invalidSeries {
-                throw .invalidRequestField(
-                    until, "makes more visits than a series books (at most \(Recurrence.longest))")
-            }
-            if let last { dates.removeAll { $0 > last } }
-            var excludedDays: Set<CalendarDay> = []
-            var excluded: Set<Date> = []
-            for property in rule.exdates {
-                let exZone = property.parameters["TZID"].flatMap { TimeZone(identifier: $0) } ?? zone
-                for value in property.value.split(separator: ",") {
-                    let text = value.trimmingCharacters(in: .whitespaces)
-                    guard let (instant, day) = Self.moment(text, zone: exZone) else {
-                        throw .invalidRequestField("EXDATE '\(text.prefix(32))'", "is not a date or a date-time")
-                    }
-                    if instant == nil { excludedDays.insert(day) } else if let instant { excluded.insert(instant) }
-                }
-            }
-            dates.removeAll { excluded.contains($0) || excludedDays.contains(Self.day(of: $0, in: zone)) }
-            guard !dates.isEmpty else { throw .invalidRequestField("EXDATE", "leaves out every visit of the RRULE") }
+            let (zone, first, utc) = try Self.firstVisit(start, at: landmark, now: now)
+            var dates = try Self.dates(of: rule, from: first, in: zone)
+            try Self.leaveOut(rule.exdates, from: &dates, in: zone)
             let series = Reservation.SeriesID(NameBasedID.uuid(idBase + "\nseries"))
-            return dates.map { date in
-                var visit = self
-                visit.rule = nil
-                visit.start = .instant(date)
-                visit.series = series
-                let named = Self.stamp(date, in: utc ? .gmt : zone) + (utc ? "Z" : "")
-                visit.id = Reservation.ID(NameBasedID.uuid(idBase + "\n" + named))
-                visit.otherID = otherBase.map { Reservation.ID(NameBasedID.uuid($0 + "\n" + named)) }
-                visit.origin = "\(origin) on \(Self.day(of: date, in: zone))"
-                return visit
-            }
+            return dates.map { date in visit(on: date, in: zone, utc: utc, series: series) }
         } catch {
             alone.problem = error
             return [alone]
         }
+    }
+
+    /// The first visit's start, and the zone the series repeats in: UTC when given in UTC, the
+    /// TZID's, or the landmark's when floating; never the file's own VTIMEZONE.
+    private static func firstVisit(
+        _ start: ImportFile.Start, at landmark: Landmark, now: Date
+    ) throws(ReservationError) -> (zone: TimeZone, first: Date, utc: Bool) {
+        switch start {
+        case .instant(let date): return (.gmt, date, true)
+        case .defined:
+            throw .invalidRequestField(
+                "RRULE",
+                "repeats in the file's own VTIMEZONE, whose clocks differ from the zone of that name's: "
+                    + "resv books a series in a zone it knows")
+        case .wall(let text, let given):
+            let zone = given ?? landmark.timeZone ?? .gmt
+            return (zone, try TypedDate.resolve(text, now: now, zone: zone), false)
+        }
+    }
+
+    /// The visits' starts by the rule (`reserve --every`): on the first visit's day (BYDAY,
+    /// BYMONTHDAY), up to COUNT or UNTIL, at most as many as a series books.
+    private static func dates(
+        of rule: ImportFile.Rule, from first: Date, in zone: TimeZone
+    ) throws(ReservationError) -> [Date] {
+        let firstDay = Self.day(of: first, in: zone)
+        if let byDay = rule.byDay, ImportFile.weekdays[byDay] != firstDay.weekday {
+            throw .invalidRequestField(
+                "RRULE BYDAY=\(byDay)", "is not the first visit's day: resv books the same day")
+        }
+        if let byMonthDay = rule.byMonthDay, byMonthDay != firstDay.day {
+            throw .invalidRequestField(
+                "RRULE BYMONTHDAY=\(byMonthDay)", "is not the first visit's day: resv books the same day")
+        }
+        var last: Date?
+        var end = Recurrence.End.count(rule.count ?? 1)
+        if let count = rule.count, count > Recurrence.longest {
+            throw .invalidRequestField(
+                "RRULE COUNT=\(count)", "is more visits than a series books (at most \(Recurrence.longest))")
+        }
+        let until = rule.until.map { "RRULE UNTIL=\($0.prefix(32))" } ?? ""
+        if let text = rule.until {
+            guard let (instant, day) = Self.moment(text, zone: zone) else {
+                throw .invalidRequestField(until, "is not a date or a date-time")
+            }
+            guard day >= firstDay, (instant ?? first) >= first else {
+                throw .invalidRequestField(until, "is before DTSTART")
+            }
+            last = instant
+            end = .until(day)
+        }
+        var dates: [Date]
+        do {
+            dates = try rule.every.dates(from: first, to: end, in: zone)
+        } catch .invalidSeries {
+            throw .invalidRequestField(
+                until, "makes more visits than a series books (at most \(Recurrence.longest))")
+        }
+        if let last { dates.removeAll { $0 > last } }
+        return dates
+    }
+
+    /// Leaves out the EXDATEs' instants and days (each in its TZID zone, else the series');
+    /// refused when none is left.
+    private static func leaveOut(
+        _ exdates: [ICalendarReader.Property], from dates: inout [Date], in zone: TimeZone
+    ) throws(ReservationError) {
+        var excludedDays: Set<CalendarDay> = []
+        var excluded: Set<Date> = []
+        for property in exdates {
+            let exZone = property.parameters["TZID"].flatMap { TimeZone(identifier: $0) } ?? zone
+            for value in property.value.split(separator: ",") {
+                let text = value.trimmingCharacters(in: .whitespaces)
+                guard let (instant, day) = Self.moment(text, zone: exZone) else {
+                    throw .invalidRequestField("EXDATE '\(text.prefix(32))'", "is not a date or a date-time")
+                }
+                if instant == nil { excludedDays.insert(day) } else if let instant { excluded.insert(instant) }
+            }
+        }
+        dates.removeAll { excluded.contains($0) || excludedDays.contains(Self.day(of: $0, in: zone)) }
+        guard !dates.isEmpty else { throw .invalidRequestField("EXDATE", "leaves out every visit of the RRULE") }
+    }
+
+    /// One visit of the series: its own id, of the UID and its start as a `RECURRENCE-ID` names it.
+    private func visit(on date: Date, in zone: TimeZone, utc: Bool, series: Reservation.SeriesID) -> ImportFile.Entry {
+        var visit = self
+        visit.rule = nil
+        visit.start = .instant(date)
+        visit.series = series
+        let named = Self.stamp(date, in: utc ? .gmt : zone) + (utc ? "Z" : "")
+        visit.id = Reservation.ID(NameBasedID.uuid(idBase + "\n" + named))
+        visit.otherID = otherBase.map { Reservation.ID(NameBasedID.uuid($0 + "\n" + named)) }
+        visit.origin = "\(origin) on \(Self.day(of: date, in: zone))"
+        return visit
     }
 
     /// The day at `zone` of an instant.

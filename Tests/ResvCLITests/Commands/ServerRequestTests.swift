@@ -13,6 +13,11 @@ import Testing
 /// that list as before. What they print is the same either way.
 @Suite("Requests a whole id saves on a server", .timeLimit(.minutes(30)))
 struct ServerRequestTests {
+    /// The commands' HOME: no configuration in it, removed after each test.
+    let home: TemporaryDirectory
+
+    init() throws { home = try TemporaryDirectory("requests") }
+
     /// The routes `resv` uses, answered as a server would from an in-memory service (the
     /// same rules), every request counted as "METHOD /path"; the server, the backend and the
     /// commands read the time from one clock the test holds, at `Sandbox.defaultNow`.
@@ -115,9 +120,8 @@ struct ServerRequestTests {
     /// `resv ARGUMENTS` against the server, in this process.
     func resv(_ server: CountingServer, _ arguments: String...) async -> Run {
         let backend = server.backend
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resv-requests")
         let (context, output, messages) = CommandContext.captured(
-            environment: ["HOME": directory.path, "TZ": "UTC"], now: server.clock.now,
+            environment: ["HOME": home.url.path, "TZ": "UTC"], now: server.clock.now,
             openService: { _, _ in backend })
         let status = await ResvMain.run(arguments, context: context)
         return Run(status: status, stdout: output.text, stderr: messages.text)
