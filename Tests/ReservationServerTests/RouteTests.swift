@@ -62,6 +62,38 @@ struct RouteTests {
         }
     }
 
+    /// A landmark's slots and hours ride along in `GET /landmarks` as the catalog gave them
+    /// (the catalog is the server's, not the engine's: one engine shows it).
+    @Test func landmarksAnswerTheirHoursAndSlots() async throws {
+        let slots: JSONValue = .object([
+            "every": .string("PT30M"), "first": .string("09:00"), "last": .string("11:00"), "capacity": .integer(8),
+        ])
+        let hours: JSONValue = .object(["sat": .object(["open": .string("10:00"), "close": .string("16:00")])])
+        let catalog = LandmarkCatalog(records: [
+            .object([
+                "id": .string(Fixture.first), "name": .string("Tower"), "location": .string("Paris"),
+                "category": .string("bridges"), "timeZone": .string("Europe/Paris"), "slots": slots,
+            ]),
+            .object([
+                "id": .string(Fixture.second), "name": .string("Museum"), "location": .string("Paris"),
+                "category": .string("lakes"), "hours": hours,
+            ]),
+        ])
+        #expect(catalog.rejected.isEmpty)
+        try await withHarness(.memory, catalog: catalog) { h in
+            let reply = try await h.call(.get, "/landmarks", token: h.alice)
+            #expect(reply.status == .ok)
+            guard case .array(let answered) = try JSONValue.parse(Data(reply.text.utf8)), answered.count == 2 else {
+                Issue.record("not two landmarks: \(reply.text)")
+                return
+            }
+            #expect(answered[0]["slots"] == slots)
+            #expect(answered[0]["hours"] == nil)
+            #expect(answered[1]["hours"] == hours)
+            #expect(LandmarkCatalog(records: answered).landmarks == catalog.landmarks)
+        }
+    }
+
     @Test(arguments: Engine.available)
     func createThenListAndGet(engine: Engine) async throws {
         try await withHarness(engine) { h in

@@ -278,6 +278,14 @@ struct ServerTests {
                 #"[{"id": "11111111-2222-4333-8444-555555555555", "name": "A", "location": "B", "category": "lakes", "timeZone": "Mars/Olympus"}]"#,
                 65, "Mars/Olympus"
             ),
+            (
+                #"[{"id": "11111111-2222-4333-8444-555555555555", "name": "A", "location": "B", "category": "lakes", "hours": {"open": "17:00", "close": "08:00"}}]"#,
+                65, "landmark 1 (11111111-2222-4333-8444-555555555555): hours close 08:00 is not after open 17:00"
+            ),
+            (
+                #"[{"id": "11111111-2222-4333-8444-555555555555", "name": "A", "location": "B", "category": "lakes", "capacity": 20, "slots": {"every": "PT1H", "first": "08:00", "last": "15:00", "capacity": 30}}]"#,
+                65, "slots capacity 30 is above the day's capacity 20"
+            ),
         ]
         for (index, (text, status, message)) in cases.enumerated() {
             let file = sandbox.directory.appendingPathComponent("landmarks-\(index).json")

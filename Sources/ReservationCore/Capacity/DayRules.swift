@@ -178,7 +178,8 @@ extension Landmark {
     package func with(capacity: Int?) -> Landmark {
         Landmark(
             id: id, name: name, location: location, description: description, category: category,
-            isFeatured: isFeatured, imageName: imageName, capacity: capacity, timeZone: timeZone)
+            isFeatured: isFeatured, imageName: imageName, capacity: capacity, timeZone: timeZone,
+            timetable: timetable)
     }
 }
 

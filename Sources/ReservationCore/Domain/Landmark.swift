@@ -22,10 +22,11 @@ public struct Landmark: Sendable, Hashable, Identifiable {
         let imageName: String?
         let capacity: Int?
         let timeZone: TimeZone?
+        let timetable: Timetable?
 
         init(
             name: String, location: String, description: String, category: Category, isFeatured: Bool,
-            imageName: String?, capacity: Int?, timeZone: TimeZone?
+            imageName: String?, capacity: Int?, timeZone: TimeZone?, timetable: Timetable?
         ) {
             self.name = name
             self.location = location
@@ -35,6 +36,7 @@ public struct Landmark: Sendable, Hashable, Identifiable {
             self.imageName = imageName
             self.capacity = capacity
             self.timeZone = timeZone
+            self.timetable = timetable
         }
     }
 
@@ -51,15 +53,18 @@ public struct Landmark: Sendable, Hashable, Identifiable {
     public var capacity: Int? { storage.capacity }
     /// The IANA zone that defines a calendar day for `capacity`; UTC when nil.
     public var timeZone: TimeZone? { storage.timeZone }
+    /// When visits may start (opening hours or timed-entry slots, on its wall clock); nil: any time.
+    public var timetable: Timetable? { storage.timetable }
 
     package init(
         id: ID, name: String, location: String, description: String, category: Category,
-        isFeatured: Bool = false, imageName: String? = nil, capacity: Int? = nil, timeZone: TimeZone? = nil
+        isFeatured: Bool = false, imageName: String? = nil, capacity: Int? = nil, timeZone: TimeZone? = nil,
+        timetable: Timetable? = nil
     ) {
         self.id = id
         self.storage = Storage(
             name: name, location: location, description: description, category: category, isFeatured: isFeatured,
-            imageName: imageName, capacity: capacity, timeZone: timeZone)
+            imageName: imageName, capacity: capacity, timeZone: timeZone, timetable: timetable)
     }
 
     /// Equal when every field is equal, as for a plain struct.
@@ -68,7 +73,8 @@ public struct Landmark: Sendable, Hashable, Identifiable {
             && (lhs.storage === rhs.storage
                 || (lhs.name, lhs.location, lhs.description, lhs.category, lhs.isFeatured)
                     == (rhs.name, rhs.location, rhs.description, rhs.category, rhs.isFeatured)
-                    && (lhs.imageName, lhs.capacity, lhs.timeZone) == (rhs.imageName, rhs.capacity, rhs.timeZone))
+                    && (lhs.imageName, lhs.capacity, lhs.timeZone) == (rhs.imageName, rhs.capacity, rhs.timeZone)
+                    && lhs.timetable == rhs.timetable)
     }
 
     public func hash(into hasher: inout Hasher) {

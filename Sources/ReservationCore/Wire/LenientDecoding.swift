@@ -35,7 +35,9 @@ extension LandmarkApiModel {
         self.init(
             id: try string("id"), name: try string("name"), location: try string("location"),
             description: try string("description"), category: try string("category"), isFeatured: isFeatured,
-            imageName: try string("imageName"), capacity: capacity, timeZone: try string("timeZone")
+            imageName: try string("imageName"), capacity: capacity, timeZone: try string("timeZone"),
+            hours: fields["hours"].flatMap { $0 == .null ? nil : $0 },
+            slots: fields["slots"].flatMap { $0 == .null ? nil : $0 }
         )
     }
 
@@ -51,6 +53,8 @@ extension LandmarkApiModel {
         if let imageName { fields["imageName"] = .string(imageName) }
         if let capacity { fields["capacity"] = .integer(Int64(capacity)) }
         if let timeZone { fields["timeZone"] = .string(timeZone) }
+        if let hours { fields["hours"] = hours }
+        if let slots { fields["slots"] = slots }
         return .object(fields)
     }
 }

@@ -22,10 +22,17 @@ extension Landmark {
             guard let zone = TimeZone(identifier: identifier) else { throw .unknownTimeZone(identifier) }
             timeZone = zone
         }
+        var timetable: Timetable?
+        switch (api.hours, api.slots) {
+        case (nil, nil): break
+        case (let hours?, nil): timetable = try Timetable.mapping(hours, slots: false, dayCapacity: api.capacity)
+        case (nil, let slots?): timetable = try Timetable.mapping(slots, slots: true, dayCapacity: api.capacity)
+        case (_?, _?): throw .invalidTimetable("hours", "and slots are both given: give one of them")
+        }
         self.init(
             id: id, name: name, location: location, description: api.description ?? "",
             category: category, isFeatured: api.isFeatured ?? false, imageName: api.imageName,
-            capacity: api.capacity, timeZone: timeZone
+            capacity: api.capacity, timeZone: timeZone, timetable: timetable
         )
     }
 }

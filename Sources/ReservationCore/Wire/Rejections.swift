@@ -120,6 +120,8 @@ public enum LandmarkRejection: Error, Sendable, Hashable, CustomStringConvertibl
     case unknownCategory(String)
     case invalidCapacity(Int)
     case unknownTimeZone(String)
+    /// `hours` or `slots` (or one weekday's plan, `slots.mon`) that cannot be used, and why.
+    case invalidTimetable(String, String)
 
     public var description: String {
         switch self {
@@ -133,6 +135,7 @@ public enum LandmarkRejection: Error, Sendable, Hashable, CustomStringConvertibl
         case .unknownCategory(let category): "category '\(category.quoted())' is not mountains, lakes or bridges"
         case .invalidCapacity(let capacity): "capacity \(capacity) is not greater than 0"
         case .unknownTimeZone(let zone): "time zone '\(zone.quoted())' is not a known IANA zone"
+        case .invalidTimetable(let field, let problem): "\(field) \(problem)"
         }
     }
 }
