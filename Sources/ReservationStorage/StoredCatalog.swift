@@ -24,9 +24,10 @@ public struct StoredCatalog: Sendable {
     /// beside the database's; `serve` stores its file first, so there are none then). The
     /// database never deletes a landmark, so `known`'s stored ones are all stored still.
     public func over(_ known: LandmarkCatalog) -> LandmarkCatalog {
-        let stored = Set(records.compactMap { record -> Landmark.ID? in
-            if case .string(let id)? = record["id"] { Landmark.ID(id) } else { nil }
-        })
+        let stored = Set(
+            records.compactMap { record -> Landmark.ID? in
+                if case .string(let id)? = record["id"] { Landmark.ID(id) } else { nil }
+            })
         let own = known.landmarks.filter { !stored.contains($0.id) }.map { landmark in
             known.retired.contains(landmark.id)
                 ? LandmarkApiModel(landmark).json.adding("retired", .bool(true)) : LandmarkApiModel(landmark).json
@@ -43,7 +44,6 @@ public struct StoredCatalog: Sendable {
         return try await load().over(known)
     }
 }
-
 
 /// The newest catalog an instance has seen: the one it was started with until the
 /// database holds one, then the database's, read again whenever its version moved

@@ -30,7 +30,9 @@ struct CatalogCommand: ParsableCommand {
 
         @OptionGroup var options: DatabaseOptions
 
-        @Argument(help: ArgumentHelp("The JSON file of landmarks.", valueName: "file"), completion: .file(extensions: ["json"]))
+        @Argument(
+            help: ArgumentHelp("The JSON file of landmarks.", valueName: "file"),
+            completion: .file(extensions: ["json"]))
         var file: String
 
         func run(in context: ServerCommandContext) async throws {
@@ -72,7 +74,8 @@ struct CatalogCommand: ParsableCommand {
             var line = plan.writes.isEmpty ? "nothing changed" : "imported"
             if !parts.isEmpty { line += " (" + parts.joined(separator: ", ") + ")" }
             if !plan.kept.isEmpty {
-                line += "; \(plan.kept.count) landmark\(plan.kept.count == 1 ? "" : "s") of the database not in the file left as "
+                line +=
+                    "; \(plan.kept.count) landmark\(plan.kept.count == 1 ? "" : "s") of the database not in the file left as "
                     + "\(plan.kept.count == 1 ? "it is" : "they are")"
             }
             return line
@@ -106,7 +109,8 @@ extension Serve {
             }
             guard stored.version == 0 else { return [] }
             return catalog.landmarks.map {
-                CatalogWrite(id: $0.id, record: LandmarkApiModel($0).json.with(retired: catalog.retired.contains($0.id)))
+                CatalogWrite(
+                    id: $0.id, record: LandmarkApiModel($0).json.with(retired: catalog.retired.contains($0.id)))
             }
         }
         if let file, !plan.value.writes.isEmpty {

@@ -20,7 +20,8 @@ extension SQLiteEngine {
             let writes = try edit(stored)
             guard !writes.isEmpty else { return stored }
             let version = stored.version + 1
-            var position = try await db.query("SELECT COALESCE(MAX(position), 0) AS p FROM landmarks").first?
+            var position =
+                try await db.query("SELECT COALESCE(MAX(position), 0) AS p FROM landmarks").first?
                 .column("p")?.integer ?? 0
             for write in writes {
                 position += 1
@@ -50,7 +51,8 @@ extension SQLiteEngine {
 
 enum SQLiteCatalog {
     static func version(_ db: SQLiteConnection) async throws -> Int64 {
-        Int64(try await db.query("SELECT COALESCE(MAX(version), 0) AS v FROM landmarks").first?.column("v")?.integer ?? 0)
+        Int64(
+            try await db.query("SELECT COALESCE(MAX(version), 0) AS v FROM landmarks").first?.column("v")?.integer ?? 0)
     }
 
     static func load(_ db: SQLiteConnection) async throws -> StoredCatalog {
