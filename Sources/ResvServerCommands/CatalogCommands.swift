@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Logging
 import ReservationCore
 import ReservationServer
 import ReservationStorage
@@ -90,41 +89,4 @@ private final class Planned: @unchecked Sendable {
 
     func set(_ plan: CatalogChanges.Import) { lock.withLock { self.plan = plan } }
     var value: CatalogChanges.Import { lock.withLock { plan } }
-}
-
-extension Serve {
-    /// The catalog this server starts with. With `--landmarks`, the file is imported first (as
-    /// `catalog import` does: added and changed, never deleted; the same file again changes
-    /// nothing); without, an empty database is given the built-in catalog. Then the database's.
-    static func storedCatalog(
-        _ catalog: LandmarkCatalog, file: String?, in store: ServerStore, logger: Logger
-    ) async throws -> LandmarkCatalog {
-        let records = try file.map { try CatalogFile.records($0) }
-        let plan = Planned()
-        let stored = try await store.changeCatalog { stored in
-            if let records {
-                let made = try CatalogChanges.importing(records, into: stored.records)
-                plan.set(made)
-                return made.writes
-            }
-            guard stored.version == 0 else { return [] }
-            return catalog.landmarks.map {
-                CatalogWrite(
-                    id: $0.id, record: LandmarkApiModel($0).json.with(retired: catalog.retired.contains($0.id)))
-            }
-        }
-        if let file, !plan.value.writes.isEmpty {
-            logger.notice("\(file): \(CatalogCommand.Import.summary(plan.value))", source: "resv_server")
-        }
-        return stored.catalog
-    }
-}
-
-extension JSONValue {
-    /// The object with `"retired": true` when `retired`.
-    fileprivate func with(retired: Bool) -> JSONValue {
-        guard retired, case .object(var fields) = self else { return self }
-        fields["retired"] = .bool(true)
-        return .object(fields)
-    }
 }

@@ -167,7 +167,6 @@ struct Serve: ServerCommand {
         let serverOptions = settings
         try await context.unavailableOnFailure {
             try await Database.withStore(options.database, logger: logger, serving: true, now: context.now) { store in
-                let catalog = try await Self.storedCatalog(catalog, file: landmarks, in: store, logger: logger)
                 let app = buildApplication(
                     store: store, host: host, port: port, logger: logger, catalog: catalog, now: context.now,
                     options: serverOptions,

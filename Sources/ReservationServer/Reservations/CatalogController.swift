@@ -102,10 +102,10 @@ struct CatalogController: Sendable {
                 }
                 let more = try edit(StoredCatalog(version: stored.version, records: records))
                 wrote.withLock { $0 = !more.isEmpty }
-                return writes + more
+                return more.isEmpty ? [] : writes + more
             }
             try await backend.catalogs.refresh(from: backend.store)
-            return (stored.catalog, wrote.withLock { $0 })
+            return (stored.over(seed), wrote.withLock { $0 })
         } catch let refusal as CatalogRefusal {
             throw Self.apiError(refusal)
         }
