@@ -9,9 +9,10 @@ struct CatalogCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "catalog", abstract: "Manage the catalog of landmarks the database holds.",
         discussion: """
-            The catalog lives in the database, the same for every server on it: the first 'serve' of an \
-            empty database stores the landmarks of --landmarks (default: the built-in ones), later ones \
-            serve what the database holds. Admins change it through the API ('resv admin landmark').
+            The catalog lives in the database, the same for every server on it, once stored: by 'catalog \
+            import', or by an admin's first change through the API. Until then each server serves its own \
+            (of 'serve --landmarks', else the built-in one); a landmark of its own the database lacks is \
+            served beside the database's.
             """,
         subcommands: [Import.self])
 
