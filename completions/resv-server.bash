@@ -199,13 +199,13 @@ _resv-server() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    serve|token|user|help)
+    serve|token|user|catalog|help)
         # Offer subcommand argument completions
         "_resv-server_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'serve token user help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'serve token user catalog help' -- "${cur}"))
         ;;
     esac
 }
@@ -457,6 +457,56 @@ _resv-server_user_list() {
         return
         ;;
     '--landmarks')
+        __resv-server_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    esac
+}
+
+_resv-server_catalog() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __resv-server_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    import)
+        # Offer subcommand argument completions
+        "_resv-server_catalog_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'import' -- "${cur}"))
+        ;;
+    esac
+}
+
+_resv-server_catalog_import() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--config --database)
+    __resv-server_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--config')
+        __resv-server_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--database')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
         __resv-server_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;

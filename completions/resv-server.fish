@@ -44,6 +44,12 @@ function __resv-server_parse_tokens -S
             case 'list'
                 __resv-server_parse_subcommand 0 'config=' 'database=' 'landmarks=' 'json' 'version' 'h/help'
             end
+        case 'catalog'
+            __resv-server_parse_subcommand 0 'version' 'h/help'
+            switch $unparsed_tokens[1]
+            case 'import'
+                __resv-server_parse_subcommand 1 'config=' 'database=' 'version' 'h/help'
+            end
         case 'help'
             __resv-server_parse_subcommand -r 1 'version'
         end
@@ -104,6 +110,7 @@ complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_o
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_positional "resv-server" -eq 1' -fa 'serve' -d 'Serve the HTTP API until interrupted (SIGINT or SIGTERM).'
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_positional "resv-server" -eq 1' -fa 'token' -d 'Manage users\' bearer tokens.'
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_positional "resv-server" -eq 1' -fa 'user' -d 'Manage users\' roles: member, staff of named landmarks, or admin.'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_positional "resv-server" -eq 1' -fa 'catalog' -d 'Manage the catalog of landmarks the database holds.'
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_positional "resv-server" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" config' -l 'config' -d 'A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; the token commands read only database, the user commands database and landmarks); an option given wins over RESV_SERVER_<KEY> in the environment, which wins over the file (default: $RESV_SERVER_CONFIG, else /etc/resv-server/config.json when it exists).' -rfa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'json\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server serve" database' -l 'database' -d 'An SQLite file (created when missing) or a postgres://user[:password]@host[:port]/database URL; a cluster\'s hosts as libpq lists them (host1:port,host2:port,…/database?target_session_attrs=read-write): the one that takes writes is used, and found again after a failover.' -rfka ''
@@ -167,4 +174,12 @@ complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_o
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server user list" json' -l 'json' -d 'Print a JSON array of {name, role, landmarks: [{id, name}], tokens} instead of a table.'
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server user list" version' -l 'version' -d 'Show the version.'
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server user list" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server catalog" version' -l 'version' -d 'Show the version.'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server catalog" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_positional "resv-server catalog" -eq 1' -fa 'import' -d 'Add and change the database\'s landmarks from a JSON file; never deletes.'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server catalog import" config' -l 'config' -d 'A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; the token commands read only database, the user commands database and landmarks); an option given wins over RESV_SERVER_<KEY> in the environment, which wins over the file (default: $RESV_SERVER_CONFIG, else /etc/resv-server/config.json when it exists).' -rfa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'json\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server catalog import" database' -l 'database' -d 'An SQLite file (created when missing) or a postgres://user[:password]@host[:port]/database URL; a cluster\'s hosts as libpq lists them (host1:port,host2:port,…/database?target_session_attrs=read-write): the one that takes writes is used, and found again after a failover.' -rfka ''
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_positional "resv-server catalog import" -eq 1' -fa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'json\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server catalog import" version' -l 'version' -d 'Show the version.'
+complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server catalog import" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'resv-server' -n '__resv-server_should_offer_completions_for_flags_or_options "resv-server help" version' -l 'version' -d 'Show the version.'

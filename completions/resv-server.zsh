@@ -53,13 +53,14 @@ _resv-server() {
             'serve:Serve the HTTP API until interrupted (SIGINT or SIGTERM).'
             'token:Manage users'\'' bearer tokens.'
             'user:Manage users'\'' roles: member, staff of named landmarks, or admin.'
+            'catalog:Manage the catalog of landmarks the database holds.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        serve|token|user|help)
+        serve|token|user|catalog|help)
             "_resv-server_${words[1]}" && ret=0
             ;;
         esac
@@ -244,6 +245,48 @@ _resv-server_user_list() {
         '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL; a cluster'\''s hosts as libpq lists them (host1\:port,host2\:port,…/database?target_session_attrs=read-write)\: the one that takes writes is used, and found again after a failover.]:path-or-url:'
         '--landmarks[A JSON file of the landmarks, to name staff'\''s landmarks (default\: the built-in catalog).]:file:_files -g '\''*.json'\'''
         '--json[Print a JSON array of {name, role, landmarks\: \[{id, name}\], tokens} instead of a table.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_resv-server_catalog() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'import:Add and change the database'\''s landmarks from a JSON file; never deletes.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        import)
+            "_resv-server_catalog_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_resv-server_catalog_import() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--config[A JSON file of settings, each key named as a long option of serve (database, host, port, tls-cert and the rest; the token commands read only database, the user commands database and landmarks); an option given wins over RESV_SERVER_<KEY> in the environment, which wins over the file (default\: $RESV_SERVER_CONFIG, else /etc/resv-server/config.json when it exists).]:file:_files -g '\''*.json'\'''
+        '--database[An SQLite file (created when missing) or a postgres\://user\[\:password\]@host\[\:port\]/database URL; a cluster'\''s hosts as libpq lists them (host1\:port,host2\:port,…/database?target_session_attrs=read-write)\: the one that takes writes is used, and found again after a failover.]:path-or-url:'
+        ':file:_files -g '\''*.json'\'''
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -150,7 +150,7 @@ public struct APIError: HTTPResponseError, Sendable {
             return switch error {
             case .unknownLandmark, .unknownLandmarkSuggesting: .notFound
             case .reservationNotFound, .seriesNotFound: .notFound
-            case .noCapacity, .closed, .placesOver: .conflict
+            case .noCapacity, .closed, .retired, .placesOver: .conflict
             case .cannotConfirmCancelled, .cannotModifyCancelled, .nothingToUndo, .undoConflict, .undoInPast,
                 .nothingToRedo, .redoConflict, .redoInPast,
                 .holdExpired, .tooManyHolds, .cannotConfirmWaitlisted, .cannotAttend, .alreadyAttended, .visitAhead:

@@ -13,11 +13,14 @@ public func buildRouter(
     options: ServerOptions = ServerOptions()
 ) -> Router<ServerContext> {
     buildRouter(
-        store: store, catalog: catalog, now: now, options: options, lists: store.exclusive ? ListCache() : nil)
+        store: store, catalogs: CatalogCache(catalog), now: now, options: options,
+        lists: store.exclusive ? ListCache() : nil)
 }
 
+/// `catalogs` begins with the catalog the instance was started with, which it serves
+/// until the database holds one (`CatalogCache`).
 func buildRouter(
-    store: ServerStore, catalog: LandmarkCatalog, now: @escaping @Sendable () -> Date, options: ServerOptions,
+    store: ServerStore, catalogs: CatalogCache, now: @escaping @Sendable () -> Date, options: ServerOptions,
     lists: ListCache?
 ) -> Router<ServerContext> {
     let router = Router(context: ServerContext.self)
@@ -33,6 +36,7 @@ func buildRouter(
         .add(middleware: AuthMiddleware(tokens: tokens))
         .group(context: AuthenticatedContext.self)
         .add(middleware: ScopeMiddleware())
+        .add(middleware: CatalogRefresh<AuthenticatedContext>(catalogs: catalogs, store: store))
     // The change feed's long polls: behind a token, not the rate limit (see `ChangeRoutes`).
     router.group()
         .add(middleware: DatabaseGate(reachability: store.reachability))
@@ -46,21 +50,22 @@ func buildRouter(
     if let limiter { authenticated.add(middleware: RateLimitMiddleware.perToken(limiter)) }
     authenticated.addRoutes(operations.authenticatedEndpoints)
     // Calendar feeds: no token (the secret in the path is the key), the rate limit per address.
-    let calendars = CalendarRoutes(store: store, catalog: catalog, now: now)
+    let calendars = CalendarRoutes(store: store, catalogs: catalogs, now: now)
     authenticated.addRoutes(calendars.authenticatedEndpoints)
     let feeds = router.group().add(middleware: DatabaseGate(reachability: store.reachability))
     if let limiter { feeds.add(middleware: RateLimitMiddleware.perCalendar(limiter)) }
+    feeds.add(middleware: CatalogRefresh<ServerContext>(catalogs: catalogs, store: store))
     feeds.addRoutes(calendars.endpoints)
     let groups = store.dayGrouping.flatMap { engine in
         options.groupCommit
             ? DayGroups(limits: options.dayGroups, clock: options.waitClock) {
-                try await engine.transactDay($0, catalog, $1, $2)
+                try await engine.transactDay($0, catalogs.current, $1, $2)
             }
             : nil
     }
     authenticated.addRoutes(
         ReservationRoutes(
-            store: store, catalog: catalog, now: now, lists: lists, maxHolds: options.maxHoldsPerUser, groups: groups
+            store: store, catalogs: catalogs, now: now, lists: lists, maxHolds: options.maxHoldsPerUser, groups: groups
         ).endpoints)
     return router
 }
@@ -75,8 +80,9 @@ public func buildApplication(
     onListening: @escaping @Sendable (Int) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
     let lists = store.exclusive ? ListCache() : nil
+    let catalogs = CatalogCache(catalog)
     return Application(
-        router: buildRouter(store: store, catalog: catalog, now: now, options: options, lists: lists),
+        router: buildRouter(store: store, catalogs: catalogs, now: now, options: options, lists: lists),
         server: options.limits.server(tls: options.tls?.identity),
         // A burst of connections waits in the kernel's queue, not in dropped SYNs retried a
         // second or more later (Hummingbird's 256 dropped some of 1,000 at once; Linux caps
@@ -85,7 +91,7 @@ public func buildApplication(
         services: [
             KeyPurge(store: store, lifetime: keyLifetime, logger: logger, now: now),
             HoldSweep(
-                store: store, catalog: catalog, interval: options.holdSweepInterval, logger: logger, now: now,
+                store: store, catalogs: catalogs, interval: options.holdSweepInterval, logger: logger, now: now,
                 lists: lists),
         ]
             + (store.listener.map { engine in
@@ -203,7 +209,7 @@ struct ChangeListener: Service {
 /// and one already expired is no longer due).
 struct HoldSweep: Service {
     let store: ServerStore
-    let catalog: LandmarkCatalog
+    let catalogs: CatalogCache
     let interval: Duration
     let logger: Logger
     let now: @Sendable () -> Date
@@ -213,7 +219,7 @@ struct HoldSweep: Service {
         while true {
             do {
                 let ended = try await cancelWhenGracefulShutdown {
-                    try await sweepHolds(store: store, catalog: catalog, now: now())
+                    try await sweepHolds(store: store, catalog: catalogs.current, now: now())
                 }
                 if ended > 0 {
                     lists?.invalidate()

@@ -13,7 +13,7 @@ import ResvReference
 /// token, give its address. The secret is never logged (`LoggedPath`).
 struct CalendarRoutes: Sendable {
     let store: ServerStore
-    let catalog: LandmarkCatalog
+    let catalogs: CatalogCache
     let now: @Sendable () -> Date
 
     /// PRODID's product: this server and its version.
@@ -64,7 +64,7 @@ struct CalendarRoutes: Sendable {
         // commit between the two is in the bytes and not in the date, which is then older than
         // it (a copy fetched again later, never one kept stale); the other way round it would be.
         let feed = CalendarFeed(
-            try await store.list(owner.user), catalog: catalog, userName: name, since: owner.createdAt,
+            try await store.list(owner.user), catalog: catalogs.current, userName: name, since: owner.createdAt,
             committed: owner.changedAt, at: now)
         var headers = HTTPFields()
         headers[.eTag] = feed.etag

@@ -9,6 +9,19 @@ import ReservationStorage
 /// part of its catalog silently missing.
 public enum CatalogFile {
     public static func load(_ path: String) throws(CatalogFileError) -> LandmarkCatalog {
+        let catalog = LandmarkCatalog(records: try records(path))
+        if let first = catalog.rejected.first {
+            let which =
+                first.id.map { "landmark \(first.index + 1) (\($0.prefix(64)))" } ?? "landmark \(first.index + 1)"
+            let more = catalog.rejected.count > 1 ? " (and \(catalog.rejected.count - 1) more)" : ""
+            throw .invalid(path, "\(which): \(first.reason)\(more)")
+        }
+        guard !catalog.landmarks.isEmpty else { throw .invalid(path, "it lists no landmarks") }
+        return catalog
+    }
+
+    /// The file's landmark records, each as it is (not yet mapped).
+    public static func records(_ path: String) throws(CatalogFileError) -> [JSONValue] {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -29,15 +42,7 @@ public enum CatalogFile {
         default:
             throw .invalid(path, "expected an array of landmarks or an object with a landmarks array")
         }
-        let catalog = LandmarkCatalog(records: records)
-        if let first = catalog.rejected.first {
-            let which =
-                first.id.map { "landmark \(first.index + 1) (\($0.prefix(64)))" } ?? "landmark \(first.index + 1)"
-            let more = catalog.rejected.count > 1 ? " (and \(catalog.rejected.count - 1) more)" : ""
-            throw .invalid(path, "\(which): \(first.reason)\(more)")
-        }
-        guard !catalog.landmarks.isEmpty else { throw .invalid(path, "it lists no landmarks") }
-        return catalog
+        return records
     }
 }
 

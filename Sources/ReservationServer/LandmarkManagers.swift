@@ -17,3 +17,13 @@ extension AuthenticatedContext {
     /// `requireManager(of:)` and `RouteBackend.acting(on:_:)` both ask it.
     func mayManage(_ landmark: Landmark.ID) -> Bool { access.manages(landmark) }
 }
+
+extension AuthenticatedContext {
+    /// Refuses (403 `forbidden`) a caller who is not an admin (the catalog's changes), as their token's scope allows.
+    func requireAdmin() throws {
+        guard access.role == .admin else {
+            throw APIError(
+                .forbidden, .forbidden, "only an admin may change the catalog; you are a \(access.role.rawValue)")
+        }
+    }
+}

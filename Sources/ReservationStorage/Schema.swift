@@ -6,7 +6,7 @@ import ReservationCore
 /// differ (column types, an auto-numbered key, `ADD COLUMN IF NOT EXISTS`).
 enum Schema {
     /// The version this server writes and reads; a database at a newer one is refused.
-    static let version = 15
+    static let version = 16
 
     enum Dialect {
         case sqlite, postgres
@@ -127,6 +127,9 @@ enum Schema {
             // Capacity by date and closures (docs/contracts.md): a landmark-day's own capacity,
             // or why it is closed; a row per day that has either, read under the day's lock.
             (15, dayRules(d)),
+            // The catalog in the database (docs/contracts.md, "The catalog"): shared by every
+            // instance, read in the transaction that counts capacity.
+            (16, landmarks(d)),
         ]
     }
 }

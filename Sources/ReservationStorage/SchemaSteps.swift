@@ -3,6 +3,22 @@ import ReservationCore
 
 /// The schema's steps after version 1, each named in `Schema.upgrades`.
 extension Schema {
+    /// Version 16: the catalog (`StoredCatalog`), a row per landmark: its record as JSON,
+    /// whether it is retired, the version that last wrote it, its place in the list.
+    static func landmarks(_ d: Dialect) -> [String] {
+        [
+            """
+            CREATE TABLE IF NOT EXISTS landmarks (
+                id TEXT PRIMARY KEY,
+                position \(d.integer) NOT NULL,
+                record TEXT NOT NULL,
+                retired \(d.integer) NOT NULL DEFAULT 0 CHECK (retired IN (0, 1)),
+                version \(d.integer) NOT NULL)
+            """,
+            "CREATE INDEX IF NOT EXISTS landmarks_by_version ON landmarks (version)",
+        ]
+    }
+
     /// Version 15: the landmark-days' own rules (`DayRule`), keyed by landmark and
     /// calendar day (`YYYY-MM-DD` in the landmark's zone).
     static func dayRules(_ d: Dialect) -> [String] {

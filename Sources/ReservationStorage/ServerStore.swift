@@ -117,6 +117,16 @@ public struct ServerStore: Sendable {
         try await engine.waitlists(days)
     }
 
+    public func catalog(newerThan version: Int64) async throws -> StoredCatalog? {
+        try await engine.catalog(newerThan: version)
+    }
+
+    public func changeCatalog(_ edit: @escaping @Sendable (StoredCatalog) throws -> [CatalogWrite]) async throws
+        -> StoredCatalog
+    {
+        try await engine.changeCatalog(edit)
+    }
+
     public func storedResponse(_ user: UserID, _ key: String) async throws -> StoredResponse? {
         try await engine.storedResponse(user, key)
     }

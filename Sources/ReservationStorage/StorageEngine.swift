@@ -30,10 +30,21 @@ public protocol StorageEngine: Sendable {
     func dayRules(_ landmark: Landmark.ID, _ from: CalendarDay, _ to: CalendarDay) async throws -> [DayRule]
     /// The ids on each day's waitlist (every user's), in the list's order: a read, for positions.
     func waitlists(_ days: [BookingDay]) async throws -> [BookingDay: [String]]
+    /// The catalog as stored (`StoredCatalog`) when its version is neither `version` nor 0
+    /// (no landmark stored); nil when it is: a read, for the catalog an instance keeps.
+    func catalog(newerThan version: Int64) async throws -> StoredCatalog?
+    /// One change of the stored catalog, in one write transaction, alone against every
+    /// other change and every booking's transaction (which reads the catalog): `edit` is
+    /// given the catalog as stored and gives the records to write, each numbered one
+    /// version higher; nothing is written when it gives none or throws. Returns the
+    /// catalog as it is after.
+    func changeCatalog(_ edit: @escaping @Sendable (StoredCatalog) throws -> [CatalogWrite]) async throws
+        -> StoredCatalog
     /// The response kept for this user's key, if any (a read; `transact` checks again under the key's lock).
     func storedResponse(_ user: UserID, _ key: String) async throws -> StoredResponse?
     /// Runs `work` in one write transaction of the user's, with the catalog
-    /// records are mapped in: all of it lands, or nothing (a refusal rolls
+    /// in force in it (the stored one, read in the transaction, when its version is
+    /// not `catalog`'s; `catalog` when none is stored): all of it lands, or nothing (a refusal rolls
     /// back). With an idempotency key: a replay when the key was used before,
     /// else the answer `work` gives to keep is kept for it in the same transaction.
     func transact(

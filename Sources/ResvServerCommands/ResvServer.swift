@@ -15,7 +15,7 @@ struct ResvServer: ParsableCommand {
             landmarks, an admin every user's ('resv-server user add|set' gives roles).
             """,
         version: Reference.version,
-        subcommands: [Serve.self, TokenCommand.self, UserCommand.self]
+        subcommands: [Serve.self, TokenCommand.self, UserCommand.self, CatalogCommand.self]
     )
 }
 

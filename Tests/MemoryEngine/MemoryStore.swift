@@ -87,6 +87,33 @@ struct MemoryEngine: StorageEngine {
         }
     }
 
+    func catalog(newerThan version: Int64) async throws -> StoredCatalog? {
+        state.withLock { data in
+            data.catalog.version == 0 || data.catalog.version == version ? nil : data.catalog
+        }
+    }
+
+    func changeCatalog(_ edit: @escaping @Sendable (StoredCatalog) throws -> [CatalogWrite]) async throws
+        -> StoredCatalog
+    {
+        try await turns.run {
+            let stored = state.withLock { $0.catalog }
+            let writes = try edit(stored)
+            guard !writes.isEmpty else { return stored }
+            var records = stored.records
+            for write in writes {
+                if let index = records.firstIndex(where: { $0["id"] == .string(write.id.description) }) {
+                    records[index] = write.record
+                } else {
+                    records.append(write.record)
+                }
+            }
+            let changed = StoredCatalog(version: stored.version + 1, records: records)
+            state.withLock { $0.catalog = changed }
+            return changed
+        }
+    }
+
     func storedResponse(_ user: UserID, _ key: String) async throws -> StoredResponse? {
         state.withLock { $0.keys[user]?[key]?.response }
     }
@@ -115,7 +142,9 @@ struct MemoryEngine: StorageEngine {
     ) async throws -> Value {
         try await turns.run {
             var data = state.withLock { $0 }
-            if data.ledger.catalog.landmarks != catalog.landmarks {
+            let stored = data.catalog
+            let catalog = stored.version == 0 || stored.version == catalog.version ? catalog : stored.over(catalog)
+            if data.ledger.catalog.landmarks != catalog.landmarks || data.ledger.catalog.retired != catalog.retired {
                 data.ledger = ReservationLedger(
                     records: data.ledger.records, catalog: catalog, dayRules: data.ledger.dayRules)
             }
@@ -208,6 +237,8 @@ final class MemoryState: Sendable {
 struct MemoryData: Sendable {
     /// Every user's reservations, as the client's engines keep theirs (its own history unused).
     var ledger: ReservationLedger
+    /// The catalog as a database would store it (`StoredCatalog`): none until a change.
+    var catalog = StoredCatalog(version: 0, records: [])
     var owners: [Reservation.ID: UserID] = [:]
     /// Each user's changes, oldest first.
     var history: [UserID: [HistoryEntry]] = [:]

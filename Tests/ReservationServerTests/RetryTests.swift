@@ -250,6 +250,16 @@ struct BusyEngine: StorageEngine {
         try await base.dayRules(landmark, from, to)
     }
 
+    func catalog(newerThan version: Int64) async throws -> StoredCatalog? {
+        try await base.catalog(newerThan: version)
+    }
+
+    func changeCatalog(_ edit: @escaping @Sendable (StoredCatalog) throws -> [CatalogWrite]) async throws
+        -> StoredCatalog
+    {
+        throw DatabaseError.busy(attempts: PostgresStore.attempts)
+    }
+
     func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
         -> [(date: Date, partySize: Int)]
     {

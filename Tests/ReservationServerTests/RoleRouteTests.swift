@@ -102,6 +102,13 @@ struct RoleRouteTests {
             name: "days", method: .post, path: "/landmarks/\(Fixture.goldenGate)/days",
             body: #"{"from":"2100-01-01","open":true}"#, changes: true, allowed: { $0.manages },
             refusal: .forbidden, success: .ok, touchesReservation: false),
+        // The catalog (`resv admin landmark`): an admin's alone, 403 to anyone else, staff of the
+        // landmark too. A change to what the landmark is already: it writes nothing (add and retire,
+        // which would change a landmark other tests book, are in CatalogRouteTests).
+        Route(
+            name: "catalog set", method: .patch, path: "/landmarks/\(Fixture.goldenGate)",
+            body: #"{"isFeatured":true}"#, changes: true, allowed: { $0 == .admin }, refusal: .forbidden,
+            success: .ok, touchesReservation: false),
         // The list is one's own, whatever the role: the other's reservation is not in it.
         Route(
             name: "GET list", method: .get, path: "/reservations", body: nil, changes: false, allowed: { _ in true },

@@ -72,6 +72,15 @@ struct ScopeRouteTests {
         Route(
             method: .post, path: "/landmarks/\(Fixture.goldenGate)/days", body: #"{"from":"2100-01-01","open":true}"#,
             allowed: [.write], action: "change a landmark's days"),
+        // The catalog's changes, by calls that change nothing (a landmark shared by every test): an
+        // add of no landmark (400), a set to what is, a retire of an id not in the catalog (a
+        // reservation's, 404).
+        Route(method: .post, path: "/landmarks", body: "{}", allowed: [.write], action: "change the catalog"),
+        Route(
+            method: .patch, path: "/landmarks/\(Fixture.goldenGate)", body: #"{"isFeatured":true}"#, allowed: [.write],
+            action: "change the catalog"),
+        Route(
+            method: .post, path: "/landmarks/ID/retire", body: nil, allowed: [.write], action: "change the catalog"),
         Route(method: .post, path: "/undo", body: nil, allowed: [.write], action: "change reservations"),
         Route(method: .post, path: "/redo", body: nil, allowed: [.write], action: "change reservations"),
         Route(

@@ -33,6 +33,8 @@ public enum ReservationError: Error, Sendable, LocalizedError {
     case noCapacity(Landmark, day: String, requested: Int, booked: Int)
     /// The landmark is closed on that day (`resv admin close`), for this reason.
     case closed(Landmark, day: String, reason: String)
+    /// The landmark is retired (`resv admin landmark retire`): it takes no new bookings.
+    case retired(Landmark)
     /// A capacity lowered, or a day closed, below the places taken, without saying what happens
     /// to the parties over: `over` places in all, on these days.
     case placesOver(Landmark, over: Int, days: [String])
@@ -148,6 +150,8 @@ public enum ReservationError: Error, Sendable, LocalizedError {
                 + "and does not change ('resv undo' takes the \(reservation.status.rawValue) back); nothing changed"
         case .closed(let landmark, let day, let reason):
             return "\(landmark.name) is closed on \(day): \(reason.quoted(limit: 600))"
+        case .retired(let landmark):
+            return "\(landmark.name) is retired: it takes no new bookings (those made before are kept)"
         case .placesOver(let landmark, let over, let days):
             let listed = days.prefix(3).joined(separator: ", ") + (days.count > 3 ? " and \(days.count - 3) more" : "")
             return "\(over) \(over == 1 ? "place is" : "places are") over at \(landmark.name) on \(listed); "

@@ -121,7 +121,7 @@ extension Booking {
         }
         guard current.status.isActive else { throw ReservationError.cannotModifyCancelled(current) }
         let catalog = transaction.catalog
-        let landmark = try change.landmark.map { text throws(ReservationError) in try catalog.landmark(matching: text) }
+        let landmark = try change.landmark.map { text throws(ReservationError) in try catalog.bookable(matching: text) }
         // A move to another landmark without a new date keeps the visitor's clock: the same day and
         // time of day at the new landmark (09:00 at Half Dome is 09:00 at the Brooklyn Bridge).
         let date =

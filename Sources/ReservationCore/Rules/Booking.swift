@@ -134,7 +134,7 @@ public enum Booking {
                 if let known = landmarks[request.landmark] {
                     landmark = known
                 } else {
-                    landmark = try catalog.landmark(matching: request.landmark)
+                    landmark = try catalog.bookable(matching: request.landmark)
                     landmarks[request.landmark] = landmark
                 }
                 resolved.append((request, landmark, BookingDay(request.date, at: landmark)))

@@ -19,6 +19,10 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case noCapacity
     /// The landmark is closed that day (`resv admin close`); the reason is in the message.
     case closed
+    /// The landmark is retired (`resv admin landmark retire`): no new bookings there.
+    case retired
+    /// An add of a landmark whose id the catalog has (`resv admin landmark set` changes it).
+    case landmarkExists
     case cannotConfirmCancelled
     case cannotModifyCancelled
     case versionMismatch
@@ -85,7 +89,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
             .invalidReservationId, .invalidDays, .invalidRequest, .batchRejected, .invalidJSON, .bodyTooLarge,
             .idempotencyKeyReused, .reservationIdInUse, .invalidNote, .invalidHold, .invalidCursor:
             .invalidInput
-        case .reservationNotFound, .ambiguousReservationId, .noCapacity, .closed, .cannotConfirmCancelled,
+        case .reservationNotFound, .ambiguousReservationId, .noCapacity, .closed, .retired, .landmarkExists,
+            .cannotConfirmCancelled,
             .cannotModifyCancelled, .versionMismatch, .nothingToUndo, .undoConflict, .undoInPast, .nothingToRedo,
             .holdExpired,
             .tooManyHolds, .cannotConfirmWaitlisted, .cannotAttend, .alreadyAttended, .visitAhead, .cursorExpired,
@@ -118,6 +123,7 @@ extension ReservationError {
         case .ambiguousReservationID, .ambiguousSeries: .ambiguousReservationId
         case .noCapacity, .placesOver: .noCapacity
         case .closed: .closed
+        case .retired: .retired
         case .cannotConfirmCancelled: .cannotConfirmCancelled
         case .cannotModifyCancelled: .cannotModifyCancelled
         case .versionMismatch: .versionMismatch

@@ -8,16 +8,9 @@ import ReservationStorage
 /// capacity, a closure, an opening: `resv admin capacity|close|open`).
 struct LandmarkController: Sendable {
     let backend: RouteBackend
-    private let landmarksBody: ByteBuffer
-
-    init(backend: RouteBackend) {
-        self.backend = backend
-        landmarksBody = ByteBuffer(bytes: Wire.body(backend.catalog.landmarks))
-    }
 
     var endpoints: RouteCollection<AuthenticatedContext> {
         RouteCollection(context: AuthenticatedContext.self)
-            .get("/landmarks") { [landmarksBody] _, _ in Response.json(status: .ok, body: landmarksBody) }
             .get("/landmarks/:id/availability", use: availability)
             .get("/landmarks/:id/day/:day", use: day)
             .post("/landmarks/:id/days", use: changeDays)

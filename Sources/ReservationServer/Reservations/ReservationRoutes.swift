@@ -29,17 +29,18 @@ struct ReservationRoutes: Sendable {
     let backend: RouteBackend
 
     init(
-        store: ServerStore, catalog: LandmarkCatalog, now: @escaping @Sendable () -> Date, lists: ListCache?,
+        store: ServerStore, catalogs: CatalogCache, now: @escaping @Sendable () -> Date, lists: ListCache?,
         maxHolds: Int, groups: DayGroups? = nil
     ) {
         backend = RouteBackend(
-            store: store, catalog: catalog, now: now, lists: lists, maxHolds: maxHolds, groups: groups)
+            store: store, catalogs: catalogs, now: now, lists: lists, maxHolds: maxHolds, groups: groups)
     }
 
     /// The routes, all behind a token (see `buildRouter`).
     var endpoints: RouteCollection<AuthenticatedContext> {
         RouteCollection(context: AuthenticatedContext.self)
             .addRoutes(LandmarkController(backend: backend).endpoints)
+            .addRoutes(CatalogController(backend: backend).endpoints)
             .addRoutes(ReservationReadController(backend: backend).endpoints)
             .addRoutes(ReservationWriteController(backend: backend).endpoints)
             .addRoutes(BatchController(backend: backend).endpoints)

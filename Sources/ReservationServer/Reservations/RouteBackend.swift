@@ -9,7 +9,9 @@ import ReservationStorage
 /// transaction, records as a user reads them, an id from the path).
 struct RouteBackend: Sendable {
     let store: ServerStore
-    let catalog: LandmarkCatalog
+    /// The newest catalog seen (refreshed once a request, `CatalogRefresh`): for reads and
+    /// names; a write's transaction decides by the one in force in it.
+    let catalogs: CatalogCache
     let now: @Sendable () -> Date
     /// Lists kept between writes, when this process is the store's only writer.
     let lists: ListCache?
@@ -17,6 +19,8 @@ struct RouteBackend: Sendable {
     let maxHolds: Int
     /// Where the bookings of one landmark-day wait to be decided together; nil where each runs alone.
     var groups: DayGroups? = nil
+
+    var catalog: LandmarkCatalog { catalogs.current }
 
     /// The request's body. One that stops arriving (the connection's request
     /// timeout closed it, or the client left) is the client's failure, 408,

@@ -94,6 +94,16 @@ struct Abandoning<Base: StorageEngine>: StorageEngine {
         try await abandonable { try await base.dayRules(landmark, from, to) }
     }
 
+    func catalog(newerThan version: Int64) async throws -> StoredCatalog? {
+        try await abandonable { try await base.catalog(newerThan: version) }
+    }
+
+    func changeCatalog(_ edit: @escaping @Sendable (StoredCatalog) throws -> [CatalogWrite]) async throws
+        -> StoredCatalog
+    {
+        try await abandonable { try await base.changeCatalog(edit) }
+    }
+
     func parties(_ landmark: Landmark.ID, _ from: Date, _ to: Date, _ now: Date) async throws
         -> [(date: Date, partySize: Int)]
     {

@@ -143,6 +143,7 @@ struct PostgresEngine: DayGrouping, ChangeListening {
                         return .replay(kept)
                     }
                 }
+                let catalog = try await Self.catalog(in: db, known: catalog, logger: logger)
                 let transaction = PostgresTransaction(db: db, logger: logger, user: user, catalog: catalog)
                 let (value, keep) = try await work(transaction)
                 try await transaction.finish(
@@ -165,6 +166,7 @@ struct PostgresEngine: DayGrouping, ChangeListening {
                 let touched = TouchedUsers()
                 defer { signal.ring(touched.all) }
                 return try await cluster.client.withTransaction(logger: logger) { db in
+                    let catalog = try await Self.catalog(in: db, known: catalog, logger: logger)
                     let base = PostgresTransaction(db: db, logger: logger, user: .system, catalog: catalog)
                     let outcomes = try await PostgresStore.decide(
                         members.all, more: { members.add(more()) }, on: day, in: base, now: now())

@@ -234,12 +234,14 @@ struct SQLiteEngine: DayGrouping {
     )
         async throws -> Written<any Sendable>
     {
-        let transaction = SQLiteTransaction(db: writeConnection, user: user, catalog: catalog)
-        defer { signal.ring(transaction.touched.all) }  // committed, or rolled back and touching none
+        let touched = TouchedUsers()
+        defer { signal.ring(touched.all) }  // committed, or rolled back and touching none
         return try await writer.perform { db in
             if let key, let kept = try await SQLiteStore.storedResponse(db, user: user, key: key.key) {
                 return .replay(kept)
             }
+            let transaction = SQLiteTransaction(
+                db: db, user: user, catalog: try await Self.catalog(in: db, known: catalog), touched: touched)
             let (value, keep) = try await work(transaction)
             if let key, let keep { try await SQLiteStore.keep(keep, for: key, of: user, in: db) }
             try await SQLiteTransaction.stamp(transaction.touched.all, at: now(), in: db)
@@ -257,6 +259,7 @@ struct SQLiteEngine: DayGrouping {
         do {
             return try await writer.perform { db in
                 let at = now()
+                let catalog = try await Self.catalog(in: db, known: catalog)
                 let base = SQLiteTransaction(db: db, user: .system, catalog: catalog)
                 let ledger = DayLedger(
                     day: day, booked: try await Booking.settle([day], now: at, in: base)[day] ?? 0, now: at)

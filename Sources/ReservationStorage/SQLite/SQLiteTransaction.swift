@@ -11,7 +11,7 @@ struct SQLiteTransaction: BookingTransaction {
     let user: UserID
     let catalog: LandmarkCatalog
     /// The users whose history this transaction added to.
-    let touched = TouchedUsers()
+    var touched = TouchedUsers()
 
     private var userID: SQLiteData { .integer(Int(user.rawValue)) }
 
