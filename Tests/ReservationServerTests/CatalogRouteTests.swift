@@ -24,21 +24,15 @@ struct CatalogRouteTests {
 
     static let visit = "2031-03-01T10:00:00Z"
 
-    /// The engines: PostgreSQL only when asked (`RESV_TEST_POSTGRES_CATALOG=1`). `make test`
-    /// runs every suite on one shared PostgreSQL database, and a catalog stored there is served
-    /// to every other test's server beside its own (docs/contracts.md, "The catalog"), which
-    /// breaks those that list or refuse landmarks by their own catalog alone.
-    static var engines: [Engine] {
-        ProcessInfo.processInfo.environment["RESV_TEST_POSTGRES_CATALOG"] == "1"
-            ? Engine.available : [.memory, .sqlite]
-    }
-    static var instanceEngines: [Engine] {
-        ProcessInfo.processInfo.environment["RESV_TEST_POSTGRES_CATALOG"] == "1" ? Instances.engines : [.sqlite]
-    }
+    /// Every engine; on PostgreSQL each test has a database of its own (`ownDatabase`): a
+    /// catalog stored there is served to every server of the database beside its own file's
+    /// (docs/contracts.md, "The catalog"), which the other suites' shared database must not see.
+    static var engines: [Engine] { Engine.available }
+    static var instanceEngines: [Engine] { Instances.engines }
 
     @Test(arguments: Self.engines)
     func anAdminAddsSetsAndRetiresALandmark(engine: Engine) async throws {
-        try await withHarness(engine) { h in
+        try await withHarness(engine, ownDatabase: true) { h in
             let admin = try await h.admin(h.alice)
             let (id, record) = Self.record()
 
@@ -87,7 +81,7 @@ struct CatalogRouteTests {
 
     @Test(arguments: Self.engines)
     func onlyAnAdminChangesTheCatalogAndBadInputChangesNothing(engine: Engine) async throws {
-        try await withHarness(engine) { h in
+        try await withHarness(engine, ownDatabase: true) { h in
             let admin = try await h.admin(h.alice)
             let (id, record) = Self.record()
             #expect(try await h.call(.post, "/landmarks", token: admin, body: record).status == .created)
@@ -144,7 +138,7 @@ struct CatalogRouteTests {
     /// request, and a capacity lowered through A refuses B's next booking over it, no restart.
     @Test(arguments: Self.instanceEngines)
     func twoInstancesDecideByTheCatalogInForce(engine: Engine) async throws {
-        try await Instances.with(2, engine: engine, clock: TestClock()) { instances in
+        try await Instances.with(2, engine: engine, clock: TestClock(), ownDatabase: true) { instances in
             let (a, b) = (instances[0], instances[1])
             let users = try await User.team(in: a.store)
             let (admin, member) = (users[0], users[1])

@@ -33,10 +33,12 @@ struct Harness: Sendable {
 }
 
 /// Runs `body` against a new database of `engine` (a new SQLite file; on
-/// PostgreSQL, new users, so tests never see each other's reservations).
+/// PostgreSQL, new users, so tests never see each other's reservations; with `ownDatabase`, a
+/// new PostgreSQL database, for a test that changes what a database's servers share).
 func withHarness(
     _ engine: Engine, catalog: LandmarkCatalog = .builtIn, now: @escaping @Sendable () -> Date = { Date() },
-    options: ServerOptions = ServerOptions(), _ body: @escaping @Sendable (Harness) async throws -> Void
+    options: ServerOptions = ServerOptions(), ownDatabase: Bool = false,
+    _ body: @escaping @Sendable (Harness) async throws -> Void
 ) async throws {
     try await TemporaryDirectory.with("server") { folder in
         let directory = folder.url
@@ -61,16 +63,20 @@ func withHarness(
                 try await body(Harness(client: client, store: store, alice: alice, bob: bob, database: spec))
             }
         }
-        switch engine {
-        case .memory: try await serve(MemoryStore.open(catalog: catalog, now: now), database: "")
-        case .sqlite, .postgres:
-            let spec =
-                engine == .sqlite
-                ? directory.appendingPathComponent("db.sqlite").path : try #require(Engine.postgresURL)
+        @Sendable func serveDatabase(_ spec: String) async throws {
             // Tests run side by side, each with its own pool: keep the pools small.
             try await Database.withStore(spec, logger: logger, connections: 4, serving: true, now: now) { store in
                 try await serve(store, database: spec)
             }
+        }
+        switch engine {
+        case .memory: try await serve(MemoryStore.open(catalog: catalog, now: now), database: "")
+        case .sqlite:
+            try await serveDatabase(directory.appendingPathComponent("db.sqlite").path)
+        case .postgres where ownDatabase:
+            try await Engine.withOwnPostgresDatabase { url in try await serveDatabase(url) }
+        case .postgres:
+            try await serveDatabase(try #require(Engine.postgresURL))
         }
     }
 }

@@ -21,20 +21,25 @@ enum Instances {
     static var engines: [Engine] { Engine.postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
 
     /// Runs `body` with `count` instances on a new database of `engine` (a new SQLite file; on
-    /// PostgreSQL the shared test database, where each test makes users of its own).
+    /// PostgreSQL the shared test database, where each test makes users of its own, or with
+    /// `ownDatabase` a new one, for a test that changes what a database's servers share).
     static func with(
-        _ count: Int, engine: Engine, clock: TestClock, catalog: LandmarkCatalog = .builtIn,
+        _ count: Int, engine: Engine, clock: TestClock, catalog: LandmarkCatalog = .builtIn, ownDatabase: Bool = false,
         _ body: @escaping @Sendable ([TeamScaleTests.Instance]) async throws -> Void
     ) async throws {
-        switch engine {
-        case .memory:
-            Issue.record("the memory engine lives in one process: it has no second instance")
-        case .postgres:
-            let url = try #require(Engine.postgresURL)
+        @Sendable func onPostgres(_ url: String) async throws {
             try await start(count, catalog: catalog, clock: clock, body) { serve in
                 try await Database.withStore(
                     url, logger: OnSaleTests.quiet, connections: 4, serving: true, now: clock.now, serve)
             }
+        }
+        switch engine {
+        case .memory:
+            Issue.record("the memory engine lives in one process: it has no second instance")
+        case .postgres where ownDatabase:
+            try await Engine.withOwnPostgresDatabase { url in try await onPostgres(url) }
+        case .postgres:
+            try await onPostgres(try #require(Engine.postgresURL))
         case .sqlite:
             try await TemporaryDirectory.with("instances") { directory in
                 try await Database.withStore(
