@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import ReservationCore
 import ReservationStorage
 import ResvTestKit
 import Testing
