@@ -57,7 +57,7 @@ struct CatalogController: Sendable {
         let record = try await RouteBackend.json(of: request, upTo: ReservationRoutes.bodyLimit)
         let id = (try? CatalogChanges.adding(record, to: [])).map(\.id)
         let (catalog, wrote) = try await change { stored in
-            if let id, stored.records.contains(record) { return [] }  // added already: sent again
+            if id != nil, stored.records.contains(record) { return [] }  // added already: sent again
             return [try CatalogChanges.adding(record, to: stored.records)]
         }
         return try answer(id, in: catalog, status: wrote ? .created : .ok)
