@@ -85,18 +85,24 @@ struct CatalogRouteTests {
             let admin = try await h.admin(h.alice)
             let (id, record) = Self.record()
             #expect(try await h.call(.post, "/landmarks", token: admin, body: record).status == .created)
-            // A member, staff of the landmark, and an admin's read token: 403, nothing changed.
-            let staff = Token.generate()
-            let staffName = "staff-\(UUID().uuidString.prefix(8))"
-            _ = try await h.store.addToken(staffName, Token.hash(staff))
+            // A member, staff of the landmark, staff of another and an admin's read token: 403,
+            // nothing changed.
             let landmark = try #require(Landmark.ID(id))
-            _ = try await h.store.tokens.setAccess(
-                staffName, UserAccess(role: .staff, landmarks: [landmark]), create: false, mustBeNew: false)
+            @Sendable func staffOf(_ landmark: Landmark.ID) async throws -> String {
+                let token = Token.generate()
+                let name = "staff-\(UUID().uuidString.prefix(8))"
+                _ = try await h.store.addToken(name, Token.hash(token))
+                _ = try await h.store.tokens.setAccess(
+                    name, UserAccess(role: .staff, landmarks: [landmark]), create: false, mustBeNew: false)
+                return token
+            }
+            let staff = try await staffOf(landmark)
+            let staffThere = try await staffOf(try #require(Landmark.ID(Fixture.halfDome)))
             let reader = Token.generate()
             let adminUser = try #require(try await h.grant(admin)).user
             let adminName = try #require(try await h.store.tokens.name(adminUser))
             _ = try await h.store.addToken(adminName, Token.hash(reader), scope: .read)
-            for token in [h.bob, staff, reader] {
+            for token in [h.bob, staff, staffThere, reader] {
                 for (method, path, body) in [
                     (HTTPRequest.Method.post, "/landmarks", Self.record().json),
                     (.patch, "/landmarks/\(id)", #"{"capacity":1}"#),
